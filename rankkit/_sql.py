@@ -1,0 +1,56 @@
+"""Loading the SQL macros into a DuckDB connection."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import duckdb
+
+from rankkit._paths import sql_dir
+from rankkit.measures import catalog_sql
+
+__all__ = ["connect", "script", "sql_files"]
+
+
+def sql_files() -> list[Path]:
+    """The SQL files in load order: top-level files by name, then lists/, then metrics/."""
+    root = sql_dir()
+    return sorted(root.glob("*.sql")) + sorted((root / "lists").glob("*.sql")) + sorted(
+        (root / "metrics").glob("*.sql")
+    )
+
+
+@cache
+def script() -> str:
+    """Every macro as one script that a plain ``duckdb`` shell can run."""
+    parts = [f"-- {p.relative_to(sql_dir()).as_posix()}\n{p.read_text(encoding='utf-8')}" for p in sql_files()]
+    parts.append(catalog_sql())
+    return "\n".join(parts)
+
+
+def connect(database: str | duckdb.DuckDBPyConnection = ":memory:", *, memory_limit: str | None = None,
+            temp_directory: str | None = None, threads: int | None = None) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection with the rankkit macros loaded in the attached ``rankkit`` catalog.
+
+    Parameters
+    ----------
+    database:
+        ``":memory:"`` (default), a database file path, or an existing connection to load into.
+    memory_limit, temp_directory, threads:
+        DuckDB settings; with a memory limit, DuckDB spills to ``temp_directory`` rather than fail.
+    """
+    con = database if isinstance(database, duckdb.DuckDBPyConnection) else duckdb.connect(database)
+    for name, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory), ("threads", threads)):
+        if value is not None:
+            con.execute(f"SET {name} = '{value}'")
+    if not _loaded(con):
+        con.execute(script())
+    return con
+
+
+def _loaded(con: duckdb.DuckDBPyConnection) -> bool:
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_functions() WHERE database_name = 'rankkit' AND function_name = 'per_query'"
+    ).fetchone()
+    return bool(found and found[0])

@@ -1,0 +1,44 @@
+-- rankkit.ranked: a run with the rank every document gets, the foundation of every measure.
+--
+-- ties := 'trec'  order by score DESC, then doc_id DESC compared byte-wise: trec_eval's rule.
+--                 The run's own rank column is ignored, as trec_eval ignores it.
+-- ties := 'rank'  use the run's rank column (score and doc_id only break its ties).
+-- scores := 'float32' compares scores at 32-bit precision, as trec_eval 9 and pytrec_eval do.
+-- depth := N      keeps the top N documents of each query, as trec_eval -M N.
+-- A run without a system column gets system NULL; one with a rank column keeps it for ties='rank'.
+
+CREATE OR REPLACE MACRO rankkit.run_rows(run_table) AS TABLE
+    SELECT system::VARCHAR AS system, query_id::VARCHAR AS query_id, doc_id::VARCHAR AS doc_id,
+           score::DOUBLE AS score, rank AS given_rank
+    FROM (
+        FROM query_table(run_table::VARCHAR)
+        UNION ALL BY NAME
+        (SELECT NULL::VARCHAR AS system, NULL::BIGINT AS rank LIMIT 0)
+    );
+
+CREATE OR REPLACE MACRO rankkit.qrels_rows(qrels_table) AS TABLE
+    SELECT query_id::VARCHAR AS query_id, doc_id::VARCHAR AS doc_id, relevance::DOUBLE AS grade
+    FROM query_table(qrels_table::VARCHAR);
+
+CREATE OR REPLACE MACRO rankkit.ranked(run_table, ties := 'trec', scores := 'double', depth := NULL) AS TABLE
+    SELECT system, query_id, doc_id, score, rank
+    FROM (
+        SELECT system, query_id, doc_id, score,
+               row_number() OVER (
+                   PARTITION BY system, query_id
+                   ORDER BY CASE WHEN ties = 'rank' THEN given_rank END ASC NULLS LAST,
+                            CASE WHEN scores = 'float32' THEN score::FLOAT::DOUBLE ELSE score END DESC NULLS LAST,
+                            doc_id DESC NULLS LAST
+               ) AS rank
+        FROM rankkit.run_rows(run_table)
+        WHERE CASE
+            WHEN ties NOT IN ('trec', 'rank')
+                THEN error('rankkit: ties must be trec or rank, got ''' || ties || '''')
+            WHEN scores NOT IN ('double', 'float32')
+                THEN error('rankkit: scores must be double or float32, got ''' || scores || '''')
+            WHEN depth IS NOT NULL AND NOT depth > 0
+                THEN error('rankkit: depth must be a positive integer, got ' || depth)
+            ELSE true
+        END
+    )
+    WHERE depth IS NULL OR rank <= depth;

@@ -1,0 +1,16 @@
+-- name:      P
+-- aliases:   P_{k}, precision
+-- params:    k, rel
+-- aggregate: mean
+-- summary:   precision: relevant documents in the top k over k (k even when fewer were retrieved, as trec_eval; no cutoff: over the number retrieved)
+-- cite:      trec_eval (P_k, set_P)
+
+CREATE OR REPLACE MACRO rankkit.p_value(f, s) AS
+    CASE WHEN s.k IS NULL THEN rankkit.ratio(f.rel_ret, f.num_ret) ELSE f.rel_ret * 1.0E0 / s.k END;
+
+CREATE OR REPLACE MACRO rankkit.p(qrels_table, run_table, k := NULL, rel := 1, ties := 'trec', scores := 'double', depth := NULL, queries := 'both') AS TABLE
+    SELECT system, query_id, value
+    FROM rankkit.per_query(qrels_table, run_table,
+        [rankkit.spec('p', 'P', 'mean', k := k, rel := rel)],
+        ties := ties, scores := scores, depth := depth, queries := queries)
+    ORDER BY system, query_id;
