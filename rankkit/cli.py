@@ -1,0 +1,156 @@
+"""The command line: ``rankkit eval`` (trec_eval's options and output), ``macros``, ``demo``.
+
+Every command exits 0 on success and 2 on bad usage or bad input, with one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from typing import Callable, Sequence
+
+__all__ = ["main"]
+
+# trec_eval's default ("official") measures, those rankkit computes.
+TREC_DEFAULT = ["num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
+                "P_5", "P_10", "P_15", "P_20", "P_30", "P_100", "P_200", "P_500", "P_1000"]
+FORMATS = ("trec", "csv", "json", "markdown")
+
+
+class UsageError(Exception):
+    """Bad usage found after argument parsing."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help(sys.stderr)
+        return 2
+    from rankkit.errors import RankkitError
+
+    try:
+        return args.run(args) or 0
+    except (RankkitError, UsageError) as error:
+        print(f"rankkit {args.command}: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rankkit", description="Ranking evaluation as DuckDB SQL macros.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (help_text, add, run) in COMMANDS.items():
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        add(sub)
+        sub.set_defaults(run=run)
+    return parser
+
+
+def positive_int(text: str) -> int:
+    if not re.fullmatch(r"\+?\d+", text.strip()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
+    return int(text)
+
+
+def number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
+
+
+# ---- eval -------------------------------------------------------------------------------------
+
+def _add_eval(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("qrels", help="qrels file (TREC text, plain or gzip)")
+    sub.add_argument("runs", nargs="+", metavar="run", help="one or more run files")
+    sub.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                     help="a measure (nDCG@10, AP, P(rel=2)@5) or trec_eval name (ndcg_cut_10, map, "
+                          "P.5,10); repeatable; default: trec_eval's official measures rankkit offers")
+    sub.add_argument("-q", action="store_true", dest="per_query", help="also print every query's values")
+    sub.add_argument("-c", action="store_true", dest="complete",
+                     help="average over every qrels query, those missing from a run scoring 0")
+    sub.add_argument("-l", type=number, default=1, dest="rel", metavar="LEVEL",
+                     help="relevance level: a grade >= LEVEL is relevant (default 1)")
+    sub.add_argument("-M", type=positive_int, default=None, dest="depth", metavar="N",
+                     help="keep only the top N documents of each query")
+    sub.add_argument("--format", choices=FORMATS, default="trec", help="output format (default trec)")
+    sub.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
+    sub.add_argument("--ties", choices=("trec", "rank"), default="trec",
+                     help="trec: score then doc_id descending (trec_eval); rank: the run's rank column")
+
+
+def expand_measures(given: Sequence[str] | None) -> list[str]:
+    """trec_eval's ``name.a,b`` form gives one measure per parameter, spelled ``name_a``."""
+    names: list[str] = []
+    for text in given or TREC_DEFAULT:
+        match = re.fullmatch(r"([A-Za-z_]+)\.([\d,]+)", text.strip())
+        if match:
+            names += [f"{match.group(1)}_{k}" for k in match.group(2).split(",") if k]
+        else:
+            names.append(text)
+    return names
+
+
+def _run_eval(args: argparse.Namespace) -> int:
+    from rankkit.output import write_eval
+
+    import rankkit
+
+    measures = expand_measures(args.measures)
+    con = rankkit.connect()
+    qrels = rankkit.read_qrels(args.qrels, con=con)
+    frames = []
+    for path in args.runs:
+        run = rankkit.read_run(path, con=con)
+        options = dict(con=con, rel=args.rel, depth=args.depth, ties=args.ties,
+                       queries="qrels" if args.complete else "both")
+        aggregate = rankkit.evaluate(qrels, run, measures, **options)
+        per_query = rankkit.evaluate(qrels, run, measures, per_query=True, **options) if args.per_query else None
+        frames.append((Path(path).name, aggregate, per_query))
+    write_eval(sys.stdout, frames, args.format, args.digits)
+    return 0
+
+
+# ---- macros -----------------------------------------------------------------------------------
+
+def _add_macros(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("-o", "--output", help="write the script to this file instead of stdout")
+
+
+def _run_macros(args: argparse.Namespace) -> int:
+    from rankkit._sql import script
+
+    if args.output:
+        Path(args.output).write_text(script(), encoding="utf-8")
+    else:
+        sys.stdout.write(script())
+    return 0
+
+
+# ---- demo -------------------------------------------------------------------------------------
+
+def _add_demo(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("-o", "--output", default="rankkit-demo", help="folder for the sample data and results")
+    sub.add_argument("--queries", type=positive_int, default=300, help="queries in the sample (default 300)")
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from rankkit.demo import run_demo
+
+    run_demo(Path(args.output), args.queries, sys.stdout)
+    return 0
+
+
+COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
+    "eval": ("Evaluate runs against qrels, as trec_eval does.", _add_eval, _run_eval),
+    "macros": ("Print the SQL macros as one script for the duckdb shell (.read it).", _add_macros, _run_macros),
+    "demo": ("Generate the sample data, evaluate two systems on it, write per-query results.", _add_demo, _run_demo),
+}
+
+if __name__ == "__main__":
+    sys.exit(main())
