@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from rankkit.cli import main
-from conftest import shared_path
+from support import shared_path
 
 
 def test_eval_matches_trec_eval_output_byte_for_byte(capsys):
