@@ -20,25 +20,32 @@ CREATE OR REPLACE MACRO rankkit.qrels_rows(qrels_table) AS TABLE
     SELECT query_id::VARCHAR AS query_id, doc_id::VARCHAR AS doc_id, relevance::DOUBLE AS grade
     FROM query_table(qrels_table::VARCHAR);
 
+-- rankkit.run_keys: run_rows with the arguments checked and the sort keys of the tie rule:
+-- rank_key (the given rank for ties='rank', else NULL) and score_key (the score, at 32-bit
+-- precision if asked).
+CREATE OR REPLACE MACRO rankkit.run_keys(run_table, ties := 'trec', scores := 'double', depth := NULL) AS TABLE
+    SELECT system, query_id, doc_id, score,
+           CASE WHEN ties = 'rank' THEN given_rank END AS rank_key,
+           CASE WHEN scores = 'float32' THEN score::FLOAT::DOUBLE ELSE score END AS score_key
+    FROM rankkit.run_rows(run_table)
+    WHERE CASE
+        WHEN ties NOT IN ('trec', 'rank')
+            THEN error('rankkit: ties must be trec or rank, got ''' || ties || '''')
+        WHEN scores NOT IN ('double', 'float32')
+            THEN error('rankkit: scores must be double or float32, got ''' || scores || '''')
+        WHEN depth IS NOT NULL AND NOT depth > 0
+            THEN error('rankkit: depth must be a positive integer, got ' || depth)
+        ELSE true
+    END;
+
+-- Every row ranked by a window. rankkit.per_query ranks only the judged documents where it can,
+-- and its window (for queries with many judged documents) orders rows exactly as this one.
 CREATE OR REPLACE MACRO rankkit.ranked(run_table, ties := 'trec', scores := 'double', depth := NULL) AS TABLE
     SELECT system, query_id, doc_id, score, rank
     FROM (
         SELECT system, query_id, doc_id, score,
-               row_number() OVER (
-                   PARTITION BY system, query_id
-                   ORDER BY CASE WHEN ties = 'rank' THEN given_rank END ASC NULLS LAST,
-                            CASE WHEN scores = 'float32' THEN score::FLOAT::DOUBLE ELSE score END DESC NULLS LAST,
-                            doc_id DESC NULLS LAST
-               ) AS rank
-        FROM rankkit.run_rows(run_table)
-        WHERE CASE
-            WHEN ties NOT IN ('trec', 'rank')
-                THEN error('rankkit: ties must be trec or rank, got ''' || ties || '''')
-            WHEN scores NOT IN ('double', 'float32')
-                THEN error('rankkit: scores must be double or float32, got ''' || scores || '''')
-            WHEN depth IS NOT NULL AND NOT depth > 0
-                THEN error('rankkit: depth must be a positive integer, got ' || depth)
-            ELSE true
-        END
+               row_number() OVER (PARTITION BY system, query_id
+                                  ORDER BY rank_key ASC NULLS LAST, score_key DESC NULLS LAST, doc_id DESC NULLS LAST) AS rank
+        FROM rankkit.run_keys(run_table, ties := ties, scores := scores, depth := depth)
     )
     WHERE depth IS NULL OR rank <= depth;

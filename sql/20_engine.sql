@@ -17,26 +17,78 @@ CREATE OR REPLACE MACRO rankkit.per_query(qrels_table, run_table, specs, ties :=
 WITH
 spec AS (SELECT unnest(s) FROM (SELECT unnest(specs) AS s)),
 qrels AS (FROM rankkit.qrels_rows(qrels_table)),
-ranked AS (FROM rankkit.ranked(run_table, ties := ties, scores := scores, depth := depth)),
+run AS NOT MATERIALIZED (FROM rankkit.run_keys(run_table, ties := ties, scores := scores, depth := depth)),
+-- Ranking. Sorting every run row would cost most of an evaluation, yet the measures need only the
+-- ranks of the judged documents. In a query with few judged documents, a judged document's rank
+-- is the number of the query's rows at or above it (score, then doc_id, descending): a hash join,
+-- no sort. A query with many judged documents (where that join multiplies rows) and the rank tie
+-- rule get a window ordered as rankkit.ranked orders.
+run_judged AS (
+    SELECT run.system, run.query_id, run.doc_id, run.score_key, qrels.grade
+    FROM run JOIN qrels USING (query_id, doc_id)
+),
+by_window AS (
+    SELECT system, query_id FROM run_judged
+    GROUP BY system, query_id
+    HAVING ties <> 'trec' OR count(*) > 8 OR count(*) FILTER (WHERE score_key IS NULL) > 0
+),
+by_count AS (
+    SELECT * FROM run_judged j
+    ANTI JOIN by_window w ON w.system IS NOT DISTINCT FROM j.system AND w.query_id = j.query_id
+),
+-- one pass over the run: every query's length, and the rank of each document in by_count
+counted AS (
+    SELECT run.system, run.query_id, c.doc_id, any_value(c.grade) AS grade, count(*) AS num_rows,
+           count(*) FILTER (WHERE run.score_key > c.score_key
+                            OR (run.score_key = c.score_key AND run.doc_id >= c.doc_id)) AS rank
+    FROM run LEFT JOIN by_count c ON c.system IS NOT DISTINCT FROM run.system AND c.query_id = run.query_id
+    GROUP BY run.system, run.query_id, c.doc_id
+),
+windowed AS (
+    SELECT w.system, w.query_id, w.rank, qrels.grade
+    FROM (
+        SELECT run.system, run.query_id, run.doc_id,
+               row_number() OVER (PARTITION BY run.system, run.query_id
+                                  ORDER BY run.rank_key ASC NULLS LAST, run.score_key DESC NULLS LAST,
+                                           run.doc_id DESC NULLS LAST) AS rank
+        FROM run SEMI JOIN by_window w ON w.system IS NOT DISTINCT FROM run.system AND w.query_id = run.query_id
+    ) w
+    JOIN qrels USING (query_id, doc_id)
+),
 retrieved AS (
-    SELECT system, query_id, count(*) AS num_ret,
-           CASE WHEN validate THEN count(DISTINCT doc_id) END AS distinct_docs
-    FROM ranked GROUP BY system, query_id
+    SELECT system, query_id, least(max(num_rows), coalesce(depth, max(num_rows))) AS num_ret
+    FROM counted GROUP BY system, query_id
+),
+-- the judged documents of the ranked run (within depth), with their ranks
+judged AS (
+    SELECT system, query_id, rank, grade FROM (
+        SELECT system, query_id, rank, grade FROM counted WHERE doc_id IS NOT NULL
+        UNION ALL
+        SELECT system, query_id, rank, grade FROM windowed
+    )
+    WHERE depth IS NULL OR rank <= depth
+),
+-- Duplicates cost a hash table as large as the run, so only inputs not yet checked are checked.
+run_duplicates AS (
+    SELECT system, query_id, doc_id FROM run WHERE validate
+    GROUP BY system, query_id, doc_id HAVING count(*) > 1
+),
+qrels_duplicates AS (
+    SELECT query_id, doc_id FROM qrels WHERE validate
+    GROUP BY query_id, doc_id HAVING count(*) > 1
 ),
 checks AS (
     SELECT CASE
         WHEN queries NOT IN ('both', 'qrels')
             THEN error('rankkit: queries must be both or qrels, got ''' || queries || '''')
-        WHEN validate AND EXISTS (SELECT 1 FROM retrieved WHERE num_ret > distinct_docs)
+        WHEN EXISTS (FROM run_duplicates)
             THEN error((SELECT 'rankkit: duplicate document ' || doc_id || ' for query ' || query_id
                                || coalesce(' in system ' || system, '') || ' in the run'
-                        FROM ranked GROUP BY system, query_id, doc_id HAVING count(*) > 1
-                        ORDER BY query_id, doc_id LIMIT 1))
-        WHEN validate AND EXISTS (SELECT 1 FROM qrels GROUP BY query_id, doc_id HAVING count(*) > 1)
+                        FROM run_duplicates ORDER BY query_id, doc_id LIMIT 1))
+        WHEN EXISTS (FROM qrels_duplicates)
             THEN error((SELECT 'rankkit: duplicate document ' || doc_id || ' for query ' || query_id
                                || ' in the qrels'
-                        FROM qrels GROUP BY query_id, doc_id HAVING count(*) > 1
-                        ORDER BY query_id, doc_id LIMIT 1))
+                        FROM qrels_duplicates ORDER BY query_id, doc_id LIMIT 1))
         ELSE true END AS ok
 ),
 judged_queries AS (SELECT DISTINCT query_id FROM qrels),
@@ -68,13 +120,10 @@ ideal_qrels AS (
     )
     GROUP BY i, query_id
 ),
-judged AS (
-    SELECT ranked.system, ranked.query_id, ranked.rank, qrels.grade
-    FROM ranked JOIN qrels USING (query_id, doc_id)
-),
 judged_spec AS (
     SELECT spec.i, spec.k, spec.metric, spec.ideal, spec.gain,
            judged.system, judged.query_id, judged.rank, judged.grade,
+           spec.k IS NULL OR judged.rank <= spec.k AS in_cut,
            judged.grade >= spec.rel AS relevant,
            judged.grade >= 0 AND judged.grade < spec.rel AS nonrelevant,
            rankkit.gain(judged.grade, spec.gain) AS g,
@@ -84,35 +133,68 @@ judged_spec AS (
     FROM judged CROSS JOIN spec
     LEFT JOIN qrels_stats ON qrels_stats.i = spec.i AND qrels_stats.query_id = judged.query_id
 ),
-running AS (
-    SELECT *,
-           k IS NULL OR rank <= k AS in_cut,
-           count(*) FILTER (WHERE relevant) OVER down AS relevant_so_far,
-           count(*) FILTER (WHERE nonrelevant) OVER down AS nonrelevant_so_far,
-           coalesce(product(1.0E0 - p_stop) OVER above, 1.0E0) AS p_reach,
-           CASE WHEN ideal = 'run' AND metric IN ('idcg', 'ndcg')
-                THEN row_number() OVER (PARTITION BY i, system, query_id ORDER BY grade DESC) END AS ideal_pos
-    FROM judged_spec
-    WINDOW down AS (PARTITION BY i, system, query_id ORDER BY rank ROWS UNBOUNDED PRECEDING),
-           above AS (PARTITION BY i, system, query_id ORDER BY rank
-                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-),
-features AS (
+-- Features from each document's own rank: one aggregate, no window.
+own_rank AS (
     SELECT i, system, query_id,
            count(*) FILTER (WHERE relevant AND in_cut) AS rel_ret,
            count(*) FILTER (WHERE in_cut) AS judged_ret,
            count(*) FILTER (WHERE relevant AND rank <= num_rel) AS rel_in_r,
            sum(g) FILTER (WHERE in_cut) AS cg,
            sum(g / rankkit.discount(rank)) FILTER (WHERE in_cut) AS dcg,
-           sum(g / rankkit.discount(ideal_pos)) FILTER (WHERE k IS NULL OR ideal_pos <= k) AS idcg_run,
+           min(rank) FILTER (WHERE relevant AND in_cut) AS first_rel
+    FROM judged_spec
+    GROUP BY i, system, query_id
+),
+-- Features from the documents above a document need a window; each window sees only the rows of
+-- the measures that use it, so a measure not asked for costs nothing.
+above AS (
+    SELECT i, system, query_id,
            sum(relevant_so_far * 1.0E0 / rank) FILTER (WHERE relevant AND in_cut) AS ap_sum,
-           min(rank) FILTER (WHERE relevant AND in_cut) AS first_rel,
-           sum(p_stop * p_reach / rank) FILTER (WHERE in_cut) AS err,
            -- bpref: each relevant document loses the share of judged non-relevant ones above it
            sum(1.0E0 - rankkit.ratio(least(nonrelevant_so_far, num_rel), least(num_rel, num_nonrel)))
                FILTER (WHERE relevant) AS bpref_sum
-    FROM running
+    FROM (
+        SELECT *,
+               count(*) FILTER (WHERE relevant) OVER down AS relevant_so_far,
+               count(*) FILTER (WHERE nonrelevant) OVER down AS nonrelevant_so_far
+        FROM judged_spec
+        WHERE metric IN ('ap', 'bpref')
+        WINDOW down AS (PARTITION BY i, system, query_id ORDER BY rank ROWS UNBOUNDED PRECEDING)
+    )
     GROUP BY i, system, query_id
+),
+err_sum AS (
+    SELECT i, system, query_id, sum(p_stop * p_reach / rank) AS err
+    FROM (
+        SELECT *,
+               coalesce(product(1.0E0 - p_stop) OVER (
+                   PARTITION BY i, system, query_id ORDER BY rank
+                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 1.0E0) AS p_reach
+        FROM judged_spec
+        WHERE metric = 'err' AND in_cut
+    )
+    GROUP BY i, system, query_id
+),
+-- ideal := 'run': the retrieved judged documents by grade, best first
+ideal_run AS (
+    SELECT i, system, query_id,
+           sum(g / rankkit.discount(ideal_pos)) FILTER (WHERE k IS NULL OR ideal_pos <= k) AS idcg_run
+    FROM (
+        SELECT *, row_number() OVER (PARTITION BY i, system, query_id ORDER BY grade DESC) AS ideal_pos
+        FROM judged_spec
+        WHERE ideal = 'run' AND metric IN ('idcg', 'ndcg')
+    )
+    GROUP BY i, system, query_id
+),
+features AS (
+    SELECT own_rank.*, above.ap_sum, above.bpref_sum, err_sum.err, ideal_run.idcg_run
+    FROM own_rank
+    LEFT JOIN above ON above.i = own_rank.i AND above.system IS NOT DISTINCT FROM own_rank.system
+                   AND above.query_id = own_rank.query_id
+    LEFT JOIN err_sum ON err_sum.i = own_rank.i AND err_sum.system IS NOT DISTINCT FROM own_rank.system
+                     AND err_sum.query_id = own_rank.query_id
+    LEFT JOIN ideal_run ON ideal_run.i = own_rank.i AND ideal_run.system IS NOT DISTINCT FROM own_rank.system
+                       AND ideal_run.query_id = own_rank.query_id
 ),
 valued AS (
     SELECT spec.i, spec.measure, spec.agg, evaluated.system, evaluated.query_id,

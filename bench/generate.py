@@ -1,0 +1,133 @@
+"""Deterministic benchmark workloads, written by DuckDB SQL into bench/data/<name>/.
+
+Each workload is a qrels and a run, as TREC text and as Parquet. Nothing is random: every value
+comes from integer mixing of (query, document) numbers, so the same command writes the same bytes.
+
+Scores are multiples of 1/16 below 128, exact in float32, so pytrec_eval (which reads scores as
+32-bit floats) ranks exactly as trec_eval does. Documents nobody judged tie with each other often
+(about a third of them share a score with another); a judged document's score is unique within its
+query. So the run has ties, yet every tie rule gives the same numbers: tied documents are all
+unjudged and only swap places among themselves. That is what lets the benchmark require equal
+values from every library.
+
+    python bench/generate.py            # A, B and the ladder
+    python bench/generate.py xl         # the 100M-row Parquet run (about 1.5 GB)
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import duckdb
+
+DATA = Path(__file__).resolve().parent / "data"
+
+# name: (queries, documents per query, qrels style, formats)
+WORKLOADS = {
+    "A": (6_980, 1_000, "sparse", ("txt", "parquet")),
+    "B": (200, 1_000, "graded", ("txt", "parquet")),
+    "L1k": (1_000, 100, "sparse", ("txt", "parquet")),
+    "L10k": (10_000, 100, "sparse", ("txt", "parquet")),
+    "L100k": (100_000, 100, "sparse", ("txt", "parquet")),
+    "XL": (100_000, 1_000, "sparse", ("parquet",)),
+}
+
+# mix(a, b): a well-spread non-negative integer from two integers (rounds of a Lehmer generator
+# and xor-shifts; every product fits in BIGINT, so DuckDB never reports an overflow).
+MACROS = """
+CREATE OR REPLACE MACRO lehmer(x) AS (x * 48271) % 2147483647;
+CREATE OR REPLACE MACRO stir(x) AS xor(x, x >> 13);
+CREATE OR REPLACE MACRO mix(a, b) AS
+    stir(lehmer(stir(lehmer(stir(lehmer((a::BIGINT * 1000003 + b::BIGINT * 7919 + 17) % 2147483647))))));
+CREATE OR REPLACE MACRO doc_name(q, d) AS
+    'D' || lpad((((q::UBIGINT * 1000 + d + 1) * 48271) % 2147483647)::VARCHAR, 10, '0');
+"""
+
+
+def run_sql(n_queries: int, n_docs: int, style: str) -> str:
+    """One row per (query, document): the ranked list a system returned, with its scores."""
+    return f"""
+    SELECT 'Q' || q AS query_id, doc_name(q, d) AS doc_id, {judged_sql(style)} AS judged,
+           CASE WHEN {judged_sql(style)}
+                -- odd sixteenths, distinct within the query (37 is coprime to {n_docs})
+                THEN (2 * ((d * 37 + q * 11) % {n_docs}) + 1) / 16.0E0
+                -- even sixteenths from fewer values than documents: ties
+                ELSE (2 * (mix(q, d) % {n_docs})) / 16.0E0 END AS score
+    FROM range({n_queries}) t(q), range({n_docs}) u(d)
+    """
+
+
+def judged_sql(style: str) -> str:
+    if style == "sparse":
+        # one judged (relevant) document per query, at a query-dependent position
+        return "d = mix(q, 7) % n_docs_placeholder"
+    # graded: every fifth document of the first three quarters, about 150 per 1000
+    return "((d + q) % 5 = 0 AND d < n_docs_placeholder * 3 / 4)"
+
+
+def qrels_sql(n_queries: int, n_docs: int, style: str) -> str:
+    if style == "sparse":
+        # the relevant document is in the run for 9 queries in 10; 1 query in 16 has a second
+        # relevant document the run missed (MS MARCO dev has about 1.07 per query)
+        return f"""
+        SELECT 'Q' || q AS query_id,
+               CASE WHEN mix(q, 3) % 10 < 9 THEN doc_name(q, mix(q, 7) % {n_docs}) ELSE 'X' || q END AS doc_id,
+               1 AS relevance
+        FROM range({n_queries}) t(q)
+        UNION ALL
+        SELECT 'Q' || q, 'Y' || q, 1 FROM range({n_queries}) t(q) WHERE mix(q, 5) % 16 = 0
+        """
+    # graded 0..3: the judged documents of the run, and 50 judged documents it missed
+    return f"""
+    SELECT 'Q' || q AS query_id, doc_name(q, d) AS doc_id, mix(q, d + 1) % 4 AS relevance
+    FROM range({n_queries}) t(q), range({n_docs}) u(d)
+    WHERE (d + q) % 5 = 0 AND d < {n_docs} * 3 / 4
+    UNION ALL
+    SELECT 'Q' || q, 'Z' || q || '_' || j, mix(q, j + 77) % 4
+    FROM range({n_queries}) t(q), range(50) u(j)
+    """
+
+
+def write(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    n_queries, n_docs, style, formats = WORKLOADS[name]
+    out = DATA / name
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    run = run_sql(n_queries, n_docs, style).replace("n_docs_placeholder", str(n_docs))
+    con.execute(f"CREATE OR REPLACE TEMP VIEW run AS {run}")
+    con.execute(f"CREATE OR REPLACE TEMP VIEW qrels AS {qrels_sql(n_queries, n_docs, style)}")
+    ordered = "ORDER BY query_id, score DESC, doc_id DESC"
+    if "parquet" in formats:
+        con.execute(f"COPY (SELECT query_id, doc_id, score FROM run) TO '{out}/run.parquet' (FORMAT parquet)")
+        con.execute(f"COPY qrels TO '{out}/qrels.parquet' (FORMAT parquet)")
+    if "txt" in formats:
+        # TREC text in the usual layout: each query's list best first, with its rank
+        con.execute(f"""COPY (
+            SELECT query_id, 'Q0', doc_id, row_number() OVER (PARTITION BY query_id ORDER BY score DESC, doc_id DESC),
+                   score, 'bench'
+            FROM run {ordered}) TO '{out}/run.txt' (FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '')""")
+        con.execute(f"""COPY (SELECT query_id, 0, doc_id, relevance FROM qrels ORDER BY query_id, doc_id)
+            TO '{out}/qrels.txt' (FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '')""")
+    rows = con.execute("SELECT count(*) FROM run").fetchone()[0]
+    print(f"{name}: {n_queries} queries x {n_docs} documents = {rows:,} run rows "
+          f"in {time.perf_counter() - started:.1f} s -> {out}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("workloads", nargs="*", default=["A", "B", "L1k", "L10k", "L100k"],
+                        help=f"which to write (default: all but XL); choices: {', '.join(WORKLOADS)}")
+    args = parser.parse_args()
+    con = duckdb.connect()
+    con.execute(f"SET temp_directory = '{DATA / 'tmp'}'")
+    con.execute(MACROS)
+    for name in args.workloads:
+        if name not in WORKLOADS:
+            parser.error(f"unknown workload {name}; choices: {', '.join(WORKLOADS)}")
+        write(con, name)
+
+
+if __name__ == "__main__":
+    main()

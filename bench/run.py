@@ -1,0 +1,246 @@
+"""Time rankkit against pytrec-eval-terrier, ir-measures and ranx on the same files; write Markdown.
+
+    python bench/generate.py                      # once: writes bench/data/ (gitignored)
+    python bench/run.py                           # A, B and the ladder, 3 repetitions
+    python bench/run.py -w A -r 5 -l rankkit ranx # pick workloads, repetitions, libraries
+    python bench/run.py --xl                      # the 100M-row Parquet run under memory_limit=2GB
+
+Every library runs in its own fresh processes (bench/worker.py). Values are checked equal (to 1e-9)
+across libraries before any time is reported. The table goes to bench/results/<stamp>.md and stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+DATA = BENCH / "data"
+RESULTS = BENCH / "results"
+WORKER = BENCH / "worker.py"
+PEERS = ["pytrec_eval", "ir_measures", "ranx"]
+LIBRARIES = ["rankkit"] + PEERS
+TOLERANCE = 1e-9
+
+
+def spawn(args: list[str], env: dict | None = None) -> tuple[dict | None, float, int, str]:
+    """Like child, but measures RSS with os.wait4 on the exact process."""
+    started = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, str(WORKER), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, cwd=ROOT)
+    out_chunks, err_chunks = _drain(proc)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = err_chunks.decode(errors="replace")
+    rss = usage.ru_maxrss // 1024
+    if proc.returncode:
+        lines = err.strip().splitlines()
+        return None, wall, rss, lines[-1] if lines else f"exit {proc.returncode}"
+    return json.loads(out_chunks), wall, rss, err
+
+
+def _drain(proc: subprocess.Popen) -> tuple[bytes, bytes]:
+    """Read stdout and stderr to the end without waiting on the process (wait4 reaps it)."""
+    import selectors
+    sel = selectors.DefaultSelector()
+    chunks = {proc.stdout: [], proc.stderr: []}
+    for stream in chunks:
+        sel.register(stream, selectors.EVENT_READ)
+    while sel.get_map():
+        for key, _ in sel.select():
+            data = os.read(key.fileobj.fileno(), 1 << 16)
+            if data:
+                chunks[key.fileobj].append(data)
+            else:
+                sel.unregister(key.fileobj)
+    return b"".join(chunks[proc.stdout]), b"".join(chunks[proc.stderr])
+
+
+def env_for(threads: int | None) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if threads:
+        # DuckDB reads this through rankkit's connect(); numba through its own variable
+        env["NUMBA_NUM_THREADS"] = str(threads)
+        env["RANKKIT_BENCH_THREADS"] = str(threads)
+    return env
+
+
+def summary(values: list[float]) -> dict:
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
+
+
+def measure(workload: str, libraries: list[str], formats: list[str], repeat: int, env: dict, log) -> dict:
+    """Every figure for one workload: {library: {figure: summary}}, plus the values each gave."""
+    data = DATA / workload
+    if not (data / "run.parquet").exists():
+        raise SystemExit(f"{data} is missing: run `python bench/generate.py {workload}` first")
+    figures: dict[str, dict] = {}
+    values: dict[str, dict] = {}
+    for library in ["floor"] + libraries:
+        fig = figures.setdefault(library, {})
+        for fmt in (["parquet"] if library == "floor" else formats):
+            if not (data / f"run.{'txt' if fmt == 'txt' else 'parquet'}").exists():
+                continue
+            log(f"  {workload} {library} {fmt}: phases")
+            result, wall, rss, err = spawn([library, str(data), fmt, "--repeat", str(repeat)], env)
+            if result is None:
+                fig[f"error_{fmt}"] = err
+                log(f"    failed: {err}")
+                continue
+            values.setdefault(library, result["values"])
+            fig[f"load_{fmt}"] = summary(result["load"])
+            if fmt == formats[0] or library == "floor":
+                fig["compute"] = summary(result["compute"])
+                fig["first_extra"] = result["first_compute"] - statistics.median(result["compute"])
+                fig["import"] = result["import"]
+            if library == "floor":
+                continue
+            walls, rsss = [], []
+            for _ in range(repeat):
+                result, wall, rss, err = spawn([library, str(data), fmt], env)
+                if result is None:
+                    fig[f"error_{fmt}"] = err
+                    break
+                walls.append(wall)
+                rsss.append(rss)
+            if walls:
+                fig[f"e2e_{fmt}"] = summary(walls)
+                fig[f"rss_{fmt}"] = summary(rsss)
+                log(f"    end to end {statistics.median(walls):.2f} s, {statistics.median(rsss)} MB")
+    return {"figures": figures, "values": values, "mismatch": check_values(values)}
+
+
+def check_values(values: dict[str, dict]) -> list[str]:
+    """Libraries whose five values differ from rankkit's (or from the first library's)."""
+    libs = [lib for lib in values if lib != "floor"]
+    if not libs:
+        return []
+    reference = values[libs[0]]
+    problems = []
+    for lib in libs[1:]:
+        for measure, value in reference.items():
+            other = values[lib].get(measure)
+            if other is None or abs(other - value) > TOLERANCE:
+                problems.append(f"{lib} {measure} = {other} but {libs[0]} = {value}")
+    return problems
+
+
+def fmt_s(s: dict | None) -> str:
+    if not s:
+        return "–"
+    if s["n"] == 1:
+        return f"{s['median']:.2f}"
+    return f"{s['median']:.2f} ({s['min']:.2f}–{s['max']:.2f})"
+
+
+def fmt_mb(s: dict | None) -> str:
+    return f"{s['median']:,.0f}" if s else "–"
+
+
+def table(workload: str, result: dict, formats: list[str]) -> str:
+    figures = result["figures"]
+    lines = [f"### Workload {workload}", ""]
+    if result["mismatch"]:
+        lines += ["**Values differ; no times reported:**", ""] + [f"- {p}" for p in result["mismatch"]]
+        return "\n".join(lines) + "\n"
+    head = ["library", "load txt", "load parquet", "warm compute", "first call extra",
+            "end to end txt", "end to end parquet", "peak RSS txt (MB)", "peak RSS parquet (MB)"]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for lib, fig in figures.items():
+        if lib == "floor":
+            continue
+        lines.append("| " + " | ".join([
+            lib, fmt_s(fig.get("load_txt")), fmt_s(fig.get("load_parquet")), fmt_s(fig.get("compute")),
+            f"{fig['first_extra']:.2f}" if "first_extra" in fig else "–",
+            fmt_s(fig.get("e2e_txt")), fmt_s(fig.get("e2e_parquet")),
+            fmt_mb(fig.get("rss_txt")), fmt_mb(fig.get("rss_parquet"))]) + " |")
+        for key in ("error_txt", "error_parquet"):
+            if key in fig:
+                lines.append(f"| {lib} {key[6:]} failed: {fig[key][:80]} |" + " |" * 7)
+    floor = figures.get("floor", {}).get("compute")
+    lines += ["", f"Floor (DuckDB hash join run x qrels + per-query aggregate, no ranking): {fmt_s(floor)} s", ""]
+    lines += ratios(figures, floor)
+    return "\n".join(lines) + "\n"
+
+
+def ratios(figures: dict, floor: dict | None) -> list[str]:
+    """How many times faster rankkit is than the fastest peer on each figure (> 1: rankkit faster)."""
+    ours = figures.get("rankkit", {})
+    out = []
+    for key, label in (("compute", "warm compute"), ("e2e_txt", "end to end from TREC text"),
+                       ("e2e_parquet", "end to end from Parquet"), ("rss_txt", "peak RSS (txt)"),
+                       ("rss_parquet", "peak RSS (Parquet)")):
+        peers = {lib: fig[key]["median"] for lib, fig in figures.items() if lib in PEERS and key in fig}
+        if key not in ours or not peers:
+            continue
+        best = min(peers, key=peers.get)
+        out.append(f"- {label}: fastest peer {best} {peers[best]:.2f}, rankkit {ours[key]['median']:.2f}: "
+                   f"**{peers[best] / ours[key]['median']:.2f}x**")
+    if floor and "compute" in ours:
+        out.append(f"- warm compute vs the floor: rankkit is **{ours['compute']['median'] / floor['median']:.2f}x** the floor")
+    return out
+
+
+def xl(env: dict, log) -> str:
+    """The 100M-row run from Parquet under memory_limit=2GB, in a fresh process."""
+    data = DATA / "XL"
+    if not (data / "run.parquet").exists():
+        raise SystemExit(f"{data} is missing: run `python bench/generate.py XL` first (about 1.5 GB)")
+    log("  XL rankkit parquet, memory_limit=2GB")
+    env = dict(env, RANKKIT_BENCH_MEMORY_LIMIT="2GB", RANKKIT_BENCH_TEMP=str(DATA / "tmp"))
+    result, wall, rss, err = spawn(["rankkit", str(data), "parquet"], env)
+    rows = duckdb.sql(f"SELECT count(*) FROM '{data}/run.parquet'").fetchone()[0]
+    if result is None:
+        return f"### XL: {rows:,} run rows, memory_limit=2GB\n\nFailed after {wall:.0f} s: {err}\n"
+    values = ", ".join(f"{k} {v:.4f}" for k, v in result["values"].items())
+    return (f"### XL: {rows:,} run rows (Parquet), memory_limit=2GB\n\n"
+            f"rankkit end to end {wall:.1f} s, peak RSS {rss:,} MB ({values})\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-w", "--workloads", nargs="+", default=["A", "B", "L1k", "L10k", "L100k"])
+    parser.add_argument("-l", "--libraries", nargs="+", default=LIBRARIES, choices=LIBRARIES)
+    parser.add_argument("-f", "--formats", nargs="+", default=["txt", "parquet"], choices=["txt", "parquet"])
+    parser.add_argument("-r", "--repeat", type=int, default=3, help="repetitions of every figure (median, min, max)")
+    parser.add_argument("--threads", type=int, default=None, help="DuckDB and numba threads (default: all cores)")
+    parser.add_argument("--xl", action="store_true", help="also the 100M-row Parquet run under memory_limit=2GB")
+    parser.add_argument("--only-xl", action="store_true", help="only the 100M-row run")
+    args = parser.parse_args()
+    env = env_for(args.threads)
+
+    def log(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    parts = [f"## rankkit benchmark {stamp}", "",
+             f"`python bench/run.py {' '.join(sys.argv[1:])}`; {os.cpu_count()} cores; duckdb {duckdb.__version__}; "
+             f"times in seconds, median (min–max) of {args.repeat}; measures nDCG@10, AP, RR@10, R@100, P@10.", ""]
+    raw = {}
+    if not args.only_xl:
+        for workload in args.workloads:
+            result = measure(workload, args.libraries, args.formats, args.repeat, env, log)
+            raw[workload] = result
+            parts.append(table(workload, result, args.formats))
+    if args.xl or args.only_xl:
+        parts.append(xl(env, log))
+    text = "\n".join(parts)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"{stamp}.md").write_text(text)
+    (RESULTS / f"{stamp}.json").write_text(json.dumps(raw, indent=1))
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

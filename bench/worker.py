@@ -1,0 +1,215 @@
+"""One library, one workload, in this process: import, load, compute; prints JSON on stdout.
+
+    python bench/worker.py LIBRARY DATA_DIR FORMAT [--repeat N]
+
+run.py starts it in a fresh process: the wall time of that process is the end-to-end figure, its
+peak RSS the memory figure. Inside, it times each phase: import, load (file -> the library's own
+structure), the first compute (ranx compiles with numba there) and N warm computes.
+The five measures: nDCG@10, AP, RR@10, R@100, P@10 (trec_eval's definitions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+MEASURES = ["nDCG@10", "AP", "RR@10", "R@100", "P@10"]
+
+
+# ---- rankkit ---------------------------------------------------------------------------------
+
+def rankkit_import():
+    import rankkit
+    return rankkit
+
+
+def bench_settings() -> dict:
+    """DuckDB settings run.py passes down (threads, and the XL run's memory limit)."""
+    names = {"threads": "RANKKIT_BENCH_THREADS", "memory_limit": "RANKKIT_BENCH_MEMORY_LIMIT",
+             "temp_directory": "RANKKIT_BENCH_TEMP"}
+    return {key: os.environ[var] for key, var in names.items() if os.environ.get(var)}
+
+
+def rankkit_load(rankkit, data: Path, fmt: str):
+    con = rankkit.connect(**bench_settings())
+    if fmt == "txt":
+        return con, rankkit.read_qrels(data / "qrels.txt", con=con), rankkit.read_run(data / "run.txt", con=con)
+    # DuckDB reads the Parquet files itself, inside the evaluation: a relation is only a plan
+    return con, con.read_parquet(str(data / "qrels.parquet")), con.read_parquet(str(data / "run.parquet"))
+
+
+def rankkit_compute(rankkit, loaded):
+    con, qrels, run = loaded
+    frame = rankkit.evaluate(qrels, run, MEASURES, con=con)
+    return dict(zip(frame["measure"], frame["value"]))
+
+
+# ---- pytrec_eval ----------------------------------------------------------------------------
+# pytrec_eval has no RR cutoff: RR@10 is recip_rank over each query's top 10, cut in Python
+# with trec_eval's order (score descending, then doc id descending).
+
+def pytrec_import():
+    import pytrec_eval
+    return pytrec_eval
+
+
+def pytrec_load(pytrec_eval, data: Path, fmt: str):
+    if fmt == "txt":
+        with open(data / "qrels.txt") as f:
+            qrels = pytrec_eval.parse_qrel(f)
+        with open(data / "run.txt") as f:
+            run = pytrec_eval.parse_run(f)
+        return qrels, run
+    return _nested_from_parquet(data, "relevance", int), _nested_from_parquet(data, "score", float, "run")
+
+
+def _nested_from_parquet(data: Path, column: str, cast, kind: str = "qrels"):
+    import pyarrow.parquet as pq
+    table = pq.read_table(data / f"{kind}.parquet").to_pydict()
+    nested: dict[str, dict[str, float]] = {}
+    for q, d, v in zip(table["query_id"], table["doc_id"], table[column]):
+        nested.setdefault(q, {})[d] = cast(v)
+    return nested
+
+
+def pytrec_compute(pytrec_eval, loaded):
+    import heapq
+    qrels, run = loaded
+    values = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "recall.100", "P.10"}).evaluate(run)
+    top10 = {q: dict(heapq.nlargest(10, docs.items(), key=lambda item: (item[1], item[0])))
+             for q, docs in run.items()}
+    rr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(top10)
+    names = {"nDCG@10": "ndcg_cut_10", "AP": "map", "R@100": "recall_100", "P@10": "P_10"}
+    out = {m: _mean(v[key] for v in values.values()) for m, key in names.items()}
+    out["RR@10"] = _mean(v["recip_rank"] for v in rr.values())
+    return out
+
+
+def _mean(values) -> float:
+    values = list(values)
+    return sum(values) / len(values)
+
+
+# ---- ir_measures ----------------------------------------------------------------------------
+
+def irm_import():
+    import ir_measures
+    return ir_measures
+
+
+def irm_load(ir_measures, data: Path, fmt: str):
+    if fmt == "txt":
+        # ir_measures reads lazily; list() makes the load a load
+        return (list(ir_measures.read_trec_qrels(str(data / "qrels.txt"))),
+                list(ir_measures.read_trec_run(str(data / "run.txt"))))
+    import pandas as pd
+    return pd.read_parquet(data / "qrels.parquet"), pd.read_parquet(data / "run.parquet")
+
+
+def irm_compute(ir_measures, loaded):
+    qrels, run = loaded
+    measures = [ir_measures.parse_measure(m) for m in MEASURES]
+    values = ir_measures.calc_aggregate(measures, qrels, run)
+    return {str(m): float(v) for m, v in values.items()}
+
+
+# ---- ranx -----------------------------------------------------------------------------------
+
+def ranx_import():
+    import ranx
+    return ranx
+
+
+def ranx_load(ranx, data: Path, fmt: str):
+    if fmt == "txt":
+        return ranx.Qrels.from_file(str(data / "qrels.txt"), kind="trec"), ranx.Run.from_file(str(data / "run.txt"), kind="trec")
+    # ranx's from_parquet insists on object-dtype ids, which pandas 3 no longer gives by default
+    import pandas as pd
+    frames = [pd.read_parquet(data / f"{kind}.parquet").astype({"query_id": object, "doc_id": object})
+              for kind in ("qrels", "run")]
+    frames[0] = frames[0].astype({"relevance": "int64"})
+    qrels = ranx.Qrels.from_df(frames[0], q_id_col="query_id", doc_id_col="doc_id", score_col="relevance")
+    run = ranx.Run.from_df(frames[1], q_id_col="query_id", doc_id_col="doc_id", score_col="score")
+    return qrels, run
+
+
+def ranx_compute(ranx, loaded):
+    qrels, run = loaded
+    names = {"nDCG@10": "ndcg@10", "AP": "map", "RR@10": "mrr@10", "R@100": "recall@100", "P@10": "precision@10"}
+    values = ranx.evaluate(qrels, run, list(names.values()), save_results_in_run=False)
+    return {m: float(values[key]) for m, key in names.items()}
+
+
+# ---- the floor ------------------------------------------------------------------------------
+# What no evaluator can beat: DuckDB touching every run row once, hash-joining it with the qrels
+# and aggregating per query, with no ranking. Loaded like rankkit loads (tables in DuckDB).
+
+def floor_import():
+    import duckdb
+    return duckdb
+
+
+def floor_load(duckdb, data: Path, fmt: str):
+    con = duckdb.connect()
+    for key, value in bench_settings().items():
+        con.execute(f"SET {key} = '{value}'")
+    con.execute("SET enable_progress_bar = false")
+    con.execute(f"CREATE TABLE qrels AS SELECT query_id, doc_id, relevance FROM '{data}/qrels.parquet'")
+    con.execute(f"CREATE TABLE run AS SELECT query_id, doc_id, score FROM '{data}/run.parquet'")
+    return con
+
+
+def floor_compute(duckdb, con):
+    rows = con.execute(
+        "SELECT count(*), sum(judged), sum(gain) FROM (SELECT query_id, count(relevance) AS judged, "
+        "sum(relevance) AS gain FROM run LEFT JOIN qrels USING (query_id, doc_id) GROUP BY query_id)"
+    ).fetchone()
+    return {"queries": rows[0], "judged": rows[1], "gain": rows[2]}
+
+
+LIBRARIES = {
+    "floor": (floor_import, floor_load, floor_compute),
+    "rankkit": (rankkit_import, rankkit_load, rankkit_compute),
+    "pytrec_eval": (pytrec_import, pytrec_load, pytrec_compute),
+    "ir_measures": (irm_import, irm_load, irm_compute),
+    "ranx": (ranx_import, ranx_load, ranx_compute),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("library", choices=LIBRARIES)
+    parser.add_argument("data", type=Path)
+    parser.add_argument("format", choices=["txt", "parquet"])
+    parser.add_argument("--repeat", type=int, default=0, help="warm loads and computes to time after the first")
+    args = parser.parse_args()
+    do_import, load, compute = LIBRARIES[args.library]
+    clock = time.perf_counter
+    t0 = clock()
+    lib = do_import()
+    t1 = clock()
+    loaded = load(lib, args.data, args.format)
+    t2 = clock()
+    values = compute(lib, loaded)
+    t3 = clock()
+    result = {"import": t1 - t0, "load": [t2 - t1], "first_compute": t3 - t2, "compute": [], "values": values}
+    for _ in range(args.repeat):
+        start = clock()
+        values_again = compute(lib, loaded)
+        result["compute"].append(clock() - start)
+        # parallel sums may differ in the last bits from one run to the next
+        assert all(abs(values_again[m] - values[m]) <= 1e-12 for m in values), (values_again, values)
+    for _ in range(args.repeat - 1 if args.repeat else 0):
+        del loaded
+        start = clock()
+        loaded = load(lib, args.data, args.format)
+        result["load"].append(clock() - start)
+    json.dump(result, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
