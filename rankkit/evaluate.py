@@ -36,7 +36,7 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         One row per query instead of the aggregate.
     rel, ties, scores, depth, queries:
         The relevance level for measures that do not set their own (trec_eval ``-l``), the tie
-        rule (``trec`` or ``rank``), score precision (``double`` or ``float32``), documents kept
+        rule (``trec``, ``rank``, or ``average`` for the gain-based measures), score precision (``double`` or ``float32``), documents kept
         per query (trec_eval ``-M``), and the query set (``both`` or ``qrels``, trec_eval ``-c``).
 
     Returns
