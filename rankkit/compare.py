@@ -161,8 +161,10 @@ def _runs_table(con: duckdb.DuckDBPyConnection, runs) -> tuple[str, list[str]]:
     parts = []
     for system, source in runs.items():
         table, _ = resolve(con, source, "run")
-        parts.append(f"SELECT {_literal(str(system))} AS system, query_id, doc_id, score, given_rank AS rank "
-                     f"FROM rankkit.run_rows({_literal(table)})")
+        # the source may lack system and rank: a typed empty row gives them (as rankkit.run_rows does,
+        # which cannot be nested here: DuckDB takes run_rows inside run_rows for recursion)
+        parts.append(f"SELECT {_literal(str(system))} AS system, query_id, doc_id, score, rank "
+                     f"FROM (FROM {table} UNION ALL BY NAME (SELECT NULL::BIGINT AS rank LIMIT 0))")
     view = f"rankkit_runs_{next(_views)}"
     con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS " + " UNION ALL ".join(parts))
     return view, [str(system) for system in runs]
