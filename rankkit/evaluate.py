@@ -107,7 +107,8 @@ def _with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int 
     if not 0 < level < 1:
         raise RankkitError(f"ci must be a confidence level between 0 and 1, such as 0.95, got {level!r}")
     keys = ["measure", "system"] + (["slice"] if "slice" in values.columns else [])
-    values = values.drop_duplicates(keys + ["query_id"])
+    # queries in a fixed order: the same seed must draw the same queries whatever order SQL returned
+    values = values.drop_duplicates(keys + ["query_id"]).sort_values(keys + ["query_id"], kind="stable")
     rows = []
     for key, group in values.groupby(keys, sort=False, dropna=False):
         statistic = np.sum if group["agg"].iloc[0] == "sum" else np.mean
