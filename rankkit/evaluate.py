@@ -133,8 +133,11 @@ def slice_source(con: duckdb.DuckDBPyConnection, query_table, by: str | None) ->
         name = str(query_table)
     elif isinstance(query_table, (str, Path)) and Path(query_table).exists():
         name = f"rankkit_query_table_{next(_views)}"
-        reader = "read_parquet" if str(query_table).endswith(".parquet") else "read_csv"
-        con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {reader}(?)", [str(query_table)])
+        path = "'" + str(query_table).replace("'", "''") + "'"
+        # ids are strings: "007" stays "007"
+        reader = (f"read_parquet({path})" if str(query_table).endswith(".parquet")
+                  else f"read_csv({path}, types = {{'query_id': 'VARCHAR'}})")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {reader}")
     else:
         raise InputError(f"query_table: expected a file path, a DataFrame, a DuckDB relation or a table name, "
                          f"got {query_table!r}")

@@ -19,12 +19,12 @@ def _sample(seed: int, queries: int = 30, systems=("a", "b", "c")):
     rng = np.random.default_rng(seed)
     qrels, run = [], []
     for q in range(queries):
-        for d in range(12):
-            qrels.append((f"q{q:02d}", f"d{d}", int(rng.integers(0, 3))))
-        for skill, system in enumerate(systems):
+        grades = rng.integers(0, 3, 12)
+        qrels += [(f"q{q:02d}", f"d{d}", int(grades[d])) for d in range(12)]
+        for skill, system in enumerate(systems):  # later systems rank relevant documents higher
             for d in range(12):
                 noise = rng.integers(0, 16) / 8.0
-                run.append((system, f"q{q:02d}", f"d{d}", noise + skill * (d % 3 == 0) / 4.0))
+                run.append((system, f"q{q:02d}", f"d{d}", noise + skill * grades[d] / 2.0))
     return (pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]),
             pd.DataFrame(run, columns=["system", "query_id", "doc_id", "score"]))
 
