@@ -95,3 +95,31 @@ def test_query_table_from_a_csv_file(tmp_path):
     from_file = rankkit.evaluate(qrels, run, ["AP"], by="category", query_table=str(path))
     from_frame = rankkit.evaluate(qrels, run, ["AP"], by="category", query_table=_query_table(6))
     pd.testing.assert_frame_equal(from_file, from_frame)
+
+
+def test_slices_and_average_ties_in_the_duckdb_shell(tmp_path):
+    """The plain duckdb shell (1.5, from the duckdb-cli package) runs the new macros too."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from rankkit._sql import script
+
+    shell = Path(sys.executable).parent / "duckdb"
+    if not shell.exists():
+        shell = shutil.which("duckdb")
+    if not shell:
+        pytest.skip("no duckdb shell: pip install duckdb-cli")
+    (tmp_path / "rankkit.sql").write_text(script())
+    commands = f""".read {tmp_path / 'rankkit.sql'}
+.mode csv
+CREATE TABLE qrels AS SELECT * FROM (VALUES ('q','A',3),('q','B',2),('q','C',1),('q','D',0),('q','E',0)) t(query_id, doc_id, relevance);
+CREATE TABLE run AS SELECT * FROM (VALUES ('q','A',3.0),('q','B',2.0),('q','C',0.0),('q','D',0.0),('q','E',1.0)) t(query_id, doc_id, score);
+CREATE TABLE topics AS SELECT * FROM (VALUES ('q','long')) t(query_id, len);
+SELECT round(value, 5) AS v FROM rankkit.evaluate('qrels', 'run', ['nDCG(ideal=run)'], ties := 'average');
+SELECT slice, round(value, 5) AS v FROM rankkit.evaluate_by('qrels', 'run', ['nDCG(ideal=run)'], 'topics', 'len');
+"""
+    out = subprocess.run([str(shell), "-batch"], input=commands, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["v", "0.98084", "slice,v", "long,0.97624"]
