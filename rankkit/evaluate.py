@@ -72,6 +72,8 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     >>> rankkit.evaluate(qrels, run, ["RR", "P@2"])[["measure", "value"]].to_dict("records")
     [{'measure': 'RR', 'value': 0.5}, {'measure': 'P@2', 'value': 0.5}]
     """
+    if per_query and ci is not None:
+        raise RankkitError("ci is an interval over queries: it applies to the aggregate, not to per_query")
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=rel)
     qrels_name, qrels_checked = resolve(con, qrels, "qrels")

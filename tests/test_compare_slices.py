@@ -95,6 +95,12 @@ def test_query_table_from_a_csv_file(tmp_path):
     from_file = rankkit.evaluate(qrels, run, ["AP"], by="category", query_table=str(path))
     from_frame = rankkit.evaluate(qrels, run, ["AP"], by="category", query_table=_query_table(6))
     pd.testing.assert_frame_equal(from_file, from_frame)
+    # ids stay strings: "007" is not "7"
+    path.write_text("query_id,group\n007,a\n7,b\n")
+    qrels = pd.DataFrame({"query_id": ["007", "7"], "doc_id": ["x", "x"], "relevance": [1, 1]})
+    run = pd.DataFrame({"query_id": ["007", "7"], "doc_id": ["x", "y"], "score": [1.0, 1.0]})
+    result = rankkit.evaluate(qrels, run, ["P@1"], by="group", query_table=str(path))
+    assert result[["group", "value"]].values.tolist() == [["a", 1.0], ["b", 0.0]]
 
 
 def test_slices_and_average_ties_in_the_duckdb_shell(tmp_path):
