@@ -90,6 +90,8 @@ def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = N
     """
     stats.paired_test([0.0, 0.0], [0.0, 0.0], test, alpha=alpha)  # validates test and alpha early
     stats.correct([], correction)
+    if by in COLUMNS:
+        raise InputError(f"by: the attribute column cannot be called {by!r}; rename it in the query table")
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=rel)
     qrels_name, _ = resolve(con, qrels, "qrels")

@@ -22,7 +22,8 @@ _views = itertools.count(1)
 
 SPEC_TYPE = ("STRUCT(i INTEGER, measure VARCHAR, metric VARCHAR, k BIGINT, rel DOUBLE, gain VARCHAR, "
              "ideal VARCHAR, empty VARCHAR, max DOUBLE, agg VARCHAR)")
-RESERVED = ("measure", "system", "query_id", "value", "queries", "ci_low", "ci_high", "i", "agg", "slice")
+# result columns an attribute column (by=) must not shadow
+RESERVED = ("measure", "system", "query_id", "value", "queries", "ci_low", "ci_high")
 
 
 def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False, *,

@@ -85,10 +85,11 @@ tie_groups AS (
     WHERE ties = 'average'
     WINDOW tie AS (PARTITION BY system, query_id, CASE WHEN scores = 'float32' THEN score::FLOAT::DOUBLE ELSE score END)
 ),
--- running sums of 1 / log2(r + 1): the discounts of ranks a..b are cum(b) - cum(a - 1)
+-- running sums of 1 / log2(r + 1): the discounts of ranks a..b are cum(b) - cum(a - 1), as
+-- scikit-learn computes them (every query's ranks run 1..n, so the distinct ranks are 1..max n)
 discount_sums AS (
     SELECT r, sum(1.0E0 / rankkit.discount(r)) OVER (ORDER BY r ROWS UNBOUNDED PRECEDING) AS cum
-    FROM range(1, (SELECT coalesce(max(tie_first + tie_size), 1) FROM tie_groups)) AS t(r)
+    FROM (SELECT DISTINCT rank AS r FROM tie_groups)
 ),
 -- each judged document of a tie group, per spec: the last rank of its group within the cutoff
 tie_spans AS (

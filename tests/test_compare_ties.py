@@ -12,13 +12,13 @@ import rankkit
 from rankkit.errors import RankkitError
 
 
-def _tied_inputs(seed: int, queries: int = 40):
+def _tied_inputs(seed: int, queries: int = 40, docs: int = 12):
     """Runs whose scores take few values (many ties), grades 0..3, some retrieved docs unjudged."""
     rng = np.random.default_rng(seed)
     qrels, run = [], []
     for q in range(queries):
-        n = int(rng.integers(1, 12))
-        scores = rng.integers(0, 4, n) / 2.0
+        n = int(rng.integers(1, docs))
+        scores = rng.integers(0, max(4, n // 8), n) / 2.0
         grades = rng.integers(0, 4, n)
         judged = rng.random(n) < 0.8
         for d in range(n):
@@ -46,9 +46,10 @@ def _sklearn(qrels, run, k, gain):
     return out
 
 
-@pytest.mark.parametrize("seed,k,gain", [(1, None, "linear"), (2, 3, "linear"), (3, 5, "exp"), (4, 1, "linear")])
-def test_average_ties_equal_scikit_learn(seed, k, gain):
-    qrels, run = _tied_inputs(seed)
+@pytest.mark.parametrize("seed,k,gain,docs", [(1, None, "linear", 12), (2, 3, "linear", 12), (3, 5, "exp", 12),
+                                              (4, 1, "linear", 12), (5, 100, "linear", 300), (6, None, "exp", 300)])
+def test_average_ties_equal_scikit_learn(seed, k, gain, docs):
+    qrels, run = _tied_inputs(seed, queries=40 if docs < 100 else 10, docs=docs)
     cut = f"@{k}" if k else ""
     names = [f"DCG(gain={gain}){cut}", f"nDCG(gain={gain},ideal=run){cut}"]
     got = rankkit.evaluate(qrels, run, names, per_query=True, ties="average")
