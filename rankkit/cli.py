@@ -133,6 +133,9 @@ def _add_compare(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--seed", type=int, default=0, help="seed of the randomised tests and intervals (default 0)")
     sub.add_argument("-c", action="store_true", dest="complete",
                      help="every qrels query, those missing from a run scoring 0")
+    sub.add_argument("--ties", choices=("trec", "rank", "average"), default="trec",
+                     help="trec: score then doc_id descending (trec_eval); rank: the run's rank column; "
+                          "average: expected value over the orderings of equal scores (gain-based measures)")
     sub.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
 
 
@@ -152,7 +155,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     runs = {name: rankkit.read_run(path, con=con) for name, path in zip(names, args.runs)}
     result = compare(rankkit.read_qrels(args.qrels, con=con), runs, measures, baseline=baseline, test=args.test,
                      correction=args.correction, alpha=args.alpha, seed=args.seed, con=con,
-                     queries="qrels" if args.complete else "both")
+                     ties=args.ties, queries="qrels" if args.complete else "both")
     sys.stdout.write(format_comparison(result, args.digits))
     return 0
 

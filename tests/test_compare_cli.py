@@ -49,3 +49,11 @@ def test_compare_bad_usage_exits_2_with_one_line(tmp_path, capsys):
     assert len(err) == 1 and "baseline 'nope.run' is not one of the systems" in err[0]
     assert main(["compare", qrels, runs[0], "-m", "AP"]) == 2
     assert "two or more run files" in capsys.readouterr().err
+
+
+def test_compare_with_average_ties(tmp_path, capsys):
+    qrels, runs = _files(tmp_path, queries=10)
+    assert main(["compare", qrels, *runs, "-m", "nDCG@5", "--ties", "average", "--baseline", "a.run"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 6
+    assert main(["compare", qrels, *runs, "-m", "AP", "--ties", "average"]) == 2
+    assert "ties=average applies to the gain-based measures" in capsys.readouterr().err

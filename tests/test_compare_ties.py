@@ -100,3 +100,13 @@ def test_average_ties_in_the_sql_table_macros(con):
     con.execute("CREATE TABLE run AS SELECT * FROM (VALUES ('q','A',3.0),('q','B',2.0),('q','C',0.0),('q','D',0.0),('q','E',1.0)) t(query_id, doc_id, score)")
     value = con.execute("SELECT value FROM rankkit.ndcg('qrels', 'run', ideal := 'run', ties := 'average')").fetchone()[0]
     assert round(value, 5) == 0.98084
+
+
+def test_average_ties_group_float32_scores_when_asked():
+    # scores equal at 32-bit precision tie under scores="float32", as pytrec_eval reads them
+    qrels = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": [0, 1]})
+    run = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [1.0 + 1e-12, 1.0]})
+    double = rankkit.evaluate(qrels, run, ["DCG"], ties="average")["value"][0]
+    single = rankkit.evaluate(qrels, run, ["DCG"], ties="average", scores="float32")["value"][0]
+    assert double == pytest.approx(1 / np.log2(3), abs=1e-15)
+    assert single == pytest.approx((1 + 1 / np.log2(3)) / 2, abs=1e-15)
