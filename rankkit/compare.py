@@ -80,11 +80,12 @@ def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = N
 
     Examples
     --------
-    >>> import pandas as pd, rankkit
+    >>> import pandas as pd
+    >>> from rankkit.compare import compare
     >>> qrels = pd.DataFrame({"query_id": ["1", "2", "3"], "doc_id": ["a", "a", "a"], "relevance": [1, 1, 1]})
     >>> run = pd.DataFrame({"system": ["x"] * 6 + ["y"] * 6, "query_id": ["1", "1", "2", "2", "3", "3"] * 2,
     ...                     "doc_id": ["a", "b"] * 6, "score": [2.0, 1.0] * 3 + [1.0, 2.0] * 3})
-    >>> result = rankkit.compare(qrels, run, "RR", baseline="y")
+    >>> result = compare(qrels, run, "RR", baseline="y")
     >>> result[["system", "baseline", "mean", "baseline_mean", "diff", "wins", "losses"]].to_dict("records")
     [{'system': 'x', 'baseline': 'y', 'mean': 1.0, 'baseline_mean': 0.5, 'diff': 0.5, 'wins': 3, 'losses': 0}]
     """
