@@ -1,9 +1,35 @@
 """rankkit: ranking quality measured where the data lives, as DuckDB SQL macros."""
 
-from rankkit._sql import connect
-from rankkit.compare import compare
+import importlib
+import sys
+import types
+
 from rankkit.errors import InputError, MeasureError, RankkitError
-from rankkit.evaluate import evaluate
-from rankkit.io import read_qrels, read_run
 
 __all__ = ["connect", "evaluate", "compare", "read_qrels", "read_run", "RankkitError", "InputError", "MeasureError"]
+
+# The public functions load on first use, so `import rankkit` (and the command line) does not pay
+# for pandas, scipy or DuckDB before they are needed.
+_PUBLIC = {"connect": "rankkit._sql", "evaluate": "rankkit.evaluate", "compare": "rankkit.compare",
+           "read_qrels": "rankkit.io", "read_run": "rankkit.io"}
+
+
+class _Package(types.ModuleType):
+    def __getattr__(self, name: str):
+        if name not in _PUBLIC:
+            raise AttributeError(f"module 'rankkit' has no attribute {name!r}")
+        value = getattr(importlib.import_module(_PUBLIC[name]), name)
+        super().__setattr__(name, value)
+        return value
+
+    def __setattr__(self, name: str, value) -> None:
+        # importing the submodule rankkit.evaluate must not hide the function rankkit.evaluate
+        if name in _PUBLIC and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(_PUBLIC))
+
+
+sys.modules[__name__].__class__ = _Package
