@@ -212,7 +212,7 @@ def xl(env: dict, log) -> str:
     log("  XL rankkit parquet, memory_limit=2GB")
     env = dict(env, RANKKIT_BENCH_MEMORY_LIMIT="2GB", RANKKIT_BENCH_TEMP=str(DATA / "tmp"))
     result, wall, rss, err = spawn(["rankkit", str(data), "parquet"], env)
-    rows = duckdb.sql(f"SELECT count(*) FROM '{data}/run.parquet'").fetchone()[0]
+    rows = duckdb.execute(f"SELECT count(*) FROM '{data}/run.parquet'").fetchone()[0]
     if result is None:
         return f"### XL: {rows:,} run rows, memory_limit=2GB\n\nFailed after {wall:.0f} s: {err}\n"
     values = ", ".join(f"{k} {v:.4f}" for k, v in result["values"].items())
