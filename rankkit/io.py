@@ -113,13 +113,19 @@ def _load_trec(con: duckdb.DuckDBPyConnection, path: Path, kind: str) -> str:
     delim = "\\t" if "\t" in _first_line(path) else " "
     try:
         con.execute(
-            f"CREATE TEMP TABLE {name} AS SELECT * FROM read_csv({_quote(str(path))}, delim = E'{delim}', "
+            f"CREATE TEMP TABLE {name} AS SELECT {_kept(kind)} FROM read_csv({_quote(str(path))}, delim = E'{delim}', "
             f"header = false, quote = '', escape = '', auto_detect = false, columns = {_columns(kind)})"
         )
     except duckdb.Error:
         _load_trec_lines(con, path, kind, name)
     _check_values(con, name, path, kind)
     return name
+
+
+def _kept(kind: str) -> str:
+    """The fields rankkit uses: the fixed Q0 and iteration columns are parsed but never stored."""
+    fields = QRELS_FIELDS if kind == "qrels" else RUN_FIELDS
+    return ", ".join(f for f in fields if f not in ("q0", "iteration"))
 
 
 def _load_trec_lines(con: duckdb.DuckDBPyConnection, path: Path, kind: str, name: str) -> None:
