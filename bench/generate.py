@@ -5,13 +5,13 @@ comes from integer mixing of (query, document) numbers, so the same command writ
 
 Scores are multiples of 1/16 below 128, exact in float32, so pytrec_eval (which reads scores as
 32-bit floats) ranks exactly as trec_eval does. Documents nobody judged tie with each other often
-(about a third of them share a score with another); a judged document's score is unique within its
-query. So the run has ties, yet every tie rule gives the same numbers: tied documents are all
+(in A, 63% of the run rows share their score with another row of the query; in B, 49%); a judged
+document's score is unique within its query. So the run has ties, yet every tie rule gives the same numbers: tied documents are all
 unjudged and only swap places among themselves. That is what lets the benchmark require equal
 values from every library.
 
     python bench/generate.py            # A, B and the ladder
-    python bench/generate.py xl         # the 100M-row Parquet run (about 1.5 GB)
+    python bench/generate.py XL         # the 100M-row Parquet run (about 1 GB, 4 minutes)
 """
 
 from __future__ import annotations
