@@ -52,5 +52,5 @@ def connect(database: str | duckdb.DuckDBPyConnection = ":memory:", *, memory_li
 def _loaded(con: duckdb.DuckDBPyConnection) -> bool:
     found = con.execute(
         "SELECT count(*) FROM duckdb_functions() WHERE database_name = 'rankkit' AND function_name = 'per_query'"
-    ).fetchone()
-    return bool(found and found[0])
+    ).fetchall()  # fetchall, not fetchone: an unfinished result blocks register() on DuckDB 2
+    return bool(found and found[0][0])

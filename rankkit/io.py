@@ -125,12 +125,9 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
     """
     if duplicates not in DUPLICATES + ("keep",):
         raise InputError(f"duplicates must be error or first, got {duplicates!r}")
-    if isinstance(source, duckdb.DuckDBPyRelation) and source.alias in _sources and not columns and system is None:
-        known = _sources[source.alias]
-        if known.kind == kind:
-            return known
-    if isinstance(source, str) and source in _sources and _sources[source].kind == kind:
-        return _sources[source]
+    known = _known(con, source, kind)
+    if known is not None and not columns and system is None and duplicates != "keep":
+        return known
     raw, label, text = _raw(con, source, kind, format, label)
     if text is not None and text[0] == "trec":
         if columns:
@@ -151,6 +148,15 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
     return loaded
 
 
+def _known(con, source, kind: str) -> Source | None:
+    """A source rankkit read and checked already on this connection (a read_qrels/read_run result)."""
+    name = source.alias if isinstance(source, duckdb.DuckDBPyRelation) else source if isinstance(source, str) else None
+    known = _sources.get(name) if name else None
+    if known is None or known.kind != kind or not _is_table(con, known.table):
+        return None
+    return known
+
+
 # ---- where the rows come from -----------------------------------------------------------------
 
 def _raw(con, source, kind: str, format: str | None, label: str | None):
@@ -165,6 +171,8 @@ def _raw(con, source, kind: str, format: str | None, label: str | None):
             source.create_view(name, replace=True)
         except duckdb.Error as error:
             raise InputError(f"the {kind} relation cannot be read ({_first_message(error)})") from None
+        if not _is_table(con, name):
+            raise InputError(f"the {kind} relation belongs to another DuckDB connection; pass con= the one it came from")
         return name, label or f"the {kind} relation", None
     if isinstance(source, str) and _is_table(con, source):
         return _ident(source), label or f"table {source}", None
