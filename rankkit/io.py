@@ -121,6 +121,8 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
          integer_grades: bool = False, label: str | None = None) -> Source:
     """Read ``source`` into a checked temp table or view with rankkit's columns.
 
+    TREC text has fixed columns: ``columns`` applies to headed and typed sources only.
+
     ``duplicates="keep"`` (for ``rankkit check``) counts duplicates without raising.
     """
     if duplicates not in DUPLICATES + ("keep",):
@@ -130,8 +132,6 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
         return known
     raw, label, text = _raw(con, source, kind, format, label)
     if text is not None and text[0] == "trec":
-        if columns:
-            raise InputError(f"{label}: TREC text has fixed columns; columns= applies to tables, CSV and Parquet")
         table = _load_trec(con, text[1], kind)
         select = _trec_select(kind, system, integer_grades)
         found: dict[str, str] = {}
@@ -206,7 +206,8 @@ def _file_format(source, format: str | None, kind: str) -> tuple[str, str]:
             raise InputError(f"{text}: is a folder without .parquet files; give a file, a glob or a Parquet folder")
         return "parquet", str(path / "**" / "*.parquet")
     if not path.exists():
-        raise InputError(f"{text}: no such file")
+        hint = ", and no table or view of that name" if re.fullmatch(r"[A-Za-z_][\w.]*", text) else ""
+        raise InputError(f"{text}: no such file{hint}")
     if format:
         return format, text
     suffix = _suffix(text)
