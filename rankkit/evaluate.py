@@ -177,13 +177,12 @@ def compare_inputs(con: duckdb.DuckDBPyConnection, qrels: Source, run: Source, s
     """Check a run against its qrels before evaluating: no query in common is an error; queries on
     one side only, fractional grades and grades above ERR's scale are warnings. Returns the counts."""
     found = con.execute(
-        f"WITH r AS (SELECT DISTINCT query_id FROM {run.queries}), q AS (SELECT query_id FROM {qrels.queries}), "
-        f"r_only AS (FROM r ANTI JOIN q USING (query_id)), q_only AS (FROM q ANTI JOIN r USING (query_id)) "
-        f"SELECT (SELECT count(*) FROM r), (SELECT count(*) FROM q), (SELECT count(*) FROM r SEMI JOIN q USING (query_id)), "
-        f"(SELECT count(*) FROM r_only), (SELECT list(query_id ORDER BY query_id)[:3] FROM r_only), "
-        f"(SELECT count(*) FROM q_only), (SELECT list(query_id ORDER BY query_id)[:3] FROM q_only), "
-        f"(SELECT list(query_id ORDER BY query_id)[:3] FROM r), (SELECT list(query_id ORDER BY query_id)[:3] FROM q), "
-        f"(SELECT sum(no_rank) FROM {run.queries})"
+        f"SELECT count(r.query_id), count(q.query_id), count(r.query_id) FILTER (WHERE q.query_id IS NOT NULL), "
+        f"count(r.query_id) FILTER (WHERE q.query_id IS NULL), min(r.query_id, 3) FILTER (WHERE q.query_id IS NULL), "
+        f"count(q.query_id) FILTER (WHERE r.query_id IS NULL), min(q.query_id, 3) FILTER (WHERE r.query_id IS NULL), "
+        f"min(r.query_id, 3), min(q.query_id, 3), (SELECT sum(no_rank) FROM {run.queries}) "
+        f"FROM (SELECT DISTINCT query_id FROM {run.queries}) r FULL JOIN (SELECT query_id FROM {qrels.queries}) q "
+        f"ON r.query_id = q.query_id"
     ).fetchall()[0]
     counts = dict(zip(("run_queries", "qrels_queries", "common", "run_only", "run_only_examples",
                        "qrels_only", "qrels_only_examples", "run_examples", "qrels_examples", "no_rank"), found))
