@@ -117,7 +117,7 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
 def _add_inputs(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--column", action="append", dest="columns", metavar="YOURS=OURS", default=[],
                      help="map a column of CSV/Parquet input to rankkit's (query_id, doc_id, relevance, score, "
-                          "system, rank), e.g. --column clicks=relevance; repeatable")
+                          "system, rank), e.g. --column clicks=relevance, or ignore one: --column title=; repeatable")
     sub.add_argument("--memory-limit", metavar="SIZE", help="DuckDB memory limit, e.g. 2GB: larger work spills to disk")
     sub.add_argument("--temp-directory", metavar="DIR", help="where DuckDB spills (default: DuckDB's own)")
     sub.add_argument("--threads", type=positive_int, metavar="N", help="DuckDB threads (default: all cores)")
@@ -133,9 +133,9 @@ def _columns(args: argparse.Namespace) -> dict[str, str]:
     mapping = {}
     for item in args.columns:
         theirs, sep, ours = item.partition("=")
-        if not sep or not theirs.strip() or not ours.strip():
-            raise UsageError(f"--column expects YOURS=OURS such as clicks=relevance, got '{item}'")
-        mapping[theirs.strip()] = ours.strip()
+        if not sep or not theirs.strip():
+            raise UsageError(f"--column expects YOURS=OURS such as clicks=relevance (or title= to ignore), got '{item}'")
+        mapping[theirs.strip()] = ours.strip() or None
     return mapping
 
 

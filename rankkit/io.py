@@ -51,6 +51,8 @@ REQUIRED = {"qrels": ("query_id", "doc_id", "relevance"), "run": ("query_id", "d
 OPTIONAL = {"qrels": (), "run": ("system", "rank")}
 NUMBER = {"qrels": "relevance", "run": "score"}
 DUPLICATES = ("error", "first")
+# Columns nobody means as data: TREC's unused field, pandas' saved index.
+_IGNORABLE = re.compile(r"iter|iteration|q0|__index_level_\d+__", re.I)
 _ID_TYPES = re.compile(r"VARCHAR|(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)|UUID", re.I)
 _NUMBER_TYPES = re.compile(r"VARCHAR|BOOLEAN|(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)|FLOAT|DOUBLE|REAL|DECIMAL.*", re.I)
 
@@ -273,23 +275,30 @@ def _describe(con, raw: str, label: str) -> list[tuple[str, str]]:
         raise InputError(f"{label}: cannot be read ({_first_message(error)})") from None
 
 
-def _match_columns(names: list[tuple[str, str]], kind: str, columns: Mapping[str, str], label: str) -> dict[str, str]:
-    """rankkit's column -> the source's column, from the caller's mapping or the common names."""
+def _match_columns(names: list[tuple[str, str]], kind: str, columns: Mapping[str, str | None],
+                   label: str) -> dict[str, str]:
+    """rankkit's column -> the source's column, from the caller's mapping or the common names.
+
+    Every column must be used, or ignored on purpose (``columns={"title": None}``): a column rankkit
+    does not know may be one the caller meant it to read (a misspelt ``sytem`` would otherwise
+    merge every system into one).
+    """
     by_lower = {name.lower(): name for name, _ in names}
+    fields = REQUIRED[kind] + OPTIONAL[kind]
     found: dict[str, str] = {}
+    ignored = {theirs.lower() for theirs, ours in columns.items() if ours is None}
     for theirs, ours in columns.items():
-        if ours not in ALIASES:
-            raise InputError(f"columns: {theirs!r} maps to {ours!r}, expected one of {', '.join(ALIASES)}")
-        if theirs.lower() in by_lower:
+        if ours is not None and ours not in ALIASES:
+            raise InputError(f"columns: {theirs!r} maps to {ours!r}, expected one of {', '.join(ALIASES)} or None")
+        if ours in fields and theirs.lower() in by_lower:
             found[ours] = by_lower[theirs.lower()]
-        elif ours in REQUIRED[kind] and ours not in found:
-            raise InputError(f"{label}: no column '{theirs}' (mapped to {ours}); columns are {_listing(names)}")
-    taken = {v.lower() for v in found.values()}
-    for ours in REQUIRED[kind] + OPTIONAL[kind]:
+    taken = {v.lower() for v in found.values()} | ignored
+    for ours in fields:
         if ours in found:
             continue
         if ours in by_lower and ours not in taken:
             found[ours] = by_lower[ours]
+            taken.add(ours)
             continue
         candidates = [by_lower[a] for a in ALIASES[ours] if a in by_lower and a not in taken]
         if len(candidates) > 1:
@@ -301,10 +310,19 @@ def _match_columns(names: list[tuple[str, str]], kind: str, columns: Mapping[str
             found[ours] = candidates[0]
             taken.add(candidates[0].lower())
         elif ours in REQUIRED[kind]:
+            mapped = [t for t, o in columns.items() if o == ours]
+            said = f"; no column {', '.join(repr(t) for t in mapped)} as mapped" if mapped else ""
             raise InputError(
-                f"{label}: missing column {ours} (also recognised: {', '.join(ALIASES[ours][1:])}); "
+                f"{label}: missing column {ours} (also recognised: {', '.join(ALIASES[ours][1:])}){said}; "
                 f"columns are {_listing(names)}; map one with columns={{'yours': {ours!r}}}"
             )
+    extra = [name for name, _ in names if name.lower() not in taken and not _IGNORABLE.fullmatch(name)]
+    if extra:
+        raise InputError(
+            f"{label}: extra column{'s' if len(extra) > 1 else ''} {', '.join(extra)}: rankkit reads "
+            f"{', '.join(fields)}; drop {'them' if len(extra) > 1 else 'it'}, or map it (columns={{{extra[0]!r}: None}} "
+            f"ignores it, columns={{{extra[0]!r}: {fields[-1]!r}}} reads it as the {fields[-1]})"
+        )
     return found
 
 
@@ -493,6 +511,18 @@ def _load_trec(con: duckdb.DuckDBPyConnection, path: Path, kind: str) -> str:
             f"strict_mode = true)"
         )
     except duckdb.Error:
+        _load_trec_lines(con, path, kind, name)
+        return name
+    # Two separators in a row read as an empty field, and a tab file may hold spaces in a field,
+    # where splitting on runs of whitespace (trec_eval's reading) sees other fields: such a file
+    # takes the tolerant path, which also says which line is wrong.
+    fields = QRELS_FIELDS if kind == "qrels" else RUN_FIELDS
+    other = "' '" if delim == "\\t" else "E'\\t'"
+    text = [f for f in fields if f != NUMBER[kind]]
+    odd = " OR ".join([f"{f} IS NULL" for f in fields]
+                      + [f"contains({f}, {other}) OR contains({f}, E'\\r')" for f in text])
+    if con.execute(f"SELECT count(*) FROM {name} WHERE {odd}").fetchall()[0][0]:
+        con.execute(f"DROP TABLE {name}")
         _load_trec_lines(con, path, kind, name)
     return name
 

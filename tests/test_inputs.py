@@ -122,7 +122,7 @@ def test_column_mapping_and_a_click_column_as_the_grade(data):
     same(data, qrels, run, columns=mapping)
     clicks = data["qrels"].rename(columns={"relevance": "clicks"}).assign(purchases=0)
     con = rankkit.connect()
-    relation = rankkit.read_qrels(clicks, relevance="clicks", con=con)
+    relation = rankkit.read_qrels(clicks, relevance="clicks", columns={"purchases": None}, con=con)
     same(data, relation, data["run"], con=con)
 
 

@@ -81,6 +81,20 @@ def test_csv_missing_column_lists_what_it_found(tmp_path):
     fails(q, r, f"{r}: missing column score", "sim", "columns are qid (VARCHAR), docno (VARCHAR), rank (VARCHAR)")
 
 
+def test_csv_extra_column_is_refused_unless_ignored(tmp_path):
+    q, r = files(tmp_path, run="qid,docno,score,sytem\nq1,a,1,s\n", run_name="r.csv")
+    fails(q, r, f"{r}: extra column sytem", "rankkit reads query_id, doc_id, score, system, rank",
+          "columns={'sytem': None} ignores it")
+    got = rankkit.evaluate(q, r, ["P@1"], columns={"sytem": None})
+    assert got["value"].tolist() == [1.0]
+
+
+def test_frame_with_a_column_for_nothing(tmp_path):
+    qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1], "query": ["cheap flights"]})
+    run = pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "score": [1.0]})
+    fails(qrels, run, "the qrels DataFrame: extra column query")
+
+
 def test_csv_row_with_an_extra_field(tmp_path):
     q, r = files(tmp_path, run="qid,docno,score\nq1,a,1\nq1,b,2,3\n", run_name="r.csv")
     fails(q, r, f"{r}:3:", "expected 3 fields as in the header, found 4")
