@@ -207,3 +207,37 @@ def test_check_prints_the_diagnosis_without_evaluating(tmp_path, capsys):
     assert "qrels 1" in captured.out and "2 documents share a score" in captured.out
     assert "judged@10\t0.6667" in captured.out
     assert "warning:" in captured.err and "q3" in captured.err
+
+
+def test_sql_macros_recognise_common_column_names(data):
+    """SQL users get the same recognition: rankkit.run_rows / qrels_rows read qid, docno, rel, sim, tag."""
+    con = rankkit.connect()
+    con.register("q_frame", data["qrels"].rename(columns={"query_id": "topic", "doc_id": "docno", "relevance": "rel"}))
+    con.register("r_frame", data["run"].rename(columns={"query_id": "qid", "doc_id": "docid", "score": "sim",
+                                                        "system": "tag"}))
+    con.execute("CREATE TABLE judgments AS FROM q_frame")
+    con.execute("CREATE TABLE results AS FROM r_frame")
+    got = con.execute("SELECT measure, query_id, value FROM rankkit.evaluate_queries('judgments', 'results', ?)",
+                      [MEASURES]).df()
+    pd.testing.assert_frame_equal(got, data["expected"], check_exact=False, rtol=1e-12)
+
+
+def test_duckdb_shell_reads_common_column_names(tmp_path):
+    """The duckdb 1.5 shell, fed `rankkit macros`, evaluates a table with other column names."""
+    import shutil
+    import subprocess
+    import sys
+
+    shell = shutil.which("duckdb") or str(Path(sys.executable).parent / "duckdb")
+    if not Path(shell).exists():
+        pytest.skip("the duckdb shell (duckdb-cli package) is not installed")
+    from rankkit._sql import script
+
+    (tmp_path / "rankkit.sql").write_text(script())
+    commands = (f".read {tmp_path / 'rankkit.sql'}\n"
+                "CREATE TABLE j AS SELECT * FROM (VALUES ('1', 'a', 1), ('1', 'b', 0), ('2', 'c', 2)) t(topic, docno, rel);\n"
+                "CREATE TABLE r AS SELECT * FROM (VALUES (1, 'a', 2.0, 'bm'), (1, 'b', 3.0, 'bm'), (2, 'c', 1.0, 'bm')) "
+                "t(qid, docid, sim, tag);\n"
+                "SELECT measure, system, value FROM rankkit.evaluate('j', 'r', ['RR', 'NumRet']);\n")
+    out = subprocess.run([shell, "-csv"], input=commands, capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["measure,system,value", "RR,bm,0.75", "NumRet,bm,3.0"], out.stderr

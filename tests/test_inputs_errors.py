@@ -12,6 +12,8 @@ import rankkit
 from rankkit import InputError, RankkitWarning
 from rankkit.cli import main
 
+pytestmark = pytest.mark.filterwarnings("ignore::rankkit.RankkitWarning")
+
 QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n"
 RUN = "q1 Q0 a 1 2.0 s\nq1 Q0 b 2 1.0 s\nq2 Q0 c 1 1.0 s\n"
 
