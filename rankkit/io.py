@@ -29,6 +29,7 @@ import pandas as pd
 
 from rankkit._sql import connect
 from rankkit.errors import InputError
+from rankkit.progress import Progress
 
 __all__ = ["read_qrels", "read_run", "default_connection", "load", "Source", "ALIASES"]
 
@@ -99,8 +100,9 @@ def read_qrels(source, *, con: duckdb.DuckDBPyConnection | None = None, columns:
     mapping = dict(columns or {})
     if relevance is not None:
         mapping[relevance] = "relevance"
-    loaded = load(con, source, "qrels", columns=mapping, duplicates=duplicates, format=format,
-                  integer_grades=integer_grades)
+    with Progress(con, "reading qrels"):
+        loaded = load(con, source, "qrels", columns=mapping, duplicates=duplicates, format=format,
+                      integer_grades=integer_grades)
     return con.table(loaded.table)
 
 
@@ -114,7 +116,8 @@ def read_run(source, *, con: duckdb.DuckDBPyConnection | None = None, columns: M
     run's tag are ignored, as trec_eval ignores them.
     """
     con = connect(con) if con is not None else default_connection()
-    loaded = load(con, source, "run", columns=columns, duplicates=duplicates, format=format, system=system)
+    with Progress(con, "reading run"):
+        loaded = load(con, source, "run", columns=columns, duplicates=duplicates, format=format, system=system)
     return con.table(loaded.table)
 
 
@@ -152,11 +155,25 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
 
 def _known(con, source, kind: str) -> Source | None:
     """A source rankkit read and checked already on this connection (a read_qrels/read_run result)."""
-    name = source.alias if isinstance(source, duckdb.DuckDBPyRelation) else source if isinstance(source, str) else None
+    if isinstance(source, duckdb.DuckDBPyRelation):
+        # Only a plain scan of the table is that source: a union or filter keeps the left alias.
+        name = source.alias if _plain_scan(source) else None
+    else:
+        name = source if isinstance(source, str) else None
     known = _sources.get(name) if name else None
     if known is None or known.kind != kind or not _is_table(con, known.table):
         return None
     return known
+
+
+def _plain_scan(relation: duckdb.DuckDBPyRelation) -> bool:
+    if str(getattr(relation, "type", "")) in ("TABLE_RELATION", "VIEW_RELATION"):
+        return True
+    try:
+        text = " ".join(relation.sql_query().split()).lower()
+    except (duckdb.Error, AttributeError):
+        return False
+    return text in (f'select * from "{relation.alias}"'.lower(), f"select * from {relation.alias}".lower())
 
 
 # ---- where the rows come from -----------------------------------------------------------------
@@ -254,7 +271,7 @@ def _csv_reader(path, fmt: str, label: str) -> str:
             raise InputError(f"{label}:1: the header names column '{name}' twice")
         seen.add(name.lower())
     types = "{" + ", ".join(f"{_quote(n)}: 'VARCHAR'" for n in names) + "}"
-    compression = ", compression = 'gzip'" if _magic(first, 2) == b"\x1f\x8b" else ""
+    compression = _compression(first)
     return (f"read_csv({_quote(str(path))}, header = true, auto_detect = false, delim = E'{delim}', quote = '\"', "
             f"escape = '\"', columns = {types}, strict_mode = true{compression})")
 
@@ -464,7 +481,7 @@ def _raise_bad_row(con, loaded: Source, text) -> None:
         f"SELECT rankkit_row, {problem} FROM (SELECT row_number() OVER () AS rankkit_row, "
         f"{original} AS rankkit_original, {loaded.select} FROM {loaded.raw}) WHERE {bad} ORDER BY rankkit_row LIMIT 1"
     ).fetchall()[0]
-    if text is not None:
+    if text is not None and not _is_glob(str(text[1])):
         where = f"{loaded.label}:{_line_of(Path(text[1]), found[0], header=True)}"
     else:
         where = f"{loaded.label}: row {found[0]}"
@@ -479,7 +496,7 @@ def _raise_duplicate(con, loaded: Source, text) -> None:
     ).fetchall()[0]
     query_id, doc_id, rows = found[-3], found[-2], found[-1]
     system = f" in system {found[0]}" if loaded.kind == "run" and found[0] is not None else ""
-    if text is not None and text[0] in ("trec", "csv", "tsv"):
+    if text is not None and text[0] in ("trec", "csv", "tsv") and not _is_glob(str(text[1])):
         lines = [_line_of(Path(text[1]), r, header=text[0] != "trec") for r in rows]
         place = f"{loaded.label}:{lines[1]}"
         seen = f"lines {lines[0]} and {lines[1]}"
@@ -508,7 +525,7 @@ def _load_trec(con: duckdb.DuckDBPyConnection, path: Path, kind: str) -> str:
         con.execute(
             f"CREATE TEMP TABLE {name} AS SELECT * FROM read_csv({_quote(str(path))}, delim = E'{delim}', "
             f"header = false, quote = '', escape = '', auto_detect = false, columns = {_columns(kind)}, "
-            f"strict_mode = true)"
+            f"strict_mode = true{_compression(path)})"
         )
     except duckdb.Error:
         _load_trec_lines(con, path, kind, name)
@@ -550,7 +567,7 @@ def _load_trec_lines(con: duckdb.DuckDBPyConnection, path: Path, kind: str, name
     lines = (
         f"SELECT regexp_split_to_array(trim(line, E' \\t\\r'), E'[ \\t]+') AS f "
         f"FROM read_csv({_quote(str(path))}, columns = {{'line': 'VARCHAR'}}, delim = E'\\x01', header = false, "
-        f"quote = '', escape = '', auto_detect = false, strict_mode = false) "
+        f"quote = '', escape = '', auto_detect = false, strict_mode = false{_compression(path)}) "
         f"WHERE trim(line, E' \\t\\r') <> '' AND NOT starts_with(ltrim(line, E' \\t'), '#')"
     )
     try:
@@ -614,6 +631,11 @@ def _open_text(path: Path):
     if _magic(path, 2) == b"\x1f\x8b":
         return gzip.open(path, "rt", encoding="utf-8", errors="replace")
     return open(path, encoding="utf-8", errors="replace")
+
+
+def _compression(path: Path) -> str:
+    """gzip is told to DuckDB from the file's first bytes: its own guess goes by the name."""
+    return ", compression = 'gzip'" if _magic(path, 2) == b"\x1f\x8b" else ""
 
 
 def _magic(path: Path, size: int) -> bytes:

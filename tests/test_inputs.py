@@ -241,3 +241,11 @@ def test_duckdb_shell_reads_common_column_names(tmp_path):
                 "SELECT measure, system, value FROM rankkit.evaluate('j', 'r', ['RR', 'NumRet']);\n")
     out = subprocess.run([shell, "-csv"], input=commands, capture_output=True, text=True, timeout=60)
     assert out.stdout.split() == ["measure,system,value", "RR,bm,0.75", "NumRet,bm,3.0"], out.stderr
+
+
+def test_a_union_of_read_runs_is_read_again_not_mistaken_for_its_left_side(data):
+    con = rankkit.connect()
+    first = rankkit.read_run(data["run"], con=con, system="a")
+    second = rankkit.read_run(data["run"], con=con, system="b")
+    got = rankkit.evaluate(data["qrels"], first.union(second), ["AP"], con=con)
+    assert got["system"].tolist() == ["a", "b"]
