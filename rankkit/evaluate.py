@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 import duckdb
+import numpy as np
 import pandas as pd
 
 from rankkit._sql import connect
@@ -16,11 +17,16 @@ from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarnin
 from rankkit.io import Source, default_connection, load
 from rankkit.progress import Progress
 
-__all__ = ["evaluate", "measure_specs", "resolve", "load_runs", "compare_inputs"]
+__all__ = ["evaluate", "measure_specs", "resolve", "run_query", "slice_source", "macro_query", "load_runs",
+           "compare_inputs"]
 
 _views = itertools.count(1)
+
+
 SPEC_TYPE = ("STRUCT(i INTEGER, measure VARCHAR, metric VARCHAR, k BIGINT, rel DOUBLE, gain VARCHAR, "
-             "ideal VARCHAR, empty VARCHAR, max DOUBLE, agg VARCHAR)[]")
+             "ideal VARCHAR, empty VARCHAR, max DOUBLE, agg VARCHAR)")
+# result columns an attribute column (by=) must not shadow
+RESERVED = ("measure", "system", "query_id", "value", "queries", "ci_low", "ci_high")
 OUTPUT_FORMATS = {".parquet": "(FORMAT parquet)", ".csv": "(FORMAT csv, HEADER true)",
                   ".tsv": "(FORMAT csv, HEADER true, DELIMITER '\t')", ".json": "(FORMAT json, ARRAY true)",
                   ".jsonl": "(FORMAT json)", ".ndjson": "(FORMAT json)"}
@@ -29,8 +35,10 @@ OUTPUT_FORMATS = {".parquet": "(FORMAT parquet)", ".csv": "(FORMAT csv, HEADER t
 def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
              con: duckdb.DuckDBPyConnection | None = None, rel: float = 1, ties: str = "trec",
              scores: str = "double", depth: int | None = None, queries: str = "both",
-             columns: Mapping[str, str] | None = None, duplicates: str = "error",
-             output: str | Path | None = None, progress: bool | None = None) -> pd.DataFrame | Path:
+             by: str | None = None, query_table=None, ci: float | None = None, seed: int | None = 0,
+             resamples: int = 10000, columns: Mapping[str, str | None] | None = None,
+             duplicates: str = "error", output: str | Path | None = None,
+             progress: bool | None = None) -> pd.DataFrame | Path:
     """Evaluate a run (or several systems in one run table, or a list or dict of runs) against qrels.
 
     Parameters
@@ -48,8 +56,19 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         One row per query instead of the aggregate.
     rel, ties, scores, depth, queries:
         The relevance level for measures that do not set their own (trec_eval ``-l``), the tie
-        rule (``trec`` or ``rank``), score precision (``double`` or ``float32``), documents kept
-        per query (trec_eval ``-M``), and the query set (``both`` or ``qrels``, trec_eval ``-c``).
+        rule (``trec``, ``rank``, or ``average``: the expected value over the orderings of tied
+        scores, for CG, DCG, IDCG and nDCG), score precision (``double`` or ``float32``),
+        documents kept per query (trec_eval ``-M``), and the query set (``both`` or ``qrels``,
+        trec_eval ``-c``).
+    by, query_table:
+        Slices: ``query_table`` (a path to CSV/TSV/Parquet, a DataFrame, a relation or a table
+        name) has a ``query_id`` column and attribute columns; the aggregate is computed (in SQL)
+        per value of the attribute named ``by``, in a column of that name. Queries missing from
+        the query table, or with no value, form the slice NaN.
+    ci, seed, resamples:
+        With ``ci=0.95``, add ``ci_low, ci_high`` to the aggregate: a percentile bootstrap
+        interval over queries, ``resamples`` draws from ``numpy.random.default_rng(seed)``.
+
     columns:
         Your column names to rankkit's, as pandas' ``rename``: ``{"clicks": "relevance",
         "qid": "query_id"}``; applied to the qrels and the run wherever such a column exists.
@@ -65,8 +84,9 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     Returns
     -------
     pandas.DataFrame or pathlib.Path
-        Aggregate: ``measure, [system,] value, queries``; per query: ``measure, [system,]
-        query_id, value``. ``system`` is there when the run holds more than one system.
+        Aggregate: ``measure, [system,] [by,] value, queries [, ci_low, ci_high]``; per query:
+        ``measure, [system,] [by,] query_id, value``. ``system`` is there when the run holds
+        more than one system.
 
     Checks run first: a bad row or duplicate raises :class:`InputError` naming the place; queries
     judged but not retrieved (or retrieved but not judged) and fractional grades give a
@@ -81,42 +101,106 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     >>> rankkit.evaluate(qrels, run, ["RR", "P@2"])[["measure", "value"]].to_dict("records")
     [{'measure': 'RR', 'value': 0.5}, {'measure': 'P@2', 'value': 0.5}]
     """
+    if per_query and ci is not None:
+        raise RankkitError("ci is an interval over queries: it applies to the aggregate, not to per_query")
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=rel)
     with Progress(con, "reading", enabled=progress):
         qrels_source = load(con, qrels, "qrels", columns=columns, duplicates=duplicates)
         run_source = load_runs(con, run, columns=columns, duplicates=duplicates)
     compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
-    several = len(run_source.systems) > 1
-    macro = "per_query" if per_query else "aggregate"
-    query = (f"SELECT * FROM rankkit.{macro}(?, ?, ?::{SPEC_TYPE}, ties := ?, scores := ?, depth := ?, "
-             f"queries := ?, validate := false)")
-    params = [qrels_source.table, run_source.table, specs, ties, scores, depth, queries]
+    slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
+    # validate := false: load() checked both inputs (duplicates, NULLs) already
+    inputs = [qrels_source.table, run_source.table, specs, *(slices or ()), ties, scores, depth, queries, False]
+    query = macro_query("per_query" if per_query else "aggregate", slices)
     if output is not None:
-        return _copy(con, query, params, per_query, several, Path(output), progress)
+        return _copy(con, query, inputs, per_query, len(run_source.systems) > 1, slices, Path(output), progress)
     with Progress(con, "evaluating", enabled=progress):
-        frame = _run(con, query, params)
+        frame = run_query(con, query, inputs)
     if per_query:
         frame = frame.sort_values(["i", "system", "query_id"], kind="stable").drop(columns=["i", "agg"])
-    if not several:
+    elif ci is not None:
+        with Progress(con, "bootstrapping", enabled=progress):
+            values = run_query(con, macro_query("per_query", slices), inputs)
+        frame = _with_ci(frame, values, ci, seed, resamples)
+    if frame["system"].nunique(dropna=False) <= 1:
         frame = frame.drop(columns=["system"])
+    if slices:
+        frame = frame.rename(columns={"slice": by})
     return frame.reset_index(drop=True)
 
 
-def _copy(con, query: str, params: list, per_query: bool, several: bool, path: Path, progress) -> Path:
+def _copy(con, query: str, params: list, per_query: bool, several: bool, slices, path: Path, progress) -> Path:
     """Stream the result into a file with DuckDB's COPY: per-query output may not fit in memory."""
     options = OUTPUT_FORMATS.get(path.suffix.lower())
     if options is None:
         raise InputError(f"{path}: output must end in {', '.join(OUTPUT_FORMATS)}")
     system = "system, " if several else ""
+    by = f'slice AS "{slices[1]}", ' if slices else ""
     if per_query:
-        select = f"SELECT measure, {system}query_id, value FROM ({query}) ORDER BY i, system, query_id"
+        select = f"SELECT measure, {system}{by}query_id, value FROM ({query}) ORDER BY i, system, {by and 'slice, '}query_id"
     else:
-        select = f"SELECT measure, {system}value, queries FROM ({query})"
+        select = f"SELECT measure, {system}{by}value, queries FROM ({query})"
     target = str(path).replace("'", "''")
     with Progress(con, f"writing {path.name}", enabled=progress):
-        _run(con, f"COPY ({select}) TO '{target}' {options}", params, fetch=False)
+        run_query(con, f"COPY ({select}) TO '{target}' {options}", params, fetch=False)
     return path
+
+
+def macro_query(macro: str, slices: tuple[str, str] | None) -> str:
+    """SQL calling rankkit.<macro> (or its _by form with slices); parameters as evaluate passes them."""
+    by = ", ?, ?" if slices else ""
+    return (f"SELECT * FROM rankkit.{macro}{'_by' if slices else ''}(?, ?, ?::{SPEC_TYPE}[]{by}, ties := ?, "
+            f"scores := ?, depth := ?, queries := ?, validate := ?)")
+
+
+def _with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int | None,
+             resamples: int) -> pd.DataFrame:
+    """The aggregate with a bootstrap interval over its queries (the sum's for counts)."""
+    from rankkit.stats import bootstrap_ci
+
+    if not 0 < level < 1:
+        raise RankkitError(f"ci must be a confidence level between 0 and 1, such as 0.95, got {level!r}")
+    keys = ["measure", "system"] + (["slice"] if "slice" in values.columns else [])
+    # queries in a fixed order: the same seed must draw the same queries whatever order SQL returned
+    values = values.drop_duplicates(keys + ["query_id"]).sort_values(keys + ["query_id"], kind="stable")
+    rows = []
+    for key, group in values.groupby(keys, sort=False, dropna=False):
+        statistic = np.sum if group["agg"].iloc[0] == "sum" else np.mean
+        low, high = bootstrap_ci(group["value"].dropna(), statistic, level, seed, resamples)
+        rows.append({**dict(zip(keys, key)), "ci_low": low, "ci_high": high})
+    return frame.merge(pd.DataFrame(rows, columns=keys + ["ci_low", "ci_high"]), on=keys, how="left")
+
+
+def slice_source(con: duckdb.DuckDBPyConnection, query_table, by: str | None) -> tuple[str, str]:
+    """The table holding the query attributes and the attribute's column, checked."""
+    if query_table is None or not isinstance(by, str):
+        raise InputError("slices need both query_table (query_id plus attribute columns) and by (a column name)")
+    if by in RESERVED:
+        raise InputError(f"by: the attribute column cannot be called {by!r}; rename it in the query table")
+    if isinstance(query_table, pd.DataFrame):
+        name = f"rankkit_query_table_{next(_views)}"
+        con.register(name, query_table)
+    elif isinstance(query_table, duckdb.DuckDBPyRelation):
+        name = f"rankkit_query_table_{next(_views)}"
+        query_table.create_view(name, replace=True)
+    elif isinstance(query_table, (str, Path)) and _is_table(con, str(query_table)):
+        name = str(query_table)
+    elif isinstance(query_table, (str, Path)) and Path(query_table).exists():
+        name = f"rankkit_query_table_{next(_views)}"
+        path = "'" + str(query_table).replace("'", "''") + "'"
+        # ids are strings: "007" stays "007"
+        reader = (f"read_parquet({path})" if str(query_table).endswith(".parquet")
+                  else f"read_csv({path}, types = {{'query_id': 'VARCHAR'}})")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {reader}")
+    else:
+        raise InputError(f"query_table: expected a file path, a DataFrame, a DuckDB relation or a table name, "
+                         f"got {query_table!r}")
+    columns = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {name}").fetchall()]
+    for needed in ("query_id", by):
+        if needed not in columns:
+            raise InputError(f"query_table has no column {needed!r}; its columns: {', '.join(columns)}")
+    return name, by
 
 
 def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: str = "error") -> Source:
@@ -137,7 +221,7 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
         tag = f"{_quote(name)} || '/' || system" if len(named) > 1 else _quote(name)
         parts.append(f"SELECT {tag} AS system, query_id, doc_id, rank, score FROM {source.table}")
         names.append(name)
-    view = f"rankkit_runs_{next(_views)}"
+    view = f"rankkit_run_list_{next(_views)}"
     con.execute(f"CREATE TEMP VIEW {view} AS " + " UNION ALL ".join(parts))
     counts = f"{view}_queries"
     con.execute(
@@ -256,7 +340,18 @@ def resolve(con: duckdb.DuckDBPyConnection, source, kind: str) -> tuple[str, boo
     return loaded.table, True
 
 
-def _run(con: duckdb.DuckDBPyConnection, query: str, params: list, fetch: bool = True) -> pd.DataFrame | None:
+def _is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    if Path(name).exists() or not re.fullmatch(r"[A-Za-z_][\w.]*", name):
+        return False
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? UNION ALL "
+        "SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [name.split(".")[-1]] * 2
+    ).fetchall()
+    return sum(row[0] for row in found) > 0
+
+
+def run_query(con: duckdb.DuckDBPyConnection, query: str, params: list, fetch: bool = True) -> pd.DataFrame | None:
+    """Run a rankkit query; errors raised in SQL become RankkitError with their message."""
     try:
         result = con.execute(query, params)
         return result.df() if fetch else None
