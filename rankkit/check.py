@@ -6,7 +6,7 @@ import duckdb
 
 from rankkit._sql import connect
 from rankkit.evaluate import compare_inputs, load_runs, measure_specs
-from rankkit.io import default_connection, load
+from rankkit.io import default_connection, load, release
 
 __all__ = ["diagnose"]
 
@@ -24,6 +24,14 @@ def diagnose(qrels, run, *, con: duckdb.DuckDBPyConnection | None = None, column
     con = connect(con) if con is not None else default_connection()
     qrels_source = load(con, qrels, "qrels", columns=columns, duplicates="keep")
     run_source = load_runs(con, run, columns=columns, duplicates="keep")
+    try:
+        return _diagnose(con, qrels_source, run_source)
+    finally:
+        release(con, run_source)
+        release(con, qrels_source)
+
+
+def _diagnose(con, qrels_source, run_source) -> dict:
     counts = compare_inputs(con, qrels_source, run_source, warn=True)
     sizes = con.execute(
         f"SELECT (SELECT sum(n) FROM {qrels_source.queries}), (SELECT sum(n - docs) FROM {qrels_source.queries}), "

@@ -14,7 +14,7 @@ import pandas as pd
 
 from rankkit._sql import connect
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning
-from rankkit.io import Source, default_connection, load
+from rankkit.io import Source, default_connection, load, release
 from rankkit.progress import Progress
 
 __all__ = ["evaluate", "measure_specs", "resolve", "run_query", "slice_source", "macro_query", "load_runs",
@@ -107,7 +107,22 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     specs = measure_specs(con, measures, rel=rel)
     with Progress(con, "reading", enabled=progress):
         qrels_source = load(con, qrels, "qrels", columns=columns, duplicates=duplicates)
-        run_source = load_runs(con, run, columns=columns, duplicates=duplicates)
+        try:
+            run_source = load_runs(con, run, columns=columns, duplicates=duplicates)
+        except BaseException:
+            release(con, qrels_source)
+            raise
+    try:
+        return _evaluate(con, qrels_source, run_source, specs, per_query, ties=ties, scores=scores, depth=depth,
+                         queries=queries, by=by, query_table=query_table, ci=ci, seed=seed,
+                         resamples=resamples, output=output, progress=progress)
+    finally:  # what evaluate made to read its inputs goes; read_qrels/read_run results stay
+        release(con, run_source)
+        release(con, qrels_source)
+
+
+def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: bool, *, ties, scores, depth,
+              queries, by, query_table, ci, seed, resamples, output, progress) -> pd.DataFrame | Path:
     compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
     slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
     # validate := false: load() checked both inputs (duplicates, NULLs) already
@@ -215,7 +230,12 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
     sources = []
     for name, one in items:
         name = _unique(str(name), names)
-        source = load(con, one, "run", columns=columns, duplicates=duplicates)
+        try:
+            source = load(con, one, "run", columns=columns, duplicates=duplicates)
+        except BaseException:
+            for done in sources:
+                release(con, done)
+            raise
         sources.append(source)
         named = [s for s in source.systems if s is not None]
         tag = f"{_quote(name)} || '/' || system" if len(named) > 1 else _quote(name)
@@ -231,7 +251,8 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
     systems = [f"{name}/{s}" if len([x for x in src.systems if x is not None]) > 1 else name
                for name, src in zip(names, sources) for s in (src.systems if len(src.systems) > 1 else [None])]
     label = ", ".join(s.label for s in sources)
-    return Source(table=view, label=label, kind="run", queries=counts, systems=systems)
+    owned = [("view", view), ("table", counts)] + [item for source in sources for item in source.owned]
+    return Source(table=view, label=label, kind="run", queries=counts, systems=systems, owned=owned)
 
 
 def _run_name(run, position: int) -> str:

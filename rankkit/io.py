@@ -20,7 +20,7 @@ import gzip
 import itertools
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterator, Mapping
 
@@ -31,7 +31,7 @@ from rankkit._sql import connect
 from rankkit.errors import InputError
 from rankkit.progress import Progress
 
-__all__ = ["read_qrels", "read_run", "default_connection", "load", "Source", "ALIASES"]
+__all__ = ["read_qrels", "read_run", "default_connection", "load", "release", "Source", "ALIASES"]
 
 _default: duckdb.DuckDBPyConnection | None = None
 _counter = itertools.count(1)
@@ -72,6 +72,7 @@ class Source:
     systems: list = field(default_factory=list)
     fractional: tuple | None = None  # (query_id, doc_id, grade) of a fractional grade, qrels only
     top_grade: float | None = None
+    owned: list = field(default_factory=list)  # (what, name) made for this source, dropped by release()
 
 
 _sources: dict[str, Source] = {}
@@ -134,23 +135,47 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
         raise InputError(f"duplicates must be error or first, got {duplicates!r}")
     known = _known(con, source, kind)
     if known is not None and not columns and system is None and duplicates != "keep":
-        return known
+        return replace(known, owned=[])  # the caller's to keep: releasing this copy drops nothing
     raw, label, text = _raw(con, source, kind, format, label)
-    if text is not None and text[0] == "trec":
-        table = _load_trec(con, text[1], kind)
-        select = _trec_select(kind, system, integer_grades)
-        found: dict[str, str] = {}
-    else:
-        names = _describe(con, raw, label)
-        found = _match_columns(names, kind, columns or {}, label)
-        select = _select(con, raw, names, found, kind, system, integer_grades, label)
-        table = raw
-    loaded = Source(table=_temp_name(kind), label=label, kind=kind, raw=table, select=select,
-                    number_column=found.get(NUMBER[kind]))
-    _materialise(con, loaded, duplicates, text)
-    _check(con, loaded, duplicates, text)
-    _sources[loaded.table] = loaded
+    loaded = Source(table=_temp_name(kind), label=label, kind=kind)
+    final = "view" if text is None or text[0] == "trec" else "table"
+    loaded.owned = [(final, loaded.table), ("table", loaded.table + "_queries")]
+    if text is None and raw.startswith("rankkit_"):
+        loaded.owned.append(("frame" if isinstance(source, pd.DataFrame) else "view", raw))
+    try:
+        if text is not None and text[0] == "trec":
+            loaded.raw = _load_trec(con, text[1], kind)
+            loaded.owned.append(("table", loaded.raw))
+            loaded.select = _trec_select(kind, system, integer_grades)
+        else:
+            names = _describe(con, raw, label)
+            found = _match_columns(names, kind, columns or {}, label)
+            loaded.raw, loaded.number_column = raw, found.get(NUMBER[kind])
+            loaded.select = _select(con, raw, names, found, kind, system, integer_grades, label)
+        _materialise(con, loaded, duplicates, text)
+        _check(con, loaded, duplicates, text)
+    except Exception:
+        release(con, loaded)
+        raise
+    if duplicates != "keep":  # a source with duplicates kept is for counting, never for evaluating
+        _sources[loaded.table] = loaded
     return loaded
+
+
+def release(con: duckdb.DuckDBPyConnection, source: Source) -> None:
+    """Drop what was made to read ``source`` (temp tables, views, registered DataFrames)."""
+    if not source.owned:
+        return
+    for what, name in source.owned:
+        try:
+            if what == "frame":
+                con.unregister(name)
+            else:
+                con.execute(f"DROP {'VIEW' if what == 'view' else 'TABLE'} IF EXISTS {name}")
+        except duckdb.Error:
+            pass  # already gone, or the connection is closing
+    _sources.pop(source.table, None)
+    source.owned = []
 
 
 def _known(con, source, kind: str) -> Source | None:
@@ -194,7 +219,7 @@ def _raw(con, source, kind: str, format: str | None, label: str | None):
             raise InputError(f"the {kind} relation belongs to another DuckDB connection; pass con= the one it came from")
         return name, label or f"the {kind} relation", None
     if isinstance(source, str) and _is_table(con, source):
-        return _ident(source), label or f"table {source}", None
+        return _table_ident(source), label or f"table {source}", None
     if isinstance(source, (str, Path)):
         fmt, path = _file_format(source, format, kind)
         shown = label or str(source)
@@ -676,12 +701,14 @@ def _quote(text: str) -> str:
 
 
 def _ident(name: str) -> str:
-    return ".".join('"' + part.replace('"', '""') + '"' for part in name.split(".")) if "." in name and not name.startswith('"') else '"' + name.replace('"', '""') + '"'
+    """A column name, quoted: any characters, dots included."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _table_ident(name: str) -> str:
+    """A table or view name, possibly schema-qualified (``main.my_run``)."""
+    return ".".join(_ident(part) for part in name.split("."))
 
 
 def _first_message(error: Exception) -> str:
     return str(error).strip().splitlines()[0]
-
-
-def frame_or_relation(value) -> bool:
-    return isinstance(value, (pd.DataFrame, duckdb.DuckDBPyRelation))

@@ -249,3 +249,25 @@ def test_a_union_of_read_runs_is_read_again_not_mistaken_for_its_left_side(data)
     second = rankkit.read_run(data["run"], con=con, system="b")
     got = rankkit.evaluate(data["qrels"], first.union(second), ["AP"], con=con)
     assert got["system"].tolist() == ["a", "b"]
+
+
+def temp_objects(con) -> set[str]:
+    tables = con.execute("SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall()
+    views = con.execute("SELECT view_name FROM duckdb_views() WHERE temporary AND NOT internal").fetchall()
+    return {row[0] for row in tables + views}
+
+
+def test_evaluate_leaves_nothing_behind_but_keeps_what_read_functions_return(data, tmp_path):
+    con = rankkit.connect()
+    before = temp_objects(con)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rankkit.RankkitWarning)
+        rankkit.evaluate(data["qrels"], {"a": data["run"], "b": data["run_path"]}, ["AP"], con=con)
+        rankkit.evaluate(data["qrels_path"], data["run"], ["AP"], con=con, output=tmp_path / "x.parquet")
+        with pytest.raises(rankkit.InputError):
+            rankkit.evaluate(data["qrels"], [data["run"], tmp_path / "missing.txt"], ["AP"], con=con)
+    assert temp_objects(con) == before
+    run = rankkit.read_run(data["run"], con=con)
+    kept = temp_objects(con)
+    rankkit.evaluate(data["qrels"], run, ["AP"], con=con)
+    assert temp_objects(con) == kept and run.fetchall()
