@@ -502,6 +502,15 @@ def _raise_bad_row(con, loaded: Source, text) -> None:
             f"ORDER BY filename, file_row_number LIMIT 1"
         ).fetchall()[0]
         raise InputError(f"{found[0]}: row {found[1]}: {found[2]}")
+    if text is not None and text[0] in ("csv", "tsv") and _is_glob(str(text[1])):
+        # several files: count rows within each, and name the file
+        source = loaded.raw[:-1] + ", filename = true)"
+        found = con.execute(
+            f"SELECT filename, file_row, {problem} FROM (SELECT *, row_number() OVER (PARTITION BY filename "
+            f"ORDER BY rankkit_row) AS file_row FROM (SELECT row_number() OVER () AS rankkit_row, filename, "
+            f"{original} AS rankkit_original, {loaded.select} FROM {source})) WHERE {bad} ORDER BY rankkit_row LIMIT 1"
+        ).fetchall()[0]
+        raise InputError(f"{found[0]}:{_line_of(Path(found[0]), found[1], header=True)}: {found[2]}")
     found = con.execute(
         f"SELECT rankkit_row, {problem} FROM (SELECT row_number() OVER () AS rankkit_row, "
         f"{original} AS rankkit_original, {loaded.select} FROM {loaded.raw}) WHERE {bad} ORDER BY rankkit_row LIMIT 1"

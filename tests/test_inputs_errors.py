@@ -245,3 +245,11 @@ def test_cli_prints_warnings_on_stderr(tmp_path, capsys):
     assert main(["eval", "-q", "-m", "AP", str(q), str(r)]) == 0
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("rankkit eval: warning:") and "'q2'" in err[0]
+
+
+def test_csv_glob_names_the_file_and_line(tmp_path):
+    q, _ = files(tmp_path)
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "a.csv").write_text("qid,docno,score\nq1,a,1\n")
+    (tmp_path / "runs" / "b.csv").write_text("qid,docno,score\nq1,b,2\n\nq2,c,many\n")
+    fails(q, str(tmp_path / "runs" / "*.csv"), f"{tmp_path / 'runs' / 'b.csv'}:4:", "the score 'many' is not a number")
