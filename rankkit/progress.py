@@ -76,8 +76,10 @@ class Progress:
                 done = self.con.query_progress()
             except Exception:  # the connection is busy closing or gone: the bar is only a courtesy
                 return
-            if done is not None and done >= 0:
-                step = int(min(done, 100.0)) - self.bar.n
-                if step > 0:
-                    self.bar.update(step)
+            step = int(min(done, 100.0)) - self.bar.n if done is not None and done >= 0 else 0
+            if step > 0:
+                self.bar.update(step)
+            else:
+                # DuckDB's estimate stays at 0 through window-heavy plans: the clock still ticks
+                self.bar.refresh()
             self._done.wait(self.interval)

@@ -90,6 +90,9 @@ class Recorder:
         self.n += step
         self.updates.append(self.n)
 
+    def refresh(self):
+        pass
+
     def close(self):
         self.closed = True
 
