@@ -4,9 +4,10 @@ import importlib
 import sys
 import types
 
-from rankkit.errors import InputError, MeasureError, RankkitError
+from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning
 
-__all__ = ["connect", "evaluate", "compare", "read_qrels", "read_run", "RankkitError", "InputError", "MeasureError"]
+__all__ = ["connect", "evaluate", "compare", "read_qrels", "read_run", "RankkitError", "InputError", "MeasureError",
+           "RankkitWarning"]
 
 # The public functions load on first use, so `import rankkit` (and the command line) does not pay
 # for pandas, scipy or DuckDB before they are needed.
