@@ -37,14 +37,16 @@ def bench_settings() -> dict:
 def rankkit_load(rankkit, data: Path, fmt: str):
     con = rankkit.connect(**bench_settings())
     if fmt == "txt":
-        return con, rankkit.read_qrels(data / "qrels.txt", con=con), rankkit.read_run(data / "run.txt", con=con)
-    # DuckDB reads the Parquet files itself, inside the evaluation: a relation is only a plan
-    return con, con.read_parquet(str(data / "qrels.parquet")), con.read_parquet(str(data / "run.parquet"))
+        return (con, rankkit.read_qrels(data / "qrels.txt", con=con),
+                rankkit.read_run(data / "run.txt", con=con))
+    # the readers check a Parquet file (a view: DuckDB reads it again inside the evaluation)
+    return (con, rankkit.read_qrels(data / "qrels.parquet", con=con),
+            rankkit.read_run(data / "run.parquet", con=con))
 
 
 def rankkit_compute(rankkit, loaded):
     con, qrels, run = loaded
-    frame = rankkit.evaluate(qrels, run, MEASURES, con=con)
+    frame = rankkit.evaluate(qrels, run, MEASURES, con=con, progress=False)
     return dict(zip(frame["measure"], frame["value"]))
 
 
