@@ -106,7 +106,8 @@ def _run_eval(args: argparse.Namespace) -> int:
     qrels = rankkit.read_qrels(args.qrels, con=con)
     frames = []
     for path in args.runs:
-        run = rankkit.read_run(path, con=con)
+        # One file is one run, as in trec_eval, which ignores the tag column (it may vary by line).
+        run = rankkit.read_run(path, con=con, system=Path(path).name)
         options = dict(con=con, rel=args.rel, depth=args.depth, ties=args.ties,
                        queries="qrels" if args.complete else "both")
         aggregate = rankkit.evaluate(qrels, run, measures, **options)

@@ -66,7 +66,8 @@ def read_run(path: str | Path, *, con: duckdb.DuckDBPyConnection | None = None,
     path = _existing(path)
     table = _load_trec(con, path, "run")
     name = _temp_name("run")
-    tag = "system" if system is None else _quote(system)
+    # trec_eval splits on any whitespace: in a tab-separated line, junk after the tag follows a space.
+    tag = r"regexp_extract(system, '^\s*(\S*)', 1)" if system is None else _quote(system)
     con.execute(
         f"CREATE TEMP TABLE {name} AS SELECT {tag} AS system, query_id, doc_id, rank, score FROM {table}"
     )
