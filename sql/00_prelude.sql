@@ -31,3 +31,9 @@ CREATE OR REPLACE MACRO rankkit.stop_probability(grade, max := 4) AS
 -- Guarded division: DuckDB gives inf/NaN and Spark raises, we want the measure's convention.
 CREATE OR REPLACE MACRO rankkit.ratio(numerator, denominator, otherwise := 0.0E0) AS
     CASE WHEN denominator > 0 THEN numerator * 1.0E0 / denominator ELSE otherwise END;
+
+-- For the list macros (sql/lists): the ranks 1..n of a list cut at k (k NULL: the whole list); a bad cutoff is an error.
+CREATE OR REPLACE MACRO rankkit.list_ranks(grades, k) AS
+    CASE WHEN k IS NOT NULL AND NOT k >= 1
+         THEN error('rankkit: the cutoff k must be a positive integer, got ' || k)
+         ELSE range(1, least(len(grades), coalesce(k, len(grades))) + 1) END;
