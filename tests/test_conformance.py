@@ -326,8 +326,8 @@ def test_fractional_grade_kept_by_default_and_truncated_on_request():
     kept = rankkit.read_qrels(folder / "neg.qrels", con=con)
     truncated = rankkit.read_qrels(folder / "neg.qrels", con=con, integer_grades=True)
     grade = "SELECT relevance FROM {} WHERE query_id = 'q1' AND doc_id = 'd5'"
-    assert con.execute(grade.format(kept.alias)).fetchone()[0] == 1.9
-    assert con.execute(grade.format(truncated.alias)).fetchone()[0] == 1.0
+    assert con.execute(grade.format(kept.alias)).fetchall()[0][0] == 1.9
+    assert con.execute(grade.format(truncated.alias)).fetchall()[0][0] == 1.0
     run = rankkit.read_run(folder / "neg.run", con=con)
     ndcg = [rankkit.evaluate(q, run, ["ndcg"], con=con)["value"][0] for q in (kept, truncated)]
     assert ndcg[0] != pytest.approx(ndcg[1])
