@@ -1,4 +1,4 @@
-"""The command line: ``rankkit eval`` (trec_eval's options and output), ``macros``, ``demo``.
+"""The command line: ``rankkit eval`` (trec_eval's options and output), ``compare``, ``macros``, ``demo``.
 
 Every command exits 0 on success and 2 on bad usage or bad input, with one line on stderr.
 """
@@ -117,6 +117,50 @@ def _run_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- compare ----------------------------------------------------------------------------------
+
+def _add_compare(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("qrels", help="qrels file (TREC text, plain or gzip)")
+    sub.add_argument("runs", nargs="+", metavar="run", help="two or more run files, named by file name")
+    sub.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE", required=True,
+                     help="a measure (nDCG@10, AP, ...) or trec_eval name; repeatable")
+    sub.add_argument("--test", choices=("t", "wilcoxon", "permutation", "bootstrap"), default="t",
+                     help="paired test over queries (default t)")
+    sub.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="holm",
+                     help="multiple-testing correction over each measure's comparisons (default holm)")
+    sub.add_argument("--baseline", metavar="NAME", help="compare every run with this one (a run's file "
+                     "name or path); default: every pair")
+    sub.add_argument("--alpha", type=number, default=0.05, help="significance level (default 0.05)")
+    sub.add_argument("--seed", type=int, default=0, help="seed of the randomised tests and intervals (default 0)")
+    sub.add_argument("-c", action="store_true", dest="complete",
+                     help="every qrels query, those missing from a run scoring 0")
+    sub.add_argument("--ties", choices=("trec", "rank", "average"), default="trec",
+                     help="trec: score then doc_id descending (trec_eval); rank: the run's rank column; "
+                          "average: expected value over the orderings of equal scores (gain-based measures)")
+    sub.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    from rankkit.compare import compare, format_comparison
+
+    import rankkit
+
+    measures = expand_measures(args.measures)
+    names = [Path(path).name for path in args.runs]
+    if len(args.runs) < 2 or len(set(names)) < len(names):
+        raise UsageError("give two or more run files with different file names")
+    baseline = args.baseline
+    if baseline is not None and baseline in args.runs:
+        baseline = names[args.runs.index(baseline)]
+    con = rankkit.connect()
+    runs = {name: rankkit.read_run(path, con=con) for name, path in zip(names, args.runs)}
+    result = compare(rankkit.read_qrels(args.qrels, con=con), runs, measures, baseline=baseline, test=args.test,
+                     correction=args.correction, alpha=args.alpha, seed=args.seed, con=con,
+                     ties=args.ties, queries="qrels" if args.complete else "both")
+    sys.stdout.write(format_comparison(result, args.digits))
+    return 0
+
+
 # ---- macros -----------------------------------------------------------------------------------
 
 def _add_macros(sub: argparse.ArgumentParser) -> None:
@@ -149,6 +193,7 @@ def _run_demo(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "eval": ("Evaluate runs against qrels, as trec_eval does.", _add_eval, _run_eval),
+    "compare": ("Compare runs measure by measure with paired significance tests.", _add_compare, _run_compare),
     "macros": ("Print the SQL macros as one script for the duckdb shell (.read it).", _add_macros, _run_macros),
     "demo": ("Generate the sample data, evaluate two systems on it, write per-query results.", _add_demo, _run_demo),
 }

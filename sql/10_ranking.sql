@@ -3,6 +3,7 @@
 -- ties := 'trec'  order by score DESC, then doc_id DESC compared byte-wise: trec_eval's rule.
 --                 The run's own rank column is ignored, as trec_eval ignores it.
 -- ties := 'rank'  use the run's rank column (score and doc_id only break its ties).
+-- ties := 'average' ranks as 'trec'; rankkit.per_query then averages over the orderings of equal scores.
 -- scores := 'float32' compares scores at 32-bit precision, as trec_eval 9 and pytrec_eval do.
 -- depth := N      keeps the top N documents of each query, as trec_eval -M N.
 -- A run without a system column gets system NULL; one with a rank column keeps it for ties='rank'.
@@ -32,8 +33,8 @@ CREATE OR REPLACE MACRO rankkit.ranked(run_table, ties := 'trec', scores := 'dou
                ) AS rank
         FROM rankkit.run_rows(run_table)
         WHERE CASE
-            WHEN ties NOT IN ('trec', 'rank')
-                THEN error('rankkit: ties must be trec or rank, got ''' || ties || '''')
+            WHEN ties NOT IN ('trec', 'rank', 'average')
+                THEN error('rankkit: ties must be trec, rank or average, got ''' || ties || '''')
             WHEN scores NOT IN ('double', 'float32')
                 THEN error('rankkit: scores must be double or float32, got ''' || scores || '''')
             WHEN depth IS NOT NULL AND NOT depth > 0

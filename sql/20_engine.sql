@@ -27,6 +27,9 @@ checks AS (
     SELECT CASE
         WHEN queries NOT IN ('both', 'qrels')
             THEN error('rankkit: queries must be both or qrels, got ''' || queries || '''')
+        WHEN ties = 'average' AND EXISTS (SELECT 1 FROM spec WHERE metric NOT IN ('cg', 'dcg', 'idcg', 'ndcg'))
+            THEN error('rankkit: ties=average applies to the gain-based measures (CG, DCG, IDCG, nDCG) only, not '
+                       || (SELECT string_agg(measure, ', ' ORDER BY i) FROM spec WHERE metric NOT IN ('cg', 'dcg', 'idcg', 'ndcg')))
         WHEN validate AND EXISTS (SELECT 1 FROM retrieved WHERE num_ret > distinct_docs)
             THEN error((SELECT 'rankkit: duplicate document ' || doc_id || ' for query ' || query_id
                                || coalesce(' in system ' || system, '') || ' in the run'
@@ -71,6 +74,42 @@ ideal_qrels AS (
 judged AS (
     SELECT ranked.system, ranked.query_id, ranked.rank, qrels.grade
     FROM ranked JOIN qrels USING (query_id, doc_id)
+),
+-- ties := 'average' (McSherry and Najork, ECIR 2008; scikit-learn's dcg_score): a judged document
+-- in a group of equal scores spanning ranks [a, b] is equally likely at each of those ranks, so it
+-- gains g * (discounts of ranks a..min(b, k)) / (b - a + 1). Empty, and so free, for other tie rules.
+tie_groups AS (
+    SELECT system, query_id, rank,
+           min(rank) OVER tie AS tie_first, count(*) OVER tie AS tie_size
+    FROM ranked
+    WHERE ties = 'average'
+    WINDOW tie AS (PARTITION BY system, query_id, CASE WHEN scores = 'float32' THEN score::FLOAT::DOUBLE ELSE score END)
+),
+-- running sums of 1 / log2(r + 1): the discounts of ranks a..b are cum(b) - cum(a - 1), as
+-- scikit-learn computes them (every query's ranks run 1..n, so the distinct ranks are 1..max n)
+discount_sums AS (
+    SELECT r, sum(1.0E0 / rankkit.discount(r)) OVER (ORDER BY r ROWS UNBOUNDED PRECEDING) AS cum
+    FROM (SELECT DISTINCT rank AS r FROM tie_groups)
+),
+-- each judged document of a tie group, per spec: the last rank of its group within the cutoff
+tie_spans AS (
+    SELECT spec.i, judged.system, judged.query_id, t.tie_first, t.tie_size,
+           rankkit.gain(judged.grade, spec.gain) AS g,
+           least(t.tie_first + t.tie_size - 1, coalesce(spec.k, t.tie_first + t.tie_size - 1)) AS last_cut
+    FROM judged
+    JOIN tie_groups t ON t.system IS NOT DISTINCT FROM judged.system AND t.query_id = judged.query_id
+                     AND t.rank = judged.rank
+    CROSS JOIN spec
+),
+tie_features AS (
+    SELECT i, system, query_id,
+           sum(g * (last_cut - tie_first + 1) / tie_size) AS cg,
+           sum(g * (hi.cum - coalesce(lo.cum, 0.0E0)) / tie_size) AS dcg
+    FROM tie_spans
+    JOIN discount_sums hi ON hi.r = last_cut
+    LEFT JOIN discount_sums lo ON lo.r = tie_first - 1
+    WHERE last_cut >= tie_first
+    GROUP BY i, system, query_id
 ),
 judged_spec AS (
     SELECT spec.i, spec.k, spec.metric, spec.ideal, spec.gain,
@@ -124,8 +163,8 @@ valued AS (
                'rel_ret': coalesce(features.rel_ret, 0),
                'judged_ret': coalesce(features.judged_ret, 0),
                'rel_in_r': coalesce(features.rel_in_r, 0),
-               'cg': coalesce(features.cg, 0.0E0),
-               'dcg': coalesce(features.dcg, 0.0E0),
+               'cg': coalesce(CASE WHEN ties = 'average' THEN tie_features.cg ELSE features.cg END, 0.0E0),
+               'dcg': coalesce(CASE WHEN ties = 'average' THEN tie_features.dcg ELSE features.dcg END, 0.0E0),
                'idcg': coalesce(CASE WHEN spec.ideal = 'run' THEN features.idcg_run ELSE ideal_qrels.idcg END, 0.0E0),
                'ap_sum': coalesce(features.ap_sum, 0.0E0),
                'first_rel': features.first_rel,
@@ -139,6 +178,8 @@ valued AS (
     LEFT JOIN ideal_qrels ON ideal_qrels.i = spec.i AND ideal_qrels.query_id = evaluated.query_id
     LEFT JOIN features ON features.i = spec.i AND features.system IS NOT DISTINCT FROM evaluated.system
                       AND features.query_id = evaluated.query_id
+    LEFT JOIN tie_features ON tie_features.i = spec.i AND tie_features.system IS NOT DISTINCT FROM evaluated.system
+                          AND tie_features.query_id = evaluated.query_id
     WHERE checks.ok
 )
 SELECT i, measure, agg, system, query_id, value FROM valued;

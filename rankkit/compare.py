@@ -1,0 +1,229 @@
+"""compare(): two or more systems, measure by measure, with paired tests over queries.
+
+The per-query values come from the SQL macros (``rankkit.per_query``, ``rankkit.per_query_by`` for
+slices) in one query over every system; ``rankkit.stats`` does the statistics on the paired vectors.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from dataclasses import asdict
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from rankkit import stats
+from rankkit._sql import connect
+from rankkit.errors import InputError, RankkitError
+from rankkit.evaluate import macro_query, measure_specs, resolve, run_query, slice_source
+from rankkit.io import default_connection
+
+__all__ = ["compare", "format_comparison"]
+
+_views = itertools.count(1)
+
+COLUMNS = ["measure", "system", "baseline", "mean", "baseline_mean", "diff", "ci_low", "ci_high", "effect",
+           "p_value", "p_adjusted", "significant", "wins", "ties", "losses", "queries"]
+
+
+def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = None, *, test: str = "t",
+            correction: str = "holm", alpha: float = 0.05, seed: int | None = 0, resamples: int = 10000,
+            by: str | None = None, query_table=None, con: duckdb.DuckDBPyConnection | None = None,
+            rel: float = 1, ties: str = "trec", scores: str = "double", depth: int | None = None,
+            queries: str = "both") -> pd.DataFrame:
+    """Compare systems measure by measure: means, paired differences, intervals and p-values.
+
+    Parameters
+    ----------
+    qrels:
+        As for :func:`rankkit.evaluate`.
+    runs:
+        A dict ``{name: run}`` (each a path, DataFrame, relation or table name), a list of run
+        file paths (named by file name), or one run table whose ``system`` column holds two or
+        more systems.
+    measures:
+        Measure names, as for :func:`rankkit.evaluate`.
+    baseline:
+        The system every other one is compared with; ``None`` compares every pair (the earlier
+        system, in the order given or by name for one table, is the baseline of its pair).
+    test:
+        ``"t"`` (paired t-test), ``"wilcoxon"`` (signed-rank), ``"permutation"`` (paired
+        randomisation: signs of the differences flipped; exact when ``2**queries <= resamples``)
+        or ``"bootstrap"`` (paired bootstrap, shifted to the null).
+    correction:
+        ``"holm"``, ``"bonferroni"``, ``"bh"`` (Benjamini-Hochberg) or ``"none"``. The family is
+        every comparison of one measure (every pair, and every slice with ``by``).
+    alpha:
+        Significance level; intervals are at confidence ``1 - alpha``.
+    seed, resamples:
+        The randomised tests and bootstrap intervals draw ``resamples`` times from
+        ``numpy.random.default_rng(seed)``: one seed, the same numbers to the bit.
+    by, query_table:
+        Compare within slices: ``query_table`` (path, DataFrame, relation or table name) has
+        ``query_id`` and an attribute column named by ``by``; the result gets a column ``by``.
+    rel, ties, scores, depth, queries:
+        As for :func:`rankkit.evaluate`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per measure (per slice) and pair: ``measure, [by,] system, baseline, mean,
+        baseline_mean, diff`` (mean of system minus baseline per query), ``ci_low, ci_high``
+        (interval of ``diff``: Student's t for the t-test, percentile bootstrap otherwise),
+        ``effect`` (Cohen's d_z), ``p_value, p_adjusted, significant`` (``p_adjusted < alpha``),
+        ``wins, ties, losses`` (queries where system is above, equal to, below the baseline) and
+        ``queries`` (paired queries). ``frame.attrs`` names the test, correction, alpha and seed.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankkit.compare import compare
+    >>> qrels = pd.DataFrame({"query_id": ["1", "2", "3"], "doc_id": ["a", "a", "a"], "relevance": [1, 1, 1]})
+    >>> run = pd.DataFrame({"system": ["x"] * 6 + ["y"] * 6, "query_id": ["1", "1", "2", "2", "3", "3"] * 2,
+    ...                     "doc_id": ["a", "b"] * 6, "score": [2.0, 1.0] * 3 + [1.0, 2.0] * 3})
+    >>> result = compare(qrels, run, "RR", baseline="y")
+    >>> result[["system", "baseline", "mean", "baseline_mean", "diff", "wins", "losses"]].to_dict("records")
+    [{'system': 'x', 'baseline': 'y', 'mean': 1.0, 'baseline_mean': 0.5, 'diff': 0.5, 'wins': 3, 'losses': 0}]
+    """
+    stats.paired_test([0.0, 0.0], [0.0, 0.0], test, alpha=alpha)  # validates test and alpha early
+    stats.correct([], correction)
+    if by in COLUMNS:
+        raise InputError(f"by: the attribute column cannot be called {by!r}; rename it in the query table")
+    con = connect(con) if con is not None else default_connection()
+    specs = measure_specs(con, measures, rel=rel)
+    qrels_name, _ = resolve(con, qrels, "qrels")
+    run_name, systems = _runs_table(con, runs)
+    slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
+    values = _per_query(con, qrels_name, run_name, specs, slices, ties, scores, depth, queries)
+    if not isinstance(runs, Mapping) and not isinstance(runs, (list, tuple)):
+        systems = sorted(values["system"].dropna().unique())
+    pairs = _pairs(systems, baseline)
+    rows = []
+    group_keys = ["i", "measure"] + (["slice"] if slices else [])
+    for key, group in values.groupby(group_keys, sort=True, dropna=False):
+        table = group.pivot(index="query_id", columns="system", values="value")
+        for base, other in pairs:
+            rows.append(_compare_pair(dict(zip(group_keys, key)), table, other, base, test, alpha, seed, resamples))
+    frame = pd.DataFrame(rows)
+    frame["p_adjusted"] = np.nan
+    for _, index in frame.groupby("i").groups.items():
+        frame.loc[index, "p_adjusted"] = stats.correct(frame.loc[index, "p_value"], correction)
+    frame["significant"] = frame["p_adjusted"] < alpha
+    frame = frame.sort_values(["i"], kind="stable")
+    if slices:
+        frame = frame.rename(columns={"slice": by})
+    frame = frame[COLUMNS[:1] + ([by] if slices else []) + COLUMNS[1:]].reset_index(drop=True)
+    frame.attrs.update(test=test, correction=correction, alpha=alpha, seed=seed, resamples=resamples)
+    return frame
+
+
+def _compare_pair(key: dict, table: pd.DataFrame, system: str, baseline: str, test: str, alpha: float,
+                  seed: int | None, resamples: int) -> dict:
+    for name in (system, baseline):
+        if name not in table.columns:
+            table[name] = np.nan
+    paired = table[[system, baseline]].dropna()
+    missing = int(table[[system, baseline]].isna().any(axis=1).sum() - table[[system, baseline]].isna().all(axis=1).sum())
+    if missing:
+        warnings.warn(f"{key['measure']}: {missing} queries are evaluated for only one of {system} and {baseline} "
+                      f"and are left out of their comparison; queries='qrels' scores missing queries 0",
+                      stacklevel=3)
+    result = stats.paired_test(paired[system], paired[baseline], test, alpha=alpha, seed=seed, resamples=resamples)
+    return {**key, "system": system, "baseline": baseline,
+            "mean": float(paired[system].mean()) if len(paired) else np.nan,
+            "baseline_mean": float(paired[baseline].mean()) if len(paired) else np.nan,
+            **asdict(result)}
+
+
+def _pairs(systems: list[str], baseline: str | None) -> list[tuple[str, str]]:
+    if len(systems) < 2:
+        raise InputError(f"compare needs two or more systems, got {len(systems)}: {', '.join(map(str, systems))}")
+    if baseline is None:
+        return list(itertools.combinations(systems, 2))
+    if baseline not in systems:
+        raise InputError(f"baseline {baseline!r} is not one of the systems: {', '.join(systems)}")
+    return [(baseline, other) for other in systems if other != baseline]
+
+
+def _runs_table(con: duckdb.DuckDBPyConnection, runs) -> tuple[str, list[str]]:
+    """One table holding every system (a union view for several sources), and their names."""
+    if isinstance(runs, (list, tuple)):
+        if not all(isinstance(r, (str, Path)) for r in runs):
+            raise InputError("runs: give a dict {name: run} to name runs that are not file paths")
+        names = [Path(r).name for r in runs]
+        if len(set(names)) < len(names):
+            raise InputError("runs: two run files share a name; give a dict {name: path} to tell them apart")
+        runs = dict(zip(names, runs))
+    if not isinstance(runs, Mapping):
+        name, _ = resolve(con, runs, "run")
+        return name, []
+    parts = []
+    for system, source in runs.items():
+        table, _ = resolve(con, source, "run")
+        # the source may lack system and rank: a typed empty row gives them (as rankkit.run_rows does,
+        # which cannot be nested here: DuckDB takes run_rows inside run_rows for recursion)
+        parts.append(f"SELECT {_literal(str(system))} AS system, query_id, doc_id, score, rank "
+                     f"FROM (FROM {table} UNION ALL BY NAME (SELECT NULL::BIGINT AS rank LIMIT 0))")
+    view = f"rankkit_runs_{next(_views)}"
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS " + " UNION ALL ".join(parts))
+    return view, [str(system) for system in runs]
+
+
+def _per_query(con, qrels_name, run_name, specs, slices, ties, scores, depth, queries) -> pd.DataFrame:
+    inputs = [qrels_name, run_name, specs, *(slices or ()), ties, scores, depth, queries, True]
+    return run_query(con, macro_query("per_query", slices), inputs)
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def format_comparison(frame: pd.DataFrame, digits: int = 4) -> str:
+    """A plain-text table of a compare() result, significance marks and the test named under it.
+
+    ``*``: significant after the correction (p_adjusted < alpha); ``†``: p_value < alpha before
+    the correction only.
+    """
+    if frame.empty:
+        raise RankkitError("nothing to show: the comparison is empty")
+    alpha = frame.attrs.get("alpha", 0.05)
+    level = round(100 * (1 - alpha), 6)
+    slice_column = [c for c in frame.columns if c not in COLUMNS]
+    header = ["measure", *slice_column, "system", "mean", "baseline", "base mean", "diff", f"{level:g}% CI",
+              "p", "p adj", "W/T/L"]
+    lines = []
+    for row in frame.itertuples(index=False):
+        record = row._asdict()
+        mark = "*" if record["p_adjusted"] < alpha else ("†" if record["p_value"] < alpha else "")
+        lines.append([record["measure"], *[str(record[c]) for c in slice_column], record["system"],
+                      _num(record["mean"], digits), record["baseline"], _num(record["baseline_mean"], digits),
+                      f"{record['diff']:+.{digits}f}{mark}",
+                      f"[{_num(record['ci_low'], digits)}, {_num(record['ci_high'], digits)}]",
+                      _p(record["p_value"]), _p(record["p_adjusted"]),
+                      f"{record['wins']}/{record['ties']}/{record['losses']}"])
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *lines)]
+    text = ["  ".join(str(cell).ljust(width) for cell, width in zip(line, widths)).rstrip()
+            for line in [header, *lines]]
+    test = stats.TESTS.get(frame.attrs.get("test"), frame.attrs.get("test"))
+    correction = stats.CORRECTIONS.get(frame.attrs.get("correction"), frame.attrs.get("correction"))
+    randomised = frame.attrs.get("test") in ("permutation", "bootstrap")
+    seed = f", seed {frame.attrs.get('seed')}, {frame.attrs.get('resamples')} resamples" if randomised else ""
+    text.append("")
+    text.append(f"test: {test}, two-sided{seed}; correction: {correction} over the comparisons of each measure")
+    text.append(f"* p adj < {alpha:g} (significant after correction); † p < {alpha:g} before correction only; "
+                f"W/T/L: queries where system beats/ties/loses to baseline")
+    return "\n".join(text) + "\n"
+
+
+def _num(value: float, digits: int) -> str:
+    return "nan" if pd.isna(value) else f"{value:.{digits}f}"
+
+
+def _p(value: float) -> str:
+    if pd.isna(value):
+        return "nan"
+    return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"

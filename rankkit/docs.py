@@ -1,0 +1,41 @@
+"""The README's measure table, generated from the registry (``python -m rankkit.docs`` rewrites it)."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from rankkit.measures import params, registry
+
+__all__ = ["measure_table", "update_readme"]
+
+START, END = "<!-- measures:start -->", "<!-- measures:end -->"
+
+
+def measure_table() -> str:
+    """One row per measure: name, trec_eval aliases, parameters, definition and its SQL file."""
+    rows = ["| measure | aliases | parameters | definition | aggregate | SQL |", "|---|---|---|---|---|---|"]
+    for m in registry().values():
+        aliases = ", ".join(f"`{a.replace('{k}', 'k')}`" for a in m.aliases) or "—"
+        taken = ", ".join(f"`{p}`" if p == "k" else f"`{p}={params()[p].default.strip(chr(39))}`" for p in m.params)
+        example = f"`{m.name}@10`" if "k" in m.params else f"`{m.name}`"
+        summary = m.summary.replace("|", "\\|")
+        rows.append(f"| {example} | {aliases} | {taken or '—'} | {summary} | {m.aggregate} | "
+                    f"[{m.metric}.sql](sql/metrics/{m.metric}.sql) |")
+    legend = "\n".join(f"- `{p.name}` ({p.type}, default {p.default}): {p.description}" for p in params().values())
+    return "\n".join(rows) + "\n\nParameters:\n\n" + legend + "\n"
+
+
+def update_readme(path: Path) -> bool:
+    """Rewrite the table between the markers; True when the file changed."""
+    text = path.read_text(encoding="utf-8")
+    new = re.sub(re.escape(START) + r".*?" + re.escape(END), f"{START}\n{measure_table()}{END}", text, flags=re.S)
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+    return new != text
+
+
+if __name__ == "__main__":
+    changed = update_readme(Path(sys.argv[1] if len(sys.argv) > 1 else "README.md"))
+    print("README.md updated" if changed else "README.md already up to date")

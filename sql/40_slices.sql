@@ -1,0 +1,49 @@
+-- Slices: the same measures per group of queries, the groups read from a query table
+-- (query_id plus attribute columns: category, length bucket, traffic segment ...).
+--
+-- rankkit.evaluate_by('qrels', 'run', ['nDCG@10'], 'query_table', 'category') gives one row per
+-- measure, system and value of the attribute, each exactly what evaluating that slice's queries
+-- alone gives. A query missing from the query table, or whose attribute is NULL, falls in the
+-- NULL slice: nothing is dropped. A query listed twice in the query table is an error.
+
+-- Each query's value of one attribute (a column of the query table, named by a string).
+CREATE OR REPLACE MACRO rankkit.query_slices(queries_table, attribute) AS TABLE
+    SELECT query_id::VARCHAR AS query_id, COLUMNS(lambda c: c = attribute) AS slice
+    FROM query_table(queries_table::VARCHAR);
+
+-- rankkit.per_query with each query's slice.
+CREATE OR REPLACE MACRO rankkit.per_query_by(qrels_table, run_table, specs, queries_table, attribute,
+        ties := 'trec', scores := 'double', depth := NULL, queries := 'both', validate := true) AS TABLE
+WITH
+slices AS (FROM rankkit.query_slices(queries_table, attribute)),
+checks AS (
+    SELECT CASE
+        WHEN EXISTS (SELECT 1 FROM slices GROUP BY query_id HAVING count(*) > 1)
+            THEN error((SELECT 'rankkit: query ' || query_id || ' is listed twice in the query table'
+                        FROM slices GROUP BY query_id HAVING count(*) > 1 ORDER BY query_id LIMIT 1))
+        ELSE true END AS ok
+)
+SELECT p.i, p.measure, p.agg, p.system, slices.slice, p.query_id, p.value
+FROM rankkit.per_query(qrels_table, run_table, specs, ties := ties, scores := scores, depth := depth,
+                       queries := queries, validate := validate) p
+LEFT JOIN slices USING (query_id)
+CROSS JOIN checks
+WHERE checks.ok;
+
+-- rankkit.aggregate per slice: the mean (the sum for counts) and the query count of each slice.
+CREATE OR REPLACE MACRO rankkit.aggregate_by(qrels_table, run_table, specs, queries_table, attribute,
+        ties := 'trec', scores := 'double', depth := NULL, queries := 'both', validate := true) AS TABLE
+    SELECT measure, system, slice,
+           CASE WHEN any_value(agg) = 'sum' THEN sum(value) ELSE avg(value) END AS value,
+           count(value) AS queries
+    FROM rankkit.per_query_by(qrels_table, run_table, specs, queries_table, attribute, ties := ties,
+                              scores := scores, depth := depth, queries := queries, validate := validate)
+    GROUP BY i, measure, system, slice
+    ORDER BY i, system, slice NULLS LAST;
+
+-- rankkit.evaluate per slice: measures by name, one row per measure, system and slice.
+CREATE OR REPLACE MACRO rankkit.evaluate_by(qrels_table, run_table, measures, queries_table, attribute,
+        rel := 1, ties := 'trec', scores := 'double', depth := NULL, queries := 'both') AS TABLE
+    FROM rankkit.aggregate_by(qrels_table, run_table,
+        (SELECT list(spec ORDER BY spec.i) FROM rankkit.measure_specs(measures, rel := rel)),
+        queries_table, attribute, ties := ties, scores := scores, depth := depth, queries := queries);
