@@ -149,7 +149,6 @@ def test_example_4_trec_ties_put_d_before_c(con):
     assert list(values.values()) == pytest.approx([4.64871, 0.97624, 0.97624], abs=TOL)
 
 
-@pytest.mark.xfail(strict=True, reason="ties='average' is issue 4")
 def test_example_4_average_ties_as_scikit_learn(con):
     sklearn_example(con)
     values = evaluated(con, ["DCG", "IDCG(ideal=run)", "nDCG(ideal=run)"], ties="average")
