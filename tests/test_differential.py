@@ -133,3 +133,30 @@ def test_err_and_exponential_ndcg_agree_with_gdeval(data, k):
             assert value == pytest.approx(expected[(names[measure], query)], abs=1e-5), (measure, query)
         else:
             assert value == 0, (measure, query)
+
+
+# ---- Judged@k through ir_measures' judged provider (OpenNIR's definition) -----------------------
+
+def untied(run: dict) -> dict:
+    """The same rankings with distinct scores: ir_measures' judged provider breaks ties by doc_id
+    ascending, trec_eval by doc_id descending, so only untied runs compare."""
+    out = {}
+    for query, docs in run.items():
+        order = sorted(docs, key=lambda doc: (-docs[doc], [-b for b in doc.encode()]))
+        out[query] = {doc: float(len(order) - i) for i, doc in enumerate(order)}
+    return out
+
+
+@given(collections(QUERY_IDS, st.integers(min_value=-2, max_value=3)), st.sampled_from([1, 3, 5, 20]))
+@settings(max_examples=20, derandomize=True, deadline=None)
+def test_judged_agrees_with_ir_measures(data, k):
+    qrels, run = data
+    run = untied(run)
+    q, r = frames(qrels, run)
+    # ir_measures adds qrels topics missing from the run with 0; rankkit leaves them out by default.
+    expected = {m.query_id: m.value for m in ir_measures.judged.iter_calc([ir_measures.Judged @ k], q, r)
+                if m.query_id in run}
+    got, _ = rankkit_values(qrels, run, [f"Judged@{k}"])
+    assert {query for _, query in got} == set(expected) == set(qrels) & set(run)
+    for (_, query), value in got.items():
+        assert value == pytest.approx(expected[query], abs=1e-12), query
