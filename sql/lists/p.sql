@@ -6,4 +6,4 @@
 
 CREATE OR REPLACE MACRO rankkit.p(grades, k, rel := 1) AS
     rankkit.ratio(len([i FOR i IN rankkit.list_ranks(grades, k) IF grades[i] >= rel]),
-                  coalesce(k, len(grades)));
+                  coalesce(rankkit.list_cutoff(k), len(grades)));
