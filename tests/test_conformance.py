@@ -333,3 +333,23 @@ def test_fractional_grade_kept_by_default_and_truncated_on_request():
     assert ndcg[0] != pytest.approx(ndcg[1])
     wanted = read_trec_eval(folder / "expected" / "neg_zero_rel.v10.txt")
     assert ndcg[1] == pytest.approx(float(wanted[("ndcg", "all")]), abs=HIGH_PRECISION)
+
+
+# ---- the command line prints what trec_eval prints ---------------------------------------------
+
+@pytest.mark.parametrize("output, options, qrels, run", [
+    ("out.test.aqcM", ["-q", "-c", "-M", "100"], "qrels.test", "results.trunc"),
+    ("out.test.aql", ["-q", "-l", "2"], "qrels.rel_level", "results.test"),
+])
+def test_cli_prints_trec_eval_lines_byte_for_byte(capsys, output, options, qrels, run):
+    """rankkit eval with trec_eval's options prints trec_eval's lines for the shared measures, in
+    trec_eval's order (per query by strcmp of the id, then 'all')."""
+    from rankkit.cli import main
+
+    folder = shared_path("conformance", "trec_eval")
+    wanted = [line for line in (folder / output).read_text().splitlines()
+              if SHARED_MEASURE.fullmatch(line.split()[0]) and line.split()[0] not in RANKKIT_NAME]
+    measures = list(dict.fromkeys(line.split()[0] for line in wanted))
+    args = ["eval", *options, *[arg for m in measures for arg in ("-m", m)], str(folder / qrels), str(folder / run)]
+    assert main(args) == 0
+    assert capsys.readouterr().out.splitlines() == wanted
