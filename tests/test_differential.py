@@ -47,7 +47,11 @@ SCORES = st.integers(min_value=-4, max_value=8).map(lambda n: n / 8)  # few valu
 
 
 def judgments(grades):
-    return st.dictionaries(st.sampled_from(DOC_IDS), grades, min_size=1, max_size=len(DOC_IDS))
+    # pytrec_eval 0.5.11 crashes (segfault or endless loop) on a query whose judgments are all
+    # negative, so every generated query has a grade >= 0; the neg_zero_rel probe (q3, one -1
+    # judgment) checks that case against trec_eval 10.0 in test_conformance.py.
+    return st.dictionaries(st.sampled_from(DOC_IDS), grades, min_size=1, max_size=len(DOC_IDS)).filter(
+        lambda docs: max(docs.values()) >= 0)
 
 
 def rankings():
