@@ -2,8 +2,9 @@
 
 from rankkit._sql import connect
 from rankkit.compare import compare
-from rankkit.errors import InputError, MeasureError, RankkitError
+from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning
 from rankkit.evaluate import evaluate
 from rankkit.io import read_qrels, read_run
 
-__all__ = ["connect", "evaluate", "compare", "read_qrels", "read_run", "RankkitError", "InputError", "MeasureError"]
+__all__ = ["connect", "evaluate", "compare", "read_qrels", "read_run", "RankkitError", "InputError", "MeasureError",
+           "RankkitWarning"]

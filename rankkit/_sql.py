@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from functools import cache
 from pathlib import Path
 
@@ -29,6 +30,9 @@ def script() -> str:
     return "\n".join(parts)
 
 
+_ready: "weakref.WeakSet[duckdb.DuckDBPyConnection]" = weakref.WeakSet()  # connections with the macros
+
+
 def connect(database: str | duckdb.DuckDBPyConnection = ":memory:", *, memory_limit: str | None = None,
             temp_directory: str | None = None, threads: int | None = None) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection with the rankkit macros loaded in the attached ``rankkit`` catalog.
@@ -44,13 +48,14 @@ def connect(database: str | duckdb.DuckDBPyConnection = ":memory:", *, memory_li
     for name, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory), ("threads", threads)):
         if value is not None:
             con.execute(f"SET {name} = '{value}'")
-    if not _loaded(con):
+    if con not in _ready and not _loaded(con):
         con.execute(script())
+    _ready.add(con)
     return con
 
 
 def _loaded(con: duckdb.DuckDBPyConnection) -> bool:
     found = con.execute(
         "SELECT count(*) FROM duckdb_functions() WHERE database_name = 'rankkit' AND function_name = 'per_query'"
-    ).fetchone()
-    return bool(found and found[0])
+    ).fetchall()  # fetchall, not fetchone: an unfinished result blocks register() on DuckDB 2
+    return bool(found and found[0][0])

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import warnings
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -29,15 +30,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
         return 2
-    from rankkit.errors import RankkitError
+    import duckdb
 
-    try:
-        return args.run(args) or 0
-    except (RankkitError, UsageError) as error:
-        print(f"rankkit {args.command}: {error}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        return 0
+    from rankkit.errors import RankkitError, RankkitWarning
+
+    said: set[str] = set()
+
+    def show(message, category, *rest, **kwargs):
+        if issubclass(category, RankkitWarning):
+            if str(message) not in said:  # each run is evaluated twice with -q: say things once
+                said.add(str(message))
+                print(f"rankkit {args.command}: warning: {message}", file=sys.stderr)
+        else:
+            shown(message, category, *rest, **kwargs)
+
+    shown = warnings.showwarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", RankkitWarning)
+        warnings.showwarning = show
+        try:
+            return args.run(args) or 0
+        except (RankkitError, UsageError) as error:
+            print(f"rankkit {args.command}: {_one_line(error)}", file=sys.stderr)
+            return 2
+        except duckdb.Error as error:  # a DuckDB failure rankkit did not foresee: still one line, no trace
+            print(f"rankkit {args.command}: {_one_line(error)}", file=sys.stderr)
+            return 2
+        except BrokenPipeError:
+            return 0
+
+
+def _one_line(error: Exception) -> str:
+    return " ".join(str(error).split())
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -66,8 +90,8 @@ def number(text: str) -> float:
 # ---- eval -------------------------------------------------------------------------------------
 
 def _add_eval(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("qrels", help="qrels file (TREC text, plain or gzip)")
-    sub.add_argument("runs", nargs="+", metavar="run", help="one or more run files")
+    sub.add_argument("qrels", help="qrels: TREC text (plain or gzip), CSV/TSV with a header, Parquet file/glob/folder")
+    sub.add_argument("runs", nargs="+", metavar="run", help="one or more runs, in the same kinds of file")
     sub.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                      help="a measure (nDCG@10, AP, P(rel=2)@5) or trec_eval name (ndcg_cut_10, map, "
                           "P.5,10); repeatable; default: trec_eval's official measures rankkit offers")
@@ -82,6 +106,37 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
     sub.add_argument("--ties", choices=("trec", "rank"), default="trec",
                      help="trec: score then doc_id descending (trec_eval); rank: the run's rank column")
+    sub.add_argument("-o", "--output", metavar="FILE",
+                     help="write the results to FILE (.parquet, .csv, .tsv, .json, .jsonl) streamed by DuckDB, "
+                          "per query with -q; nothing is printed")
+    sub.add_argument("--duplicates", choices=("error", "first"), default="error",
+                     help="a document listed twice for a query: error (trec_eval) or keep the first")
+    _add_inputs(sub)
+
+
+def _add_inputs(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--column", action="append", dest="columns", metavar="YOURS=OURS", default=[],
+                     help="map a column of CSV/Parquet input to rankkit's (query_id, doc_id, relevance, score, "
+                          "system, rank), e.g. --column clicks=relevance, or ignore one: --column title=; repeatable")
+    sub.add_argument("--memory-limit", metavar="SIZE", help="DuckDB memory limit, e.g. 2GB: larger work spills to disk")
+    sub.add_argument("--temp-directory", metavar="DIR", help="where DuckDB spills (default: DuckDB's own)")
+    sub.add_argument("--threads", type=positive_int, metavar="N", help="DuckDB threads (default: all cores)")
+
+
+def _connect(args: argparse.Namespace):
+    import rankkit
+
+    return rankkit.connect(memory_limit=args.memory_limit, temp_directory=args.temp_directory, threads=args.threads)
+
+
+def _columns(args: argparse.Namespace) -> dict[str, str]:
+    mapping = {}
+    for item in args.columns:
+        theirs, sep, ours = item.partition("=")
+        if not sep or not theirs.strip():
+            raise UsageError(f"--column expects YOURS=OURS such as clicks=relevance (or title= to ignore), got '{item}'")
+        mapping[theirs.strip()] = ours.strip() or None
+    return mapping
 
 
 def expand_measures(given: Sequence[str] | None) -> list[str]:
@@ -102,14 +157,21 @@ def _run_eval(args: argparse.Namespace) -> int:
     import rankkit
 
     measures = expand_measures(args.measures)
-    con = rankkit.connect()
-    qrels = rankkit.read_qrels(args.qrels, con=con)
+    con = _connect(args)
+    columns = _columns(args)
+    qrels = rankkit.read_qrels(args.qrels, con=con, columns=columns, duplicates=args.duplicates)
+    options = dict(con=con, rel=args.rel, depth=args.depth, ties=args.ties,
+                   queries="qrels" if args.complete else "both")
+    if args.output:
+        runs = {Path(path).name: rankkit.read_run(path, con=con, columns=columns, duplicates=args.duplicates,
+                                                  system=Path(path).name)
+                for path in args.runs}
+        rankkit.evaluate(qrels, runs, measures, per_query=args.per_query, output=args.output, **options)
+        return 0
     frames = []
     for path in args.runs:
         # One file is one run, as in trec_eval, which ignores the tag column (it may vary by line).
-        run = rankkit.read_run(path, con=con, system=Path(path).name)
-        options = dict(con=con, rel=args.rel, depth=args.depth, ties=args.ties,
-                       queries="qrels" if args.complete else "both")
+        run = rankkit.read_run(path, con=con, columns=columns, duplicates=args.duplicates, system=Path(path).name)
         aggregate = rankkit.evaluate(qrels, run, measures, **options)
         per_query = rankkit.evaluate(qrels, run, measures, per_query=True, **options) if args.per_query else None
         frames.append((Path(path).name, aggregate, per_query))
@@ -120,8 +182,8 @@ def _run_eval(args: argparse.Namespace) -> int:
 # ---- compare ----------------------------------------------------------------------------------
 
 def _add_compare(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("qrels", help="qrels file (TREC text, plain or gzip)")
-    sub.add_argument("runs", nargs="+", metavar="run", help="two or more run files, named by file name")
+    sub.add_argument("qrels", help="qrels: TREC text (plain or gzip), CSV/TSV with a header, Parquet file/glob/folder")
+    sub.add_argument("runs", nargs="+", metavar="run", help="two or more runs, named by file name")
     sub.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE", required=True,
                      help="a measure (nDCG@10, AP, ...) or trec_eval name; repeatable")
     sub.add_argument("--test", choices=("t", "wilcoxon", "permutation", "bootstrap"), default="t",
@@ -138,6 +200,7 @@ def _add_compare(sub: argparse.ArgumentParser) -> None:
                      help="trec: score then doc_id descending (trec_eval); rank: the run's rank column; "
                           "average: expected value over the orderings of equal scores (gain-based measures)")
     sub.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
+    _add_inputs(sub)
 
 
 def _run_compare(args: argparse.Namespace) -> int:
@@ -152,9 +215,10 @@ def _run_compare(args: argparse.Namespace) -> int:
     baseline = args.baseline
     if baseline is not None and baseline in args.runs:
         baseline = names[args.runs.index(baseline)]
-    con = rankkit.connect()
-    runs = {name: rankkit.read_run(path, con=con) for name, path in zip(names, args.runs)}
-    result = compare(rankkit.read_qrels(args.qrels, con=con), runs, measures, baseline=baseline, test=args.test,
+    con = _connect(args)
+    columns = _columns(args)
+    runs = {name: rankkit.read_run(path, con=con, columns=columns) for name, path in zip(names, args.runs)}
+    result = compare(rankkit.read_qrels(args.qrels, con=con, columns=columns), runs, measures, baseline=baseline, test=args.test,
                      correction=args.correction, alpha=args.alpha, seed=args.seed, con=con,
                      ties=args.ties, queries="qrels" if args.complete else "both")
     sys.stdout.write(format_comparison(result, args.digits))
@@ -191,8 +255,29 @@ def _run_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- check ------------------------------------------------------------------------------------
+
+def _add_check(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("qrels", help="qrels: TREC text, CSV/TSV with a header, or Parquet")
+    sub.add_argument("runs", nargs="+", metavar="run", help="one or more runs")
+    _add_inputs(sub)
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    from rankkit.check import describe, diagnose
+
+    con = _connect(args)
+    columns = _columns(args)
+    for path in args.runs:
+        for line in describe(diagnose(args.qrels, path, con=con, columns=columns)):
+            print(line)
+    return 0
+
+
 COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "eval": ("Evaluate runs against qrels, as trec_eval does.", _add_eval, _run_eval),
+    "check": ("Check qrels and runs (queries on each side, judged share, duplicates, ties) without evaluating.",
+              _add_check, _run_check),
     "compare": ("Compare runs measure by measure with paired significance tests.", _add_compare, _run_compare),
     "macros": ("Print the SQL macros as one script for the duckdb shell (.read it).", _add_macros, _run_macros),
     "demo": ("Generate the sample data, evaluate two systems on it, write per-query results.", _add_demo, _run_demo),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["RankkitError", "InputError", "MeasureError"]
+__all__ = ["RankkitError", "InputError", "MeasureError", "RankkitWarning"]
 
 
 class RankkitError(ValueError):
@@ -15,3 +15,7 @@ class InputError(RankkitError):
 
 class MeasureError(RankkitError):
     """An unknown measure name or a bad measure parameter."""
+
+
+class RankkitWarning(UserWarning):
+    """Something trec_eval accepts but a user should know: queries without judgments, fractional grades ..."""

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import itertools
 import re
+import warnings
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
 import duckdb
 import numpy as np
 import pandas as pd
 
 from rankkit._sql import connect
-from rankkit.errors import InputError, MeasureError, RankkitError
-from rankkit.io import default_connection, read_qrels, read_run
+from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning
+from rankkit.io import Source, default_connection, load, release
+from rankkit.progress import Progress
 
-__all__ = ["evaluate", "measure_specs", "resolve", "run_query", "slice_source", "macro_query"]
+__all__ = ["evaluate", "measure_specs", "resolve", "run_query", "slice_source", "macro_query", "load_runs",
+           "compare_inputs"]
 
 _views = itertools.count(1)
 
@@ -24,21 +27,29 @@ SPEC_TYPE = ("STRUCT(i INTEGER, measure VARCHAR, metric VARCHAR, k BIGINT, rel D
              "ideal VARCHAR, empty VARCHAR, max DOUBLE, agg VARCHAR)")
 # result columns an attribute column (by=) must not shadow
 RESERVED = ("measure", "system", "query_id", "value", "queries", "ci_low", "ci_high")
+OUTPUT_FORMATS = {".parquet": "(FORMAT parquet)", ".csv": "(FORMAT csv, HEADER true)",
+                  ".tsv": "(FORMAT csv, HEADER true, DELIMITER '\t')", ".json": "(FORMAT json, ARRAY true)",
+                  ".jsonl": "(FORMAT json)", ".ndjson": "(FORMAT json)"}
 
 
 def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
              con: duckdb.DuckDBPyConnection | None = None, rel: float = 1, ties: str = "trec",
              scores: str = "double", depth: int | None = None, queries: str = "both",
              by: str | None = None, query_table=None, ci: float | None = None, seed: int | None = 0,
-             resamples: int = 10000) -> pd.DataFrame:
-    """Evaluate a run (or several systems in one run table) against qrels.
+             resamples: int = 10000, columns: Mapping[str, str | None] | None = None,
+             duplicates: str = "error", output: str | Path | None = None,
+             progress: bool | None = None) -> pd.DataFrame | Path:
+    """Evaluate a run (or several systems in one run table, or a list or dict of runs) against qrels.
 
     Parameters
     ----------
     qrels, run:
-        A TREC text file path (plain or gzip), a pandas DataFrame, a DuckDB relation, or the name
-        of a table or view in ``con``. Qrels columns: ``query_id, doc_id, relevance``; run columns:
-        ``query_id, doc_id, score`` and optionally ``system`` and ``rank``.
+        A path (TREC text, CSV/TSV with a header, Parquet file, glob or folder; text may be gzipped),
+        a pandas DataFrame, a DuckDB relation, or the name of a table or view in ``con``. Qrels
+        columns: ``query_id, doc_id, relevance``; run columns: ``query_id, doc_id, score`` and
+        optionally ``system`` and ``rank``; common other names (``qid``, ``docno``, ``rel``, ``sim``,
+        ``run_id`` ...) are recognised. ``run`` may also be a list of runs (named by file stem, or
+        ``run1``, ``run2`` ...) or a dict ``{name: run}``; each becomes a ``system``.
     measures:
         Names such as ``"nDCG@10"``, ``"AP"``, ``"P(rel=2)@5"`` or trec_eval's ``"ndcg_cut_10"``.
     per_query:
@@ -58,12 +69,29 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         With ``ci=0.95``, add ``ci_low, ci_high`` to the aggregate: a percentile bootstrap
         interval over queries, ``resamples`` draws from ``numpy.random.default_rng(seed)``.
 
+    columns:
+        Your column names to rankkit's, as pandas' ``rename``: ``{"clicks": "relevance",
+        "qid": "query_id"}``; applied to the qrels and the run wherever such a column exists.
+    duplicates:
+        ``"error"`` (default, as trec_eval) or ``"first"``: keep a document's first occurrence.
+    output:
+        Write the result to this file (``.parquet``, ``.csv``, ``.tsv``, ``.json``, ``.jsonl``)
+        with DuckDB's ``COPY``, streaming, and return its path instead of a DataFrame.
+    progress:
+        Show a progress bar on steps longer than two seconds; default: when stderr is a terminal
+        or in a notebook.
+
     Returns
     -------
-    pandas.DataFrame
+    pandas.DataFrame or pathlib.Path
         Aggregate: ``measure, [system,] [by,] value, queries [, ci_low, ci_high]``; per query:
         ``measure, [system,] [by,] query_id, value``. ``system`` is there when the run holds
         more than one system.
+
+    Checks run first: a bad row or duplicate raises :class:`InputError` naming the place; queries
+    judged but not retrieved (or retrieved but not judged) and fractional grades give a
+    :class:`RankkitWarning`. The connection's ``memory_limit`` and ``temp_directory``
+    (``rankkit.connect(memory_limit="2GB")``) hold throughout: DuckDB spills rather than fails.
 
     Examples
     --------
@@ -77,22 +105,61 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         raise RankkitError("ci is an interval over queries: it applies to the aggregate, not to per_query")
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=rel)
-    qrels_name, qrels_checked = resolve(con, qrels, "qrels")
-    run_name, run_checked = resolve(con, run, "run")
+    with Progress(con, "reading", enabled=progress):
+        qrels_source = load(con, qrels, "qrels", columns=columns, duplicates=duplicates)
+        try:
+            run_source = load_runs(con, run, columns=columns, duplicates=duplicates)
+        except BaseException:
+            release(con, qrels_source)
+            raise
+    try:
+        return _evaluate(con, qrels_source, run_source, specs, per_query, ties=ties, scores=scores, depth=depth,
+                         queries=queries, by=by, query_table=query_table, ci=ci, seed=seed,
+                         resamples=resamples, output=output, progress=progress)
+    finally:  # what evaluate made to read its inputs goes; read_qrels/read_run results stay
+        release(con, run_source)
+        release(con, qrels_source)
+
+
+def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: bool, *, ties, scores, depth,
+              queries, by, query_table, ci, seed, resamples, output, progress) -> pd.DataFrame | Path:
+    compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
     slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
-    inputs = [qrels_name, run_name, specs, *(slices or ()), ties, scores, depth, queries,
-              not (qrels_checked and run_checked)]
-    frame = run_query(con, macro_query("per_query" if per_query else "aggregate", slices), inputs)
+    # validate := false: load() checked both inputs (duplicates, NULLs) already
+    inputs = [qrels_source.table, run_source.table, specs, *(slices or ()), ties, scores, depth, queries, False]
+    query = macro_query("per_query" if per_query else "aggregate", slices)
+    if output is not None:
+        return _copy(con, query, inputs, per_query, len(run_source.systems) > 1, slices, Path(output), progress)
+    with Progress(con, "evaluating", enabled=progress):
+        frame = run_query(con, query, inputs)
     if per_query:
         frame = frame.sort_values(["i", "system", "query_id"], kind="stable").drop(columns=["i", "agg"])
     elif ci is not None:
-        values = run_query(con, macro_query("per_query", slices), inputs)
+        with Progress(con, "bootstrapping", enabled=progress):
+            values = run_query(con, macro_query("per_query", slices), inputs)
         frame = _with_ci(frame, values, ci, seed, resamples)
     if frame["system"].nunique(dropna=False) <= 1:
         frame = frame.drop(columns=["system"])
     if slices:
         frame = frame.rename(columns={"slice": by})
     return frame.reset_index(drop=True)
+
+
+def _copy(con, query: str, params: list, per_query: bool, several: bool, slices, path: Path, progress) -> Path:
+    """Stream the result into a file with DuckDB's COPY: per-query output may not fit in memory."""
+    options = OUTPUT_FORMATS.get(path.suffix.lower())
+    if options is None:
+        raise InputError(f"{path}: output must end in {', '.join(OUTPUT_FORMATS)}")
+    system = "system, " if several else ""
+    by = f'slice AS "{slices[1]}", ' if slices else ""
+    if per_query:
+        select = f"SELECT measure, {system}{by}query_id, value FROM ({query}) ORDER BY i, system, {by and 'slice, '}query_id"
+    else:
+        select = f"SELECT measure, {system}{by}value, queries FROM ({query})"
+    target = str(path).replace("'", "''")
+    with Progress(con, f"writing {path.name}", enabled=progress):
+        run_query(con, f"COPY ({select}) TO '{target}' {options}", params, fetch=False)
+    return path
 
 
 def macro_query(macro: str, slices: tuple[str, str] | None) -> str:
@@ -151,6 +218,128 @@ def slice_source(con: duckdb.DuckDBPyConnection, query_table, by: str | None) ->
     return name, by
 
 
+def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: str = "error") -> Source:
+    """One checked run source; a list or dict of runs becomes one view whose ``system`` names each."""
+    if not isinstance(run, (list, tuple, dict)):
+        return load(con, run, "run", columns=columns, duplicates=duplicates)
+    items = list(run.items()) if isinstance(run, dict) else [(_run_name(r, i), r) for i, r in enumerate(run, 1)]
+    if not items:
+        raise InputError("run: the list of runs is empty")
+    names: list[str] = []
+    parts = []
+    sources = []
+    for name, one in items:
+        name = _unique(str(name), names)
+        try:
+            source = load(con, one, "run", columns=columns, duplicates=duplicates)
+        except BaseException:
+            for done in sources:
+                release(con, done)
+            raise
+        sources.append(source)
+        named = [s for s in source.systems if s is not None]
+        tag = f"{_quote(name)} || '/' || system" if len(named) > 1 else _quote(name)
+        parts.append(f"SELECT {tag} AS system, query_id, doc_id, rank, score FROM {source.table}")
+        names.append(name)
+    view = f"rankkit_run_list_{next(_views)}"
+    con.execute(f"CREATE TEMP VIEW {view} AS " + " UNION ALL ".join(parts))
+    counts = f"{view}_queries"
+    con.execute(
+        f"CREATE TEMP TABLE {counts} AS " + " UNION ALL ".join(
+            f"SELECT {_quote(name)} AS system, query_id, n, docs, no_rank FROM {s.queries}" for name, s in zip(names, sources))
+    )
+    systems = [f"{name}/{s}" if len([x for x in src.systems if x is not None]) > 1 else name
+               for name, src in zip(names, sources) for s in (src.systems if len(src.systems) > 1 else [None])]
+    label = ", ".join(s.label for s in sources)
+    owned = [("view", view), ("table", counts)] + [item for source in sources for item in source.owned]
+    return Source(table=view, label=label, kind="run", queries=counts, systems=systems, owned=owned)
+
+
+def _run_name(run, position: int) -> str:
+    if isinstance(run, (str, Path)) and not isinstance(run, str) or (isinstance(run, str) and ("/" in run or "." in run)):
+        name = Path(str(run)).name
+        for suffix in (".gz", ".parquet", ".csv", ".tsv", ".txt", ".run", ".trec"):
+            name = name[: -len(suffix)] if name.lower().endswith(suffix) else name
+        return name or f"run{position}"
+    if isinstance(run, str):
+        return run
+    return f"run{position}"
+
+
+def _unique(name: str, taken: list[str]) -> str:
+    candidate, n = name, 2
+    while candidate in taken:
+        candidate, n = f"{name} ({n})", n + 1
+    return candidate
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def compare_inputs(con: duckdb.DuckDBPyConnection, qrels: Source, run: Source, specs=(), *,
+                   queries: str = "both", ties: str = "trec", warn: bool = True) -> dict:
+    """Check a run against its qrels before evaluating: no query in common is an error; queries on
+    one side only, fractional grades and grades above ERR's scale are warnings. Returns the counts."""
+    found = con.execute(
+        f"SELECT count(r.query_id), count(q.query_id), count(r.query_id) FILTER (WHERE q.query_id IS NOT NULL), "
+        f"count(r.query_id) FILTER (WHERE q.query_id IS NULL), min(r.query_id, 3) FILTER (WHERE q.query_id IS NULL), "
+        f"count(q.query_id) FILTER (WHERE r.query_id IS NULL), min(q.query_id, 3) FILTER (WHERE r.query_id IS NULL), "
+        f"min(r.query_id, 3), min(q.query_id, 3), (SELECT sum(no_rank) FROM {run.queries}) "
+        f"FROM (SELECT DISTINCT query_id FROM {run.queries}) r FULL JOIN (SELECT query_id FROM {qrels.queries}) q "
+        f"ON r.query_id = q.query_id"
+    ).fetchall()[0]
+    counts = dict(zip(("run_queries", "qrels_queries", "common", "run_only", "run_only_examples",
+                       "qrels_only", "qrels_only_examples", "run_examples", "qrels_examples", "no_rank"), found))
+    if counts["run_queries"] and not counts["common"]:
+        raise InputError(
+            f"{run.label} and {qrels.label} have no query in common: the run has {counts['run_queries']} "
+            f"(such as {_examples(counts['run_examples'])}), the qrels {counts['qrels_queries']} "
+            f"(such as {_examples(counts['qrels_examples'])}); ids are compared as strings"
+        )
+    if ties == "rank" and counts["no_rank"]:
+        raise InputError(f"{run.label}: ties='rank' needs an integer rank on every row; "
+                         f"{counts['no_rank']} rows have none")
+    if warn:
+        _warn_coverage(counts, qrels, run, queries)
+        _warn_grades(qrels, specs)
+    return counts
+
+
+def _warn_coverage(counts: dict, qrels: Source, run: Source, queries: str) -> None:
+    if counts["run_only"]:
+        warnings.warn(
+            f"{run.label}: {counts['run_only']} of {counts['run_queries']} queries have no judgments in "
+            f"{qrels.label} (such as {_examples(counts['run_only_examples'])}) and are not evaluated",
+            RankkitWarning, stacklevel=4)
+    if counts["qrels_only"]:
+        then = ("score 0 (queries='qrels')" if queries == "qrels"
+                else "are left out of the mean (queries='qrels', trec_eval -c, counts them as 0)")
+        warnings.warn(
+            f"{qrels.label}: {counts['qrels_only']} of {counts['qrels_queries']} judged queries are missing "
+            f"from {run.label} (such as {_examples(counts['qrels_only_examples'])}) and {then}",
+            RankkitWarning, stacklevel=4)
+
+
+def _warn_grades(qrels: Source, specs) -> None:
+    if qrels.fractional:
+        query_id, doc_id, grade = qrels.fractional
+        warnings.warn(
+            f"{qrels.label}: fractional grades (such as {grade:g} for document {doc_id} of query {query_id}); "
+            f"rankkit keeps them for gain where trec_eval truncates them (integer_grades=True does too)",
+            RankkitWarning, stacklevel=4)
+    tops = sorted({s["max"] for s in specs if s["metric"] == "err"})
+    if qrels.top_grade is not None and tops and qrels.top_grade > tops[0]:
+        warnings.warn(
+            f"{qrels.label}: grade {qrels.top_grade:g} is above ERR's scale (max={tops[0]:g}), where it counts "
+            f"as {tops[0]:g}; say ERR(max={qrels.top_grade:g})@k to use the whole scale",
+            RankkitWarning, stacklevel=4)
+
+
+def _examples(values) -> str:
+    return ", ".join(f"'{v}'" for v in (values or [])) or "none"
+
+
 def measure_specs(con: duckdb.DuckDBPyConnection, measures: str | Iterable[str], rel: float = 1) -> list[dict]:
     """Parse measure names with the SQL parser; a bad name raises MeasureError."""
     names = [measures] if isinstance(measures, str) else list(measures)
@@ -167,26 +356,9 @@ def measure_specs(con: duckdb.DuckDBPyConnection, measures: str | Iterable[str],
 
 
 def resolve(con: duckdb.DuckDBPyConnection, source, kind: str) -> tuple[str, bool]:
-    """The name of a table or view in ``con`` holding ``source``, and whether rankkit checked it."""
-    if isinstance(source, pd.DataFrame):
-        name = f"rankkit_{kind}_frame_{next(_views)}"
-        con.register(name, source)
-        return name, False
-    if isinstance(source, duckdb.DuckDBPyRelation):
-        name = f"rankkit_{kind}_relation_{next(_views)}"
-        source.create_view(name, replace=True)
-        return name, source.alias.startswith(f"rankkit_{kind}_")
-    if isinstance(source, (str, Path)):
-        text = str(source)
-        if isinstance(source, str) and _is_table(con, text):
-            return text, False
-        reader = read_qrels if kind == "qrels" else read_run
-        relation = reader(text, con=con)
-        return relation.alias, True
-    raise InputError(
-        f"{kind}: expected a file path, a pandas DataFrame, a DuckDB relation or a table name, "
-        f"got {type(source).__name__}"
-    )
+    """The name of a checked table or view in ``con`` holding ``source``, and True (it was checked)."""
+    loaded = load_runs(con, source) if kind == "run" else load(con, source, kind)
+    return loaded.table, True
 
 
 def _is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
@@ -199,10 +371,11 @@ def _is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     return sum(row[0] for row in found) > 0
 
 
-def run_query(con: duckdb.DuckDBPyConnection, query: str, params: list) -> pd.DataFrame:
+def run_query(con: duckdb.DuckDBPyConnection, query: str, params: list, fetch: bool = True) -> pd.DataFrame | None:
     """Run a rankkit query; errors raised in SQL become RankkitError with their message."""
     try:
-        return con.execute(query, params).df()
+        result = con.execute(query, params)
+        return result.df() if fetch else None
     except duckdb.Error as error:
         message = _message(error)
         if "rankkit:" in str(error):

@@ -1,9 +1,17 @@
-"""Reading qrels and runs into DuckDB, with errors that name the file, line and problem.
+"""Reading qrels and runs of every kind into DuckDB, checked, with errors that name the place.
 
-TREC text is parsed by DuckDB itself. The fast path reads the file with DuckDB's CSV reader and a
-fixed schema; a file it cannot take (comment lines, mixed whitespace, extra columns, a bad value)
-goes through a whitespace-splitting SQL path, and only when that finds a bad line does Python read
-the file to say which line it is.
+A source is a path (TREC text, CSV or TSV with a header, Parquet file, glob or folder; any text may be
+gzip-compressed), a pandas DataFrame, a DuckDB relation or the name of a table or view. Whatever it
+is, DuckDB reads it (never pandas or a Python loop over rows) into a relation with rankkit's columns:
+
+- qrels: ``query_id VARCHAR, doc_id VARCHAR, relevance DOUBLE``
+- run:   ``system VARCHAR, query_id VARCHAR, doc_id VARCHAR, rank BIGINT, score DOUBLE``
+
+Columns with other names are found by their common names (``qid``, ``docno``, ``rel``, ``sim``,
+``run_id`` ...) or mapped by the caller (``columns={"clicks": "relevance"}``, pandas' ``rename``
+direction: your name to rankkit's). One pass over the rows checks them (NULL ids, scores that are
+not finite numbers, duplicates) and keeps per-query counts for the checks that compare a run with its
+qrels. Python reads a text file itself only on the error path, to say which line is wrong.
 """
 
 from __future__ import annotations
@@ -11,22 +19,63 @@ from __future__ import annotations
 import gzip
 import itertools
 import math
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Mapping
 
 import duckdb
 import pandas as pd
 
 from rankkit._sql import connect
 from rankkit.errors import InputError
+from rankkit.progress import Progress
 
-__all__ = ["read_qrels", "read_run", "default_connection"]
+__all__ = ["read_qrels", "read_run", "default_connection", "load", "release", "Source", "ALIASES"]
 
 _default: duckdb.DuckDBPyConnection | None = None
 _counter = itertools.count(1)
 
 QRELS_FIELDS = ("query_id", "iteration", "doc_id", "relevance")
 RUN_FIELDS = ("query_id", "q0", "doc_id", "rank", "score", "system")
+
+# Common names of each column, recognised without being told (compared case-insensitively).
+ALIASES: dict[str, tuple[str, ...]] = {
+    "query_id": ("query_id", "qid", "queryid", "query", "topic", "topic_id", "topicid", "q_id"),
+    "doc_id": ("doc_id", "docid", "docno", "doc", "document", "document_id", "did", "pid", "passage_id"),
+    "relevance": ("relevance", "rel", "grade", "label", "judgment", "judgement", "qrel"),
+    "score": ("score", "sim", "similarity"),
+    "system": ("system", "run_id", "runid", "run", "tag", "system_id"),
+    "rank": ("rank",),
+}
+REQUIRED = {"qrels": ("query_id", "doc_id", "relevance"), "run": ("query_id", "doc_id", "score")}
+OPTIONAL = {"qrels": (), "run": ("system", "rank")}
+NUMBER = {"qrels": "relevance", "run": "score"}
+DUPLICATES = ("error", "first")
+# Columns nobody means as data: TREC's unused field, pandas' saved index.
+_IGNORABLE = re.compile(r"iter|iteration|q0|__index_level_\d+__", re.I)
+_ID_TYPES = re.compile(r"VARCHAR|(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)|UUID", re.I)
+_NUMBER_TYPES = re.compile(r"VARCHAR|BOOLEAN|(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)|FLOAT|DOUBLE|REAL|DECIMAL.*", re.I)
+
+
+@dataclass
+class Source:
+    """A checked qrels or run: the temp table or view holding it, and what the checks found."""
+
+    table: str
+    label: str
+    kind: str
+    raw: str = ""  # what it was read from (SQL), and the SELECT list giving rankkit's columns
+    select: str = ""
+    number_column: str | None = None  # the source's score or relevance column
+    queries: str = ""  # temp table: per (system,) query counts, made by the checking pass
+    systems: list = field(default_factory=list)
+    fractional: tuple | None = None  # (query_id, doc_id, grade) of a fractional grade, qrels only
+    top_grade: float | None = None
+    owned: list = field(default_factory=list)  # (what, name) made for this source, dropped by release()
+
+
+_sources: dict[str, Source] = {}
 
 
 def default_connection() -> duckdb.DuckDBPyConnection:
@@ -37,67 +86,496 @@ def default_connection() -> duckdb.DuckDBPyConnection:
     return _default
 
 
-def read_qrels(path: str | Path, *, con: duckdb.DuckDBPyConnection | None = None,
-               integer_grades: bool = False) -> duckdb.DuckDBPyRelation:
-    """Read TREC qrels text (``query_id iteration doc_id relevance``; plain or gzip).
+def read_qrels(source, *, con: duckdb.DuckDBPyConnection | None = None, columns: Mapping[str, str] | None = None,
+               relevance: str | None = None, integer_grades: bool = False, duplicates: str = "error",
+               format: str | None = None) -> duckdb.DuckDBPyRelation:
+    """Read and check qrels: a path, DataFrame, relation or table name (see the module docstring).
 
-    Returns a relation with ``query_id, doc_id, relevance``; ids are strings. Grades keep their
-    real value unless ``integer_grades=True`` truncates them toward zero, as trec_eval does.
+    Returns a relation with ``query_id, doc_id, relevance``; ids are strings. ``relevance`` names the
+    column that holds the grade (a click or purchase count works as well as a judgment);
+    ``columns`` maps other names (``{"topic": "query_id"}``). Grades keep their real value unless
+    ``integer_grades=True`` truncates them toward zero, as trec_eval does. A document listed twice for
+    one query is an error unless ``duplicates="first"`` keeps the first.
     """
     con = connect(con) if con is not None else default_connection()
-    path = _existing(path)
-    table = _load_trec(con, path, "qrels")
-    grade = "trunc(relevance)" if integer_grades else "relevance"
-    name = _temp_name("qrels")
-    con.execute(f"CREATE TEMP TABLE {name} AS SELECT query_id, doc_id, {grade} AS relevance FROM {table}")
-    con.execute(f"DROP TABLE {table}")
-    _check_duplicates(con, name, ["query_id", "doc_id"], path, "qrels")
-    return con.table(name)
+    mapping = dict(columns or {})
+    if relevance is not None:
+        mapping[relevance] = "relevance"
+    with Progress(con, "reading qrels"):
+        loaded = load(con, source, "qrels", columns=mapping, duplicates=duplicates, format=format,
+                      integer_grades=integer_grades)
+    return con.table(loaded.table)
 
 
-def read_run(path: str | Path, *, con: duckdb.DuckDBPyConnection | None = None,
-             system: str | None = None) -> duckdb.DuckDBPyRelation:
-    """Read a TREC run (``query_id Q0 doc_id rank score tag``; plain or gzip).
+def read_run(source, *, con: duckdb.DuckDBPyConnection | None = None, columns: Mapping[str, str] | None = None,
+             system: str | None = None, duplicates: str = "error",
+             format: str | None = None) -> duckdb.DuckDBPyRelation:
+    """Read and check a run: a path, DataFrame, relation or table name (see the module docstring).
 
-    Returns a relation with ``system, query_id, doc_id, rank, score``: the tag becomes ``system``
-    unless ``system`` names it. Extra columns after the tag are ignored, as trec_eval ignores them.
+    Returns a relation with ``system, query_id, doc_id, rank, score``. A TREC run's tag (or a
+    ``system`` column) becomes ``system`` unless ``system`` names it. Extra fields after a TREC
+    run's tag are ignored, as trec_eval ignores them.
     """
     con = connect(con) if con is not None else default_connection()
-    path = _existing(path)
-    table = _load_trec(con, path, "run")
-    name = _temp_name("run")
-    # trec_eval splits on any whitespace: in a tab-separated line, junk after the tag follows a space.
-    tag = r"regexp_extract(system, '^\s*(\S*)', 1)" if system is None else _quote(system)
-    con.execute(
-        f"CREATE TEMP TABLE {name} AS SELECT {tag} AS system, query_id, doc_id, rank, score FROM {table}"
+    with Progress(con, "reading run"):
+        loaded = load(con, source, "run", columns=columns, duplicates=duplicates, format=format, system=system)
+    return con.table(loaded.table)
+
+
+def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[str, str] | None = None,
+         duplicates: str = "error", format: str | None = None, system: str | None = None,
+         integer_grades: bool = False, label: str | None = None) -> Source:
+    """Read ``source`` into a checked temp table or view with rankkit's columns.
+
+    TREC text has fixed columns: ``columns`` applies to headed and typed sources only.
+
+    ``duplicates="keep"`` (for ``rankkit check``) counts duplicates without raising.
+    """
+    if duplicates not in DUPLICATES + ("keep",):
+        raise InputError(f"duplicates must be error or first, got {duplicates!r}")
+    known = _known(con, source, kind)
+    if known is not None and not columns and system is None and duplicates != "keep":
+        return replace(known, owned=[])  # the caller's to keep: releasing this copy drops nothing
+    raw, label, text = _raw(con, source, kind, format, label)
+    loaded = Source(table=_temp_name(kind), label=label, kind=kind)
+    final = "view" if text is None or text[0] == "trec" else "table"
+    loaded.owned = [(final, loaded.table), ("table", loaded.table + "_queries")]
+    if text is None and raw.startswith("rankkit_"):
+        loaded.owned.append(("frame" if isinstance(source, pd.DataFrame) else "view", raw))
+    try:
+        if text is not None and text[0] == "trec":
+            loaded.raw = _load_trec(con, text[1], kind)
+            loaded.owned.append(("table", loaded.raw))
+            loaded.select = _trec_select(kind, system, integer_grades)
+        else:
+            names = _describe(con, raw, label)
+            found = _match_columns(names, kind, columns or {}, label)
+            loaded.raw, loaded.number_column = raw, found.get(NUMBER[kind])
+            loaded.select = _select(con, raw, names, found, kind, system, integer_grades, label)
+        _materialise(con, loaded, duplicates, text)
+        _check(con, loaded, duplicates, text)
+    except Exception:
+        release(con, loaded)
+        raise
+    if duplicates != "keep":  # a source with duplicates kept is for counting, never for evaluating
+        _sources[loaded.table] = loaded
+    return loaded
+
+
+def release(con: duckdb.DuckDBPyConnection, source: Source) -> None:
+    """Drop what was made to read ``source`` (temp tables, views, registered DataFrames)."""
+    if not source.owned:
+        return
+    for what, name in source.owned:
+        try:
+            if what == "frame":
+                con.unregister(name)
+            else:
+                con.execute(f"DROP {'VIEW' if what == 'view' else 'TABLE'} IF EXISTS {name}")
+        except duckdb.Error:
+            pass  # already gone, or the connection is closing
+    _sources.pop(source.table, None)
+    source.owned = []
+
+
+def _known(con, source, kind: str) -> Source | None:
+    """A source rankkit read and checked already on this connection (a read_qrels/read_run result)."""
+    if isinstance(source, duckdb.DuckDBPyRelation):
+        # Only a plain scan of the table is that source: a union or filter keeps the left alias.
+        name = source.alias if _plain_scan(source) else None
+    else:
+        name = source if isinstance(source, str) else None
+    known = _sources.get(name) if name else None
+    if known is None or known.kind != kind or not _is_table(con, known.table):
+        return None
+    return known
+
+
+def _plain_scan(relation: duckdb.DuckDBPyRelation) -> bool:
+    if str(getattr(relation, "type", "")) in ("TABLE_RELATION", "VIEW_RELATION"):
+        return True
+    try:
+        text = " ".join(relation.sql_query().split()).lower()
+    except (duckdb.Error, AttributeError):
+        return False
+    return text in (f'select * from "{relation.alias}"'.lower(), f"select * from {relation.alias}".lower())
+
+
+# ---- where the rows come from -----------------------------------------------------------------
+
+def _raw(con, source, kind: str, format: str | None, label: str | None):
+    """A FROM-able SQL text for the source, a label for messages, and (format, path) for files."""
+    if isinstance(source, pd.DataFrame):
+        name = _temp_name(f"{kind}_frame")
+        con.register(name, source)
+        return name, label or f"the {kind} DataFrame", None
+    if isinstance(source, duckdb.DuckDBPyRelation):
+        name = _temp_name(f"{kind}_relation")
+        try:
+            source.create_view(name, replace=True)
+        except duckdb.Error as error:
+            raise InputError(f"the {kind} relation cannot be read ({_first_message(error)})") from None
+        if not _is_table(con, name):
+            raise InputError(f"the {kind} relation belongs to another DuckDB connection; pass con= the one it came from")
+        return name, label or f"the {kind} relation", None
+    if isinstance(source, str) and _is_table(con, source):
+        return _table_ident(source), label or f"table {source}", None
+    if isinstance(source, (str, Path)):
+        fmt, path = _file_format(source, format, kind)
+        shown = label or str(source)
+        if fmt == "parquet":
+            return f"read_parquet({_quote(path)}, hive_partitioning = true)", shown, (fmt, path)
+        if fmt in ("csv", "tsv"):
+            return _csv_reader(Path(path) if not _is_glob(path) else path, fmt, shown), shown, (fmt, path)
+        return "", shown, ("trec", Path(path))
+    raise InputError(
+        f"{kind}: expected a file path, a pandas DataFrame, a DuckDB relation or a table name, "
+        f"got {type(source).__name__}"
     )
-    con.execute(f"DROP TABLE {table}")
-    _check_duplicates(con, name, ["system", "query_id", "doc_id"], path, "run")
-    return con.table(name)
 
 
-def _existing(path: str | Path) -> Path:
-    path = Path(path)
-    if not path.exists():
-        raise InputError(f"{path}: no such file")
+def _file_format(source, format: str | None, kind: str) -> tuple[str, str]:
+    text = str(source)
+    if format is not None and format not in ("trec", "csv", "tsv", "parquet"):
+        raise InputError(f"{text}: format must be trec, csv, tsv or parquet, got {format!r}")
+    path = Path(text)
+    if _is_glob(text):
+        suffix = _suffix(text)
+        fmt = format or ("parquet" if suffix in (".parquet", ".pq") else suffix.lstrip(".") if suffix in (".csv", ".tsv") else None)
+        if fmt is None or fmt == "trec":
+            raise InputError(f"{text}: a glob must end in .parquet, .csv or .tsv (TREC text is read one file at a time)")
+        return fmt, text
     if path.is_dir():
-        raise InputError(f"{path}: is a folder, expected a TREC text file")
+        if not any(path.rglob("*.parquet")):
+            raise InputError(f"{text}: is a folder without .parquet files; give a file, a glob or a Parquet folder")
+        return "parquet", str(path / "**" / "*.parquet")
+    if not path.exists():
+        hint = ", and no table or view of that name" if re.fullmatch(r"[A-Za-z_][\w.]*", text) else ""
+        raise InputError(f"{text}: no such file{hint}")
+    if format:
+        return format, text
+    suffix = _suffix(text)
+    if suffix in (".parquet", ".pq") or _magic(path, 4) == b"PAR1":
+        return "parquet", text
+    if suffix in (".csv", ".tsv"):
+        return suffix.lstrip("."), text
+    header = _first_line(path)
+    if _looks_like_header(header, kind):
+        return ("tsv" if "\t" in header else "csv"), text
+    return "trec", text
+
+
+def _looks_like_header(line: str, kind: str) -> bool:
+    """A first line naming columns rather than holding TREC fields."""
+    tokens = [t.strip().strip('"').lower() for t in re.split(r"[,\t]| +", line.strip()) if t.strip()]
+    known = {alias for aliases in ALIASES.values() for alias in aliases}
+    return "," in line or sum(t in known for t in tokens) >= 2
+
+
+def _suffix(text: str) -> str:
+    name = text[:-3] if text.lower().endswith(".gz") else text
+    return Path(name).suffix.lower()
+
+
+def _is_glob(text: str) -> bool:
+    return any(c in text for c in "*?[")
+
+
+def _csv_reader(path, fmt: str, label: str) -> str:
+    delim = "\\t" if fmt == "tsv" else ","
+    first = path if isinstance(path, Path) else _first_glob_match(path, label)
+    header = _first_line(first).rstrip("\r\n")
+    names = [n.strip().strip('"') for n in header.split("\t" if fmt == "tsv" else ",")]
+    if not any(names):
+        raise InputError(f"{label}:1: expected a header line naming the columns, found an empty line")
+    seen = set()
+    for name in names:
+        if not name:
+            raise InputError(f"{label}:1: the header has an empty column name")
+        if name.lower() in seen:
+            raise InputError(f"{label}:1: the header names column '{name}' twice")
+        seen.add(name.lower())
+    types = "{" + ", ".join(f"{_quote(n)}: 'VARCHAR'" for n in names) + "}"
+    compression = _compression(first)
+    return (f"read_csv({_quote(str(path))}, header = true, auto_detect = false, delim = E'{delim}', quote = '\"', "
+            f"escape = '\"', columns = {types}, strict_mode = true{compression})")
+
+
+def _first_glob_match(pattern: str, label: str) -> Path:
+    import glob
+
+    matches = sorted(glob.glob(pattern, recursive=True))
+    if not matches:
+        raise InputError(f"{label}: no file matches")
+    return Path(matches[0])
+
+
+def _describe(con, raw: str, label: str) -> list[tuple[str, str]]:
+    try:
+        return [(r[0], r[1]) for r in con.execute(f"DESCRIBE SELECT * FROM {raw}").fetchall()]
+    except duckdb.Error as error:
+        raise InputError(f"{label}: cannot be read ({_first_message(error)})") from None
+
+
+def _match_columns(names: list[tuple[str, str]], kind: str, columns: Mapping[str, str | None],
+                   label: str) -> dict[str, str]:
+    """rankkit's column -> the source's column, from the caller's mapping or the common names.
+
+    Every column must be used, or ignored on purpose (``columns={"title": None}``): a column rankkit
+    does not know may be one the caller meant it to read (a misspelt ``sytem`` would otherwise
+    merge every system into one).
+    """
+    by_lower = {name.lower(): name for name, _ in names}
+    fields = REQUIRED[kind] + OPTIONAL[kind]
+    found: dict[str, str] = {}
+    ignored = {theirs.lower() for theirs, ours in columns.items() if ours is None}
+    for theirs, ours in columns.items():
+        if ours is not None and ours not in ALIASES:
+            raise InputError(f"columns: {theirs!r} maps to {ours!r}, expected one of {', '.join(ALIASES)} or None")
+        if ours in fields and theirs.lower() in by_lower:
+            found[ours] = by_lower[theirs.lower()]
+    taken = {v.lower() for v in found.values()} | ignored
+    for ours in fields:
+        if ours in found:
+            continue
+        if ours in by_lower and ours not in taken:
+            found[ours] = by_lower[ours]
+            taken.add(ours)
+            continue
+        candidates = [by_lower[a] for a in ALIASES[ours] if a in by_lower and a not in taken]
+        if len(candidates) > 1:
+            raise InputError(
+                f"{label}: columns {', '.join(candidates)} could each be the {ours}; say which with "
+                f"columns={{{candidates[0]!r}: {ours!r}}}"
+            )
+        if candidates:
+            found[ours] = candidates[0]
+            taken.add(candidates[0].lower())
+        elif ours in REQUIRED[kind]:
+            mapped = [t for t, o in columns.items() if o == ours]
+            said = f"; no column {', '.join(repr(t) for t in mapped)} as mapped" if mapped else ""
+            raise InputError(
+                f"{label}: missing column {ours} (also recognised: {', '.join(ALIASES[ours][1:])}){said}; "
+                f"columns are {_listing(names)}; map one with columns={{'yours': {ours!r}}}"
+            )
+    extra = [name for name, _ in names if name.lower() not in taken and not _IGNORABLE.fullmatch(name)]
+    if extra:
+        raise InputError(
+            f"{label}: extra column{'s' if len(extra) > 1 else ''} {', '.join(extra)}: rankkit reads "
+            f"{', '.join(fields)}; drop {'them' if len(extra) > 1 else 'it'}, or map it (columns={{{extra[0]!r}: None}} "
+            f"ignores it, columns={{{extra[0]!r}: {fields[-1]!r}}} reads it as the {fields[-1]})"
+        )
+    return found
+
+
+def _listing(names: list[tuple[str, str]]) -> str:
+    return ", ".join(f"{n} ({t})" for n, t in names) or "none"
+
+
+def _select(con, raw, names, found, kind, system, integer_grades, label) -> str:
+    """The SELECT list giving rankkit's columns; a column of the wrong type is refused here."""
+    types = dict(names)
+    for ours in ("query_id", "doc_id", "system"):
+        if ours in found and not _ID_TYPES.fullmatch(types[found[ours]]):
+            raise InputError(
+                f"{label}: column {found[ours]} ({ours}) is {types[found[ours]]}; expected strings or integers "
+                f"(ids are compared as strings, so '7' and '7.0' would differ)"
+            )
+    for ours in (NUMBER[kind], "rank"):
+        if ours in found and not _NUMBER_TYPES.fullmatch(types[found[ours]]):
+            raise InputError(f"{label}: column {found[ours]} ({ours}) is {types[found[ours]]}; expected numbers")
+    q, d = _ident(found["query_id"]), _ident(found["doc_id"])
+    if kind == "qrels":
+        grade = f"TRY_CAST({_ident(found['relevance'])} AS DOUBLE)"
+        grade = f"trunc({grade})" if integer_grades else grade
+        return f"CAST({q} AS VARCHAR) AS query_id, CAST({d} AS VARCHAR) AS doc_id, {grade} AS relevance"
+    if system is not None:
+        tag = _quote(system)
+    elif "system" in found:
+        tag = f"CAST({_ident(found['system'])} AS VARCHAR)"
+    else:
+        tag = "CAST(NULL AS VARCHAR)"
+    rank = f"TRY_CAST(TRY_CAST({_ident(found['rank'])} AS DOUBLE) AS BIGINT)" if "rank" in found else "CAST(NULL AS BIGINT)"
+    return (f"{tag} AS system, CAST({q} AS VARCHAR) AS query_id, CAST({d} AS VARCHAR) AS doc_id, "
+            f"{rank} AS rank, TRY_CAST({_ident(found['score'])} AS DOUBLE) AS score")
+
+
+def _trec_select(kind: str, system: str | None, integer_grades: bool) -> str:
+    if kind == "qrels":
+        grade = "trunc(relevance)" if integer_grades else "relevance"
+        return f"query_id, doc_id, {grade} AS relevance"
+    tag = "system" if system is None else _quote(system)
+    return (f"{tag} AS system, query_id, doc_id, TRY_CAST(TRY_CAST(rank AS DOUBLE) AS BIGINT) AS rank, "
+            f"score")
+
+
+def _materialise(con, loaded: Source, duplicates: str, text) -> None:
+    """Text is parsed once into a temp table; Parquet, frames and tables stay where they are (a view)."""
+    table, select = loaded.raw, loaded.select
+    keys = "query_id, doc_id" if loaded.kind == "qrels" else "system, query_id, doc_id"
+    body = f"SELECT {select} FROM {table}"
+    if duplicates == "first":
+        body = (f"SELECT * EXCLUDE (rankkit_row) FROM (SELECT {select}, row_number() OVER () AS rankkit_row FROM {table}) "
+                f"QUALIFY row_number() OVER (PARTITION BY {keys} ORDER BY rankkit_row) = 1")
+    # TREC text is in a temp table already; CSV is parsed once here.
+    what = "TABLE" if text is not None and text[0] in ("csv", "tsv") else "VIEW"
+    try:
+        con.execute(f"CREATE TEMP {what} {loaded.table} AS {body}")
+    except duckdb.Error as error:
+        raise InputError(_read_error(error, loaded.label)) from None
+
+
+def _read_error(error: Exception, label: str) -> str:
+    """DuckDB's CSV error, said in one line with the file and line."""
+    text = str(error)
+    line = re.search(r"CSV Error on Line: (\d+)", text)
+    columns = re.search(r"Expected Number of Columns: (\d+) Found: (\d+)", text)
+    if line and columns:
+        return (f"{label}:{line.group(1)}: expected {columns.group(1)} fields as in the header, "
+                f"found {columns.group(2)}")
+    if line and "unicode" in text.lower():
+        return f"{label}:{line.group(1)}: not UTF-8 text"
+    if line:
+        return f"{label}:{line.group(1)}: cannot be read ({_first_message(error)})"
+    return f"{label}: cannot be read ({_first_message(error)})"
+
+
+# ---- the checking pass ------------------------------------------------------------------------
+
+def _check(con, loaded: Source, duplicates: str, text) -> None:
+    """One pass: per-query counts (kept for the qrels-vs-run checks) and every problem at once."""
+    kind, number = loaded.kind, NUMBER[loaded.kind]
+    group = "query_id" if kind == "qrels" else "system, query_id"
+    extra = ("max(relevance) AS top, arg_min({'doc_id': doc_id, 'grade': relevance}, "
+             "CASE WHEN relevance <> trunc(relevance) THEN 0 END) AS fractional"
+             if kind == "qrels" else "count(*) FILTER (WHERE rank IS NULL) AS no_rank")
+    loaded.queries = loaded.table + "_queries"
+    try:
+        con.execute(
+            f"CREATE TEMP TABLE {loaded.queries} AS SELECT {group}, count(*) AS n, count(DISTINCT doc_id) AS docs, "
+            f"count(*) FILTER (WHERE doc_id IS NULL) AS null_docs, "
+            f"count(*) FILTER (WHERE {number} IS NULL OR NOT isfinite({number})) AS bad_numbers, {extra} "
+            f"FROM {loaded.table} GROUP BY {group}"
+        )
+    except duckdb.Error as error:
+        raise InputError(_read_error(error, loaded.label)) from None
+    bad = con.execute(
+        f"SELECT count(*) FILTER (WHERE query_id IS NULL), sum(null_docs), sum(bad_numbers), "
+        f"count(*) FILTER (WHERE n > docs + null_docs) FROM {loaded.queries}"
+    ).fetchall()[0]
+    if bad[0] or bad[1] or bad[2]:
+        _raise_bad_row(con, loaded, text)
+    if bad[3] and duplicates == "error":
+        _raise_duplicate(con, loaded, text)
+    if kind == "run":
+        loaded.systems = [r[0] for r in con.execute(
+            f"SELECT DISTINCT system FROM {loaded.queries} ORDER BY system NULLS FIRST").fetchall()]
+    else:
+        top, frac = con.execute(
+            f"SELECT max(top), arg_min({{'query_id': query_id, 'doc_id': fractional.doc_id, 'grade': fractional.grade}}, "
+            f"CASE WHEN fractional.doc_id IS NOT NULL THEN query_id END) FROM {loaded.queries}"
+        ).fetchall()[0]
+        loaded.top_grade = top
+        if frac and frac["doc_id"] is not None:
+            loaded.fractional = (frac["query_id"], frac["doc_id"], frac["grade"])
+
+
+def _raise_bad_row(con, loaded: Source, text) -> None:
+    """Find the first bad row, say where it is (line, row or file and row) and what is wrong."""
+    if text is not None and text[0] == "trec":
+        _raise_bad_line(text[1], loaded.kind)
+    number = NUMBER[loaded.kind]
+    original = f"CAST({_ident(loaded.number_column)} AS VARCHAR)" if loaded.number_column else "NULL"
+    problem = (f"CASE WHEN query_id IS NULL THEN 'the query id is missing (NULL or empty)' "
+               f"WHEN doc_id IS NULL THEN 'the document id is missing (NULL or empty)' "
+               f"WHEN rankkit_original IS NOT NULL AND {number} IS NULL "
+               f"THEN 'the {number} ''' || rankkit_original || ''' is not a number' "
+               f"WHEN {number} IS NULL THEN 'the {number} is missing (NULL or empty)' "
+               f"ELSE 'the {number} ' || {number} || ' is not a finite number' END")
+    bad = f"query_id IS NULL OR doc_id IS NULL OR {number} IS NULL OR NOT isfinite({number})"
+    if text is not None and text[0] == "parquet":
+        source = (f"read_parquet({_quote(text[1])}, hive_partitioning = true, filename = true, "
+                  f"file_row_number = true)")
+        found = con.execute(
+            f"SELECT filename, file_row_number + 1, {problem} FROM (SELECT filename, file_row_number, "
+            f"{original} AS rankkit_original, {loaded.select} FROM {source}) WHERE {bad} "
+            f"ORDER BY filename, file_row_number LIMIT 1"
+        ).fetchall()[0]
+        raise InputError(f"{found[0]}: row {found[1]}: {found[2]}")
+    if text is not None and text[0] in ("csv", "tsv") and _is_glob(str(text[1])):
+        # several files: count rows within each, and name the file
+        source = loaded.raw[:-1] + ", filename = true)"
+        found = con.execute(
+            f"SELECT filename, file_row, {problem} FROM (SELECT *, row_number() OVER (PARTITION BY filename "
+            f"ORDER BY rankkit_row) AS file_row FROM (SELECT row_number() OVER () AS rankkit_row, filename, "
+            f"{original} AS rankkit_original, {loaded.select} FROM {source})) WHERE {bad} ORDER BY rankkit_row LIMIT 1"
+        ).fetchall()[0]
+        raise InputError(f"{found[0]}:{_line_of(Path(found[0]), found[1], header=True)}: {found[2]}")
+    found = con.execute(
+        f"SELECT rankkit_row, {problem} FROM (SELECT row_number() OVER () AS rankkit_row, "
+        f"{original} AS rankkit_original, {loaded.select} FROM {loaded.raw}) WHERE {bad} ORDER BY rankkit_row LIMIT 1"
+    ).fetchall()[0]
+    if text is not None and not _is_glob(str(text[1])):
+        where = f"{loaded.label}:{_line_of(Path(text[1]), found[0], header=True)}"
+    else:
+        where = f"{loaded.label}: row {found[0]}"
+    raise InputError(f"{where}: {found[1]}")
+
+
+def _raise_duplicate(con, loaded: Source, text) -> None:
+    keys = "query_id, doc_id" if loaded.kind == "qrels" else "system, query_id, doc_id"
+    found = con.execute(
+        f"SELECT {keys}, list(row ORDER BY row)[:2] FROM (SELECT row_number() OVER () AS row, * FROM {loaded.table}) "
+        f"GROUP BY {keys} HAVING count(*) > 1 ORDER BY min(row) LIMIT 1"
+    ).fetchall()[0]
+    query_id, doc_id, rows = found[-3], found[-2], found[-1]
+    system = f" in system {found[0]}" if loaded.kind == "run" and found[0] is not None else ""
+    if text is not None and text[0] in ("trec", "csv", "tsv") and not _is_glob(str(text[1])):
+        lines = [_line_of(Path(text[1]), r, header=text[0] != "trec") for r in rows]
+        place = f"{loaded.label}:{lines[1]}"
+        seen = f"lines {lines[0]} and {lines[1]}"
+    else:
+        place, seen = loaded.label, f"rows {rows[0]} and {rows[1]}"
+    per = " and system" if loaded.kind == "run" else ""
+    raise InputError(
+        f"{place}: duplicate document {doc_id} for query {query_id}{system} ({seen}); each document may appear "
+        f"once per query{per} (duplicates='first' keeps the first)"
+    )
+
+
+# ---- TREC text --------------------------------------------------------------------------------
+
+def _load_trec(con: duckdb.DuckDBPyConnection, path: Path, kind: str) -> str:
+    """Load the file into a temp table with the TREC fields; returns the table's name.
+
+    The fast path reads it with DuckDB's CSV reader and a fixed schema; a file it cannot take (comment
+    lines, mixed whitespace, extra columns, a bad value) goes through a whitespace-splitting SQL path.
+    """
     if _is_empty(path):
         raise InputError(f"{path}: the file is empty, expected TREC lines")
-    return path
-
-
-def _is_empty(path: Path) -> bool:
-    with _open_text(path) as lines:
-        return all(not line.strip() or line.lstrip().startswith("#") for line in lines)
-
-
-def _temp_name(kind: str) -> str:
-    return f"rankkit_{kind}_{next(_counter)}"
-
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
+    name = _temp_name(f"{kind}_text")
+    delim = "\\t" if "\t" in _first_line(path) else " "
+    try:
+        con.execute(
+            f"CREATE TEMP TABLE {name} AS SELECT * FROM read_csv({_quote(str(path))}, delim = E'{delim}', "
+            f"header = false, quote = '', escape = '', auto_detect = false, columns = {_columns(kind)}, "
+            f"strict_mode = true{_compression(path)})"
+        )
+    except duckdb.Error:
+        _load_trec_lines(con, path, kind, name)
+        return name
+    # Two separators in a row read as an empty field, and a tab file may hold spaces in a field,
+    # where splitting on runs of whitespace (trec_eval's reading) sees other fields: such a file
+    # takes the tolerant path, which also says which line is wrong.
+    fields = QRELS_FIELDS if kind == "qrels" else RUN_FIELDS
+    other = "' '" if delim == "\\t" else "E'\\t'"
+    text = [f for f in fields if f != NUMBER[kind]]
+    odd = " OR ".join([f"{f} IS NULL" for f in fields]
+                      + [f"contains({f}, {other}) OR contains({f}, E'\\r')" for f in text])
+    if con.execute(f"SELECT count(*) FROM {name} WHERE {odd}").fetchall()[0][0]:
+        con.execute(f"DROP TABLE {name}")
+        _load_trec_lines(con, path, kind, name)
+    return name
 
 
 def _columns(kind: str) -> str:
@@ -108,26 +586,11 @@ def _columns(kind: str) -> str:
             "'score': 'DOUBLE', 'system': 'VARCHAR'}")
 
 
-def _load_trec(con: duckdb.DuckDBPyConnection, path: Path, kind: str) -> str:
-    """Load the file into a temp table with the TREC fields; returns the table's name."""
-    name = _temp_name(f"{kind}_text")
-    delim = "\\t" if "\t" in _first_line(path) else " "
-    try:
-        con.execute(
-            f"CREATE TEMP TABLE {name} AS SELECT * FROM read_csv({_quote(str(path))}, delim = E'{delim}', "
-            f"header = false, quote = '', escape = '', auto_detect = false, columns = {_columns(kind)})"
-        )
-    except duckdb.Error:
-        _load_trec_lines(con, path, kind, name)
-    _check_values(con, name, path, kind)
-    return name
-
-
 def _load_trec_lines(con: duckdb.DuckDBPyConnection, path: Path, kind: str, name: str) -> None:
     """The tolerant path: split every line on runs of whitespace, skip comments and blank lines."""
     want = len(QRELS_FIELDS) if kind == "qrels" else len(RUN_FIELDS)
     fields = QRELS_FIELDS if kind == "qrels" else RUN_FIELDS
-    numeric = "relevance" if kind == "qrels" else "score"
+    numeric = NUMBER[kind]
     select = ", ".join(
         f"TRY_CAST(f[{i + 1}] AS DOUBLE) AS {f}" if f == numeric else f"f[{i + 1}] AS {f}"
         for i, f in enumerate(fields)
@@ -138,11 +601,14 @@ def _load_trec_lines(con: duckdb.DuckDBPyConnection, path: Path, kind: str, name
     lines = (
         f"SELECT regexp_split_to_array(trim(line, E' \\t\\r'), E'[ \\t]+') AS f "
         f"FROM read_csv({_quote(str(path))}, columns = {{'line': 'VARCHAR'}}, delim = E'\\x01', header = false, "
-        f"quote = '', escape = '', auto_detect = false) "
-        f"WHERE trim(line, E' \\t\\r') <> '' AND NOT starts_with(ltrim(line), '#')"
+        f"quote = '', escape = '', auto_detect = false, strict_mode = false{_compression(path)}) "
+        f"WHERE trim(line, E' \\t\\r') <> '' AND NOT starts_with(ltrim(line, E' \\t'), '#')"
     )
     try:
-        bad = con.execute(f"SELECT count(*) FROM ({lines}) WHERE {bad_count} OR TRY_CAST(f[{fields.index(numeric) + 1}] AS DOUBLE) IS NULL").fetchone()
+        bad = con.execute(
+            f"SELECT count(*) FROM ({lines}) WHERE {bad_count} "
+            f"OR TRY_CAST(f[{fields.index(numeric) + 1}] AS DOUBLE) IS NULL"
+        ).fetchall()[0]
     except duckdb.Error as error:
         raise InputError(f"{path}: cannot be read as TREC {kind} text ({_first_message(error)})") from None
     if bad and bad[0]:
@@ -150,31 +616,9 @@ def _load_trec_lines(con: duckdb.DuckDBPyConnection, path: Path, kind: str, name
     con.execute(f"CREATE TEMP TABLE {name} AS SELECT {select} FROM ({lines})")
 
 
-def _check_values(con: duckdb.DuckDBPyConnection, name: str, path: Path, kind: str) -> None:
-    numeric = "relevance" if kind == "qrels" else "score"
-    bad = con.execute(f"SELECT count(*) FROM {name} WHERE NOT isfinite({numeric}) OR {numeric} IS NULL").fetchone()
-    if bad and bad[0]:
-        _raise_bad_line(path, kind)
-
-
-def _check_duplicates(con: duckdb.DuckDBPyConnection, name: str, keys: list[str], path: Path, kind: str) -> None:
-    cols = ", ".join(keys)
-    found = con.execute(
-        f"SELECT query_id, doc_id FROM {name} GROUP BY {cols} HAVING count(*) > 1 ORDER BY query_id, doc_id LIMIT 1"
-    ).fetchone()
-    if found:
-        query_id, doc_id = found
-        lines = [n for n, f in _records(path) if len(f) > 2 and f[0] == query_id and f[2] == doc_id]
-        where = f"lines {lines[0]} and {lines[1]}" if len(lines) > 1 else "twice"
-        raise InputError(
-            f"{path}:{lines[-1] if lines else '?'}: duplicate document {doc_id} for query {query_id} "
-            f"({where}); each document may appear once per query{' and system' if kind == 'run' else ''}"
-        )
-
-
 def _raise_bad_line(path: Path, kind: str) -> None:
     fields = QRELS_FIELDS if kind == "qrels" else RUN_FIELDS
-    numeric = "relevance" if kind == "qrels" else "score"
+    numeric = NUMBER[kind]
     position = fields.index(numeric)
     layout = " ".join(fields)
     for number, parts in _records(path):
@@ -192,31 +636,88 @@ def _raise_bad_line(path: Path, kind: str) -> None:
     raise InputError(f"{path}: cannot be read as TREC {kind} text")
 
 
-def _records(path: Path) -> Iterator[tuple[int, list[str]]]:
+def _line_of(path: Path, row: int, header: bool) -> int:
+    """The line number of the row-th record (error path only: Python reads the file)."""
+    for seen, (number, _) in enumerate(_records(path, header=header), start=1):
+        if seen == row:
+            return number
+    return row
+
+
+def _records(path: Path, header: bool = False) -> Iterator[tuple[int, list[str]]]:
     """Line number and fields of every line that is neither blank nor a comment (error path only)."""
     with _open_text(path) as lines:
         for number, line in enumerate(lines, start=1):
             stripped = line.strip()
+            if header and stripped:
+                header = False
+                continue
             if stripped and not stripped.startswith("#"):
                 yield number, stripped.split()
 
 
+def _is_empty(path: Path) -> bool:
+    with _open_text(path) as lines:
+        return all(not line.strip() or line.lstrip().startswith("#") for line in lines)
+
+
 def _open_text(path: Path):
-    with open(path, "rb") as probe:
-        magic = probe.read(2)
-    if magic == b"\x1f\x8b":
+    if _magic(path, 2) == b"\x1f\x8b":
         return gzip.open(path, "rt", encoding="utf-8", errors="replace")
     return open(path, encoding="utf-8", errors="replace")
 
 
+def _compression(path: Path) -> str:
+    """gzip is told to DuckDB from the file's first bytes: its own guess goes by the name."""
+    return ", compression = 'gzip'" if _magic(path, 2) == b"\x1f\x8b" else ""
+
+
+def _magic(path: Path, size: int) -> bytes:
+    try:
+        with open(path, "rb") as probe:
+            return probe.read(size)
+    except OSError:
+        return b""
+
+
 def _first_line(path: Path) -> str:
-    with _open_text(path) as lines:
-        return next(iter(lines), "")
+    """The first line that is neither blank nor a comment."""
+    try:
+        with _open_text(path) as lines:
+            return next((line for line in lines if line.strip() and not line.lstrip().startswith("#")), "")
+    except (OSError, EOFError, gzip.BadGzipFile) as error:
+        raise InputError(f"{path}: cannot be read ({error})") from None
+
+
+# ---- names ------------------------------------------------------------------------------------
+
+def _is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    if Path(name).exists() or not re.fullmatch(r"[A-Za-z_][\w.]*", name):
+        return False
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? UNION ALL "
+        "SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [name.split(".")[-1]] * 2
+    ).fetchall()
+    return sum(row[0] for row in found) > 0
+
+
+def _temp_name(kind: str) -> str:
+    return f"rankkit_{kind}_{next(_counter)}"
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _ident(name: str) -> str:
+    """A column name, quoted: any characters, dots included."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _table_ident(name: str) -> str:
+    """A table or view name, possibly schema-qualified (``main.my_run``)."""
+    return ".".join(_ident(part) for part in name.split("."))
 
 
 def _first_message(error: Exception) -> str:
     return str(error).strip().splitlines()[0]
-
-
-def frame_or_relation(value) -> bool:
-    return isinstance(value, (pd.DataFrame, duckdb.DuckDBPyRelation))

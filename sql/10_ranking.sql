@@ -1,3 +1,37 @@
+-- rankkit.run_rows / rankkit.qrels_rows: any table or view in rankkit's columns, whatever it calls
+-- them. Common names are recognised (qid, topic; docno, docid; rel, grade, label; sim; run_id, tag):
+-- the input is unioned BY NAME with an empty row of every such name, so a name the table lacks
+-- reads as NULL, and the first name present in each list below wins (query_id before qid ...).
+-- Ids become strings; a rank that is not an integer becomes NULL (only ties := 'rank' reads it).
+-- Python's readers (rankkit/io.py) do the same matching with errors for ambiguous or extra columns.
+
+CREATE OR REPLACE MACRO rankkit.run_rows(run_table) AS TABLE
+    SELECT coalesce(system::VARCHAR, run_id::VARCHAR, runid::VARCHAR, tag::VARCHAR, system_id::VARCHAR) AS system,
+           coalesce(query_id::VARCHAR, qid::VARCHAR, queryid::VARCHAR, topic::VARCHAR, topic_id::VARCHAR) AS query_id,
+           coalesce(doc_id::VARCHAR, docid::VARCHAR, docno::VARCHAR, document_id::VARCHAR) AS doc_id,
+           coalesce(score::DOUBLE, sim::DOUBLE, similarity::DOUBLE) AS score,
+           TRY_CAST(TRY_CAST(rank AS DOUBLE) AS BIGINT) AS given_rank
+    FROM (
+        FROM query_table(run_table::VARCHAR)
+        UNION ALL BY NAME
+        (SELECT NULL AS system, NULL AS run_id, NULL AS runid, NULL AS tag, NULL AS system_id,
+                NULL AS query_id, NULL AS qid, NULL AS queryid, NULL AS topic, NULL AS topic_id,
+                NULL AS doc_id, NULL AS docid, NULL AS docno, NULL AS document_id,
+                NULL AS score, NULL AS sim, NULL AS similarity, NULL AS rank LIMIT 0)
+    );
+
+CREATE OR REPLACE MACRO rankkit.qrels_rows(qrels_table) AS TABLE
+    SELECT coalesce(query_id::VARCHAR, qid::VARCHAR, queryid::VARCHAR, topic::VARCHAR, topic_id::VARCHAR) AS query_id,
+           coalesce(doc_id::VARCHAR, docid::VARCHAR, docno::VARCHAR, document_id::VARCHAR) AS doc_id,
+           coalesce(relevance::DOUBLE, rel::DOUBLE, grade::DOUBLE, label::DOUBLE, judgment::DOUBLE) AS grade
+    FROM (
+        FROM query_table(qrels_table::VARCHAR)
+        UNION ALL BY NAME
+        (SELECT NULL AS query_id, NULL AS qid, NULL AS queryid, NULL AS topic, NULL AS topic_id,
+                NULL AS doc_id, NULL AS docid, NULL AS docno, NULL AS document_id,
+                NULL AS relevance, NULL AS rel, NULL AS grade, NULL AS label, NULL AS judgment LIMIT 0)
+    );
+
 -- rankkit.ranked: a run with the rank every document gets, the foundation of every measure.
 --
 -- ties := 'trec'  order by score DESC, then doc_id DESC compared byte-wise: trec_eval's rule.
@@ -7,19 +41,6 @@
 -- scores := 'float32' compares scores at 32-bit precision, as trec_eval 9 and pytrec_eval do.
 -- depth := N      keeps the top N documents of each query, as trec_eval -M N.
 -- A run without a system column gets system NULL; one with a rank column keeps it for ties='rank'.
-
-CREATE OR REPLACE MACRO rankkit.run_rows(run_table) AS TABLE
-    SELECT system::VARCHAR AS system, query_id::VARCHAR AS query_id, doc_id::VARCHAR AS doc_id,
-           score::DOUBLE AS score, rank AS given_rank
-    FROM (
-        FROM query_table(run_table::VARCHAR)
-        UNION ALL BY NAME
-        (SELECT NULL::VARCHAR AS system, NULL::BIGINT AS rank LIMIT 0)
-    );
-
-CREATE OR REPLACE MACRO rankkit.qrels_rows(qrels_table) AS TABLE
-    SELECT query_id::VARCHAR AS query_id, doc_id::VARCHAR AS doc_id, relevance::DOUBLE AS grade
-    FROM query_table(qrels_table::VARCHAR);
 
 CREATE OR REPLACE MACRO rankkit.ranked(run_table, ties := 'trec', scores := 'double', depth := NULL) AS TABLE
     SELECT system, query_id, doc_id, score, rank

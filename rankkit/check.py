@@ -1,0 +1,75 @@
+"""``rankkit check``: what a qrels and a run hold, and what would go wrong, without evaluating."""
+
+from __future__ import annotations
+
+import duckdb
+
+from rankkit._sql import connect
+from rankkit.evaluate import compare_inputs, load_runs, measure_specs
+from rankkit.io import default_connection, load, release
+
+__all__ = ["diagnose"]
+
+
+def diagnose(qrels, run, *, con: duckdb.DuckDBPyConnection | None = None, columns=None) -> dict:
+    """Counts that say whether a run and its qrels fit together.
+
+    Returns a dict: ``qrels_queries, judgments, run_queries, retrieved, systems, common, run_only,
+    qrels_only, judged_at_10`` (mean share of each common query's top 10 that is judged, the
+    ``Judged@10`` measure), ``run_duplicates, qrels_duplicates`` (documents listed again for a
+    query), ``tied_documents, tied_queries`` (documents sharing a score with another in the same
+    query and system: trec_eval orders them by doc_id). Unreadable input raises InputError; the
+    warnings ``evaluate`` gives are given here too.
+    """
+    con = connect(con) if con is not None else default_connection()
+    qrels_source = load(con, qrels, "qrels", columns=columns, duplicates="keep")
+    run_source = load_runs(con, run, columns=columns, duplicates="keep")
+    try:
+        return _diagnose(con, qrels_source, run_source)
+    finally:
+        release(con, run_source)
+        release(con, qrels_source)
+
+
+def _diagnose(con, qrels_source, run_source) -> dict:
+    counts = compare_inputs(con, qrels_source, run_source, warn=True)
+    sizes = con.execute(
+        f"SELECT (SELECT sum(n) FROM {qrels_source.queries}), (SELECT sum(n - docs) FROM {qrels_source.queries}), "
+        f"(SELECT sum(n) FROM {run_source.queries}), (SELECT sum(n - docs) FROM {run_source.queries})"
+    ).fetchall()[0]
+    ties = con.execute(
+        f"SELECT coalesce(sum(c), 0), count(DISTINCT (system, query_id)) FROM (SELECT system, query_id, score, "
+        f"count(*) AS c FROM {run_source.table} GROUP BY ALL HAVING count(*) > 1)"
+    ).fetchall()[0]
+    specs = measure_specs(con, ["Judged@10"])
+    judged = con.execute(
+        "SELECT avg(value) FROM rankkit.aggregate(?, ?, ?::STRUCT(i INTEGER, measure VARCHAR, metric VARCHAR, "
+        "k BIGINT, rel DOUBLE, gain VARCHAR, ideal VARCHAR, empty VARCHAR, max DOUBLE, agg VARCHAR)[], "
+        "validate := false)", [qrels_source.table, run_source.table, specs]
+    ).fetchall()[0][0]
+    return {
+        "qrels": qrels_source.label, "run": run_source.label,
+        "qrels_queries": counts["qrels_queries"], "judgments": int(sizes[0] or 0),
+        "run_queries": counts["run_queries"], "retrieved": int(sizes[2] or 0),
+        "systems": len(run_source.systems),
+        "common": counts["common"], "run_only": counts["run_only"], "qrels_only": counts["qrels_only"],
+        "judged_at_10": judged,
+        "qrels_duplicates": int(sizes[1] or 0), "run_duplicates": int(sizes[3] or 0),
+        "tied_documents": int(ties[0]), "tied_queries": int(ties[1]),
+    }
+
+
+def describe(found: dict) -> list[str]:
+    """The diagnosis as lines of text, for the command line."""
+    judged = "n/a" if found["judged_at_10"] is None else f"{found['judged_at_10']:.4f}"
+    return [
+        f"qrels\t{found['qrels']}\t{found['qrels_queries']} queries, {found['judgments']} judgments",
+        f"run\t{found['run']}\t{found['run_queries']} queries, {found['retrieved']} documents, "
+        f"{found['systems']} system{'s' if found['systems'] != 1 else ''}",
+        f"queries\tin common {found['common']}, run only {found['run_only']}, qrels only {found['qrels_only']}",
+        f"judged@10\t{judged} (mean share of the top 10 that is judged, over common queries)",
+        f"duplicates\trun {found['run_duplicates']}, qrels {found['qrels_duplicates']} "
+        f"(an error when evaluating, unless duplicates='first')",
+        f"ties\t{found['tied_documents']} documents share a score within a query, in {found['tied_queries']} "
+        f"queries (ordered by doc_id descending, as trec_eval)",
+    ]

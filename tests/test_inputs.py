@@ -1,0 +1,273 @@
+"""Every input kind gives the numbers the TREC-text path gives on the same data."""
+
+from __future__ import annotations
+
+import gzip
+import random
+import warnings
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pytest
+
+import rankkit
+from rankkit.cli import main
+
+MEASURES = ["nDCG@10", "AP", "P@5", "RR", "bpref", "ERR@10", "Rprec", "R@20", "NumRet", "NumRelRet"]
+
+
+def sample(seed: int = 7) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Small qrels and run with ties, zero and negative grades, ids that look like numbers."""
+    rng = random.Random(seed)
+    qrels, run = [], []
+    for q in range(1, 16):
+        qid = f"{q:03d}" if q % 3 else str(q)
+        docs = [f"d{rng.randrange(60)}" for _ in range(40)]
+        for doc in dict.fromkeys(docs[:25]):
+            qrels.append((qid, doc, rng.choice([-1, 0, 0, 1, 2, 3])))
+        for doc in dict.fromkeys(docs[10:]):
+            run.append((qid, doc, rng.randrange(16) / 8))
+    return (pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]),
+            pd.DataFrame(run, columns=["query_id", "doc_id", "score"]).assign(system="sys"))
+
+
+def write_trec(qrels: pd.DataFrame, run: pd.DataFrame, folder: Path) -> tuple[Path, Path]:
+    qrels_path, run_path = folder / "qrels.txt", folder / "run.txt"
+    qrels_path.write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in qrels.itertuples(index=False)))
+    run_path.write_text("".join(f"{q} Q0 {d} {i} {s} {t}\n"
+                                for i, (q, d, s, t) in enumerate(run.itertuples(index=False), 1)))
+    return qrels_path, run_path
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("inputs")
+    qrels, run = sample()
+    qrels_path, run_path = write_trec(qrels, run, folder)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rankkit.RankkitWarning)
+        expected = rankkit.evaluate(qrels_path, run_path, MEASURES, per_query=True, con=rankkit.connect())
+    return {"folder": folder, "qrels": qrels, "run": run, "qrels_path": qrels_path, "run_path": run_path,
+            "expected": expected}
+
+
+def same(data, qrels, run, con=None, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rankkit.RankkitWarning)
+        got = rankkit.evaluate(qrels, run, MEASURES, per_query=True, con=con or rankkit.connect(), **options)
+    # 1e-12, not bit-equality: DuckDB's parallel sums may add in another order
+    pd.testing.assert_frame_equal(got, data["expected"], check_exact=False, rtol=1e-12, atol=1e-15)
+
+
+def test_trec_gzip_comments_and_mixed_whitespace(data):
+    folder = data["folder"]
+    qrels_lines = data["qrels_path"].read_text().splitlines()
+    run_lines = data["run_path"].read_text().splitlines()
+    mixed = ["# judged by hand", ""] + [line.replace(" ", "\t", 1).replace(" ", "   ", 1) + " " for line in qrels_lines]
+    with gzip.open(folder / "qrels.mixed.gz", "wt") as out:
+        out.write("\n".join(mixed) + "\n")
+    (folder / "run.mixed.txt").write_text("\r\n".join(["# a comment"] + [line.replace(" ", " \t ") for line in run_lines]))
+    same(data, folder / "qrels.mixed.gz", folder / "run.mixed.txt")
+
+
+def test_csv_and_tsv_with_common_column_names(data):
+    folder = data["folder"]
+    data["qrels"].rename(columns={"query_id": "qid", "doc_id": "docno", "relevance": "rel"}).to_csv(
+        folder / "qrels.csv", index=False)
+    data["run"].rename(columns={"query_id": "topic", "doc_id": "docid", "score": "sim", "system": "run_id"}).to_csv(
+        folder / "run.tsv", index=False, sep="\t")
+    same(data, folder / "qrels.csv", folder / "run.tsv")
+    with gzip.open(folder / "run.csv.gz", "wt") as out:
+        data["run"].to_csv(out, index=False)
+    same(data, folder / "qrels.csv", folder / "run.csv.gz")
+
+
+def test_csv_without_a_csv_suffix_is_recognised_by_its_header(data):
+    folder = data["folder"]
+    data["run"].to_csv(folder / "run.data", index=False)
+    same(data, data["qrels_path"], folder / "run.data")
+
+
+def test_parquet_file_glob_and_folder(data):
+    folder = data["folder"]
+    data["qrels"].to_parquet(folder / "qrels.parquet")
+    parts = folder / "parts"
+    parts.mkdir()
+    run = data["run"]
+    half = len(run) // 2
+    run.iloc[:half].to_parquet(parts / "a.parquet")
+    run.iloc[half:].to_parquet(parts / "b.parquet")
+    same(data, folder / "qrels.parquet", parts / "*.parquet")
+    same(data, folder / "qrels.parquet", parts)
+
+
+def test_dataframe_relation_table_and_view(data):
+    con = rankkit.connect()
+    same(data, data["qrels"], data["run"], con=con)
+    con.register("frame_qrels", data["qrels"])
+    con.execute("CREATE TABLE my_qrels AS SELECT * FROM frame_qrels")
+    con.register("frame_run", data["run"])
+    con.execute("CREATE TABLE my_run AS SELECT * FROM frame_run")
+    con.execute("CREATE VIEW my_run_view AS SELECT query_id AS qid, doc_id AS docno, score AS sim FROM my_run")
+    same(data, "my_qrels", "my_run", con=con)
+    same(data, con.table("my_qrels"), con.sql("SELECT * FROM my_run"), con=con)
+    same(data, "my_qrels", "my_run_view", con=con)
+
+
+def test_column_mapping_and_a_click_column_as_the_grade(data):
+    qrels = data["qrels"].rename(columns={"query_id": "q", "doc_id": "item", "relevance": "judge_says"})
+    run = data["run"].rename(columns={"query_id": "q", "doc_id": "item", "score": "model_output"})
+    mapping = {"q": "query_id", "item": "doc_id", "judge_says": "relevance", "model_output": "score"}
+    same(data, qrels, run, columns=mapping)
+    clicks = data["qrels"].rename(columns={"relevance": "clicks"}).assign(purchases=0)
+    con = rankkit.connect()
+    relation = rankkit.read_qrels(clicks, relevance="clicks", columns={"purchases": None}, con=con)
+    same(data, relation, data["run"], con=con)
+
+
+def test_read_functions_return_rankkits_columns_with_string_ids(tmp_path):
+    (tmp_path / "q.csv").write_text("qid,docno,rel\n007,0042,1\n7,42,2\n")
+    relation = rankkit.read_qrels(tmp_path / "q.csv")
+    assert relation.columns == ["query_id", "doc_id", "relevance"]
+    assert sorted(relation.fetchall()) == [("007", "0042", 1.0), ("7", "42", 2.0)]
+    run = rankkit.read_run(pd.DataFrame({"qid": [1], "docno": ["a"], "sim": [0.5], "rank": [1]}))
+    assert run.columns == ["system", "query_id", "doc_id", "rank", "score"]
+    assert run.fetchall() == [(None, "1", "a", 1, 0.5)]
+
+
+def test_ids_are_strings_so_007_is_not_7(tmp_path):
+    (tmp_path / "q.csv").write_text("query_id,doc_id,relevance\n7,007,1\n7,8,1\n")
+    (tmp_path / "r.csv").write_text("query_id,doc_id,score\n7,7,2\n7,8,1\n")
+    got = rankkit.evaluate(tmp_path / "q.csv", tmp_path / "r.csv", ["NumRelRet"])
+    assert got["value"].tolist() == [1.0]
+
+
+def test_a_system_column_holds_several_systems_and_a_dict_names_runs(data):
+    run = data["run"]
+    other = run.assign(score=-run["score"], system="other")
+    both = pd.concat([run, other], ignore_index=True)
+    con = rankkit.connect()
+    together = rankkit.evaluate(data["qrels"], both, MEASURES, con=con)
+    apart = rankkit.evaluate(data["qrels"], {"sys": run, "other": other}, MEASURES, con=con)
+    key = ["measure", "system"]
+    pd.testing.assert_frame_equal(together.sort_values(key, ignore_index=True), apart.sort_values(key, ignore_index=True))
+    assert set(together["system"]) == {"sys", "other"}
+
+
+def test_a_list_of_run_files_is_named_by_stem(data):
+    folder = data["folder"]
+    copy = folder / "bm25.txt"
+    copy.write_text(data["run_path"].read_text())
+    got = rankkit.evaluate(data["qrels_path"], [data["run_path"], copy], ["AP"])
+    assert sorted(got["system"]) == ["bm25", "run"]
+    assert got["value"].iloc[0] == pytest.approx(got["value"].iloc[1], rel=1e-12)
+
+
+def test_duplicates_first_keeps_the_first(tmp_path):
+    (tmp_path / "q.txt").write_text("q1 0 a 1\nq1 0 b 1\n")
+    (tmp_path / "r.txt").write_text("q1 Q0 a 1 1 s\nq1 Q0 b 2 3 s\nq1 Q0 b 3 0.5 s\n")
+    got = rankkit.evaluate(tmp_path / "q.txt", tmp_path / "r.txt", ["RR"], duplicates="first")
+    assert got["value"].tolist() == [1.0]  # b keeps score 3 and ranks first
+
+
+def test_output_streams_per_query_results_to_parquet(data, tmp_path):
+    con = rankkit.connect()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rankkit.RankkitWarning)
+        path = rankkit.evaluate(data["qrels_path"], data["run_path"], MEASURES, per_query=True, con=con,
+                                output=tmp_path / "per_query.parquet")
+    written = duckdb.sql(f"SELECT * FROM '{path}'").df()
+    pd.testing.assert_frame_equal(written, data["expected"], check_dtype=False)
+
+
+def test_cli_reads_csv_and_parquet_with_memory_limit(data, tmp_path, capsys):
+    data["run"].to_parquet(tmp_path / "run.parquet")
+    data["qrels"].rename(columns={"relevance": "clicks"}).to_csv(tmp_path / "clicks.csv", index=False)
+    args = ["-m", "AP", "--memory-limit", "200MB", "--temp-directory", str(tmp_path / "spill"), "--threads", "1"]
+    assert main(["eval", *args, str(data["qrels_path"]), str(data["run_path"])]) == 0
+    text_out = capsys.readouterr().out
+    assert main(["eval", *args, "--column", "clicks=relevance", str(tmp_path / "clicks.csv"),
+                 str(tmp_path / "run.parquet")]) == 0
+    assert capsys.readouterr().out.split("\t")[1:] == text_out.split("\t")[1:]
+    out = tmp_path / "out.csv"
+    assert main(["eval", "-q", *args, "-o", str(out), str(data["qrels_path"]), str(data["run_path"]),
+                 str(tmp_path / "run.parquet")]) == 0
+    written = pd.read_csv(out, dtype={"query_id": str})
+    assert set(written["system"]) == {"run.txt", "run.parquet"} and capsys.readouterr().out == ""
+    assert written.groupby("system")["value"].sum().nunique() == 1
+
+
+def test_check_prints_the_diagnosis_without_evaluating(tmp_path, capsys):
+    (tmp_path / "q.txt").write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 1\nq2 0 c 1\n")
+    (tmp_path / "r.txt").write_text("q1 Q0 a 1 1 s\nq1 Q0 b 2 1 s\nq1 Q0 x 3 0.5 s\nq3 Q0 a 1 1 s\n")
+    assert main(["check", str(tmp_path / "q.txt"), str(tmp_path / "r.txt")]) == 0
+    captured = capsys.readouterr()
+    assert "in common 1, run only 1, qrels only 1" in captured.out
+    assert "qrels 1" in captured.out and "2 documents share a score" in captured.out
+    assert "judged@10\t0.6667" in captured.out
+    assert "warning:" in captured.err and "q3" in captured.err
+
+
+def test_sql_macros_recognise_common_column_names(data):
+    """SQL users get the same recognition: rankkit.run_rows / qrels_rows read qid, docno, rel, sim, tag."""
+    con = rankkit.connect()
+    con.register("q_frame", data["qrels"].rename(columns={"query_id": "topic", "doc_id": "docno", "relevance": "rel"}))
+    con.register("r_frame", data["run"].rename(columns={"query_id": "qid", "doc_id": "docid", "score": "sim",
+                                                        "system": "tag"}))
+    con.execute("CREATE TABLE judgments AS FROM q_frame")
+    con.execute("CREATE TABLE results AS FROM r_frame")
+    got = con.execute("SELECT measure, query_id, value FROM rankkit.evaluate_queries('judgments', 'results', ?)",
+                      [MEASURES]).df()
+    pd.testing.assert_frame_equal(got, data["expected"], check_exact=False, rtol=1e-12)
+
+
+def test_duckdb_shell_reads_common_column_names(tmp_path):
+    """The duckdb 1.5 shell, fed `rankkit macros`, evaluates a table with other column names."""
+    import shutil
+    import subprocess
+    import sys
+
+    shell = shutil.which("duckdb") or str(Path(sys.executable).parent / "duckdb")
+    if not Path(shell).exists():
+        pytest.skip("the duckdb shell (duckdb-cli package) is not installed")
+    from rankkit._sql import script
+
+    (tmp_path / "rankkit.sql").write_text(script())
+    commands = (f".read {tmp_path / 'rankkit.sql'}\n"
+                "CREATE TABLE j AS SELECT * FROM (VALUES ('1', 'a', 1), ('1', 'b', 0), ('2', 'c', 2)) t(topic, docno, rel);\n"
+                "CREATE TABLE r AS SELECT * FROM (VALUES (1, 'a', 2.0, 'bm'), (1, 'b', 3.0, 'bm'), (2, 'c', 1.0, 'bm')) "
+                "t(qid, docid, sim, tag);\n"
+                "SELECT measure, system, value FROM rankkit.evaluate('j', 'r', ['RR', 'NumRet']);\n")
+    out = subprocess.run([shell, "-csv"], input=commands, capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["measure,system,value", "RR,bm,0.75", "NumRet,bm,3.0"], out.stderr
+
+
+def test_a_union_of_read_runs_is_read_again_not_mistaken_for_its_left_side(data):
+    con = rankkit.connect()
+    first = rankkit.read_run(data["run"], con=con, system="a")
+    second = rankkit.read_run(data["run"], con=con, system="b")
+    got = rankkit.evaluate(data["qrels"], first.union(second), ["AP"], con=con)
+    assert got["system"].tolist() == ["a", "b"]
+
+
+def temp_objects(con) -> set[str]:
+    tables = con.execute("SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall()
+    views = con.execute("SELECT view_name FROM duckdb_views() WHERE temporary AND NOT internal").fetchall()
+    return {row[0] for row in tables + views}
+
+
+def test_evaluate_leaves_nothing_behind_but_keeps_what_read_functions_return(data, tmp_path):
+    con = rankkit.connect()
+    before = temp_objects(con)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rankkit.RankkitWarning)
+        rankkit.evaluate(data["qrels"], {"a": data["run"], "b": data["run_path"]}, ["AP"], con=con)
+        rankkit.evaluate(data["qrels_path"], data["run"], ["AP"], con=con, output=tmp_path / "x.parquet")
+        with pytest.raises(rankkit.InputError):
+            rankkit.evaluate(data["qrels"], [data["run"], tmp_path / "missing.txt"], ["AP"], con=con)
+    assert temp_objects(con) == before
+    run = rankkit.read_run(data["run"], con=con)
+    kept = temp_objects(con)
+    rankkit.evaluate(data["qrels"], run, ["AP"], con=con)
+    assert temp_objects(con) == kept and run.fetchall()
