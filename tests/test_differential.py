@@ -166,3 +166,25 @@ def test_judged_agrees_with_ir_measures(data, k):
     assert {query for _, query in got} == set(expected) == set(qrels) & set(run)
     for (_, query), value in got.items():
         assert value == pytest.approx(expected[query], abs=1e-12), query
+
+
+# ---- scores="float32": pytrec_eval's own precision ------------------------------------------------
+
+NEAR_ONE = st.integers(min_value=0, max_value=30).map(lambda n: 1.0 + n * 1e-8)  # distinct doubles, float32 ties
+
+
+@given(st.tuples(
+    st.dictionaries(st.sampled_from(QUERY_IDS), judgments(st.integers(min_value=0, max_value=2)), min_size=1),
+    st.dictionaries(st.sampled_from(QUERY_IDS), st.dictionaries(st.sampled_from(DOC_IDS), NEAR_ONE, min_size=1), min_size=1),
+).filter(lambda pair: set(pair[0]) & set(pair[1])))
+@settings(max_examples=20, derandomize=True, deadline=None)
+def test_float32_scores_agree_with_pytrec_eval(data):
+    """Scores that differ only beyond float32 precision tie in pytrec_eval (trec_eval 9 reads
+    floats); rankkit's scores='float32' gives its numbers."""
+    qrels, run = data
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"map", "recip_rank", "ndcg_cut.5"}).evaluate(run)
+    q, r = frames(qrels, run)
+    got = rankkit.evaluate(q, r, ["map", "recip_rank", "ndcg_cut_5"], per_query=True, scores="float32")
+    assert set(got["query_id"]) == set(expected)
+    for row in got.itertuples():
+        assert row.value == pytest.approx(expected[row.query_id][row.measure], abs=1e-9), (row.measure, row.query_id)
