@@ -14,7 +14,7 @@ import pandas as pd
 
 from rankkit._sql import connect
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning
-from rankkit.io import Source, default_connection, load, release
+from rankkit.io import Source, default_connection, is_table, load, release
 from rankkit.progress import Progress
 
 __all__ = ["evaluate", "measure_specs", "resolve", "run_query", "slice_source", "macro_query", "load_runs",
@@ -199,7 +199,7 @@ def slice_source(con: duckdb.DuckDBPyConnection, query_table, by: str | None) ->
     elif isinstance(query_table, duckdb.DuckDBPyRelation):
         name = f"rankkit_query_table_{next(_views)}"
         query_table.create_view(name, replace=True)
-    elif isinstance(query_table, (str, Path)) and _is_table(con, str(query_table)):
+    elif isinstance(query_table, (str, Path)) and is_table(con, str(query_table)):
         name = str(query_table)
     elif isinstance(query_table, (str, Path)) and Path(query_table).exists():
         name = f"rankkit_query_table_{next(_views)}"
@@ -359,16 +359,6 @@ def resolve(con: duckdb.DuckDBPyConnection, source, kind: str) -> tuple[str, boo
     """The name of a checked table or view in ``con`` holding ``source``, and True (it was checked)."""
     loaded = load_runs(con, source) if kind == "run" else load(con, source, kind)
     return loaded.table, True
-
-
-def _is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    if Path(name).exists() or not re.fullmatch(r"[A-Za-z_][\w.]*", name):
-        return False
-    found = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? UNION ALL "
-        "SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [name.split(".")[-1]] * 2
-    ).fetchall()
-    return sum(row[0] for row in found) > 0
 
 
 def run_query(con: duckdb.DuckDBPyConnection, query: str, params: list, fetch: bool = True) -> pd.DataFrame | None:

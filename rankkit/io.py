@@ -186,7 +186,7 @@ def _known(con, source, kind: str) -> Source | None:
     else:
         name = source if isinstance(source, str) else None
     known = _sources.get(name) if name else None
-    if known is None or known.kind != kind or not _is_table(con, known.table):
+    if known is None or known.kind != kind or not is_table(con, known.table):
         return None
     return known
 
@@ -215,10 +215,10 @@ def _raw(con, source, kind: str, format: str | None, label: str | None):
             source.create_view(name, replace=True)
         except duckdb.Error as error:
             raise InputError(f"the {kind} relation cannot be read ({_first_message(error)})") from None
-        if not _is_table(con, name):
+        if not is_table(con, name):
             raise InputError(f"the {kind} relation belongs to another DuckDB connection; pass con= the one it came from")
         return name, label or f"the {kind} relation", None
-    if isinstance(source, str) and _is_table(con, source):
+    if isinstance(source, str) and is_table(con, source):
         return _table_ident(source), label or f"table {source}", None
     if isinstance(source, (str, Path)):
         fmt, path = _file_format(source, format, kind)
@@ -691,7 +691,7 @@ def _first_line(path: Path) -> str:
 
 # ---- names ------------------------------------------------------------------------------------
 
-def _is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+def is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     if Path(name).exists() or not re.fullmatch(r"[A-Za-z_][\w.]*", name):
         return False
     found = con.execute(
