@@ -163,13 +163,15 @@ def _run_eval(args: argparse.Namespace) -> int:
     options = dict(con=con, rel=args.rel, depth=args.depth, ties=args.ties,
                    queries="qrels" if args.complete else "both")
     if args.output:
-        runs = {Path(path).name: rankkit.read_run(path, con=con, columns=columns, duplicates=args.duplicates)
+        runs = {Path(path).name: rankkit.read_run(path, con=con, columns=columns, duplicates=args.duplicates,
+                                                  system=Path(path).name)
                 for path in args.runs}
         rankkit.evaluate(qrels, runs, measures, per_query=args.per_query, output=args.output, **options)
         return 0
     frames = []
     for path in args.runs:
-        run = rankkit.read_run(path, con=con, columns=columns, duplicates=args.duplicates)
+        # One file is one run, as in trec_eval, which ignores the tag column (it may vary by line).
+        run = rankkit.read_run(path, con=con, columns=columns, duplicates=args.duplicates, system=Path(path).name)
         aggregate = rankkit.evaluate(qrels, run, measures, **options)
         per_query = rankkit.evaluate(qrels, run, measures, per_query=True, **options) if args.per_query else None
         frames.append((Path(path).name, aggregate, per_query))

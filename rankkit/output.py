@@ -67,7 +67,7 @@ def write_eval(out: IO[str], frames, fmt: str, digits: int) -> None:
 
 # trec_eval prints measures in the order of its measure table, whatever the order of -m.
 TREC_ORDER = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
-              "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success")
+              "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success", "set_P", "set_recall")
 
 
 def trec_order(names: Sequence[str]) -> list[str]:

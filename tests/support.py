@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
+
+
+
+def _find_shared() -> Path:
+    """$RANKKIT_SHARED, else the nearest ``shared`` folder beside the checkout or one of its parents
+    (a git worktree such as ``/work/wt/<name>`` sits one level deeper than the main checkout)."""
+    if os.environ.get("RANKKIT_SHARED"):
+        return Path(os.environ["RANKKIT_SHARED"])
+    for parent in ROOT.parents:
+        if (parent / "shared").is_dir():
+            return parent / "shared"
+    return ROOT.parent / "shared"
+
+
+SHARED = _find_shared()
 
 
 def shared_path(*parts: str) -> Path:

@@ -1,0 +1,84 @@
+"""Bookkeeping: a measure is not done until its SQL file, its header, its tests and its README row
+exist (as scikit-learn's test_common keeps its metric registries honest)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from rankkit._paths import sql_dir
+from rankkit.measures import registry
+from support import ROOT
+
+MEASURES = sorted(registry())
+LISTS = sorted(p.stem for p in (sql_dir() / "lists").glob("*.sql"))
+
+
+def header(path) -> dict[str, str]:
+    fields = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("--"):
+            break
+        if found := re.match(r"^--\s*(\w+):\s*(.*?)\s*$", line):
+            fields[found.group(1)] = found.group(2)
+    return fields
+
+
+def test_every_metric_file_is_registered():
+    assert MEASURES == sorted(p.stem for p in (sql_dir() / "metrics").glob("*.sql"))
+    assert len(MEASURES) >= 16
+
+
+@pytest.mark.parametrize("metric", MEASURES)
+def test_header_declares_the_measure(metric):
+    measure = registry()[metric]
+    fields = header(measure.path)
+    for field in ("name", "aliases", "params", "aggregate", "summary", "cite"):
+        assert field in fields, f"{measure.path.name}: header lacks '{field}:'"
+    assert measure.name and measure.summary and measure.cite
+    assert measure.aggregate in ("mean", "sum")
+
+
+@pytest.mark.parametrize("metric", MEASURES)
+def test_file_defines_the_value_and_the_table_macro(metric):
+    text = registry()[metric].path.read_text(encoding="utf-8")
+    assert f"CREATE OR REPLACE MACRO rankkit.{metric}_value(f, s)" in text
+    assert re.search(rf"CREATE OR REPLACE MACRO rankkit\.{metric}\(qrels_table, run_table\b.*\) AS TABLE", text)
+
+
+@pytest.mark.parametrize("metric", MEASURES)
+def test_measure_has_its_own_tests(metric):
+    path = ROOT / "tests" / "sql" / f"test_{metric}.py"
+    assert path.exists(), f"{path.relative_to(ROOT)} is missing: every measure has its own tests"
+    assert f"rankkit.{metric}(" in path.read_text(encoding="utf-8") or f'values("{metric}"' in path.read_text(encoding="utf-8")
+
+
+def readme_measures() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    if "<!-- measures:start -->" not in text:
+        return ""
+    return text.split("<!-- measures:start -->", 1)[1].split("<!-- measures:end -->", 1)[0]
+
+
+@pytest.mark.parametrize("metric", MEASURES)
+def test_measure_has_its_readme_row(metric):
+    section = readme_measures()
+    assert section, "README.md has no <!-- measures:start --> ... <!-- measures:end --> section"
+    measure = registry()[metric]
+    assert re.search(rf"^\| `{re.escape(measure.name)}[`@(]", section, re.MULTILINE), f"README lacks a row for {measure.name}"
+    assert f"sql/metrics/{metric}.sql" in section
+
+
+# ---- the scalar list macros (sql/lists) -----------------------------------------------------------
+
+@pytest.mark.parametrize("name", LISTS)
+def test_list_macro_header_and_its_example_holds(name, con):
+    """Each list macro's header gives its signature and an example, and the example is true.
+    No 'aggregate:' field: list macros are not measures of the registry."""
+    fields = header(sql_dir() / "lists" / f"{name}.sql")
+    assert fields.get("list") == name
+    assert fields["signature"].startswith(f"rankkit.{name}(") and fields["summary"] and fields["cite"]
+    assert "aggregate" not in fields and "name" not in fields
+    expression, value = fields["example"].rsplit(" = ", 1)
+    assert con.execute(f"SELECT {expression}").fetchall()[0][0] == pytest.approx(float(value), abs=1e-5)
