@@ -152,6 +152,8 @@ def expand_measures(given: Sequence[str] | None) -> list[str]:
 
 
 def _run_eval(args: argparse.Namespace) -> int:
+    # rows, not frames: printing numbers does not need pandas (half a second to import)
+    from rankkit.evaluate import evaluate_rows
     from rankkit.output import write_eval
 
     import rankkit
@@ -172,8 +174,8 @@ def _run_eval(args: argparse.Namespace) -> int:
     for path in args.runs:
         # One file is one run, as in trec_eval, which ignores the tag column (it may vary by line).
         run = rankkit.read_run(path, con=con, columns=columns, duplicates=args.duplicates, system=Path(path).name)
-        aggregate = rankkit.evaluate(qrels, run, measures, **options)
-        per_query = rankkit.evaluate(qrels, run, measures, per_query=True, **options) if args.per_query else None
+        aggregate = evaluate_rows(qrels, run, measures, **options)
+        per_query = evaluate_rows(qrels, run, measures, per_query=True, **options) if args.per_query else None
         frames.append((Path(path).name, aggregate, per_query))
     write_eval(sys.stdout, frames, args.format, args.digits)
     return 0

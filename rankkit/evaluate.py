@@ -5,17 +5,19 @@ from __future__ import annotations
 import itertools
 import re
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 
 import duckdb
-import numpy as np
-import pandas as pd
 
 from rankkit._sql import connect
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning
-from rankkit.io import Source, default_connection, is_table, load, release
+from rankkit.io import Source, default_connection, is_frame, is_table, load, release
 from rankkit.progress import Progress
+
+if TYPE_CHECKING:  # pandas loads with the first frame: the command line's path never needs it
+    import pandas as pd
 
 __all__ = ["evaluate", "measure_specs", "resolve", "run_query", "slice_source", "macro_query", "load_runs",
            "compare_inputs"]
@@ -105,6 +107,32 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         raise RankkitError("ci is an interval over queries: it applies to the aggregate, not to per_query")
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=rel)
+    with _sources(con, qrels, run, columns, duplicates, progress) as (qrels_source, run_source):
+        return _evaluate(con, qrels_source, run_source, specs, per_query, ties=ties, scores=scores, depth=depth,
+                         queries=queries, by=by, query_table=query_table, ci=ci, seed=seed,
+                         resamples=resamples, output=output, progress=progress)
+
+
+def evaluate_rows(qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
+                  con: duckdb.DuckDBPyConnection | None = None, rel: float = 1, ties: str = "trec",
+                  depth: int | None = None, queries: str = "both") -> list[dict]:
+    """evaluate() without pandas, for the command line: the same rows, in the same order, as dicts
+    (``measure, system, query_id`` for per_query, ``value``, ...); a NULL value is None."""
+    con = connect(con) if con is not None else default_connection()
+    specs = measure_specs(con, measures, rel=rel)
+    with _sources(con, qrels, run, None, "error", None) as (qrels_source, run_source):
+        compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
+        query, inputs = _query(qrels_source, run_source, specs, per_query, None, ties, "double", depth, queries)
+        rows = run_rows(con, query, inputs)
+    if per_query:  # evaluate()'s order: measure as asked, then system and query_id, NULLs last
+        rows.sort(key=lambda row: [(row[key] is None, row[key]) for key in ("i", "system", "query_id")])
+    return rows
+
+
+@contextmanager
+def _sources(con, qrels, run, columns, duplicates: str, progress) -> Iterator[tuple[Source, Source]]:
+    """The checked qrels and run; what was made here to read them goes at the end (read_qrels/read_run
+    results stay)."""
     with Progress(con, "reading", enabled=progress):
         qrels_source = load(con, qrels, "qrels", columns=columns, duplicates=duplicates)
         try:
@@ -113,21 +141,25 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
             release(con, qrels_source)
             raise
     try:
-        return _evaluate(con, qrels_source, run_source, specs, per_query, ties=ties, scores=scores, depth=depth,
-                         queries=queries, by=by, query_table=query_table, ci=ci, seed=seed,
-                         resamples=resamples, output=output, progress=progress)
-    finally:  # what evaluate made to read its inputs goes; read_qrels/read_run results stay
+        yield qrels_source, run_source
+    finally:
         release(con, run_source)
         release(con, qrels_source)
+
+
+def _query(qrels_source: Source, run_source: Source, specs, per_query: bool, slices, ties, scores, depth,
+           queries) -> tuple[str, list]:
+    """The macro call evaluating the sources, and its parameters."""
+    # validate := false: load() checked both inputs (duplicates, NULLs) already
+    inputs = [qrels_source.table, run_source.table, specs, *(slices or ()), ties, scores, depth, queries, False]
+    return macro_query("per_query" if per_query else "aggregate", slices), inputs
 
 
 def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: bool, *, ties, scores, depth,
               queries, by, query_table, ci, seed, resamples, output, progress) -> pd.DataFrame | Path:
     compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
     slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
-    # validate := false: load() checked both inputs (duplicates, NULLs) already
-    inputs = [qrels_source.table, run_source.table, specs, *(slices or ()), ties, scores, depth, queries, False]
-    query = macro_query("per_query" if per_query else "aggregate", slices)
+    query, inputs = _query(qrels_source, run_source, specs, per_query, slices, ties, scores, depth, queries)
     if output is not None:
         return _copy(con, query, inputs, per_query, len(run_source.systems) > 1, slices, Path(output), progress)
     with Progress(con, "evaluating", enabled=progress):
@@ -172,6 +204,9 @@ def macro_query(macro: str, slices: tuple[str, str] | None) -> str:
 def _with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int | None,
              resamples: int) -> pd.DataFrame:
     """The aggregate with a bootstrap interval over its queries (the sum's for counts)."""
+    import numpy as np
+    import pandas as pd
+
     from rankkit.stats import bootstrap_ci
 
     if not 0 < level < 1:
@@ -193,7 +228,7 @@ def slice_source(con: duckdb.DuckDBPyConnection, query_table, by: str | None) ->
         raise InputError("slices need both query_table (query_id plus attribute columns) and by (a column name)")
     if by in RESERVED:
         raise InputError(f"by: the attribute column cannot be called {by!r}; rename it in the query table")
-    if isinstance(query_table, pd.DataFrame):
+    if is_frame(query_table):
         name = f"rankkit_query_table_{next(_views)}"
         con.register(name, query_table)
     elif isinstance(query_table, duckdb.DuckDBPyRelation):
@@ -363,9 +398,23 @@ def resolve(con: duckdb.DuckDBPyConnection, source, kind: str) -> tuple[str, boo
 
 def run_query(con: duckdb.DuckDBPyConnection, query: str, params: list, fetch: bool = True) -> pd.DataFrame | None:
     """Run a rankkit query; errors raised in SQL become RankkitError with their message."""
-    try:
+    with _errors():
         result = con.execute(query, params)
         return result.df() if fetch else None
+
+
+def run_rows(con: duckdb.DuckDBPyConnection, query: str, params: list) -> list[dict]:
+    """run_query's rows as dicts, without pandas."""
+    with _errors():
+        result = con.execute(query, params)
+        names = [column[0] for column in result.description]
+        return [dict(zip(names, row)) for row in result.fetchall()]
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    try:
+        yield
     except duckdb.Error as error:
         message = _message(error)
         if "rankkit:" in str(error):

@@ -24,8 +24,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterator, Mapping
 
+import sys
+
 import duckdb
-import pandas as pd
 
 from rankkit._sql import connect
 from rankkit.errors import InputError
@@ -76,6 +77,12 @@ class Source:
 
 
 _sources: dict[str, Source] = {}
+
+
+def is_frame(value) -> bool:
+    """A pandas DataFrame? Without importing pandas: if nobody imported it, nothing can be a frame."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, pandas.DataFrame)
 
 
 def default_connection() -> duckdb.DuckDBPyConnection:
@@ -141,7 +148,7 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
     final = "view" if text is None or text[0] == "trec" else "table"
     loaded.owned = [(final, loaded.table), ("table", loaded.table + "_queries")]
     if text is None and raw.startswith("rankkit_"):
-        loaded.owned.append(("frame" if isinstance(source, pd.DataFrame) else "view", raw))
+        loaded.owned.append(("frame" if is_frame(source) else "view", raw))
     try:
         if text is not None and text[0] == "trec":
             loaded.raw = _load_trec(con, text[1], kind)
@@ -205,7 +212,7 @@ def _plain_scan(relation: duckdb.DuckDBPyRelation) -> bool:
 
 def _raw(con, source, kind: str, format: str | None, label: str | None):
     """A FROM-able SQL text for the source, a label for messages, and (format, path) for files."""
-    if isinstance(source, pd.DataFrame):
+    if is_frame(source):
         name = _temp_name(f"{kind}_frame")
         con.register(name, source)
         return name, label or f"the {kind} DataFrame", None

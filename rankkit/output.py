@@ -1,11 +1,15 @@
-"""Writing evaluation results as trec_eval text, CSV, JSON or Markdown."""
+"""Writing evaluation results as trec_eval text, CSV, JSON or Markdown.
+
+Results come as rows (dicts with ``measure``, ``value`` and, per query, ``query_id``), the way
+``rankkit.evaluate.evaluate_rows`` fetches them: the command line never imports pandas.
+"""
 
 from __future__ import annotations
 
+import csv
 import json
+import math
 from typing import IO, Sequence
-
-import pandas as pd
 
 from rankkit import measures
 
@@ -24,17 +28,22 @@ def _base(name: str) -> str:
     return name.split("(")[0].split("@")[0]
 
 
-def _long(frames: Sequence[tuple[str, pd.DataFrame, pd.DataFrame | None]]) -> pd.DataFrame:
+def _long(frames) -> list[dict]:
+    """One table of every run: per-query rows, then the aggregate as query 'all'."""
     rows = []
     for run, aggregate, per_query in frames:
-        if per_query is not None:
-            rows.append(per_query.assign(run=run)[["run", "measure", "query_id", "value"]])
-        rows.append(aggregate.assign(run=run, query_id="all")[["run", "measure", "query_id", "value"]])
-    return pd.concat(rows, ignore_index=True)
+        for row in per_query or ():
+            rows.append({"run": run, "measure": row["measure"], "query_id": row["query_id"], "value": row["value"]})
+        rows += [{"run": run, "measure": row["measure"], "query_id": "all", "value": row["value"]} for row in aggregate]
+    return rows
 
 
-def _format_value(name: str, value: float, digits: int) -> str:
-    if pd.isna(value):
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _format_value(name: str, value: float | None, digits: int) -> str:
+    if _missing(value):
         return "NaN"
     if is_count(name):
         return str(int(round(value)))
@@ -42,27 +51,30 @@ def _format_value(name: str, value: float, digits: int) -> str:
 
 
 def write_eval(out: IO[str], frames, fmt: str, digits: int) -> None:
-    table = _long(frames)
+    """``frames``: (run name, aggregate rows, per-query rows or None) per run."""
     several = len(frames) > 1
     if fmt == "trec":
         _write_trec(out, frames, several, digits)
         return
-    if not several:
-        table = table.drop(columns=["run"])
+    table = _long(frames)
+    columns = ["run", "measure", "query_id", "value"] if several else ["measure", "query_id", "value"]
     if fmt == "csv":
-        table.to_csv(out, index=False, float_format=f"%.{digits}f", lineterminator="\n")
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(columns)
+        for row in table:  # as pandas' to_csv with float_format wrote it: a missing value is empty
+            value = "" if _missing(row["value"]) else f"{row['value']:.{digits}f}"
+            writer.writerow([row[c] for c in columns[:-1]] + [value])
     elif fmt == "json":
-        records = table.to_dict("records")
+        records = [{c: row[c] for c in columns} for row in table]
         for record in records:
-            record["value"] = None if pd.isna(record["value"]) else round(float(record["value"]), digits)
+            record["value"] = None if _missing(record["value"]) else round(float(record["value"]), digits)
         json.dump(records, out, indent=1)
         out.write("\n")
     elif fmt == "markdown":
-        shown = table.assign(value=[_format_value(m, v, digits) for m, v in zip(table["measure"], table["value"])])
-        header = "| " + " | ".join(shown.columns) + " |"
-        out.write(header + "\n|" + "---|" * len(shown.columns) + "\n")
-        for row in shown.itertuples(index=False):
-            out.write("| " + " | ".join(str(v) for v in row) + " |\n")
+        out.write("| " + " | ".join(columns) + " |\n|" + "---|" * len(columns) + "\n")
+        for row in table:
+            shown = {**row, "value": _format_value(row["measure"], row["value"], digits)}
+            out.write("| " + " | ".join(str(shown[c]) for c in columns) + " |\n")
 
 
 # trec_eval prints measures in the order of its measure table, whatever the order of -m.
@@ -84,12 +96,12 @@ def _write_trec(out: IO[str], frames, several: bool, digits: int) -> None:
     # trec_eval prints every measure of one query together, queries in string order, then 'all'.
     for run, aggregate, per_query in frames:
         prefix = f"{run}\t" if several else ""
-        ordered = trec_order(list(aggregate["measure"]))
-        aggregate = aggregate.set_index("measure").loc[ordered].reset_index()
+        ordered = trec_order([row["measure"] for row in aggregate])
         if per_query is not None:
             order = {m: i for i, m in enumerate(ordered)}
-            rows = per_query.assign(order=per_query["measure"].map(order))
-            for row in rows.sort_values(["query_id", "order"], kind="stable").itertuples(index=False):
-                out.write(f"{prefix}{row.measure:<22}\t{row.query_id}\t{_format_value(row.measure, row.value, digits)}\n")
-        for row in aggregate.itertuples(index=False):
-            out.write(f"{prefix}{row.measure:<22}\tall\t{_format_value(row.measure, row.value, digits)}\n")
+            for row in sorted(per_query, key=lambda row: (row["query_id"], order.get(row["measure"]))):
+                out.write(f"{prefix}{row['measure']:<22}\t{row['query_id']}\t"
+                          f"{_format_value(row['measure'], row['value'], digits)}\n")
+        for name in ordered:
+            for row in (row for row in aggregate if row["measure"] == name):
+                out.write(f"{prefix}{name:<22}\tall\t{_format_value(name, row['value'], digits)}\n")

@@ -33,3 +33,13 @@ def test_public_names_are_the_functions():
             "assert callable(rankkit.evaluate) and callable(rankkit.compare) and callable(rankkit.connect)\n"
             "assert rankkit.evaluate.__module__ == 'rankkit.evaluate'")
     loaded_after(code)
+
+
+def test_cli_eval_loads_no_heavy_module(tmp_path):
+    # files to printed numbers without pandas: its import alone costs more than evaluating 200k rows
+    (tmp_path / "q.txt").write_text("q1 0 a 1\nq2 0 b 2\n")
+    (tmp_path / "r.txt").write_text("q1 Q0 a 1 2.0 s\nq1 Q0 b 2 1.0 s\nq2 Q0 b 1 1.0 s\n")
+    files = [str(tmp_path / "q.txt"), str(tmp_path / "r.txt"), str(tmp_path / "r.txt")]
+    calls = "\n".join(f"main(['eval', '-q', '--format', {fmt!r}, '-m', 'nDCG@10', '-m', 'num_ret', *{files!r}])"
+                      for fmt in ("trec", "csv", "json", "markdown"))
+    assert loaded_after(f"from rankkit.cli import main\n{calls}") == []
