@@ -45,10 +45,13 @@ def connect(database: str | duckdb.DuckDBPyConnection = ":memory:", *, memory_li
         DuckDB settings; with a memory limit, DuckDB spills to ``temp_directory`` rather than fail.
     """
     con = database if isinstance(database, duckdb.DuckDBPyConnection) else duckdb.connect(database)
+    # a new in-memory database has nothing loaded: asking the catalog costs 20 ms per process. A file
+    # path may reach a database instance this process already opened, and loaded, so it is asked.
+    fresh = con is not database and database == ":memory:"
     for name, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory), ("threads", threads)):
         if value is not None:
             con.execute(f"SET {name} = '{value}'")
-    if con not in _ready and not _loaded(con):
+    if con not in _ready and (fresh or not _loaded(con)):
         con.execute(script())
     _ready.add(con)
     return con
