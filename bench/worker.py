@@ -50,6 +50,32 @@ def rankkit_compute(rankkit, loaded):
     return dict(zip(frame["measure"], frame["value"]))
 
 
+# ---- rankkit's command line -----------------------------------------------------------------
+# `rankkit eval` as a user runs it: files in, trec_eval text out, all in the timed call (the CLI
+# has no separate load). In this fresh process that is `python -m rankkit.cli eval ...` end to end.
+
+def rankkit_cli_import():
+    import rankkit.cli
+    return rankkit.cli
+
+
+def rankkit_cli_load(cli, data: Path, fmt: str):
+    return data / f"qrels.{fmt}", data / f"run.{fmt}"
+
+
+def rankkit_cli_compute(cli, paths):
+    import contextlib
+    import io
+
+    settings = bench_settings()
+    options = [f"--{key.replace('_', '-')}={value}" for key, value in settings.items()]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = cli.main(["eval", "--digits", "15", *options, *(f"-m{m}" for m in MEASURES), *map(str, paths)])
+    assert code == 0, code
+    return {line.split("\t")[0].strip(): float(line.split("\t")[2]) for line in out.getvalue().splitlines()}
+
+
 # ---- pytrec_eval ----------------------------------------------------------------------------
 # pytrec_eval has no RR cutoff: RR@10 is recip_rank over each query's top 10, cut in Python
 # with trec_eval's order (score descending, then doc id descending).
@@ -176,6 +202,7 @@ def floor_compute(duckdb, con):
 LIBRARIES = {
     "floor": (floor_import, floor_load, floor_compute),
     "rankkit": (rankkit_import, rankkit_load, rankkit_compute),
+    "rankkit-cli": (rankkit_cli_import, rankkit_cli_load, rankkit_cli_compute),
     "pytrec_eval": (pytrec_import, pytrec_load, pytrec_compute),
     "ir_measures": (irm_import, irm_load, irm_compute),
     "ranx": (ranx_import, ranx_load, ranx_compute),
