@@ -123,7 +123,8 @@ def evaluate_rows(qrels, run, measures: str | Iterable[str], per_query: bool = F
     with _sources(con, qrels, run, None, "error", None) as (qrels_source, run_source):
         compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
         query, inputs = _query(qrels_source, run_source, specs, per_query, None, ties, "double", depth, queries)
-        rows = run_rows(con, query, inputs)
+        with Progress(con, "evaluating"):
+            rows = run_rows(con, query, inputs)
     if per_query:  # evaluate()'s order: measure as asked, then system and query_id, NULLs last
         rows.sort(key=lambda row: [(row[key] is None, row[key]) for key in ("i", "system", "query_id")])
     return rows
