@@ -219,7 +219,9 @@ def _run_compare(args: argparse.Namespace) -> int:
         baseline = names[args.runs.index(baseline)]
     con = _connect(args)
     columns = _columns(args)
-    runs = {name: rankkit.read_run(path, con=con, columns=columns) for name, path in zip(names, args.runs)}
+    # one file is one run, whatever its tags say, as in rankkit eval and trec_eval
+    runs = {name: rankkit.read_run(path, con=con, columns=columns, system=name)
+            for name, path in zip(names, args.runs)}
     result = compare(rankkit.read_qrels(args.qrels, con=con, columns=columns), runs, measures, baseline=baseline, test=args.test,
                      correction=args.correction, alpha=args.alpha, seed=args.seed, con=con,
                      ties=args.ties, queries="qrels" if args.complete else "both")

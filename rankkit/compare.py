@@ -19,12 +19,10 @@ import pandas as pd
 from rankkit import stats
 from rankkit._sql import connect
 from rankkit.errors import InputError, RankkitError
-from rankkit.evaluate import macro_query, measure_specs, resolve, run_query, slice_source
+from rankkit.evaluate import checked_sources, evaluation_query, compare_inputs, measure_specs, run_query, slice_source
 from rankkit.io import default_connection
 
 __all__ = ["compare", "format_comparison"]
-
-_views = itertools.count(1)
 
 COLUMNS = ["measure", "system", "baseline", "mean", "baseline_mean", "diff", "ci_low", "ci_high", "effect",
            "p_value", "p_adjusted", "significant", "wins", "ties", "losses", "queries"]
@@ -95,12 +93,13 @@ def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = N
         raise InputError(f"by: the attribute column cannot be called {by!r}; rename it in the query table")
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=rel)
-    qrels_name, _ = resolve(con, qrels, "qrels")
-    run_name, systems = _runs_table(con, runs)
-    slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
-    values = _per_query(con, qrels_name, run_name, specs, slices, ties, scores, depth, queries)
-    if not isinstance(runs, Mapping) and not isinstance(runs, (list, tuple)):
-        systems = sorted(values["system"].dropna().unique())
+    named = _named_runs(runs)
+    with checked_sources(con, qrels, named, None, "error", None) as (qrels_source, run_source):
+        compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
+        slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
+        query, inputs = evaluation_query(qrels_source, run_source, specs, True, slices, ties, scores, depth, queries)
+        values = run_query(con, query, inputs)
+    systems = run_source.systems if isinstance(named, Mapping) else sorted(values["system"].dropna().unique())
     pairs = _pairs(systems, baseline)
     rows = []
     group_keys = ["i", "measure"] + (["slice"] if slices else [])
@@ -149,37 +148,16 @@ def _pairs(systems: list[str], baseline: str | None) -> list[tuple[str, str]]:
     return [(baseline, other) for other in systems if other != baseline]
 
 
-def _runs_table(con: duckdb.DuckDBPyConnection, runs) -> tuple[str, list[str]]:
-    """One table holding every system (a union view for several sources), and their names."""
-    if isinstance(runs, (list, tuple)):
-        if not all(isinstance(r, (str, Path)) for r in runs):
-            raise InputError("runs: give a dict {name: run} to name runs that are not file paths")
-        names = [Path(r).name for r in runs]
-        if len(set(names)) < len(names):
-            raise InputError("runs: two run files share a name; give a dict {name: path} to tell them apart")
-        runs = dict(zip(names, runs))
-    if not isinstance(runs, Mapping):
-        name, _ = resolve(con, runs, "run")
-        return name, []
-    parts = []
-    for system, source in runs.items():
-        table, _ = resolve(con, source, "run")
-        # the source may lack system and rank: a typed empty row gives them (as rankkit.run_rows does,
-        # which cannot be nested here: DuckDB takes run_rows inside run_rows for recursion)
-        parts.append(f"SELECT {_literal(str(system))} AS system, query_id, doc_id, score, rank "
-                     f"FROM (FROM {table} UNION ALL BY NAME (SELECT NULL::BIGINT AS rank LIMIT 0))")
-    view = f"rankkit_runs_{next(_views)}"
-    con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS " + " UNION ALL ".join(parts))
-    return view, [str(system) for system in runs]
-
-
-def _per_query(con, qrels_name, run_name, specs, slices, ties, scores, depth, queries) -> pd.DataFrame:
-    inputs = [qrels_name, run_name, specs, *(slices or ()), ties, scores, depth, queries, True]
-    return run_query(con, macro_query("per_query", slices), inputs)
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
+def _named_runs(runs):
+    """A list of run files becomes a dict named by file name; anything else is returned as it is."""
+    if not isinstance(runs, (list, tuple)):
+        return runs
+    if not all(isinstance(r, (str, Path)) for r in runs):
+        raise InputError("runs: give a dict {name: run} to name runs that are not file paths")
+    names = [Path(r).name for r in runs]
+    if len(set(names)) < len(names):
+        raise InputError("runs: two run files share a name; give a dict {name: path} to tell them apart")
+    return dict(zip(names, runs))
 
 
 def format_comparison(frame: pd.DataFrame, digits: int = 4) -> str:

@@ -107,7 +107,7 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         raise RankkitError("ci is an interval over queries: it applies to the aggregate, not to per_query")
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=rel)
-    with _sources(con, qrels, run, columns, duplicates, progress) as (qrels_source, run_source):
+    with checked_sources(con, qrels, run, columns, duplicates, progress) as (qrels_source, run_source):
         return _evaluate(con, qrels_source, run_source, specs, per_query, ties=ties, scores=scores, depth=depth,
                          queries=queries, by=by, query_table=query_table, ci=ci, seed=seed,
                          resamples=resamples, output=output, progress=progress)
@@ -120,9 +120,9 @@ def evaluate_rows(qrels, run, measures: str | Iterable[str], per_query: bool = F
     (``measure, system, query_id`` for per_query, ``value``, ...); a NULL value is None."""
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=rel)
-    with _sources(con, qrels, run, None, "error", None) as (qrels_source, run_source):
+    with checked_sources(con, qrels, run, None, "error", None) as (qrels_source, run_source):
         compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
-        query, inputs = _query(qrels_source, run_source, specs, per_query, None, ties, "double", depth, queries)
+        query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, None, ties, "double", depth, queries)
         with Progress(con, "evaluating"):
             rows = run_rows(con, query, inputs)
     if per_query:  # evaluate()'s order: measure as asked, then system and query_id, NULLs last
@@ -131,7 +131,7 @@ def evaluate_rows(qrels, run, measures: str | Iterable[str], per_query: bool = F
 
 
 @contextmanager
-def _sources(con, qrels, run, columns, duplicates: str, progress) -> Iterator[tuple[Source, Source]]:
+def checked_sources(con, qrels, run, columns, duplicates: str, progress) -> Iterator[tuple[Source, Source]]:
     """The checked qrels and run; what was made here to read them goes at the end (read_qrels/read_run
     results stay)."""
     with Progress(con, "reading", enabled=progress):
@@ -148,7 +148,7 @@ def _sources(con, qrels, run, columns, duplicates: str, progress) -> Iterator[tu
         release(con, qrels_source)
 
 
-def _query(qrels_source: Source, run_source: Source, specs, per_query: bool, slices, ties, scores, depth,
+def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query: bool, slices, ties, scores, depth,
            queries) -> tuple[str, list]:
     """The macro call evaluating the sources, and its parameters."""
     # validate := false: load() checked both inputs (duplicates, NULLs) already
@@ -160,7 +160,7 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
               queries, by, query_table, ci, seed, resamples, output, progress) -> pd.DataFrame | Path:
     compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
     slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
-    query, inputs = _query(qrels_source, run_source, specs, per_query, slices, ties, scores, depth, queries)
+    query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, ties, scores, depth, queries)
     if output is not None:
         return _copy(con, query, inputs, per_query, len(run_source.systems) > 1, slices, Path(output), progress)
     with Progress(con, "evaluating", enabled=progress):
