@@ -267,12 +267,17 @@ valued AS (
 )
 SELECT i, measure, agg, system, query_id, value FROM valued;
 
+-- How a measure's per-query values combine: the mean over queries, the sum for counts (as trec_eval).
+-- An aggregate expression: use it in a GROUP BY query.
+CREATE OR REPLACE MACRO rankkit.over_queries(agg, value) AS
+    CASE WHEN any_value(agg) = 'sum' THEN sum(value) ELSE avg(value) END;
+
 -- rankkit.aggregate: one row per measure and system: the mean over evaluated queries (the sum for
 -- counts, as trec_eval), and how many queries it covers (empty := 'skip' leaves some out).
 CREATE OR REPLACE MACRO rankkit.aggregate(qrels_table, run_table, specs, ties := 'trec',
         scores := 'double', depth := NULL, queries := 'both', validate := true) AS TABLE
     SELECT measure, system,
-           CASE WHEN any_value(agg) = 'sum' THEN sum(value) ELSE avg(value) END AS value,
+           rankkit.over_queries(agg, value) AS value,
            count(value) AS queries
     FROM rankkit.per_query(qrels_table, run_table, specs, ties := ties, scores := scores,
                            depth := depth, queries := queries, validate := validate)
