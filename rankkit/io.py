@@ -151,7 +151,7 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
         loaded.owned.append(("frame" if is_frame(source) else "view", raw))
     try:
         if text is not None and text[0] == "trec":
-            loaded.raw = _load_trec(con, text[1], kind)
+            loaded.raw = _load_trec(con, text[1], kind, keep_tag=system is None)
             loaded.owned.append(("table", loaded.raw))
             loaded.select = _trec_select(kind, system, integer_grades)
         else:
@@ -412,8 +412,7 @@ def _trec_select(kind: str, system: str | None, integer_grades: bool) -> str:
         grade = "trunc(relevance)" if integer_grades else "relevance"
         return f"query_id, doc_id, {grade} AS relevance"
     tag = "system" if system is None else _quote(system)
-    return (f"{tag} AS system, query_id, doc_id, TRY_CAST(TRY_CAST(rank AS DOUBLE) AS BIGINT) AS rank, "
-            f"score")
+    return f"{tag} AS system, query_id, doc_id, CAST(rank AS BIGINT) AS rank, score"
 
 
 def _materialise(con, loaded: Source, duplicates: str, text) -> None:
@@ -457,9 +456,12 @@ def _check(con, loaded: Source, duplicates: str, text) -> None:
              "CASE WHEN relevance <> trunc(relevance) THEN 0 END) AS fractional"
              if kind == "qrels" else "count(*) FILTER (WHERE rank IS NULL) AS no_rank")
     loaded.queries = loaded.table + "_queries"
+    # Counting distinct documents per query takes a hash table of every (query, document) pair; only
+    # rankkit check, which reports duplicates, counts them. Otherwise the search below finds them.
+    docs = "count(DISTINCT doc_id)" if duplicates == "keep" else "count(doc_id)"
     try:
         con.execute(
-            f"CREATE TEMP TABLE {loaded.queries} AS SELECT {group}, count(*) AS n, count(DISTINCT doc_id) AS docs, "
+            f"CREATE TEMP TABLE {loaded.queries} AS SELECT {group}, count(*) AS n, {docs} AS docs, "
             f"count(*) FILTER (WHERE doc_id IS NULL) AS null_docs, "
             f"count(*) FILTER (WHERE {number} IS NULL OR NOT isfinite({number})) AS bad_numbers, {extra} "
             f"FROM {loaded.table} GROUP BY {group}"
@@ -472,7 +474,7 @@ def _check(con, loaded: Source, duplicates: str, text) -> None:
     ).fetchall()[0]
     if bad[0] or bad[1] or bad[2]:
         _raise_bad_row(con, loaded, text)
-    if bad[3] and duplicates == "error":
+    if duplicates == "error" and _may_repeat(con, loaded):
         _raise_duplicate(con, loaded, text)
     if kind == "run":
         loaded.systems = [r[0] for r in con.execute(
@@ -529,12 +531,28 @@ def _raise_bad_row(con, loaded: Source, text) -> None:
     raise InputError(f"{where}: {found[1]}")
 
 
-def _raise_duplicate(con, loaded: Source, text) -> None:
+def _may_repeat(con, loaded: Source) -> bool:
+    """Whether two rows share a hash of (system,) query and document: sorting 64-bit hashes is several
+    times cheaper in time and memory than grouping the strings. Equal rows have equal hashes; equal
+    hashes of different rows (about one chance in 10^7 for 10^8 rows) cost only the exact search."""
     keys = "query_id, doc_id" if loaded.kind == "qrels" else "system, query_id, doc_id"
     found = con.execute(
+        f"SELECT count(*) FROM (SELECT h, lag(h) OVER (ORDER BY h) AS before "
+        f"FROM (SELECT hash({keys}) AS h FROM {loaded.table})) WHERE h = before"
+    ).fetchall()
+    return bool(found[0][0])
+
+
+def _raise_duplicate(con, loaded: Source, text) -> None:
+    """Raise for the first duplicate row, if there is one (the hash search may find none)."""
+    keys = "query_id, doc_id" if loaded.kind == "qrels" else "system, query_id, doc_id"
+    rows = con.execute(
         f"SELECT {keys}, list(row ORDER BY row)[:2] FROM (SELECT row_number() OVER () AS row, * FROM {loaded.table}) "
         f"GROUP BY {keys} HAVING count(*) > 1 ORDER BY min(row) LIMIT 1"
-    ).fetchall()[0]
+    ).fetchall()
+    if not rows:
+        return
+    found = rows[0]
     query_id, doc_id, rows = found[-3], found[-2], found[-1]
     system = f" in system {found[0]}" if loaded.kind == "run" and found[0] is not None else ""
     if text is not None and text[0] in ("trec", "csv", "tsv") and not _is_glob(str(text[1])):
@@ -552,37 +570,67 @@ def _raise_duplicate(con, loaded: Source, text) -> None:
 
 # ---- TREC text --------------------------------------------------------------------------------
 
-def _load_trec(con: duckdb.DuckDBPyConnection, path: Path, kind: str) -> str:
-    """Load the file into a temp table with the TREC fields; returns the table's name.
+def _load_trec(con: duckdb.DuckDBPyConnection, path: Path, kind: str, keep_tag: bool = True) -> str:
+    """Load the file into a temp table of the TREC fields rankkit uses; returns the table's name.
 
-    The fast path reads it with DuckDB's CSV reader and a fixed schema; a file it cannot take (comment
-    lines, mixed whitespace, extra columns, a bad value) goes through a whitespace-splitting SQL path.
+    Only those fields are kept (q0 and the iteration are read and dropped; the tag only when
+    ``keep_tag``): a kept field is memory for every row. The fast path reads the file with DuckDB's CSV
+    reader and a fixed schema; a file it cannot take (comment lines, mixed whitespace, extra
+    columns, a bad value) goes through a whitespace-splitting SQL path.
     """
     if _is_empty(path):
         raise InputError(f"{path}: the file is empty, expected TREC lines")
     name = _temp_name(f"{kind}_text")
-    delim = "\\t" if "\t" in _first_line(path) else " "
+    tabs = "\t" in _first_line(path)
+    delim = "\\t" if tabs else " "
+    fields = QRELS_FIELDS if kind == "qrels" else RUN_FIELDS
+    kept = _kept_fields(kind, keep_tag)
+    # A tab in a space-separated file, a space in a tab-separated one, or a carriage return: splitting
+    # on runs of whitespace (trec_eval's reading) would see other fields. Such a file takes the
+    # tolerant path. Plain files are searched byte-wise; in gzip, each field is searched below.
+    other = "' '" if tabs else "E'\\t'"
+    compressed = bool(_compression(path))
+    if not compressed and _contains_any(path, (b"\r", b" " if tabs else b"\t")):
+        _load_trec_lines(con, path, kind, name, kept)
+        return name
+    # Two separators in a row read as an empty field (NULL) where trec_eval sees one field fewer:
+    # any NULL field marks the row, through its doc_id, for the tolerant path.
+    text = [f for f in fields if f != NUMBER[kind]]
+    odd = " OR ".join([f"{f} IS NULL" for f in fields if f != "doc_id"]
+                      + ([f"contains({f}, {other}) OR contains({f}, E'\\r')" for f in text] if compressed else []))
+    select = ", ".join(f"CASE WHEN {odd} THEN NULL ELSE doc_id END AS doc_id" if f == "doc_id"
+                       else "TRY_CAST(rank AS INTEGER) AS rank" if f == "rank" else f for f in kept)
     try:
         con.execute(
-            f"CREATE TEMP TABLE {name} AS SELECT * FROM read_csv({_quote(str(path))}, delim = E'{delim}', "
+            f"CREATE TEMP TABLE {name} AS SELECT {select} FROM read_csv({_quote(str(path))}, delim = E'{delim}', "
             f"header = false, quote = '', escape = '', auto_detect = false, columns = {_columns(kind)}, "
             f"strict_mode = true{_compression(path)})"
         )
     except duckdb.Error:
-        _load_trec_lines(con, path, kind, name)
+        _load_trec_lines(con, path, kind, name, kept)
         return name
-    # Two separators in a row read as an empty field, and a tab file may hold spaces in a field,
-    # where splitting on runs of whitespace (trec_eval's reading) sees other fields: such a file
-    # takes the tolerant path, which also says which line is wrong.
-    fields = QRELS_FIELDS if kind == "qrels" else RUN_FIELDS
-    other = "' '" if delim == "\\t" else "E'\\t'"
-    text = [f for f in fields if f != NUMBER[kind]]
-    odd = " OR ".join([f"{f} IS NULL" for f in fields]
-                      + [f"contains({f}, {other}) OR contains({f}, E'\\r')" for f in text])
-    if con.execute(f"SELECT count(*) FROM {name} WHERE {odd}").fetchall()[0][0]:
+    nulls = " OR ".join(f"{f} IS NULL" for f in kept if f != "rank")
+    if con.execute(f"SELECT count(*) FROM {name} WHERE {nulls}").fetchall()[0][0]:
         con.execute(f"DROP TABLE {name}")
-        _load_trec_lines(con, path, kind, name)
+        _load_trec_lines(con, path, kind, name, kept)
     return name
+
+
+def _kept_fields(kind: str, keep_tag: bool) -> list[str]:
+    if kind == "qrels":
+        return ["query_id", "doc_id", "relevance"]
+    return ["query_id", "doc_id", "rank", "score"] + (["system"] if keep_tag else [])
+
+
+def _contains_any(path: Path, needles: tuple[bytes, ...]) -> bool:
+    """Whether the file holds any of these bytes (a memory map: the OS pages it, Python never copies it)."""
+    import mmap
+
+    with open(path, "rb") as file:
+        if file.seek(0, 2) == 0:
+            return False
+        with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return any(data.find(needle) >= 0 for needle in needles)
 
 
 def _columns(kind: str) -> str:
@@ -593,14 +641,16 @@ def _columns(kind: str) -> str:
             "'score': 'DOUBLE', 'system': 'VARCHAR'}")
 
 
-def _load_trec_lines(con: duckdb.DuckDBPyConnection, path: Path, kind: str, name: str) -> None:
+def _load_trec_lines(con: duckdb.DuckDBPyConnection, path: Path, kind: str, name: str, kept: list[str]) -> None:
     """The tolerant path: split every line on runs of whitespace, skip comments and blank lines."""
     want = len(QRELS_FIELDS) if kind == "qrels" else len(RUN_FIELDS)
     fields = QRELS_FIELDS if kind == "qrels" else RUN_FIELDS
     numeric = NUMBER[kind]
+    position = {f: i + 1 for i, f in enumerate(fields)}
     select = ", ".join(
-        f"TRY_CAST(f[{i + 1}] AS DOUBLE) AS {f}" if f == numeric else f"f[{i + 1}] AS {f}"
-        for i, f in enumerate(fields)
+        f"TRY_CAST(f[{position[f]}] AS DOUBLE) AS {f}" if f == numeric
+        else f"TRY_CAST(f[{position[f]}] AS INTEGER) AS {f}" if f == "rank" else f"f[{position[f]}] AS {f}"
+        for f in kept
     )
     # A field count that trec_eval would reject, or a number it cannot read, is found by Python
     # below with its line number.
@@ -614,7 +664,7 @@ def _load_trec_lines(con: duckdb.DuckDBPyConnection, path: Path, kind: str, name
     try:
         bad = con.execute(
             f"SELECT count(*) FROM ({lines}) WHERE {bad_count} "
-            f"OR TRY_CAST(f[{fields.index(numeric) + 1}] AS DOUBLE) IS NULL"
+            f"OR TRY_CAST(f[{position[numeric]}] AS DOUBLE) IS NULL"
         ).fetchall()[0]
     except duckdb.Error as error:
         raise InputError(f"{path}: cannot be read as TREC {kind} text ({_first_message(error)})") from None

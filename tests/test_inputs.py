@@ -71,6 +71,20 @@ def test_trec_gzip_comments_and_mixed_whitespace(data):
     same(data, folder / "qrels.mixed.gz", folder / "run.mixed.txt")
 
 
+def test_a_tab_inside_a_space_separated_line_splits_as_trec_eval_splits(tmp_path):
+    # DuckDB's reader, told the separator is a space, would keep "tag\textra" as the tag
+    (tmp_path / "q.txt").write_text("q1 0 a 1\n")
+    (tmp_path / "r.txt").write_text("q1 Q0 a 1 2.0 tag\textra\nq1 Q0 b 2 1.0 tag\n")
+    run = rankkit.read_run(tmp_path / "r.txt", con=rankkit.connect())
+    assert run.df()["system"].tolist() == ["tag", "tag"]
+
+
+def test_a_run_read_under_another_name_keeps_no_tag(tmp_path):
+    (tmp_path / "r.txt").write_text("q1 Q0 a 1 2.0 x\nq1 Q0 b 2 1.0 y\n")
+    run = rankkit.read_run(tmp_path / "r.txt", system="mine", con=rankkit.connect())
+    assert run.df()[["system", "doc_id", "rank", "score"]].values.tolist() == [["mine", "a", 1, 2.0], ["mine", "b", 2, 1.0]]
+
+
 def test_csv_and_tsv_with_common_column_names(data):
     folder = data["folder"]
     data["qrels"].rename(columns={"query_id": "qid", "doc_id": "docno", "relevance": "rel"}).to_csv(

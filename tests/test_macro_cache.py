@@ -1,0 +1,77 @@
+"""connect() attaches the macros from a database file made once per version of them, and falls back
+to running the script when that file cannot be made or read."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from rankkit import _sql
+
+CALL = "SELECT rankkit.dcg([3, 2, 3, 0, 1, 2], 6)"
+DCG = 6.861126688593502
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("RANKKIT_CACHE", str(folder))
+    _sql._cached_file.cache_clear()
+    yield folder
+    _sql._cached_file.cache_clear()
+
+
+def attached_file(con) -> str | None:
+    return con.execute("SELECT path FROM duckdb_databases() WHERE database_name = 'rankkit'").fetchall()[0][0]
+
+
+def test_first_connection_builds_the_file_and_later_ones_attach_it(cache):
+    first = _sql.connect()
+    files = list(cache.glob("macros-*.duckdb"))
+    assert len(files) == 1 and attached_file(first) == str(files[0])
+    assert not list(cache.glob("*.partial*"))
+    second = _sql.connect()
+    assert attached_file(second) == str(files[0])
+    assert first.execute(CALL).fetchall()[0][0] == second.execute(CALL).fetchall()[0][0] == pytest.approx(DCG, abs=1e-15)
+
+
+def test_the_file_holds_every_macro_of_the_script(cache):
+    from_file = _sql.connect()
+    from_script = duckdb.connect()
+    from_script.execute(_sql.script())
+    listed = ("SELECT function_name, function_type FROM duckdb_functions() WHERE database_name = 'rankkit' "
+              "ORDER BY ALL")
+    assert from_file.execute(listed).fetchall() == from_script.execute(listed).fetchall()
+
+
+def test_a_new_script_gets_a_new_file(cache, monkeypatch):
+    _sql.connect()
+    original = _sql.script()
+    monkeypatch.setattr(_sql, "script", lambda: original + "\n-- changed\n")
+    _sql._cached_file.cache_clear()
+    _sql.connect()
+    assert len(list(cache.glob("macros-*.duckdb"))) == 2
+
+
+def test_an_unwritable_cache_falls_back_to_the_script(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder would be")
+    monkeypatch.setenv("RANKKIT_CACHE", str(blocker / "rankkit"))
+    _sql._cached_file.cache_clear()
+    try:
+        con = _sql.connect()
+        assert attached_file(con) is None  # the in-memory catalog
+        assert con.execute(CALL).fetchall()[0][0] == pytest.approx(DCG, abs=1e-15)
+    finally:
+        _sql._cached_file.cache_clear()
+
+
+def test_a_damaged_file_is_replaced(cache):
+    _sql.connect()
+    (damaged,) = cache.glob("macros-*.duckdb")
+    damaged.write_bytes(b"not a database" * 100)
+    con = _sql.connect()  # falls back to the script and removes the damaged file
+    assert con.execute(CALL).fetchall()[0][0] == pytest.approx(DCG, abs=1e-15)
+    assert not damaged.exists()
+    rebuilt = _sql.connect()
+    assert attached_file(rebuilt) == str(damaged) and damaged.stat().st_size > 1400
