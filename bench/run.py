@@ -29,7 +29,9 @@ DATA = BENCH / "data"
 RESULTS = BENCH / "results"
 WORKER = BENCH / "worker.py"
 PEERS = ["pytrec_eval", "ir_measures", "ranx"]
-OURS = ["rankkit", "rankkit-cli"]  # the Python API, and `rankkit eval` on the command line
+# the Python API returning a DataFrame, the same keeping the result in DuckDB (relation=True, no
+# pandas), and `rankkit eval` on the command line
+OURS = ["rankkit", "rankkit-relation", "rankkit-cli"]
 LIBRARIES = OURS + PEERS
 TOLERANCE = 1e-9
 
@@ -201,7 +203,7 @@ def ratios(figures: dict, floor: dict | None) -> list[str]:
             continue
         best = min(peers, key=peers.get)
         # the command line's "compute" is a whole call, files included: no warm-compute ratio for it
-        for name in [lib for lib in OURS if key in figures.get(lib, {}) and (key != "compute" or lib == "rankkit")]:
+        for name in [lib for lib in OURS if key in figures.get(lib, {}) and (key != "compute" or lib != "rankkit-cli")]:
             mine = figures[name][key]["median"]
             out.append(f"- {label}: fastest peer {best} {peers[best]:.2f}, {name} {mine:.2f}: "
                        f"**{peers[best] / mine:.2f}x**")

@@ -50,6 +50,13 @@ def rankkit_compute(rankkit, loaded):
     return dict(zip(frame["measure"], frame["value"]))
 
 
+def rankkit_relation_compute(rankkit, loaded):
+    # relation=True keeps the result in DuckDB: no pandas
+    con, qrels, run = loaded
+    rows = rankkit.evaluate(qrels, run, MEASURES, con=con, progress=False, relation=True).fetchall()
+    return {measure: value for measure, value, _ in rows}
+
+
 # ---- rankkit's command line -----------------------------------------------------------------
 # `rankkit eval` as a user runs it: files in, trec_eval text out, all in the timed call (the CLI
 # has no separate load). In this fresh process that is `python -m rankkit.cli eval ...` end to end.
@@ -202,6 +209,7 @@ def floor_compute(duckdb, con):
 LIBRARIES = {
     "floor": (floor_import, floor_load, floor_compute),
     "rankkit": (rankkit_import, rankkit_load, rankkit_compute),
+    "rankkit-relation": (rankkit_import, rankkit_load, rankkit_relation_compute),
     "rankkit-cli": (rankkit_cli_import, rankkit_cli_load, rankkit_cli_compute),
     "pytrec_eval": (pytrec_import, pytrec_load, pytrec_compute),
     "ir_measures": (irm_import, irm_load, irm_compute),

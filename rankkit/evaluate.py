@@ -39,8 +39,8 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
              scores: str = "double", depth: int | None = None, queries: str = "both",
              by: str | None = None, query_table=None, ci: float | None = None, seed: int | None = 0,
              resamples: int = 10000, columns: Mapping[str, str | None] | None = None,
-             duplicates: str = "error", output: str | Path | None = None,
-             progress: bool | None = None) -> pd.DataFrame | Path:
+             duplicates: str = "error", output: str | Path | None = None, relation: bool = False,
+             progress: bool | None = None) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
     """Evaluate a run (or several systems in one run table, or a list or dict of runs) against qrels.
 
     Parameters
@@ -79,13 +79,17 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     output:
         Write the result to this file (``.parquet``, ``.csv``, ``.tsv``, ``.json``, ``.jsonl``)
         with DuckDB's ``COPY``, streaming, and return its path instead of a DataFrame.
+    relation:
+        Keep the result in DuckDB: return a relation over a temp table of ``con`` (the same columns
+        and order as the DataFrame) instead of a frame, without importing pandas. Take it out with
+        ``.fetchall()``, ``.df()``, ``.pl()`` or ``.arrow()``, or query it by its ``.alias``.
     progress:
         Show a progress bar on steps longer than two seconds; default: when stderr is a terminal
         or in a notebook.
 
     Returns
     -------
-    pandas.DataFrame or pathlib.Path
+    pandas.DataFrame, pathlib.Path (with ``output``) or duckdb.DuckDBPyRelation (with ``relation``)
         Aggregate: ``measure, [system,] [by,] value, queries [, ci_low, ci_high]``; per query:
         ``measure, [system,] [by,] query_id, value``. ``system`` is there when the run holds
         more than one system.
@@ -110,7 +114,7 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     with checked_sources(con, qrels, run, columns, duplicates, progress) as (qrels_source, run_source):
         return _evaluate(con, qrels_source, run_source, specs, per_query, ties=ties, scores=scores, depth=depth,
                          queries=queries, by=by, query_table=query_table, ci=ci, seed=seed,
-                         resamples=resamples, output=output, progress=progress)
+                         resamples=resamples, output=output, relation=relation, progress=progress)
 
 
 def evaluate_rows(qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
@@ -157,12 +161,18 @@ def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query:
 
 
 def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: bool, *, ties, scores, depth,
-              queries, by, query_table, ci, seed, resamples, output, progress) -> pd.DataFrame | Path:
+              queries, by, query_table, ci, seed, resamples, output, relation,
+              progress) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
     compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
     slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
     query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, ties, scores, depth, queries)
-    if output is not None:
-        return _copy(con, query, inputs, per_query, len(run_source.systems) > 1, slices, Path(output), progress)
+    if output is not None or relation:
+        if ci is not None:
+            raise RankkitError("ci is computed in Python over a frame: it does not go with output= or relation=True")
+        select = _result_select(query, per_query, len(run_source.systems) > 1, slices)
+        if output is not None:
+            return _copy(con, select, inputs, Path(output), progress)
+        return _relation(con, select, inputs, progress)
     with Progress(con, "evaluating", enabled=progress):
         frame = run_query(con, query, inputs)
     if per_query:
@@ -178,17 +188,28 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
     return frame.reset_index(drop=True)
 
 
-def _copy(con, query: str, params: list, per_query: bool, several: bool, slices, path: Path, progress) -> Path:
+def _result_select(query: str, per_query: bool, several: bool, slices) -> str:
+    """The result's columns and row order, as evaluate's DataFrame has them, in SQL."""
+    system = "system, " if several else ""
+    by = f'slice AS "{slices[1]}", ' if slices else ""
+    if per_query:
+        return f"SELECT measure, {system}{by}query_id, value FROM ({query}) ORDER BY i, system, {by and 'slice, '}query_id"
+    return f"SELECT measure, {system}{by}value, queries FROM ({query})"
+
+
+def _relation(con, select: str, params: list, progress) -> duckdb.DuckDBPyRelation:
+    """The result in a temp table: the inputs' temp tables go when evaluate returns, the result stays."""
+    name = f"rankkit_result_{next(_views)}"
+    with Progress(con, "evaluating", enabled=progress):
+        run_query(con, f"CREATE TEMP TABLE {name} AS {select}", params, fetch=False)
+    return con.table(name)
+
+
+def _copy(con, select: str, params: list, path: Path, progress) -> Path:
     """Stream the result into a file with DuckDB's COPY: per-query output may not fit in memory."""
     options = OUTPUT_FORMATS.get(path.suffix.lower())
     if options is None:
         raise InputError(f"{path}: output must end in {', '.join(OUTPUT_FORMATS)}")
-    system = "system, " if several else ""
-    by = f'slice AS "{slices[1]}", ' if slices else ""
-    if per_query:
-        select = f"SELECT measure, {system}{by}query_id, value FROM ({query}) ORDER BY i, system, {by and 'slice, '}query_id"
-    else:
-        select = f"SELECT measure, {system}{by}value, queries FROM ({query})"
     target = str(path).replace("'", "''")
     with Progress(con, f"writing {path.name}", enabled=progress):
         run_query(con, f"COPY ({select}) TO '{target}' {options}", params, fetch=False)

@@ -195,6 +195,35 @@ def test_output_streams_per_query_results_to_parquet(data, tmp_path):
     pd.testing.assert_frame_equal(written, data["expected"], check_dtype=False)
 
 
+@pytest.mark.parametrize("options", [{"per_query": True}, {}, {"per_query": True, "several": True}, {"by": True}])
+def test_relation_result_is_the_frame_kept_in_duckdb(data, options):
+    con = rankkit.connect()
+    run = [data["run_path"], data["run"]] if options.pop("several", False) else data["run_path"]
+    if options.pop("by", False):
+        options.update(by="kind", query_table=pd.DataFrame({"query_id": ["001", "3"], "kind": ["a", "b"]}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rankkit.RankkitWarning)
+        frame = rankkit.evaluate(data["qrels_path"], run, MEASURES, con=con, **options)
+        kept = rankkit.evaluate(data["qrels_path"], run, MEASURES, con=con, relation=True, **options)
+    assert isinstance(kept, duckdb.DuckDBPyRelation)
+    pd.testing.assert_frame_equal(kept.df(), frame, check_dtype=False)
+    assert con.sql(f"SELECT count(*) FROM {kept.alias}").fetchall()[0][0] == len(frame)
+
+
+def test_relation_result_needs_no_pandas(data):
+    import subprocess
+    import sys
+    code = (f"import sys, rankkit; r = rankkit.evaluate({str(data['qrels_path'])!r}, {str(data['run_path'])!r}, "
+            f"['AP', 'nDCG@10'], relation=True); print(r.fetchall()); print('pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[-1] == "False" and "'AP'" in out
+
+
+def test_an_interval_needs_a_frame(data, tmp_path):
+    with pytest.raises(rankkit.RankkitError, match="ci is computed in Python"):
+        rankkit.evaluate(data["qrels_path"], data["run_path"], ["AP"], ci=0.95, relation=True)
+
+
 def test_cli_reads_csv_and_parquet_with_memory_limit(data, tmp_path, capsys):
     data["run"].to_parquet(tmp_path / "run.parquet")
     data["qrels"].rename(columns={"relevance": "clicks"}).to_csv(tmp_path / "clicks.csv", index=False)
