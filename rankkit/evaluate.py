@@ -109,6 +109,8 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     """
     if per_query and ci is not None:
         raise RankkitError("ci is an interval over queries: it applies to the aggregate, not to per_query")
+    if ci is not None and (output is not None or relation):
+        raise RankkitError("ci is computed in Python over a frame: it does not go with output= or relation=True")
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=rel)
     with checked_sources(con, qrels, run, columns, duplicates, progress) as (qrels_source, run_source):
@@ -167,8 +169,6 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
     slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
     query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, ties, scores, depth, queries)
     if output is not None or relation:
-        if ci is not None:
-            raise RankkitError("ci is computed in Python over a frame: it does not go with output= or relation=True")
         select = _result_select(query, per_query, len(run_source.systems) > 1, slices)
         if output is not None:
             return _copy(con, select, inputs, Path(output), progress)
