@@ -152,9 +152,9 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
         loaded.owned.append(("frame" if is_frame(source) else "view", raw))
     try:
         if text is not None and text[0] == "trec":
-            loaded.raw = _load_trec(con, text[1], kind, keep_tag=system is None)
+            loaded.raw, tag = _load_trec(con, text[1], kind, keep_tag=system is None)
             loaded.owned.append(("table", loaded.raw))
-            loaded.select = _trec_select(kind, system, integer_grades)
+            loaded.select = _trec_select(kind, system if system is not None else tag, integer_grades)
         else:
             names = _describe(con, raw, label)
             found = _match_columns(names, kind, columns or {}, label)
@@ -162,9 +162,11 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
             loaded.select = _select(con, raw, names, found, kind, system, integer_grades, label)
         _materialise(con, loaded, duplicates, text)
         _check(con, loaded, duplicates, text)
-        if text is not None and text[0] == "trec" and kind == "run" and system is None and len(loaded.systems) == 1:
-            # One tag on every line: as a constant, DuckDB leaves it out of the evaluation's joins
-            # and groupings, where a column of strings costs a sixth of the time.
+        if text is not None and text[0] == "trec" and kind == "run" and system is None and tag is None \
+                and len(loaded.systems) == 1:
+            # One tag on every line (of a file the tolerant path read): as a constant, DuckDB leaves it
+            # out of the evaluation's joins and groupings, where a column of strings costs a sixth
+            # of the time.
             loaded.select = _trec_select(kind, loaded.systems[0], integer_grades)
             con.execute(f"DROP VIEW {loaded.table}")
             _materialise(con, loaded, duplicates, text)
@@ -586,50 +588,75 @@ def _raise_duplicate(con, loaded: Source, text) -> None:
 
 # ---- TREC text --------------------------------------------------------------------------------
 
-def _load_trec(con: duckdb.DuckDBPyConnection, path: Path, kind: str, keep_tag: bool = True) -> str:
-    """Load the file into a temp table of the TREC fields rankkit uses; returns the table's name.
+def _load_trec(con: duckdb.DuckDBPyConnection, path: Path, kind: str,
+               keep_tag: bool = True) -> tuple[str, str | None]:
+    """Load the file into a temp table of the TREC fields rankkit uses: the table's name, and the
+    run's tag when every line has the same one (the table then has no tag column).
 
     Only those fields are kept (q0 and the iteration are read and dropped; the tag only when
-    ``keep_tag``): a kept field is memory for every row. The fast path reads the file with DuckDB's CSV
-    reader and a fixed schema; a file it cannot take (comment lines, mixed whitespace, extra
-    columns, a bad value) goes through a whitespace-splitting SQL path.
+    ``keep_tag`` and the lines differ in it): a kept field is memory for every row. The fast path
+    reads the file with DuckDB's CSV reader and a fixed schema; a file it cannot take (comment
+    lines, mixed whitespace, extra columns, a bad value) goes through a whitespace-splitting SQL path.
     """
     if _is_empty(path):
         raise InputError(f"{path}: the file is empty, expected TREC lines")
     name = _temp_name(f"{kind}_text")
-    tabs = "\t" in _first_line(path)
-    delim = "\\t" if tabs else " "
-    fields = QRELS_FIELDS if kind == "qrels" else RUN_FIELDS
-    kept = _kept_fields(kind, keep_tag)
+    first = _first_line(path)
+    tabs = "\t" in first
     # A tab in a space-separated file, a space in a tab-separated one, or a carriage return: splitting
     # on runs of whitespace (trec_eval's reading) would see other fields. Such a file takes the
-    # tolerant path. Plain files are searched byte-wise; in gzip, each field is searched below.
-    other = "' '" if tabs else "E'\\t'"
+    # tolerant path. Plain files are searched byte-wise; in gzip, each field is searched in SQL.
     compressed = bool(_compression(path))
     if not compressed and _contains_any(path, (b"\r", b" " if tabs else b"\t")):
-        _load_trec_lines(con, path, kind, name, kept)
-        return name
+        _load_trec_lines(con, path, kind, name, _kept_fields(kind, keep_tag))
+        return name, None
+    # Most runs have one tag: guess the first line's, and keep no tag column if every line has it.
+    fields = first.split()
+    tag = fields[5] if kind == "run" and keep_tag and len(fields) == len(RUN_FIELDS) else None
+    for guess in (tag, None) if tag is not None else (None,):
+        found = _read_trec(con, path, kind, name, tabs, compressed, keep_tag and guess is None, guess)
+        if found == "tolerant":
+            _load_trec_lines(con, path, kind, name, _kept_fields(kind, keep_tag))
+            return name, None
+        if found == "read":
+            return name, guess
+    raise AssertionError("unreachable: a read without a guessed tag never sees another tag")
+
+
+def _read_trec(con, path: Path, kind: str, name: str, tabs: bool, compressed: bool, keep_tag: bool,
+               tag: str | None) -> str:
+    """One try of DuckDB's CSV reader: "read", "tolerant" (the file needs the tolerant path) or
+    "other tag" (a line's tag is not ``tag``: read again keeping the tags)."""
+    fields = QRELS_FIELDS if kind == "qrels" else RUN_FIELDS
+    kept = _kept_fields(kind, keep_tag)
+    other = "' '" if tabs else "E'\\t'"
     # Two separators in a row read as an empty field (NULL) where trec_eval sees one field fewer:
-    # any NULL field marks the row, through its doc_id, for the tolerant path.
+    # any NULL field marks the row, through its doc_id, for the tolerant path; a row with another
+    # tag than the guessed one is marked through its query_id.
     text = [f for f in fields if f != NUMBER[kind]]
     odd = " OR ".join([f"{f} IS NULL" for f in fields if f != "doc_id"]
                       + ([f"contains({f}, {other}) OR contains({f}, E'\\r')" for f in text] if compressed else []))
-    select = ", ".join(f"CASE WHEN {odd} THEN NULL ELSE doc_id END AS doc_id" if f == "doc_id"
-                       else "TRY_CAST(rank AS INTEGER) AS rank" if f == "rank" else f for f in kept)
+    columns = {"doc_id": f"CASE WHEN {odd} THEN NULL ELSE doc_id END AS doc_id",
+               "rank": "TRY_CAST(rank AS INTEGER) AS rank"}
+    if tag is not None:
+        columns["query_id"] = f"CASE WHEN system <> {_quote(tag)} THEN NULL ELSE query_id END AS query_id"
+    select = ", ".join(columns.get(f, f) for f in kept)
+    delim = "\\t" if tabs else " "
     try:
         con.execute(
-            f"CREATE TEMP TABLE {name} AS SELECT {select} FROM read_csv({_quote(str(path))}, delim = E'{delim}', "
-            f"header = false, quote = '', escape = '', auto_detect = false, columns = {_columns(kind)}, "
-            f"strict_mode = true{_compression(path)})"
+            f"CREATE TEMP TABLE {name} AS SELECT {select} FROM read_csv({_quote(str(path))}, "
+            f"delim = E'{delim}', header = false, quote = '', escape = '', auto_detect = false, "
+            f"columns = {_columns(kind)}, strict_mode = true{_compression(path)})"
         )
     except duckdb.Error:
-        _load_trec_lines(con, path, kind, name, kept)
-        return name
-    nulls = " OR ".join(f"{f} IS NULL" for f in kept if f != "rank")
-    if con.execute(f"SELECT count(*) FROM {name} WHERE {nulls}").fetchall()[0][0]:
+        return "tolerant"
+    nulls = " OR ".join(f"{f} IS NULL" for f in kept if f not in ("rank", "query_id"))
+    bad, other_tag = con.execute(
+        f"SELECT count(*) FILTER (WHERE {nulls}), count(*) FILTER (WHERE query_id IS NULL) FROM {name}"
+    ).fetchall()[0]
+    if bad or other_tag:
         con.execute(f"DROP TABLE {name}")
-        _load_trec_lines(con, path, kind, name, kept)
-    return name
+    return "tolerant" if bad else "other tag" if other_tag else "read"
 
 
 def _kept_fields(kind: str, keep_tag: bool) -> list[str]:

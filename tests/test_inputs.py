@@ -79,6 +79,13 @@ def test_a_tab_inside_a_space_separated_line_splits_as_trec_eval_splits(tmp_path
     assert run.df()["system"].tolist() == ["tag", "tag"]
 
 
+def test_a_run_with_several_tags_has_several_systems(tmp_path):
+    # the first line's tag is a guess (most runs have one tag); a line with another is read again
+    (tmp_path / "r.txt").write_text("q1 Q0 a 1 2.0 x\nq1 Q0 b 2 1.0 x\nq1 Q0 a 1 3.0 y\n")
+    run = rankkit.read_run(tmp_path / "r.txt", con=rankkit.connect())
+    assert run.df()[["system", "doc_id"]].values.tolist() == [["x", "a"], ["x", "b"], ["y", "a"]]
+
+
 def test_a_run_read_under_another_name_keeps_no_tag(tmp_path):
     (tmp_path / "r.txt").write_text("q1 Q0 a 1 2.0 x\nq1 Q0 b 2 1.0 y\n")
     run = rankkit.read_run(tmp_path / "r.txt", system="mine", con=rankkit.connect())
