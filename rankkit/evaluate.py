@@ -168,24 +168,18 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
     compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
     slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
     query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, ties, scores, depth, queries)
-    if output is not None or relation:
-        select = _result_select(query, per_query, len(run_source.systems) > 1, slices)
-        if output is not None:
-            return _copy(con, select, inputs, Path(output), progress)
+    select = _result_select(query, per_query, len(run_source.systems) > 1, slices)
+    if output is not None:
+        return _copy(con, select, inputs, Path(output), progress)
+    if relation:
         return _relation(con, select, inputs, progress)
     with Progress(con, "evaluating", enabled=progress):
-        frame = run_query(con, query, inputs)
-    if per_query:
-        frame = frame.sort_values(["i", "system", "query_id"], kind="stable").drop(columns=["i", "agg"])
-    elif ci is not None:
+        frame = run_query(con, select, inputs)
+    if ci is not None:
         with Progress(con, "bootstrapping", enabled=progress):
             values = run_query(con, macro_query("per_query", slices), inputs)
-        frame = _with_ci(frame, values, ci, seed, resamples)
-    if frame["system"].nunique(dropna=False) <= 1:
-        frame = frame.drop(columns=["system"])
-    if slices:
-        frame = frame.rename(columns={"slice": by})
-    return frame.reset_index(drop=True)
+        frame = _with_ci(frame, values, ci, seed, resamples, by)
+    return frame
 
 
 def _result_select(query: str, per_query: bool, several: bool, slices) -> str:
@@ -224,7 +218,7 @@ def macro_query(macro: str, slices: tuple[str, str] | None) -> str:
 
 
 def _with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int | None,
-             resamples: int) -> pd.DataFrame:
+             resamples: int, by: str | None) -> pd.DataFrame:
     """The aggregate with a bootstrap interval over its queries (the sum's for counts)."""
     import numpy as np
     import pandas as pd
@@ -241,7 +235,9 @@ def _with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int 
         statistic = np.sum if group["agg"].iloc[0] == "sum" else np.mean
         low, high = bootstrap_ci(group["value"].dropna(), statistic, level, seed, resamples)
         rows.append({**dict(zip(keys, key)), "ci_low": low, "ci_high": high})
-    return frame.merge(pd.DataFrame(rows, columns=keys + ["ci_low", "ci_high"]), on=keys, how="left")
+    intervals = pd.DataFrame(rows, columns=keys + ["ci_low", "ci_high"]).rename(columns={"slice": by})
+    shared = [key for key in intervals.columns[:-2] if key in frame.columns]  # system only with several
+    return frame.merge(intervals[shared + ["ci_low", "ci_high"]], on=shared, how="left")
 
 
 def slice_source(con: duckdb.DuckDBPyConnection, query_table, by: str | None) -> tuple[str, str]:
