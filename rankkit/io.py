@@ -162,14 +162,6 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
             loaded.select = _select(con, raw, names, found, kind, system, integer_grades, label)
         _materialise(con, loaded, duplicates, text)
         _check(con, loaded, duplicates, text)
-        if text is not None and text[0] == "trec" and kind == "run" and system is None and tag is None \
-                and len(loaded.systems) == 1:
-            # One tag on every line (of a file the tolerant path read): as a constant, DuckDB leaves it
-            # out of the evaluation's joins and groupings, where a column of strings costs a sixth
-            # of the time.
-            loaded.select = _trec_select(kind, loaded.systems[0], integer_grades)
-            con.execute(f"DROP VIEW {loaded.table}")
-            _materialise(con, loaded, duplicates, text)
     except Exception:
         release(con, loaded)
         raise
@@ -478,12 +470,13 @@ def _check(con, loaded: Source, duplicates: str, text) -> None:
     except duckdb.Error as error:
         raise InputError(_read_error(error, loaded.label)) from None
     bad = con.execute(
-        f"SELECT count(*) FILTER (WHERE query_id IS NULL), sum(null_docs), sum(bad_numbers), "
-        f"count(*) FILTER (WHERE n > docs + null_docs) FROM {loaded.queries}"
+        f"SELECT count(*) FILTER (WHERE query_id IS NULL), sum(null_docs), sum(bad_numbers), sum(n) "
+        f"FROM {loaded.queries}"
     ).fetchall()[0]
     if bad[0] or bad[1] or bad[2]:
         _raise_bad_row(con, loaded, text)
-    if duplicates == "error" and _may_repeat(con, loaded, held=text is not None and text[0] in ("trec", "csv", "tsv")):
+    held = text is not None and text[0] in ("trec", "csv", "tsv")
+    if duplicates == "error" and _may_repeat(con, loaded, split=held and (bad[3] or 0) > SPLIT_ROWS):
         _raise_duplicate(con, loaded, text)
     if kind == "run":
         loaded.systems = [r[0] for r in con.execute(
@@ -540,17 +533,16 @@ def _raise_bad_row(con, loaded: Source, text) -> None:
     raise InputError(f"{where}: {found[1]}")
 
 
-def _may_repeat(con, loaded: Source, held: bool) -> bool:
+def _may_repeat(con, loaded: Source, split: bool) -> bool:
     """Whether two rows share a hash of (system,) query and document: sorting 64-bit hashes is several
     times cheaper in time and memory than grouping the strings. Equal rows have equal hashes; equal
     hashes of different rows (a chance in a million for 10^7 rows, in 4,000 for 10^8) cost only the
     exact search.
 
-    A source ``held`` in memory (parsed text) has the sort's memory on top of its own; sorting half
-    the hashes at a time (equal rows fall in the same half) lowers that peak for one more scan."""
+    A large source held in memory (parsed text) has the sort's memory on top of its own: ``split``
+    sorts half the hashes at a time (equal rows fall in the same half), a lower peak for one more scan."""
     keys = "query_id, doc_id" if loaded.kind == "qrels" else "system, query_id, doc_id"
-    rows = con.execute(f"SELECT sum(n) FROM {loaded.queries}").fetchall()[0][0] or 0
-    parts = 2 if held and rows > SPLIT_ROWS else 1
+    parts = 2 if split else 1
     for part in range(parts):
         found = con.execute(
             f"SELECT count(*) FROM (SELECT h, lag(h) OVER (ORDER BY h) AS before "

@@ -68,7 +68,7 @@ def test_trec_duplicate_in_qrels(tmp_path):
 def test_equal_hashes_of_different_rows_are_no_duplicate(tmp_path, monkeypatch):
     # the hash search is only a sieve: when it finds a pair, the exact search decides
     import rankkit.io
-    monkeypatch.setattr(rankkit.io, "_may_repeat", lambda con, loaded, held: True)
+    monkeypatch.setattr(rankkit.io, "_may_repeat", lambda con, loaded, split: True)
     q, r = files(tmp_path)
     assert rankkit.evaluate(q, r, ["AP"], con=rankkit.connect())["value"].tolist() == [1.0]
 
