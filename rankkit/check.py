@@ -45,7 +45,7 @@ def _diagnose(con, qrels_source, run_source) -> dict:
     judged = con.execute(
         "SELECT avg(value) FROM rankkit.aggregate(?, ?, ?::STRUCT(i INTEGER, measure VARCHAR, metric VARCHAR, "
         "k BIGINT, rel DOUBLE, gain VARCHAR, ideal VARCHAR, empty VARCHAR, max DOUBLE, agg VARCHAR)[], "
-        "validate := false)", [qrels_source.table, run_source.table, specs]
+        "validate := false)", [qrels_source.table, run_source.engine, specs]
     ).fetchall()[0][0]
     return {
         "qrels": qrels_source.label, "run": run_source.label,

@@ -158,7 +158,7 @@ def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query:
            queries) -> tuple[str, list]:
     """The macro call evaluating the sources, and its parameters."""
     # validate := false: load() checked both inputs (duplicates, NULLs) already
-    inputs = [qrels_source.table, run_source.table, specs, *(slices or ()), ties, scores, depth, queries, False]
+    inputs = [qrels_source.table, run_source.engine, specs, *(slices or ()), ties, scores, depth, queries, False]
     return macro_query("per_query" if per_query else "aggregate", slices), inputs
 
 
@@ -292,10 +292,11 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
         sources.append(source)
         named = [s for s in source.systems if s is not None]
         tag = f"{_quote(name)} || '/' || system" if len(named) > 1 else _quote(name)
-        parts.append(f"SELECT {tag} AS system, query_id, doc_id, rank, score FROM {source.table}")
+        key = ", rankkit_key" if source.keyed else ""
+        parts.append(f"SELECT {tag} AS system, query_id, doc_id, rank, score{key} FROM {source.engine}")
         names.append(name)
     view = f"rankkit_run_list_{next(_views)}"
-    con.execute(f"CREATE TEMP VIEW {view} AS " + " UNION ALL ".join(parts))
+    con.execute(f"CREATE TEMP VIEW {view} AS " + " UNION ALL BY NAME ".join(parts))
     counts = f"{view}_queries"
     con.execute(
         f"CREATE TEMP TABLE {counts} AS " + " UNION ALL ".join(

@@ -53,7 +53,7 @@ REQUIRED = {"qrels": ("query_id", "doc_id", "relevance"), "run": ("query_id", "d
 OPTIONAL = {"qrels": (), "run": ("system", "rank")}
 NUMBER = {"qrels": "relevance", "run": "score"}
 DUPLICATES = ("error", "first")
-SPLIT_ROWS = 1_000_000  # above this, the duplicate search of a source held in memory sorts in halves
+SPLIT_ROWS = 1_000_000  # above this, the duplicate search of a source held in memory sorts in parts
 # Columns nobody means as data: TREC's unused field, pandas' saved index.
 _IGNORABLE = re.compile(r"iter|iteration|q0|__index_level_\d+__", re.I)
 _ID_TYPES = re.compile(r"VARCHAR|(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)|UUID", re.I)
@@ -74,7 +74,13 @@ class Source:
     systems: list = field(default_factory=list)
     fractional: tuple | None = None  # (query_id, doc_id, grade) of a fractional grade, qrels only
     top_grade: float | None = None
+    keyed: str = ""  # parsed text: a view of the table with rankkit_key, the stored hash(query_id, doc_id)
     owned: list = field(default_factory=list)  # (what, name) made for this source, dropped by release()
+
+    @property
+    def engine(self) -> str:
+        """What the macros read: the keyed view where there is one (rankkit.run_keys uses its key)."""
+        return self.keyed or self.table
 
 
 _sources: dict[str, Source] = {}
@@ -155,6 +161,9 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
             loaded.raw, tag = _load_trec(con, text[1], kind, keep_tag=system is None)
             loaded.owned.append(("table", loaded.raw))
             loaded.select = _trec_select(kind, system if system is not None else tag, integer_grades)
+            if kind == "run":
+                loaded.keyed = loaded.table + "_keyed"
+                loaded.owned.append(("view", loaded.keyed))
         else:
             names = _describe(con, raw, label)
             found = _match_columns(names, kind, columns or {}, label)
@@ -418,7 +427,7 @@ def _trec_select(kind: str, system: str | None, integer_grades: bool) -> str:
 
 def _materialise(con, loaded: Source, duplicates: str, text) -> None:
     """Text is parsed once into a temp table; Parquet, frames and tables stay where they are (a view)."""
-    table, select = loaded.raw, loaded.select
+    table, select = loaded.raw, loaded.select + (", rankkit_key" if loaded.keyed else "")
     keys = "query_id, doc_id" if loaded.kind == "qrels" else "system, query_id, doc_id"
     body = f"SELECT {select} FROM {table}"
     if duplicates == "first":
@@ -427,9 +436,11 @@ def _materialise(con, loaded: Source, duplicates: str, text) -> None:
     # TREC text is in a temp table already; CSV is parsed once here.
     what = "TABLE" if text is not None and text[0] in ("csv", "tsv") else "VIEW"
     try:
-        con.execute(f"CREATE TEMP {what} {loaded.table} AS {body}")
+        con.execute(f"CREATE TEMP {what} {loaded.engine} AS {body}")
     except duckdb.Error as error:
         raise InputError(_read_error(error, loaded.label)) from None
+    if loaded.keyed:  # the key is the engine's: users see rankkit's columns
+        con.execute(f"CREATE TEMP VIEW {loaded.table} AS SELECT * EXCLUDE (rankkit_key) FROM {loaded.keyed}")
 
 
 def _read_error(error: Exception, label: str) -> str:
@@ -540,13 +551,17 @@ def _may_repeat(con, loaded: Source, split: bool) -> bool:
     exact search.
 
     A large source held in memory (parsed text) has the sort's memory on top of its own: ``split``
-    sorts half the hashes at a time (equal rows fall in the same half), a lower peak for one more scan."""
+    sorts part of the hashes at a time (equal rows fall in the same part), a lower peak for more
+    scans. Parsed TREC text stores the hash of query and document, so a scan is cheap: a quarter at
+    a time costs no more time than halves, and a third of their memory."""
     keys = "query_id, doc_id" if loaded.kind == "qrels" else "system, query_id, doc_id"
-    parts = 2 if split else 1
+    if loaded.keyed:
+        keys = "system, rankkit_key"
+    parts = (4 if loaded.keyed else 2) if split else 1
     for part in range(parts):
         found = con.execute(
             f"SELECT count(*) FROM (SELECT h, lag(h) OVER (ORDER BY h) AS before "
-            f"FROM (SELECT hash({keys}) AS h FROM {loaded.table}) WHERE h % {parts} = {part}) WHERE h = before"
+            f"FROM (SELECT hash({keys}) AS h FROM {loaded.engine}) WHERE h % {parts} = {part}) WHERE h = before"
         ).fetchall()
         if found[0][0]:
             return True
@@ -636,9 +651,9 @@ def _read_trec(con, path: Path, kind: str, name: str, tabs: bool, compressed: bo
     delim = "\\t" if tabs else " "
     try:
         con.execute(
-            f"CREATE TEMP TABLE {name} AS SELECT {select} FROM read_csv({_quote(str(path))}, "
+            f"CREATE TEMP TABLE {name} AS " + _keyed(kind, select, f"read_csv({_quote(str(path))}, "
             f"delim = E'{delim}', header = false, quote = '', escape = '', auto_detect = false, "
-            f"columns = {_columns(kind)}, strict_mode = true{_compression(path)})"
+            f"columns = {_columns(kind)}, strict_mode = true{_compression(path)})")
         )
     except duckdb.Error:
         return "tolerant"
@@ -649,6 +664,13 @@ def _read_trec(con, path: Path, kind: str, name: str, tabs: bool, compressed: bo
     if bad or other_tag:
         con.execute(f"DROP TABLE {name}")
     return "tolerant" if bad else "other tag" if other_tag else "read"
+
+
+def _keyed(kind: str, select: str, source: str) -> str:
+    """The query storing a run's fields and its join key, a 64-bit hash of query and document (see
+    rankkit.run_keys); qrels are small and need none."""
+    query = f"SELECT {select} FROM {source}"
+    return query if kind == "qrels" else f"SELECT *, hash(query_id, doc_id) AS rankkit_key FROM ({query})"
 
 
 def _kept_fields(kind: str, keep_tag: bool) -> list[str]:
@@ -708,7 +730,7 @@ def _load_trec_lines(con: duckdb.DuckDBPyConnection, path: Path, kind: str, name
         raise InputError(f"{path}: cannot be read as TREC {kind} text ({_first_message(error)})") from None
     if bad and bad[0]:
         _raise_bad_line(path, kind)
-    con.execute(f"CREATE TEMP TABLE {name} AS SELECT {select} FROM ({lines})")
+    con.execute(f"CREATE TEMP TABLE {name} AS " + _keyed(kind, select, f"({lines})"))
 
 
 def _raise_bad_line(path: Path, kind: str) -> None:

@@ -3,6 +3,7 @@
 -- the input is unioned BY NAME with an empty row of every such name, so a name the table lacks
 -- reads as NULL, and the first name present in each list below wins (query_id before qid ...).
 -- Ids become strings; a rank that is not an integer becomes NULL (only ties := 'rank' reads it).
+-- A run's rankkit_key column, if any, passes through to rankkit.run_keys.
 -- Python's readers (rankkit/io.py) do the same matching with errors for ambiguous or extra columns.
 
 CREATE OR REPLACE MACRO rankkit.run_rows(run_table) AS TABLE
@@ -10,14 +11,15 @@ CREATE OR REPLACE MACRO rankkit.run_rows(run_table) AS TABLE
            coalesce(query_id::VARCHAR, qid::VARCHAR, queryid::VARCHAR, topic::VARCHAR, topic_id::VARCHAR) AS query_id,
            coalesce(doc_id::VARCHAR, docid::VARCHAR, docno::VARCHAR, document_id::VARCHAR) AS doc_id,
            coalesce(score::DOUBLE, sim::DOUBLE, similarity::DOUBLE) AS score,
-           TRY_CAST(TRY_CAST(rank AS DOUBLE) AS BIGINT) AS given_rank
+           TRY_CAST(TRY_CAST(rank AS DOUBLE) AS BIGINT) AS given_rank,
+           rankkit_key
     FROM (
         FROM query_table(run_table::VARCHAR)
         UNION ALL BY NAME
         (SELECT NULL AS system, NULL AS run_id, NULL AS runid, NULL AS tag, NULL AS system_id,
                 NULL AS query_id, NULL AS qid, NULL AS queryid, NULL AS topic, NULL AS topic_id,
                 NULL AS doc_id, NULL AS docid, NULL AS docno, NULL AS document_id,
-                NULL AS score, NULL AS sim, NULL AS similarity, NULL AS rank LIMIT 0)
+                NULL AS score, NULL AS sim, NULL AS similarity, NULL AS rank, NULL::UBIGINT AS rankkit_key LIMIT 0)
     );
 
 CREATE OR REPLACE MACRO rankkit.qrels_rows(qrels_table) AS TABLE
@@ -42,11 +44,13 @@ CREATE OR REPLACE MACRO rankkit.qrels_rows(qrels_table) AS TABLE
 -- depth := N      keeps the top N documents of each query, as trec_eval -M N.
 -- A run without a system column gets system NULL; one with a rank column keeps it for ties='rank'.
 
--- rankkit.run_keys: run_rows with the arguments checked and the sort keys of the tie rule:
--- rank_key (the given rank for ties='rank', else NULL) and score_key (the score, at 32-bit
--- precision if asked).
+-- rankkit.run_keys: run_rows with the arguments checked, the join key and the sort keys of the
+-- tie rule: key (hash(query_id, doc_id), read from a rankkit_key column where the table has one, as
+-- rankkit's parsed text does), rank_key (the given rank for ties='rank', else NULL) and score_key
+-- (the score, at 32-bit precision if asked).
 CREATE OR REPLACE MACRO rankkit.run_keys(run_table, ties := 'trec', scores := 'double', depth := NULL) AS TABLE
     SELECT system, query_id, doc_id, score,
+           coalesce(rankkit_key, hash(query_id, doc_id)) AS key,
            CASE WHEN ties = 'rank' THEN given_rank END AS rank_key,
            CASE WHEN scores = 'float32' THEN score::FLOAT::DOUBLE ELSE score END AS score_key
     FROM rankkit.run_rows(run_table)

@@ -16,16 +16,21 @@ CREATE OR REPLACE MACRO rankkit.per_query(qrels_table, run_table, specs, ties :=
         scores := 'double', depth := NULL, queries := 'both', validate := true) AS TABLE
 WITH
 spec AS (SELECT unnest(s) FROM (SELECT unnest(specs) AS s)),
-qrels AS (FROM rankkit.qrels_rows(qrels_table)),
+qrels AS (SELECT *, hash(query_id, doc_id) AS key FROM rankkit.qrels_rows(qrels_table)),
 run AS NOT MATERIALIZED (FROM rankkit.run_keys(run_table, ties := ties, scores := scores, depth := depth)),
 -- Ranking. Sorting every run row would cost most of an evaluation, yet the measures need only the
 -- ranks of the judged documents. In a query with few judged documents, a judged document's rank
 -- is the number of the query's rows at or above it (score, then doc_id, descending): a hash join,
 -- no sort. A query with many judged documents (where that join multiplies rows), and the rank and
 -- average tie rules, get a window ordered as rankkit.ranked orders.
+-- The join with the qrels goes by key, a 64-bit hash of query and document (parsed text stores
+-- it, see rankkit.run_keys): hashing two strings per run row cost most of this join. Equal keys of
+-- different documents must not match; inside a CASE, that test stays a check on the few rows
+-- that meet, where DuckDB would otherwise hash the strings again as join keys.
 run_judged AS (
     SELECT run.system, run.query_id, run.doc_id, run.score_key, qrels.grade
-    FROM run JOIN qrels USING (query_id, doc_id)
+    FROM run JOIN qrels ON run.key = qrels.key
+        AND CASE WHEN run.query_id = qrels.query_id AND run.doc_id = qrels.doc_id THEN true ELSE false END
 ),
 by_window AS (
     SELECT system, query_id FROM run_judged

@@ -155,6 +155,10 @@ def test_read_functions_return_rankkits_columns_with_string_ids(tmp_path):
     run = rankkit.read_run(pd.DataFrame({"qid": [1], "docno": ["a"], "sim": [0.5], "rank": [1]}))
     assert run.columns == ["system", "query_id", "doc_id", "rank", "score"]
     assert run.fetchall() == [(None, "1", "a", 1, 0.5)]
+    (tmp_path / "r.txt").write_text("007 Q0 0042 1 0.5 bm25\n")
+    run = rankkit.read_run(tmp_path / "r.txt")  # parsed text keeps a join key for the engine, out of sight
+    assert run.columns == ["system", "query_id", "doc_id", "rank", "score"]
+    assert run.fetchall() == [("bm25", "007", "0042", 1, 0.5)]
 
 
 def test_ids_are_strings_so_007_is_not_7(tmp_path):
@@ -270,6 +274,33 @@ def test_sql_macros_recognise_common_column_names(data):
     got = con.execute("SELECT measure, query_id, value FROM rankkit.evaluate_queries('judgments', 'results', ?)",
                       [MEASURES]).df()
     pd.testing.assert_frame_equal(got, data["expected"], check_exact=False, rtol=1e-12)
+
+
+def test_equal_keys_of_different_documents_do_not_match():
+    """A run table may carry rankkit_key, hash(query_id, doc_id), as parsed text does: the join uses
+    it, and equal keys of different documents (here unjudged rows with a judged row's key) must
+    not match. Few judgments per query, so that the engine ranks by counting, which uses the key."""
+    qrels, run = sample()
+    qrels = qrels.groupby("query_id").head(3)
+    con = rankkit.connect()
+    con.register("r_frame", run)
+    con.register("q_frame", qrels)
+    # a few unjudged rows per query (more would send the query to the window, which needs no key)
+    con.execute("CREATE VIEW keyed AS SELECT r.*, CASE WHEN q.doc_id IS NULL AND hash(r.doc_id) % 5 = 0 "
+                "THEN (SELECT hash(query_id, doc_id) FROM q_frame ORDER BY ALL LIMIT 1) "
+                "ELSE hash(r.query_id, r.doc_id) END AS rankkit_key "
+                "FROM r_frame r LEFT JOIN q_frame q USING (query_id, doc_id)")
+    query = "SELECT measure, query_id, value FROM rankkit.evaluate_queries('q_frame', ?, ?)"
+    got, expected = (con.execute(query, [table, MEASURES]).df() for table in ("keyed", "r_frame"))
+    assert expected["value"].gt(0).any()
+    pd.testing.assert_frame_equal(got, expected, check_exact=False, rtol=1e-12)
+
+
+def test_a_list_of_runs_mixes_text_and_frames(data):
+    con = rankkit.connect()
+    got = rankkit.evaluate(data["qrels"], {"text": data["run_path"], "frame": data["run"]}, ["AP", "P@5"], con=con)
+    pivot = got.pivot(index="measure", columns="system", values="value")
+    pd.testing.assert_series_equal(pivot["text"], pivot["frame"], check_names=False, rtol=1e-12)
 
 
 def test_duckdb_shell_reads_common_column_names(tmp_path):

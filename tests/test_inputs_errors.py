@@ -76,11 +76,21 @@ def test_equal_hashes_of_different_rows_are_no_duplicate(tmp_path, monkeypatch):
 @pytest.mark.parametrize("split", [False, True])
 def test_duplicate_among_many_rows_is_found(tmp_path, monkeypatch, split):
     import rankkit.io
-    if split:  # as for a large run held in memory: the hashes are sorted in halves
+    if split:  # as for a large run held in memory: the hashes are sorted in parts
         monkeypatch.setattr(rankkit.io, "SPLIT_ROWS", 0)
     lines = [f"q{i % 50} Q0 d{i} {i} {1000 - i}.5 s" for i in range(5000)] + ["q7 Q0 d4007 9 3.0 s"]
     q, r = files(tmp_path, qrels="q7 0 d7 1\n", run="\n".join(lines) + "\n")
     fails(q, r, f"{r}:5001:", "duplicate document d4007 for query q7", "lines 4008 and 5001")
+
+
+def test_the_same_document_in_two_systems_is_no_duplicate(tmp_path, monkeypatch):
+    import rankkit.io
+    monkeypatch.setattr(rankkit.io, "SPLIT_ROWS", 0)
+    lines = [f"q{i % 50} Q0 d{i} {i} {1000 - i}.5 {tag}" for tag in ("s", "t") for i in range(2000)]
+    q, r = files(tmp_path, qrels="q7 0 d7 1\n", run="\n".join(lines) + "\n")
+    assert sorted(rankkit.evaluate(q, r, ["AP"], con=rankkit.connect())["system"]) == ["s", "t"]
+    r.write_text("\n".join(lines + ["q7 Q0 d7 9 3.0 t"]) + "\n")
+    fails(q, r, f"{r}:4001:", "duplicate document d7 for query q7 in system t", "lines 2008 and 4001")
 
 
 def test_empty_file(tmp_path):
