@@ -633,20 +633,20 @@ def _load_trec(con: duckdb.DuckDBPyConnection, path: Path, kind: str,
 def _read_trec(con, path: Path, kind: str, name: str, tabs: bool, compressed: bool, keep_tag: bool,
                tag: str | None) -> str:
     """One try of DuckDB's CSV reader: "read", "tolerant" (the file needs the tolerant path) or
-    "other tag" (a line's tag is not ``tag``: read again keeping the tags)."""
+    "other tag" (a row is marked, maybe by another tag than ``tag``: read again keeping the tags)."""
     fields = QRELS_FIELDS if kind == "qrels" else RUN_FIELDS
     kept = _kept_fields(kind, keep_tag)
     other = "' '" if tabs else "E'\\t'"
-    # Two separators in a row read as an empty field (NULL) where trec_eval sees one field fewer:
-    # any NULL field marks the row, through its doc_id, for the tolerant path; a row with another
-    # tag than the guessed one is marked through its query_id.
+    # Two separators in a row read as an empty field (NULL) where trec_eval sees too few fields: the
+    # line is an error. A NULL in a stored field is found by the checks that follow. A NULL elsewhere,
+    # or in rank (the checks allow a NULL rank: the tolerant path reads a rank that is not an integer
+    # so), marks the row through its query_id, as do another tag than the guessed one and, in gzip, a
+    # tab or carriage return.
     text = [f for f in fields if f != NUMBER[kind]]
-    odd = " OR ".join([f"{f} IS NULL" for f in fields if f != "doc_id"]
-                      + ([f"contains({f}, {other}) OR contains({f}, E'\\r')" for f in text] if compressed else []))
-    columns = {"doc_id": f"CASE WHEN {odd} THEN NULL ELSE doc_id END AS doc_id",
-               "rank": "TRY_CAST(rank AS INTEGER) AS rank"}
-    if tag is not None:
-        columns["query_id"] = f"CASE WHEN system <> {_quote(tag)} THEN NULL ELSE query_id END AS query_id"
+    marks = ([f"{f} IS NOT NULL" for f in fields if f not in kept and f != "system" or f == "rank"]
+             + ([f"system = {_quote(tag)}"] if tag is not None else ["system IS NOT NULL"] if kind == "run" else [])
+             + ([f"NOT contains({f}, {other}) AND NOT contains({f}, E'\\r')" for f in text] if compressed else []))
+    columns = {"query_id": f"CASE WHEN {' AND '.join(marks)} THEN query_id END AS query_id"}
     select = ", ".join(columns.get(f, f) for f in kept)
     delim = "\\t" if tabs else " "
     try:
@@ -655,15 +655,12 @@ def _read_trec(con, path: Path, kind: str, name: str, tabs: bool, compressed: bo
             f"delim = E'{delim}', header = false, quote = '', escape = '', auto_detect = false, "
             f"columns = {_columns(kind)}, strict_mode = true{_compression(path)})")
         )
-    except duckdb.Error:
+    except duckdb.Error:  # a line of other length, or a score or rank DuckDB cannot read as such
         return "tolerant"
-    nulls = " OR ".join(f"{f} IS NULL" for f in kept if f not in ("rank", "query_id"))
-    bad, other_tag = con.execute(
-        f"SELECT count(*) FILTER (WHERE {nulls}), count(*) FILTER (WHERE query_id IS NULL) FROM {name}"
-    ).fetchall()[0]
-    if bad or other_tag:
+    marked = con.execute(f"SELECT count(*) FROM {name} WHERE query_id IS NULL").fetchall()[0][0]
+    if marked:
         con.execute(f"DROP TABLE {name}")
-    return "tolerant" if bad else "other tag" if other_tag else "read"
+    return "read" if not marked else "other tag" if tag is not None else "tolerant"
 
 
 def _keyed(kind: str, select: str, source: str) -> str:
@@ -697,7 +694,7 @@ def _columns(kind: str) -> str:
     if kind == "qrels":
         return ("{'query_id': 'VARCHAR', 'iteration': 'VARCHAR', 'doc_id': 'VARCHAR', "
                 "'relevance': 'DOUBLE'}")
-    return ("{'query_id': 'VARCHAR', 'q0': 'VARCHAR', 'doc_id': 'VARCHAR', 'rank': 'VARCHAR', "
+    return ("{'query_id': 'VARCHAR', 'q0': 'VARCHAR', 'doc_id': 'VARCHAR', 'rank': 'INTEGER', "
             "'score': 'DOUBLE', 'system': 'VARCHAR'}")
 
 

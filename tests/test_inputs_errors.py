@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import math
 import warnings
 
@@ -42,6 +43,24 @@ def test_trec_qrels_line_missing_a_field(tmp_path):
 def test_trec_qrels_line_with_an_extra_field(tmp_path):
     q, r = files(tmp_path, qrels="# judged\nq1 0 a 1\nq1 0 b 1 x\n")
     fails(q, r, f"{q}:3:", "expected 4 fields", "found 5")
+
+
+@pytest.mark.parametrize("line", ["q1 Q0 b 2  s", "q1  b 2 1.0 s", "q1 Q0 b  1.0 s", "q1 Q0 b 2 1.0 ", " q1 Q0 b 2 1.0"])
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_trec_run_line_with_an_empty_field_has_a_field_too_few(tmp_path, line, gzipped):
+    # two separators in a row: DuckDB's reader sees six fields, one empty; trec_eval sees five
+    text = f"q1 Q0 a 1 2.0 s\n{line}\n"
+    q, r = files(tmp_path, run=text)
+    if gzipped:
+        r = tmp_path / "r.txt.gz"
+        r.write_bytes(gzip.compress(text.encode()))
+    fails(q, r, f"{r}:2:", "expected 6 fields", "found 5")
+
+
+def test_trec_run_rank_that_is_not_an_integer_is_no_rank(tmp_path):
+    q, r = files(tmp_path, run="q1 Q0 a x 2.0 s\nq1 Q0 b - 1.0 s\n")
+    assert rankkit.read_run(r, con=rankkit.connect()).fetchall() == [("s", "q1", "a", None, 2.0), ("s", "q1", "b", None, 1.0)]
+    fails(q, r, "ties='rank' needs an integer rank on every row", ties="rank")
 
 
 def test_trec_run_score_not_a_number(tmp_path):
