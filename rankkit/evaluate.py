@@ -158,7 +158,8 @@ def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query:
            queries) -> tuple[str, list]:
     """The macro call evaluating the sources, and its parameters."""
     # validate := false: load() checked both inputs (duplicates, NULLs) already
-    inputs = [qrels_source.table, run_source.engine, specs, *(slices or ()), ties, scores, depth, queries, False]
+    inputs = [qrels_source.table, run_source.engine, specs, *(slices or ()), ties, scores, depth, queries, False,
+              bool(run_source.keyed)]
     return macro_query("per_query" if per_query else "aggregate", slices), inputs
 
 
@@ -214,7 +215,7 @@ def macro_query(macro: str, slices: tuple[str, str] | None) -> str:
     """SQL calling rankkit.<macro> (or its _by form with slices); parameters as evaluate passes them."""
     by = ", ?, ?" if slices else ""
     return (f"SELECT * FROM rankkit.{macro}{'_by' if slices else ''}(?, ?, ?::{SPEC_TYPE}[]{by}, ties := ?, "
-            f"scores := ?, depth := ?, queries := ?, validate := ?)")
+            f"scores := ?, depth := ?, queries := ?, validate := ?, keyed := ?)")
 
 
 def _with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int | None,
@@ -292,11 +293,13 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
         sources.append(source)
         named = [s for s in source.systems if s is not None]
         tag = f"{_quote(name)} || '/' || system" if len(named) > 1 else _quote(name)
-        key = ", rankkit_key" if source.keyed else ""
-        parts.append(f"SELECT {tag} AS system, query_id, doc_id, rank, score{key} FROM {source.engine}")
+        parts.append((tag, source))
         names.append(name)
     view = f"rankkit_run_list_{next(_views)}"
-    con.execute(f"CREATE TEMP VIEW {view} AS " + " UNION ALL BY NAME ".join(parts))
+    keyed = all(source.keyed for source in sources)  # the engine joins on the key only if every row has it
+    con.execute(f"CREATE TEMP VIEW {view} AS " + " UNION ALL ".join(
+        f"SELECT {tag} AS system, query_id, doc_id, rank, score{', rankkit_key' if keyed else ''} FROM {source.engine}"
+        for tag, source in parts))
     counts = f"{view}_queries"
     con.execute(
         f"CREATE TEMP TABLE {counts} AS " + " UNION ALL ".join(
@@ -306,7 +309,8 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
                for name, src in zip(names, sources) for s in (src.systems if len(src.systems) > 1 else [None])]
     label = ", ".join(s.label for s in sources)
     owned = [("view", view), ("table", counts)] + [item for source in sources for item in source.owned]
-    return Source(table=view, label=label, kind="run", queries=counts, systems=systems, owned=owned)
+    return Source(table=view, label=label, kind="run", queries=counts, systems=systems, owned=owned,
+                  keyed=view if keyed else "")
 
 
 def _run_name(run, position: int) -> str:

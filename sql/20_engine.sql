@@ -13,7 +13,7 @@
 -- as in trec_eval; validate := false skips that check for inputs already validated.
 
 CREATE OR REPLACE MACRO rankkit.per_query(qrels_table, run_table, specs, ties := 'trec',
-        scores := 'double', depth := NULL, queries := 'both', validate := true) AS TABLE
+        scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false) AS TABLE
 WITH
 spec AS (SELECT unnest(s) FROM (SELECT unnest(specs) AS s)),
 qrels AS (SELECT *, hash(query_id, doc_id) AS key FROM rankkit.qrels_rows(qrels_table)),
@@ -23,14 +23,22 @@ run AS NOT MATERIALIZED (FROM rankkit.run_keys(run_table, ties := ties, scores :
 -- is the number of the query's rows at or above it (score, then doc_id, descending): a hash join,
 -- no sort. A query with many judged documents (where that join multiplies rows), and the rank and
 -- average tie rules, get a window ordered as rankkit.ranked orders.
--- The join with the qrels goes by key, a 64-bit hash of query and document (parsed text stores
--- it, see rankkit.run_keys): hashing two strings per run row cost most of this join. Equal keys of
--- different documents must not match; inside a CASE, that test stays a check on the few rows
--- that meet, where DuckDB would otherwise hash the strings again as join keys.
+-- keyed := true: the run table stores rankkit_key, a 64-bit hash of query and document (as
+-- rankkit's parsed text does, see rankkit.run_keys), and the join with the qrels goes by it:
+-- hashing two strings per run row cost most of this join. Equal keys of different documents must
+-- not match; inside a CASE, that test stays a check on the few rows that meet, where DuckDB would
+-- otherwise hash the strings again as join keys. A key computed on the fly (keyed := false) has no
+-- statistics: DuckDB would guess the join a cross product and build the next hash table on the
+-- whole run, so the ids are joined as they are.
 run_judged AS (
     SELECT run.system, run.query_id, run.doc_id, run.score_key, qrels.grade
     FROM run JOIN qrels ON run.key = qrels.key
         AND CASE WHEN run.query_id = qrels.query_id AND run.doc_id = qrels.doc_id THEN true ELSE false END
+    WHERE keyed
+    UNION ALL
+    SELECT run.system, run.query_id, run.doc_id, run.score_key, qrels.grade
+    FROM run JOIN qrels USING (query_id, doc_id)
+    WHERE NOT keyed
 ),
 by_window AS (
     SELECT system, query_id FROM run_judged
@@ -280,11 +288,11 @@ CREATE OR REPLACE MACRO rankkit.over_queries(agg, value) AS
 -- rankkit.aggregate: one row per measure and system: the mean over evaluated queries (the sum for
 -- counts, as trec_eval), and how many queries it covers (empty := 'skip' leaves some out).
 CREATE OR REPLACE MACRO rankkit.aggregate(qrels_table, run_table, specs, ties := 'trec',
-        scores := 'double', depth := NULL, queries := 'both', validate := true) AS TABLE
+        scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false) AS TABLE
     SELECT measure, system,
            rankkit.over_queries(agg, value) AS value,
            count(value) AS queries
     FROM rankkit.per_query(qrels_table, run_table, specs, ties := ties, scores := scores,
-                           depth := depth, queries := queries, validate := validate)
+                           depth := depth, queries := queries, validate := validate, keyed := keyed)
     GROUP BY i, measure, system
     ORDER BY i, system;
