@@ -280,7 +280,7 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
     if not items:
         raise InputError("run: the list of runs is empty")
     names: list[str] = []
-    parts = []
+    tags = []
     sources = []
     for name, one in items:
         name = _unique(str(name), names)
@@ -293,13 +293,13 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
         sources.append(source)
         named = [s for s in source.systems if s is not None]
         tag = f"{_quote(name)} || '/' || system" if len(named) > 1 else _quote(name)
-        parts.append((tag, source))
+        tags.append(tag)
         names.append(name)
     view = f"rankkit_run_list_{next(_views)}"
     keyed = all(source.keyed for source in sources)  # the engine joins on the key only if every row has it
     con.execute(f"CREATE TEMP VIEW {view} AS " + " UNION ALL ".join(
         f"SELECT {tag} AS system, query_id, doc_id, rank, score{', rankkit_key' if keyed else ''} FROM {source.engine}"
-        for tag, source in parts))
+        for tag, source in zip(tags, sources)))
     counts = f"{view}_queries"
     con.execute(
         f"CREATE TEMP TABLE {counts} AS " + " UNION ALL ".join(

@@ -642,10 +642,12 @@ def _read_trec(con, path: Path, kind: str, name: str, tabs: bool, compressed: bo
     # or in rank (the checks allow a NULL rank: the tolerant path reads a rank that is not an integer
     # so), marks the row through its query_id, as do another tag than the guessed one and, in gzip, a
     # tab or carriage return.
-    text = [f for f in fields if f != NUMBER[kind]]
-    marks = ([f"{f} IS NOT NULL" for f in fields if f not in kept and f != "system" or f == "rank"]
-             + ([f"system = {_quote(tag)}"] if tag is not None else ["system IS NOT NULL"] if kind == "run" else [])
-             + ([f"NOT contains({f}, {other}) AND NOT contains({f}, E'\\r')" for f in text] if compressed else []))
+    unstored = [f for f in fields if f not in kept and f != "system"]  # q0, the qrels' iteration
+    marks = [f"{f} IS NOT NULL" for f in unstored + (["rank"] if kind == "run" else [])]
+    if kind == "run":
+        marks.append(f"system = {_quote(tag)}" if tag is not None else "system IS NOT NULL")
+    if compressed:
+        marks += [f"NOT contains({f}, {other}) AND NOT contains({f}, E'\\r')" for f in fields if f != NUMBER[kind]]
     columns = {"query_id": f"CASE WHEN {' AND '.join(marks)} THEN query_id END AS query_id"}
     select = ", ".join(columns.get(f, f) for f in kept)
     delim = "\\t" if tabs else " "
