@@ -6,7 +6,10 @@ Every command exits 0 on success and 2 on bad usage or bad input, with one line 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
+import shutil
+import tempfile
 import sys
 import warnings
 from pathlib import Path
@@ -14,9 +17,6 @@ from typing import Callable, Sequence
 
 __all__ = ["main"]
 
-# trec_eval's default ("official") measures, those rankkit computes.
-TREC_DEFAULT = ["num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
-                "P_5", "P_10", "P_15", "P_20", "P_30", "P_100", "P_200", "P_500", "P_1000"]
 FORMATS = ("trec", "csv", "json", "markdown")
 
 
@@ -91,10 +91,12 @@ def number(text: str) -> float:
 
 def _add_eval(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("qrels", help="qrels: TREC text (plain or gzip), CSV/TSV with a header, Parquet file/glob/folder")
-    sub.add_argument("runs", nargs="+", metavar="run", help="one or more runs, in the same kinds of file")
+    sub.add_argument("runs", nargs="+", metavar="run", help="one or more runs, in the same kinds of file; "
+                     "- reads a TREC run from standard input")
     sub.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                     help="a measure (nDCG@10, AP, P(rel=2)@5) or trec_eval name (ndcg_cut_10, map, "
-                          "P.5,10); repeatable; default: trec_eval's official measures rankkit offers")
+                     help="a measure (nDCG@10, AP, P(rel=2)@5), a trec_eval name (ndcg_cut_10, map, "
+                          "P.5,10, iprec_at_recall..10,.25) or nickname (official, all_trec, set); "
+                          "repeatable; default: official, as trec_eval")
     sub.add_argument("-q", action="store_true", dest="per_query", help="also print every query's values")
     sub.add_argument("-c", action="store_true", dest="complete",
                      help="average over every qrels query, those missing from a run scoring 0")
@@ -102,6 +104,12 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
                      help="relevance level: a grade >= LEVEL is relevant (default 1)")
     sub.add_argument("-M", type=positive_int, default=None, dest="depth", metavar="N",
                      help="keep only the top N documents of each query")
+    sub.add_argument("-J", action="store_true", dest="judged_only",
+                     help="keep only the documents the qrels judge, ranked among themselves (trec_eval -J)")
+    sub.add_argument("-N", type=int, default=0, dest="docs", metavar="N",
+                     help="documents in the collection, for utility (trec_eval -N; default 0)")
+    sub.add_argument("-n", action="store_false", dest="summary",
+                     help="no summary: print per-query values only (with -q)")
     sub.add_argument("--format", choices=FORMATS, default="trec", help="output format (default trec)")
     sub.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
     sub.add_argument("--ties", choices=("trec", "rank"), default="trec",
@@ -139,46 +147,73 @@ def _columns(args: argparse.Namespace) -> dict[str, str]:
     return mapping
 
 
-def expand_measures(given: Sequence[str] | None) -> list[str]:
-    """trec_eval's ``name.a,b`` form gives one measure per parameter, spelled ``name_a``."""
-    names: list[str] = []
-    for text in given or TREC_DEFAULT:
-        match = re.fullmatch(r"([A-Za-z_]+)\.([\d,]+)", text.strip())
-        if match:
-            names += [f"{match.group(1)}_{k}" for k in match.group(2).split(",") if k]
-        else:
-            names.append(text)
-    return names
-
-
 def _run_eval(args: argparse.Namespace) -> int:
     # rows, not frames: printing numbers does not need pandas (half a second to import)
     from rankkit.evaluate import evaluate_rows
     from rankkit.output import write_eval
+    from rankkit.trec import expand, family_of
 
     import rankkit
 
-    measures = expand_measures(args.measures)
+    names = expand(args.measures or ["official"])
+    text = [name for name in names if (family := family_of(name)) is not None and family.text]
+    measures = [name for name in names if name not in text]
     con = _connect(args)
     columns = _columns(args)
     qrels = rankkit.read_qrels(args.qrels, con=con, columns=columns, duplicates=args.duplicates)
     options = dict(con=con, rel=args.rel, depth=args.depth, ties=args.ties,
-                   queries="qrels" if args.complete else "both")
-    if args.output:
-        runs = {Path(path).name: rankkit.read_run(path, con=con, columns=columns, duplicates=args.duplicates,
-                                                  system=Path(path).name)
-                for path in args.runs}
-        rankkit.evaluate(qrels, runs, measures, per_query=args.per_query, output=args.output, **options)
-        return 0
-    frames = []
-    for path in args.runs:
-        # One file is one run, as in trec_eval, which ignores the tag column (it may vary by line).
-        run = rankkit.read_run(path, con=con, columns=columns, duplicates=args.duplicates, system=Path(path).name)
-        aggregate = evaluate_rows(qrels, run, measures, **options)
-        per_query = evaluate_rows(qrels, run, measures, per_query=True, **options) if args.per_query else None
-        frames.append((Path(path).name, aggregate, per_query))
-    write_eval(sys.stdout, frames, args.format, args.digits)
+                   queries="qrels" if args.complete else "both", judged_only=args.judged_only, docs=args.docs)
+    with _stdin_runs(args.runs) as paths:
+        if args.output:
+            runs = {Path(path).name: rankkit.read_run(path, con=con, columns=columns, duplicates=args.duplicates,
+                                                      system=Path(path).name)
+                    for path in paths}
+            rankkit.evaluate(qrels, runs, measures, per_query=args.per_query, output=args.output, **options)
+            return 0
+        frames = []
+        for given, path in zip(args.runs, paths):
+            # One file is one run, as in trec_eval, which ignores the tag column (it may vary by line).
+            run = rankkit.read_run(path, con=con, columns=columns, duplicates=args.duplicates, system=Path(given).name)
+            aggregate = evaluate_rows(qrels, run, measures, **options) if measures else []
+            per_query = (evaluate_rows(qrels, run, measures, per_query=True, **options) if measures else []
+                         ) if args.per_query else None
+            aggregate, per_query = _with_text(con, text, path, qrels, run, aggregate, per_query, args)
+            frames.append((Path(given).name, aggregate, per_query))
+    write_eval(sys.stdout, frames, args.format, args.digits, summary=args.summary)
     return 0
+
+
+def _with_text(con, text: list[str], path: str, qrels, run, aggregate, per_query, args):
+    """The measures whose value is text: runid (the tag of the run file's last line, as trec_eval
+    reads it) in the summary, relstring per query."""
+    from rankkit.io import last_tag
+
+    if "runid" in text:
+        aggregate = [{"measure": "runid", "value": last_tag(path) or Path(path).name}] + aggregate
+    for name in (n for n in text if n != "runid"):
+        k = int(name.rsplit("_", 1)[1]) if "_" in name else 10
+        rows = con.execute(
+            "SELECT query_id, value FROM rankkit.relstring(?, ?, k := ?, ties := ?, depth := ?, queries := ?, "
+            "judged_only := ?)", [qrels.alias, run.alias, k, args.ties, args.depth,
+                                  "qrels" if args.complete else "both", args.judged_only]).fetchall()
+        if per_query is not None:
+            per_query = per_query + [{"measure": name, "query_id": q, "value": f"'{v}'"} for q, v in rows]
+    return aggregate, per_query
+
+
+@contextlib.contextmanager
+def _stdin_runs(runs: list[str]):
+    """The runs' paths, '-' (standard input, as trec_eval reads it) copied to a temporary file first."""
+    if "-" not in runs:
+        yield list(runs)
+        return
+    if runs.count("-") > 1:
+        raise UsageError("standard input (-) can be read once: give - for one run only")
+    with tempfile.TemporaryDirectory(prefix="rankkit-stdin-") as folder:
+        path = Path(folder) / "stdin"
+        with open(path, "wb") as copy:
+            shutil.copyfileobj(sys.stdin.buffer, copy)
+        yield [str(path) if run == "-" else run for run in runs]
 
 
 # ---- compare ----------------------------------------------------------------------------------
@@ -210,7 +245,7 @@ def _run_compare(args: argparse.Namespace) -> int:
 
     import rankkit
 
-    measures = expand_measures(args.measures)
+    measures = args.measures
     names = [Path(path).name for path in args.runs]
     if len(args.runs) < 2 or len(set(names)) < len(names):
         raise UsageError("give two or more run files with different file names")

@@ -15,6 +15,7 @@ from rankkit._sql import connect
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning
 from rankkit.io import Source, default_connection, is_frame, is_table, load, release
 from rankkit.progress import Progress
+from rankkit.trec import expand
 
 if TYPE_CHECKING:  # pandas loads with the first frame: the command line's path never needs it
     import pandas as pd
@@ -26,7 +27,8 @@ _views = itertools.count(1)
 
 
 SPEC_TYPE = ("STRUCT(i INTEGER, measure VARCHAR, metric VARCHAR, k BIGINT, rel DOUBLE, gain VARCHAR, "
-             "ideal VARCHAR, empty VARCHAR, max DOUBLE, agg VARCHAR)")
+             "ideal VARCHAR, empty VARCHAR, max DOUBLE, levels DOUBLE[], mult DOUBLE, beta DOUBLE, p DOUBLE, "
+             "coef DOUBLE[], gains STRUCT(level DOUBLE, gain DOUBLE)[], docs BIGINT, agg VARCHAR)")
 # result columns an attribute column (by=) must not shadow
 RESERVED = ("measure", "system", "query_id", "value", "queries", "ci_low", "ci_high")
 OUTPUT_FORMATS = {".parquet": "(FORMAT parquet)", ".csv": "(FORMAT csv, HEADER true)",
@@ -37,7 +39,8 @@ OUTPUT_FORMATS = {".parquet": "(FORMAT parquet)", ".csv": "(FORMAT csv, HEADER t
 def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
              con: duckdb.DuckDBPyConnection | None = None, rel: float = 1, ties: str = "trec",
              scores: str = "double", depth: int | None = None, queries: str = "both",
-             by: str | None = None, query_table=None, ci: float | None = None, seed: int | None = 0,
+             judged_only: bool = False, docs: int = 0, by: str | None = None, query_table=None,
+             ci: float | None = None, seed: int | None = 0,
              resamples: int = 10000, columns: Mapping[str, str | None] | None = None,
              duplicates: str = "error", output: str | Path | None = None, relation: bool = False,
              progress: bool | None = None) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
@@ -62,6 +65,9 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         scores, for CG, DCG, IDCG and nDCG), score precision (``double`` or ``float32``),
         documents kept per query (trec_eval ``-M``), and the query set (``both`` or ``qrels``,
         trec_eval ``-c``).
+    judged_only, docs:
+        trec_eval's ``-J`` (only the documents the qrels judge, ranked among themselves) and ``-N``
+        (documents in the collection, for ``utility``).
     by, query_table:
         Slices: ``query_table`` (a path to CSV/TSV/Parquet, a DataFrame, a relation or a table
         name) has a ``query_id`` column and attribute columns; the aggregate is computed (in SQL)
@@ -112,23 +118,25 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     if ci is not None and (output is not None or relation):
         raise RankkitError("ci is computed in Python over a frame: it does not go with output= or relation=True")
     con = connect(con) if con is not None else default_connection()
-    specs = measure_specs(con, measures, rel=rel)
+    specs = measure_specs(con, measures, rel=rel, docs=docs)
     with checked_sources(con, qrels, run, columns, duplicates, progress) as (qrels_source, run_source):
         return _evaluate(con, qrels_source, run_source, specs, per_query, ties=ties, scores=scores, depth=depth,
-                         queries=queries, by=by, query_table=query_table, ci=ci, seed=seed,
+                         queries=queries, judged_only=judged_only, by=by, query_table=query_table, ci=ci, seed=seed,
                          resamples=resamples, output=output, relation=relation, progress=progress)
 
 
 def evaluate_rows(qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
                   con: duckdb.DuckDBPyConnection | None = None, rel: float = 1, ties: str = "trec",
-                  depth: int | None = None, queries: str = "both") -> list[dict]:
+                  depth: int | None = None, queries: str = "both", judged_only: bool = False,
+                  docs: int = 0) -> list[dict]:
     """evaluate() without pandas, for the command line: the same rows, in the same order, as dicts
     (``measure, system, query_id`` for per_query, ``value``, ...); a NULL value is None."""
     con = connect(con) if con is not None else default_connection()
-    specs = measure_specs(con, measures, rel=rel)
+    specs = measure_specs(con, measures, rel=rel, docs=docs)
     with checked_sources(con, qrels, run, None, "error", None) as (qrels_source, run_source):
         compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
-        query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, None, ties, "double", depth, queries)
+        query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, None, ties, "double", depth, queries,
+                                         judged_only)
         with Progress(con, "evaluating"):
             rows = run_rows(con, query, inputs)
     if per_query:  # evaluate()'s order: measure as asked, then system and query_id, NULLs last
@@ -155,20 +163,21 @@ def checked_sources(con, qrels, run, columns, duplicates: str, progress) -> Iter
 
 
 def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query: bool, slices, ties, scores, depth,
-           queries) -> tuple[str, list]:
+           queries, judged_only: bool = False) -> tuple[str, list]:
     """The macro call evaluating the sources, and its parameters."""
     # validate := false: load() checked both inputs (duplicates, NULLs) already
     inputs = [qrels_source.table, run_source.engine, specs, *(slices or ()), ties, scores, depth, queries, False,
-              bool(run_source.keyed)]
+              bool(run_source.keyed), judged_only]
     return macro_query("per_query" if per_query else "aggregate", slices), inputs
 
 
 def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: bool, *, ties, scores, depth,
               queries, by, query_table, ci, seed, resamples, output, relation,
-              progress) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
+              progress, judged_only: bool = False) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
     compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
     slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
-    query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, ties, scores, depth, queries)
+    query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, ties, scores, depth, queries,
+                                     judged_only)
     select = _result_select(query, per_query, len(run_source.systems) > 1, slices)
     if output is not None:
         return _copy(con, select, inputs, Path(output), progress)
@@ -215,7 +224,7 @@ def macro_query(macro: str, slices: tuple[str, str] | None) -> str:
     """SQL calling rankkit.<macro> (or its _by form with slices); parameters as evaluate passes them."""
     by = ", ?, ?" if slices else ""
     return (f"SELECT * FROM rankkit.{macro}{'_by' if slices else ''}(?, ?, ?::{SPEC_TYPE}[]{by}, ties := ?, "
-            f"scores := ?, depth := ?, queries := ?, validate := ?, keyed := ?)")
+            f"scores := ?, depth := ?, queries := ?, validate := ?, keyed := ?, judged_only := ?)")
 
 
 def _with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int | None,
@@ -398,18 +407,22 @@ def _examples(values) -> str:
     return ", ".join(f"'{v}'" for v in (values or [])) or "none"
 
 
-def measure_specs(con: duckdb.DuckDBPyConnection, measures: str | Iterable[str], rel: float = 1) -> list[dict]:
-    """Parse measure names with the SQL parser; a bad name raises MeasureError."""
-    names = [measures] if isinstance(measures, str) else list(measures)
+def measure_specs(con: duckdb.DuckDBPyConnection, measures: str | Iterable[str], rel: float = 1,
+                  docs: int = 0) -> list[dict]:
+    """Parse measure names with the SQL parser; a bad name raises MeasureError. trec_eval's
+    nicknames (official, all_trec, set), its parameter forms (P.5,10) and family names (P, recall)
+    expand to the measures they stand for, and an ir_measures measure object is read by its name."""
+    names = expand(measures)
     if not names:
         raise MeasureError("no measure given; name at least one, such as nDCG@10 or AP")
     for name in names:
         if not isinstance(name, str):
             raise MeasureError(f"a measure name must be a string, got {name!r}")
-    key = (tuple(names), rel)
+    key = (tuple(names), rel, docs)
     if key not in _parsed:  # a loop over many runs asks for the same names: parsing costs 20 ms
         try:
-            rows = con.execute("SELECT spec FROM rankkit.measure_specs(?::VARCHAR[], rel := ?)", [names, rel]).fetchall()
+            rows = con.execute("SELECT spec FROM rankkit.measure_specs(?::VARCHAR[], rel := ?, docs := ?)",
+                               [names, rel, docs]).fetchall()
         except duckdb.Error as error:
             raise MeasureError(_message(error)) from None
         _parsed[key] = [row[0] for row in rows]

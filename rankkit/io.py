@@ -796,6 +796,44 @@ def _magic(path: Path, size: int) -> bytes:
         return b""
 
 
+def last_tag(path) -> str | None:
+    """The tag (sixth field) of a TREC run file's last content line: trec_eval's runid. None when the
+    file is not TREC text with a tag. A plain file is read from its end; a gzip file is streamed."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    if _magic(path, 2) == b"\x1f\x8b":
+        last = None
+        with _open_text(path) as lines:
+            for line in lines:
+                if line.strip() and not line.lstrip().startswith("#"):
+                    last = line
+    else:
+        last = _last_line(path)
+    fields = last.split() if last else []
+    return fields[5] if len(fields) >= 6 else None
+
+
+def _last_line(path: Path, block: int = 1 << 16) -> str | None:
+    """The last line that is neither blank nor a comment, reading the file backwards."""
+    with open(path, "rb") as handle:
+        handle.seek(0, 2)
+        end = handle.tell()
+        tail = b""
+        while end > 0:
+            start = max(0, end - block)
+            handle.seek(start)
+            tail = handle.read(end - start) + tail
+            end = start
+            lines = tail.splitlines()
+            for line in reversed(lines[1:] if start > 0 else lines):
+                text = line.decode("utf-8", errors="replace")
+                if text.strip() and not text.lstrip().startswith("#"):
+                    return text
+            tail = lines[0] if start > 0 and lines else b""
+    return None
+
+
 def _first_line(path: Path) -> str:
     """The first line that is neither blank nor a comment."""
     try:

@@ -18,7 +18,7 @@ from rankkit._paths import sql_dir
 __all__ = ["Measure", "Param", "registry", "params", "get"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
-_PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+)\s*:=\s*(\S+)\s+(.*?)\s*$")
+_PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+(?:\[\])?)\s*:=\s*(\S+)\s+(.*?)\s*$")
 
 
 @dataclass(frozen=True)
