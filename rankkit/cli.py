@@ -280,6 +280,41 @@ def _run_macros(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- measures ---------------------------------------------------------------------------------
+
+def _add_measures(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("name", nargs="?", help="show one measure in full (a name or alias)")
+
+
+def _run_measures(args: argparse.Namespace) -> int:
+    from rankkit.measures import get, params, registry
+    from rankkit.trec import NICKNAMES
+
+    if args.name:
+        try:
+            measure = get(args.name.split("(")[0].split("@")[0])
+        except KeyError:
+            raise UsageError(f"unknown measure '{args.name}'; rankkit measures lists them") from None
+        print(f"{measure.name}: {measure.summary}")
+        print(f"  aliases:   {', '.join(measure.aliases) or '-'}")
+        print(f"  aggregate: {measure.aggregate}")
+        print(f"  cite:      {measure.cite}")
+        for name in measure.params:
+            param = params()[name]
+            print(f"  {name} ({param.type}, default {param.default}): {param.description}")
+        print(f"  SQL:       {measure.path.name}")
+        return 0
+    rows = [(m.name, ", ".join(m.aliases) or "-", ", ".join(m.params) or "-", m.aggregate) for m in registry().values()]
+    widths = [max(len(row[i]) for row in rows + [("measure", "aliases", "parameters", "aggregate")]) for i in range(3)]
+    print(f"{'measure':<{widths[0]}}  {'aliases':<{widths[1]}}  {'parameters':<{widths[2]}}  aggregate")
+    for row in sorted(rows, key=lambda row: row[0].lower()):
+        print(f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  {row[3]}")
+    print()
+    print("nicknames (trec_eval's): " + ", ".join(NICKNAMES) + "; a family name alone (P, recall, ndcg_cut ...) "
+          "stands for trec_eval's default cutoffs")
+    return 0
+
+
 # ---- demo -------------------------------------------------------------------------------------
 
 def _add_demo(sub: argparse.ArgumentParser) -> None:
@@ -318,6 +353,7 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "check": ("Check qrels and runs (queries on each side, judged share, duplicates, ties) without evaluating.",
               _add_check, _run_check),
     "compare": ("Compare runs measure by measure with paired significance tests.", _add_compare, _run_compare),
+    "measures": ("List every measure with its aliases and parameters (or one in full).", _add_measures, _run_measures),
     "macros": ("Print the SQL macros as one script for the duckdb shell (.read it).", _add_macros, _run_macros),
     "demo": ("Generate the sample data, evaluate two systems on it, write per-query results.", _add_demo, _run_demo),
 }

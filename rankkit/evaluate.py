@@ -412,7 +412,7 @@ def measure_specs(con: duckdb.DuckDBPyConnection, measures: str | Iterable[str],
     """Parse measure names with the SQL parser; a bad name raises MeasureError. trec_eval's
     nicknames (official, all_trec, set), its parameter forms (P.5,10) and family names (P, recall)
     expand to the measures they stand for, and an ir_measures measure object is read by its name."""
-    names = expand(measures)
+    names = expand(measures, text=False)
     if not names:
         raise MeasureError("no measure given; name at least one, such as nDCG@10 or AP")
     for name in names:

@@ -119,7 +119,9 @@ def catalog_sql() -> str:
     cases = "\n        ".join(
         f"WHEN {_lit(m.metric)} THEN rankkit.{m.metric}_value(f, s)" for m in registry().values()
     )
-    return f"""-- Generated from the headers of sql/metrics/*.sql by rankkit.measures.catalog_sql().
+    from rankkit.trec import catalog_sql as trec_catalog_sql
+
+    return trec_catalog_sql() + f"""-- Generated from the headers of sql/metrics/*.sql by rankkit.measures.catalog_sql().
 CREATE OR REPLACE MACRO rankkit.catalog() AS TABLE
     SELECT * FROM (VALUES
         {rows}

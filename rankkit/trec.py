@@ -80,20 +80,21 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 }
 
 
-def expand(measures) -> list[str]:
+def expand(measures, text: bool = True) -> list[str]:
     """Measure names as the SQL parser reads them, in the order given (nicknames in trec_eval's order).
 
     ``measures``: a name, a list of names, or ir_measures measure objects (read by their name);
-    one string may hold several names separated by spaces (``"nDCG@10 P@5 AP"``).
+    one string may hold several names separated by spaces (``"nDCG@10 P@5 AP"``). ``text=False``
+    leaves the measures whose value is text (runid, relstring) out of nicknames.
     """
     items = [measures] if isinstance(measures, str) or not isinstance(measures, Iterable) else list(measures)
     # one entry per trec_eval family, as trec_eval keeps one parameter list per measure: a family
     # named again with parameters replaces the earlier ones (-m all_trec -m relstring.20)
     entries: dict[object, list[str]] = {}
     for item in items:
-        text = item if isinstance(item, str) else _ir_measures_name(item)
-        for name in _split(text):
-            for key, names in _expand_one(name):
+        given = item if isinstance(item, str) else _ir_measures_name(item)
+        for name in _split(given):
+            for key, names in _expand_one(name, text):
                 if key is None or key not in entries or "." in name:
                     entries[key if key is not None else (len(entries), name)] = names
     return list(dict.fromkeys(n for names in entries.values() for n in names))
@@ -127,10 +128,10 @@ def _split(text):
     return [part for part in re.findall(r"(?:\([^()]*\)|[^\s(])+", text)] or [text]
 
 
-def _expand_one(name: str) -> list[tuple[str | None, list[str]]]:
+def _expand_one(name: str, text: bool = True) -> list[tuple[str | None, list[str]]]:
     """(trec_eval family or None, names) for one name as given."""
     if name in NICKNAMES:
-        return [(family, _defaults(FAMILIES[family])) for family in NICKNAMES[name]]
+        return [(family, _defaults(FAMILIES[family])) for family in NICKNAMES[name] if text or not FAMILIES[family].text]
     family, _, params = name.partition(".")
     if family in FAMILIES:
         return [(family, _with_params(FAMILIES[family], params) if params else _defaults(FAMILIES[family]))]
@@ -156,6 +157,21 @@ def _with_params(family: Family, params: str) -> list[str]:
             return [f"{family.name}_{params}"]  # the parser names what is wrong
         values.append(int(float(text)) if family.number is int else float(text))
     return [f"{family.name}_{family.spell.format(v)}" for v in sorted(dict.fromkeys(values))]
+
+
+def catalog_sql() -> str:
+    """rankkit.trec_names(): each nickname and each family name with default parameters, and the
+    numeric measures it stands for, so that rankkit.evaluate in SQL reads them as the CLI does."""
+    rows = [(nick, expand(nick, text=False)) for nick in NICKNAMES]
+    rows += [(name, _defaults(family)) for name, family in FAMILIES.items() if family.cutoffs]
+    values = ",\n        ".join(
+        "('{}', [{}]::VARCHAR[])".format(name, ", ".join(f"'{n}'" for n in names)) for name, names in rows)
+    return f"""-- Generated from rankkit/trec.py by rankkit.trec.catalog_sql(): trec_eval's nicknames and families.
+CREATE OR REPLACE MACRO rankkit.trec_names() AS TABLE
+    SELECT * FROM (VALUES
+        {values}
+    ) AS trec_names(name, measures);
+"""
 
 
 def family_of(name: str) -> Family | None:

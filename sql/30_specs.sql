@@ -70,8 +70,17 @@ CREATE OR REPLACE MACRO rankkit.param_list(text) AS
 
 CREATE OR REPLACE MACRO rankkit.measure_specs(names, rel := 1, docs := 0) AS TABLE
 WITH
+-- trec_eval's nicknames (official, all_trec, set) and family names (P, recall, ndcg_cut ...) stand
+-- for the measures rankkit.trec_names() lists
+named AS (
+    SELECT unnest(names) AS measure, generate_subscripts(names, 1) AS position
+),
 given AS (
-    SELECT unnest(names) AS measure, generate_subscripts(names, 1) AS i
+    SELECT coalesce(t.measure, named.measure) AS measure,
+           row_number() OVER (ORDER BY named.position, t.j) AS i
+    FROM named
+    LEFT JOIN (SELECT name, unnest(measures) AS measure, generate_subscripts(measures, 1) AS j FROM rankkit.trec_names()) t
+        ON t.name = named.measure
 ),
 catalog AS (FROM rankkit.catalog()),
 plain_names AS (
