@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
+from rankkit.errors import MeasureError
+
 __all__ = ["Family", "FAMILIES", "NICKNAMES", "expand", "family_of", "trec_sorted", "printed_per_query",
            "printed_in_summary"]
 
@@ -114,9 +116,9 @@ def _ir_measures_name(measure) -> str:
     at = params.pop("recall") if "recall" in params else at
     if params.get("dcg") == "exp-log2":
         params["gain"] = "exp"
-    for name, plain in (("dcg", None), ("judged_only", False), ("rel", 1)):
-        if name in params and (plain is None or params[name] == plain):
-            del params[name]
+    for param, plain in (("dcg", None), ("judged_only", False), ("rel", 1)):
+        if param in params and (plain is None or params[param] == plain):
+            del params[param]
     text = name + (f"({','.join(f'{k}={v}' for k, v in params.items())})" if params else "")
     return text + (f"@{at}" if isinstance(at, (int, float)) else "")
 
@@ -154,7 +156,9 @@ def _with_params(family: Family, params: str) -> list[str]:
         if not text:
             continue
         if not re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)", text):
-            return [f"{family.name}_{params}"]  # the parser names what is wrong
+            kind = "positive integers" if family.number is int else "numbers"
+            raise MeasureError(f"measure '{family.name}.{params}': trec_eval's {family.name} takes {kind} "
+                               f"separated by commas, got '{text}'")
         values.append(int(float(text)) if family.number is int else float(text))
     return [f"{family.name}_{family.spell.format(v)}" for v in sorted(dict.fromkeys(values))]
 
