@@ -242,12 +242,20 @@ def _with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int 
     values = values.drop_duplicates(keys + ["query_id"]).sort_values(keys + ["query_id"], kind="stable")
     rows = []
     for key, group in values.groupby(keys, sort=False, dropna=False):
-        statistic = np.sum if group["agg"].iloc[0] == "sum" else np.mean
+        statistic = {"sum": np.sum, "gmean": _geometric_mean}.get(group["agg"].iloc[0], np.mean)
         low, high = bootstrap_ci(group["value"].dropna(), statistic, level, seed, resamples)
         rows.append({**dict(zip(keys, key)), "ci_low": low, "ci_high": high})
     intervals = pd.DataFrame(rows, columns=keys + ["ci_low", "ci_high"]).rename(columns={"slice": by})
     shared = [key for key in intervals.columns[:-2] if key in frame.columns]  # system only with several
     return frame.merge(intervals[shared + ["ci_low", "ci_high"]], on=shared, how="left")
+
+
+def _geometric_mean(values, axis=None):
+    """gm_map's aggregate for the bootstrap, as rankkit.over_queries computes it in SQL (values
+    floored at rankkit.geometric_floor(), trec_eval's 0.00001)."""
+    import numpy as np
+
+    return np.exp(np.mean(np.log(np.maximum(values, 1e-5)), axis=axis))
 
 
 def slice_source(con: duckdb.DuckDBPyConnection, query_table, by: str | None) -> tuple[str, str]:
