@@ -167,7 +167,7 @@ def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query:
     """The macro call evaluating the sources, and its parameters."""
     # validate := false: load() checked both inputs (duplicates, NULLs) already
     inputs = [qrels_source.table, run_source.engine, specs, *(slices or ()), ties, scores, depth, queries, False,
-              bool(run_source.keyed), judged_only]
+              judged_only, bool(run_source.keyed)]
     return macro_query("per_query" if per_query else "aggregate", slices), inputs
 
 
@@ -224,7 +224,7 @@ def macro_query(macro: str, slices: tuple[str, str] | None) -> str:
     """SQL calling rankkit.<macro> (or its _by form with slices); parameters as evaluate passes them."""
     by = ", ?, ?" if slices else ""
     return (f"SELECT * FROM rankkit.{macro}{'_by' if slices else ''}(?, ?, ?::{SPEC_TYPE}[]{by}, ties := ?, "
-            f"scores := ?, depth := ?, queries := ?, validate := ?, keyed := ?, judged_only := ?)")
+            f"scores := ?, depth := ?, queries := ?, validate := ?, judged_only := ?, keyed := ?)")
 
 
 def _with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int | None,

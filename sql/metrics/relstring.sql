@@ -14,16 +14,19 @@ CREATE OR REPLACE MACRO rankkit.relstring(qrels_table, run_table, k := 10, ties 
 WITH
 qrels AS (FROM rankkit.qrels_rows(qrels_table)),
 judged_queries AS (SELECT DISTINCT query_id FROM qrels),
+run AS (FROM rankkit.ranked(run_table, ties := ties, scores := scores, depth := depth)),
+-- judged_only := true (trec_eval -J): the judged documents ranked among themselves; a query whose
+-- documents are all unjudged is still evaluated, with an empty string
 ranked AS (
     SELECT r.system, r.query_id, q.grade,
            row_number() OVER (PARTITION BY r.system, r.query_id ORDER BY r.rank) AS rank
-    FROM rankkit.ranked(run_table, ties := ties, scores := scores, depth := depth) r
+    FROM run r
     LEFT JOIN qrels q USING (query_id, doc_id)
     WHERE NOT judged_only OR q.grade >= 0
 ),
-systems AS (SELECT DISTINCT system FROM ranked),
+systems AS (SELECT DISTINCT system FROM run),
 evaluated AS (
-    SELECT DISTINCT system, query_id FROM ranked SEMI JOIN judged_queries USING (query_id)
+    SELECT DISTINCT system, query_id FROM run SEMI JOIN judged_queries USING (query_id)
     UNION
     SELECT s.system, q.query_id FROM systems s CROSS JOIN judged_queries q WHERE queries = 'qrels'
 )
