@@ -199,7 +199,9 @@ own_rank AS (
     GROUP BY i, system, query_id
 ),
 -- Features from the documents above a document need a window; each window sees only the rows of
--- the measures that use it, so a measure not asked for costs nothing.
+-- the measures that use it, so a measure not asked for costs nothing, and only the rows those
+-- measures read: AP the relevant documents within the cutoff (the relevant ones above a document
+-- are all within it too), bpref the judged ones (it has no cutoff). A window's cost is its rows.
 above AS (
     SELECT i, system, query_id,
            sum(relevant_so_far * 1.0E0 / rank) FILTER (WHERE relevant AND in_cut) AS ap_sum,
@@ -211,7 +213,7 @@ above AS (
                count(*) FILTER (WHERE relevant) OVER down AS relevant_so_far,
                count(*) FILTER (WHERE nonrelevant) OVER down AS nonrelevant_so_far
         FROM judged_spec
-        WHERE metric IN ('ap', 'bpref')
+        WHERE (metric = 'ap' AND relevant AND in_cut) OR (metric = 'bpref' AND (relevant OR nonrelevant))
         WINDOW down AS (PARTITION BY i, system, query_id ORDER BY rank ROWS UNBOUNDED PRECEDING)
     )
     GROUP BY i, system, query_id
