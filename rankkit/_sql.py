@@ -13,7 +13,6 @@ from pathlib import Path
 import duckdb
 
 from rankkit._paths import sql_dir
-from rankkit.measures import catalog_sql
 
 __all__ = ["connect", "script", "sql_files"]
 
@@ -29,6 +28,8 @@ def sql_files() -> list[Path]:
 @cache
 def script() -> str:
     """Every macro as one script that a plain ``duckdb`` shell can run."""
+    from rankkit.measures import catalog_sql
+
     parts = [f"-- {p.relative_to(sql_dir()).as_posix()}\n{p.read_text(encoding='utf-8')}" for p in sql_files()]
     parts.append(catalog_sql())
     return "\n".join(parts)
@@ -87,11 +88,21 @@ def _attach_cached(con: duckdb.DuckDBPyConnection) -> bool:
         return False
 
 
+def _script_key() -> str:
+    """A digest of what script() is made from: DuckDB's version, the SQL files and the two modules
+    composing them. Composing the script (the catalog reads every metric's header) cost 15 ms of
+    each process's start; reading the files' bytes costs 1 ms."""
+    digest = hashlib.sha256(duckdb.__version__.encode())
+    for path in [*sql_files(), Path(__file__), Path(__file__).with_name("measures.py")]:
+        digest.update(f"\n{path.name}\n".encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 @cache
 def _cached_file() -> str | None:
     """The macro database for this script and DuckDB version, built (atomically) if missing."""
-    text = script()
-    key = hashlib.sha256(f"{duckdb.__version__}\n{text}".encode()).hexdigest()[:16]
+    key = _script_key()
     folder = Path(os.environ.get("RANKKIT_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rankkit")
     path = folder / f"macros-{key}.duckdb"
     if path.is_file():
@@ -104,7 +115,7 @@ def _cached_file() -> str | None:
         os.unlink(partial)  # DuckDB makes the file itself
         builder = duckdb.connect()
         try:
-            builder.execute(text.replace(ATTACH, f"ATTACH '{_literal(partial)}' AS rankkit;", 1))
+            builder.execute(script().replace(ATTACH, f"ATTACH '{_literal(partial)}' AS rankkit;", 1))
             builder.execute("DETACH rankkit")
         finally:
             builder.close()

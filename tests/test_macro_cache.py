@@ -44,13 +44,24 @@ def test_the_file_holds_every_macro_of_the_script(cache):
     assert from_file.execute(listed).fetchall() == from_script.execute(listed).fetchall()
 
 
-def test_a_new_script_gets_a_new_file(cache, monkeypatch):
+def test_a_changed_sql_file_gets_a_new_file(cache, monkeypatch, tmp_path):
+    import shutil
+
     _sql.connect()
-    original = _sql.script()
-    monkeypatch.setattr(_sql, "script", lambda: original + "\n-- changed\n")
+    changed = tmp_path / "sql"
+    shutil.copytree(_sql.sql_dir(), changed)
+    with open(changed / "00_prelude.sql", "a") as prelude:
+        prelude.write("\nCREATE OR REPLACE MACRO rankkit.changed() AS 1;\n")
+    monkeypatch.setattr(_sql, "sql_dir", lambda: changed)
+    _sql.script.cache_clear()
     _sql._cached_file.cache_clear()
-    _sql.connect()
-    assert len(list(cache.glob("macros-*.duckdb"))) == 2
+    try:
+        con = _sql.connect()
+        assert len(list(cache.glob("macros-*.duckdb"))) == 2
+        assert con.execute("SELECT rankkit.changed()").fetchall() == [(1,)]
+    finally:
+        monkeypatch.undo()
+        _sql.script.cache_clear()
 
 
 def test_an_unwritable_cache_falls_back_to_the_script(tmp_path, monkeypatch):
