@@ -127,6 +127,11 @@ def fresh_values(tool: str, out: str) -> dict[str, float]:
 
 def everyday(repeat: int, env: dict, log) -> dict:
     """The fresh-process, warm, SQL and sweep figures of the DL workload, peers interleaved."""
+    import compileall
+    # An installed package has its bytecode (pip compiles it); where PYTHONDONTWRITEBYTECODE is set,
+    # a fresh process would otherwise compile rankkit's modules (and the bench's) on every start.
+    for folder in (ROOT / "rankkit", BENCH):
+        compileall.compile_dir(folder, quiet=1)
     data = shared_data()
     pairs = [(data / DL_QRELS[year], data / DL_RUN.format(year=year)) for year in DL_QRELS]
     missing = [str(path) for pair in pairs for path in pair if not path.exists()]
