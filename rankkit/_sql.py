@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import tempfile
 import weakref
@@ -88,6 +89,7 @@ def _attach_cached(con: duckdb.DuckDBPyConnection) -> bool:
         return False
 
 
+@cache
 def _script_key() -> str:
     """A digest of what script() is made from: DuckDB's version, the SQL files and the two modules
     composing them. Composing the script (the catalog reads every metric's header) cost 15 ms of
@@ -99,11 +101,42 @@ def _script_key() -> str:
     return digest.hexdigest()[:16]
 
 
+def cache_folder() -> Path:
+    """Where rankkit keeps what it makes once per version of its SQL: $RANKKIT_CACHE, else
+    $XDG_CACHE_HOME/rankkit or ~/.cache/rankkit."""
+    return Path(os.environ.get("RANKKIT_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rankkit")
+
+
+def stored(name: str) -> dict:
+    """What store() kept under ``name`` for this version of the SQL ({} if nothing, or unreadable)."""
+    try:
+        return json.loads((cache_folder() / f"{name}-{_script_key()}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def store(name: str, data: dict) -> None:
+    """Keep ``data`` (JSON) for this version of the SQL, written atomically; a folder that cannot be
+    written keeps nothing, and nothing fails."""
+    folder = cache_folder()
+    partial = None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, partial = tempfile.mkstemp(prefix=name, suffix=".partial", dir=folder)
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(data, out)
+        os.replace(partial, folder / f"{name}-{_script_key()}.json")
+    except OSError:
+        if partial:
+            with contextlib.suppress(OSError):
+                os.unlink(partial)
+
+
 @cache
 def _cached_file() -> str | None:
     """The macro database for this script and DuckDB version, built (atomically) if missing."""
     key = _script_key()
-    folder = Path(os.environ.get("RANKKIT_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rankkit")
+    folder = cache_folder()
     path = folder / f"macros-{key}.duckdb"
     if path.is_file():
         return str(path)
