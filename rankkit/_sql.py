@@ -117,7 +117,7 @@ def stored(name: str) -> dict:
 
 def store(name: str, data: dict) -> None:
     """Keep ``data`` (JSON) for this version of the SQL, written atomically; a folder that cannot be
-    written keeps nothing, and nothing fails."""
+    written, or data JSON cannot hold, keeps nothing, and nothing fails."""
     folder = cache_folder()
     partial = None
     try:
@@ -126,7 +126,7 @@ def store(name: str, data: dict) -> None:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             json.dump(data, out)
         os.replace(partial, folder / f"{name}-{_script_key()}.json")
-    except OSError:
+    except (OSError, TypeError, ValueError):
         if partial:
             with contextlib.suppress(OSError):
                 os.unlink(partial)

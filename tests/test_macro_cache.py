@@ -145,3 +145,8 @@ def test_an_unwritable_cache_still_parses(tmp_path, monkeypatch):
         assert specs[0]["metric"] == "ap" and _sql.stored("specs") == {}
     finally:
         _sql._cached_file.cache_clear()
+
+
+def test_data_json_cannot_hold_is_not_kept(cache):
+    _sql.store("specs", {"a": {1, 2}})  # a set: not JSON
+    assert _sql.stored("specs") == {} and not list(cache.glob("*.partial"))
