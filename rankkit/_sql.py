@@ -61,6 +61,9 @@ def connect(database: str | duckdb.DuckDBPyConnection = ":memory:", *, memory_li
         # command line's median peak went from 584 to 513 MB).
         con.execute("SET allocator_flush_threshold = '16MB'; SET allocator_bulk_deallocation_flush_threshold = '16MB'; "
                     "SET allocator_background_threads = true")
+        # DuckDB prints its own bar on stdout after 2 s, into `rankkit eval > file` too; rankkit's
+        # Progress (stderr, only when interactive) reads DuckDB's progress instead.
+        con.execute("SET enable_progress_bar_print = false")
     for name, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory), ("threads", threads)):
         if value is not None:
             con.execute(f"SET {name} = '{value}'")

@@ -150,3 +150,9 @@ def test_an_unwritable_cache_still_parses(tmp_path, monkeypatch):
 def test_data_json_cannot_hold_is_not_kept(cache):
     _sql.store("specs", {"a": {1, 2}})  # a set: not JSON
     assert _sql.stored("specs") == {} and not list(cache.glob("*.partial"))
+
+
+def test_a_fresh_connection_never_prints_duckdbs_progress_bar(cache):
+    # DuckDB's bar goes to stdout: `rankkit eval > results.txt` would hold it
+    con = _sql.connect()
+    assert con.execute("SELECT current_setting('enable_progress_bar_print')").fetchall() == [(False,)]
