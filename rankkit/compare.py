@@ -133,8 +133,7 @@ def _compare_pair(key: dict, table: pd.DataFrame, system: str, baseline: str, te
                       stacklevel=3)
     result = stats.paired_test(paired[system], paired[baseline], test, alpha=alpha, seed=seed, resamples=resamples)
     return {**key, "system": system, "baseline": baseline,
-            "mean": float(paired[system].mean()) if len(paired) else np.nan,
-            "baseline_mean": float(paired[baseline].mean()) if len(paired) else np.nan,
+            "mean": stats.mean(paired[system]), "baseline_mean": stats.mean(paired[baseline]),
             **asdict(result)}
 
 
