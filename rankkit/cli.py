@@ -40,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if issubclass(category, RankkitWarning):
             if str(message) not in said:  # each run is evaluated twice with -q: say things once
                 said.add(str(message))
-                print(f"rankkit {args.command}: warning: {message}", file=sys.stderr)
+                print(f"rankkit {args.command}: warning: {cli_syntax(str(message))}", file=sys.stderr)
         else:
             shown(message, category, *rest, **kwargs)
 
@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return args.run(args) or 0
         except (RankkitError, UsageError) as error:
-            print(f"rankkit {args.command}: {_one_line(error)}", file=sys.stderr)
+            print(f"rankkit {args.command}: {cli_syntax(_one_line(error))}", file=sys.stderr)
             return 2
         except duckdb.Error as error:  # a DuckDB failure rankkit did not foresee: still one line, no trace
             print(f"rankkit {args.command}: {_one_line(error)}", file=sys.stderr)
@@ -64,14 +64,40 @@ def _one_line(error: Exception) -> str:
     return " ".join(str(error).split())
 
 
+# The readers' hints name Python arguments; on the command line the same advice is an option.
+_HINTS = [
+    (re.compile(r"""columns=\{(['"])([^'"]*)\1: None\}"""), lambda m: f"--column {m.group(2)}="),
+    (re.compile(r"""columns=\{(['"])([^'"]*)\1: (['"])([^'"]*)\3\}"""), lambda m: f"--column {m.group(2)}={m.group(4)}"),
+    (re.compile(r"""duplicates=(['"])first\1"""), lambda m: "--duplicates first"),
+    (re.compile(r"""queries=(['"])qrels\1, trec_eval -c,"""), lambda m: "-c"),
+    (re.compile(r"""queries=(['"])qrels\1"""), lambda m: "-c"),
+    (re.compile(r"""ties=(['"])(\w+)\1"""), lambda m: f"--ties {m.group(2)}"),
+    (re.compile(r""" \(integer_grades=True does too\)"""), lambda m: ""),
+]
+
+
+def cli_syntax(message: str) -> str:
+    """A message from the library with its Python hints said as command-line options."""
+    for pattern, option in _HINTS:
+        message = pattern.sub(option, message)
+    return message
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rankkit", description="Ranking evaluation as DuckDB SQL macros.")
+    parser.add_argument("--version", action="version", version=f"rankkit {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (help_text, add, run) in COMMANDS.items():
         sub = commands.add_parser(name, help=help_text, description=help_text)
         add(sub)
         sub.set_defaults(run=run)
     return parser
+
+
+def _version() -> str:
+    from rankkit import __version__
+
+    return __version__
 
 
 def positive_int(text: str) -> int:
@@ -140,7 +166,8 @@ def _columns(args: argparse.Namespace) -> dict[str, str]:
 
 
 def expand_measures(given: Sequence[str] | None) -> list[str]:
-    """trec_eval's ``name.a,b`` form gives one measure per parameter, spelled ``name_a``."""
+    """trec_eval's ``name.a,b`` form gives one measure per parameter, spelled ``name_a``; a measure
+    asked twice is computed and printed once."""
     names: list[str] = []
     for text in given or TREC_DEFAULT:
         match = re.fullmatch(r"([A-Za-z_]+)\.([\d,]+)", text.strip())
@@ -148,7 +175,7 @@ def expand_measures(given: Sequence[str] | None) -> list[str]:
             names += [f"{match.group(1)}_{k}" for k in match.group(2).split(",") if k]
         else:
             names.append(text)
-    return names
+    return list(dict.fromkeys(names))
 
 
 def _run_eval(args: argparse.Namespace) -> int:

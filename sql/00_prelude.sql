@@ -25,8 +25,8 @@ CREATE OR REPLACE MACRO rankkit.gain(grade, gain := 'linear') AS
 -- query's terms in rank order and the queries' values in query order; sum() and avg() add them in
 -- whatever order DuckDB's threads meet the rows, so their last bit, and sometimes a printed digit,
 -- would change from run to run. Use as ordered_sum(list(x ORDER BY rank)); NULL for no values.
-CREATE OR REPLACE MACRO rankkit.ordered_sum(values) AS
-    list_reduce(values::DOUBLE[], lambda total, x: total + x, 0.0E0);
+CREATE OR REPLACE MACRO rankkit.ordered_sum(terms) AS
+    list_reduce(terms::DOUBLE[], lambda total, x: total + x, 0.0E0);
 
 -- The DCG discount of rank i (ranks start at 1).
 CREATE OR REPLACE MACRO rankkit.discount(i) AS log2(i + 1.0E0);

@@ -33,6 +33,7 @@ SHARED_MEASURE = re.compile(
     r"|num_ret|num_rel|num_rel_ret|set_P|set_recall)"
 )
 RANKKIT_NAME = {"set_P": "P", "set_recall": "R"}
+NUM_Q = re.compile("num_q")
 HIGH_PRECISION = 1e-9
 # Queries on one side only are the point here: rankkit warns about them, as it should.
 pytestmark = pytest.mark.filterwarnings("ignore::rankkit.errors.RankkitWarning")
@@ -40,14 +41,14 @@ pytestmark = pytest.mark.filterwarnings("ignore::rankkit.errors.RankkitWarning")
 
 # ---- reading trec_eval's outputs ----------------------------------------------------------------
 
-def read_trec_eval(path: Path) -> dict[tuple[str, str], str]:
+def read_trec_eval(path: Path, pattern: re.Pattern = SHARED_MEASURE) -> dict[tuple[str, str], str]:
     """(measure, query) -> the value as trec_eval printed it, for the measures rankkit shares."""
     opener = gzip.open if path.suffix == ".gz" else open
     found = {}
     with opener(path, "rt") as lines:
         for line in lines:
             parts = line.split()
-            if len(parts) == 3 and SHARED_MEASURE.fullmatch(parts[0]):
+            if len(parts) == 3 and pattern.fullmatch(parts[0]):
                 found[(parts[0], parts[1])] = parts[2]
     return found
 
@@ -352,8 +353,9 @@ def test_cli_prints_trec_eval_lines_byte_for_byte(capsys, output, options, qrels
 
     folder = shared_path("conformance", "trec_eval")
     wanted = [line for line in (folder / output).read_text().splitlines()
-              if SHARED_MEASURE.fullmatch(line.split()[0]) and line.split()[0] not in RANKKIT_NAME]
-    measures = list(dict.fromkeys(line.split()[0] for line in wanted))
+              if (SHARED_MEASURE.fullmatch(line.split()[0]) and line.split()[0] not in RANKKIT_NAME)
+              or line.split()[0] == "num_q"]
+    measures = list(dict.fromkeys(line.split()[0] for line in wanted if line.split()[0] != "num_q"))
     args = ["eval", *options, *[arg for m in measures for arg in ("-m", m)], str(folder / qrels), str(folder / run)]
     assert main(args) == 0
     assert capsys.readouterr().out.splitlines() == wanted
@@ -392,7 +394,8 @@ def test_cli_prints_trec_eval_text_on_every_pair_whatever_the_thread_count(name,
     reference, options = printed_reference(name)
     _, qrels, run = pair(name)
     wanted = read_trec_eval(reference)
-    measures = [m for m in measures_of(wanted)]
+    measures = measures_of(wanted)
+    wanted.update(read_trec_eval(reference, pattern=NUM_Q))  # and the number of queries averaged
     args = ["eval", "-q", *options, "--threads", str(threads), *[a for m in measures for a in ("-m", m)],
             str(qrels), str(run)]
     got = cli_printed(args, capsys)

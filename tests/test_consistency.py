@@ -49,3 +49,79 @@ def test_compare_with_a_seed_repeats_to_the_bit():
     means = rankkit.evaluate(qrels, runs, ["AP", "nDCG@10", "P@200"], con=con)
     for row in results[0].itertuples():  # compare's means are evaluate's, to the bit
         assert row.mean == means.query("measure == @row.measure and system == @row.system")["value"].item()
+
+
+# ---- 4. what the command line prints -----------------------------------------------------------
+
+QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\nq3 0 d 1\n"
+RUN = "q1 Q0 a 1 2.5 sys\nq1 Q0 b 2 1.5 sys\nq2 Q0 c 1 1.0 sys\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.txt").write_text(RUN)
+    return tmp_path / "qrels.txt", tmp_path / "run.txt"
+
+
+@pytest.mark.parametrize("fmt", ["trec", "csv", "json", "markdown"])
+def test_a_measure_asked_twice_prints_once(capsys, files, fmt):
+    """-m nDCG@10 -m nDCG@10 printed four lines."""
+    status, twice, _ = cli(capsys, "eval", "-q", "--format", fmt, "-m", "nDCG@10", "-m", "nDCG@10", *files)
+    assert status == 0
+    assert cli(capsys, "eval", "-q", "--format", fmt, "-m", "nDCG@10", *files)[1] == twice
+    assert twice.count("nDCG@10") == 3  # q1, q2, all
+
+
+def test_python_and_sql_take_a_measure_given_twice_once(con):
+    frame = rankkit.evaluate(pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]}),
+                             pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "score": [1.0]}),
+                             ["AP", "nDCG@10", "AP"], con=con)
+    assert list(frame["measure"]) == ["AP", "nDCG@10"]
+    specs = con.execute("SELECT list(spec.measure ORDER BY spec.i) FROM rankkit.measure_specs(['P@5', 'AP', 'P@5'])")
+    assert specs.fetchall()[0][0] == ["P@5", "AP"]
+
+
+@pytest.mark.parametrize("fmt, shown", [
+    ("trec", "num_q                 \tall\t2\n"),
+    ("csv", "map,all,1.0000,2\n"),
+    ("json", '"queries": 2'),
+    ("markdown", "| map | all | 1.0000 | 2 |\n"),
+])
+def test_every_format_says_how_many_queries_were_averaged(capsys, files, fmt, shown):
+    status, out, _ = cli(capsys, "eval", "--format", fmt, "-m", "map", *files)
+    assert status == 0 and shown in out
+
+
+def test_trec_format_gives_a_measure_averaging_fewer_queries_its_own_count(capsys, tmp_path):
+    (tmp_path / "qrels.txt").write_text("q1 0 a 1\nq2 0 c 0\n")  # q2: no gain, so no ideal DCG
+    (tmp_path / "run.txt").write_text("q1 Q0 a 1 2.5 sys\nq2 Q0 c 1 1.0 sys\n")
+    status, out, _ = cli(capsys, "eval", "-m", "nDCG(empty=skip)@10", "-m", "P@1",
+                         tmp_path / "qrels.txt", tmp_path / "run.txt")
+    assert status == 0
+    assert out.splitlines()[:2] == ["num_q                 \tall\t2", "num_q(nDCG(empty=skip)@10)\tall\t1"]
+
+
+def test_version_on_the_command_line_and_in_python(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == f"rankkit {rankkit.__version__}"
+    assert rankkit.__version__[0].isdigit() and "__version__" in rankkit.__all__
+
+
+@pytest.mark.parametrize("run, hint", [
+    ("query_id,doc_id,score,title\nq1,a,1.0,x\n", "--column title= ignores it, --column title=rank"),
+    ("query_id,doc_id,score\nq1,a,1.0\nq1,a,0.5\n", "(--duplicates first keeps the first)"),
+    ("qid,topic,doc_id,score\nq1,q1,a,1.0\n", "say which with --column qid=query_id"),
+])
+def test_command_line_hints_say_options_not_python(capsys, tmp_path, run, hint):
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.csv").write_text(run)
+    status, _, err = cli(capsys, "eval", "-m", "AP", tmp_path / "qrels.txt", tmp_path / "run.csv")
+    assert status == 2 and hint in err and "columns=" not in err and "duplicates=" not in err
+
+
+def test_command_line_warnings_say_options_not_python(capsys, files):
+    status, _, err = cli(capsys, "eval", "-m", "AP", *files)
+    assert status == 0 and "(-c counts them as 0)" in err and "queries=" not in err
