@@ -13,13 +13,13 @@ import duckdb
 
 from rankkit._sql import connect
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning
-from rankkit.io import Source, default_connection, is_frame, is_table, load, release
+from rankkit.io import Source, default_connection, is_frame, is_table, load, release, run_name
 from rankkit.progress import Progress
 
 if TYPE_CHECKING:  # pandas loads with the first frame: the command line's path never needs it
     import pandas as pd
 
-__all__ = ["evaluate", "measure_specs", "resolve", "run_query", "slice_source", "macro_query", "load_runs",
+__all__ = ["evaluate", "measure_specs", "resolve", "run_query", "slice_source", "macro_query", "load_runs", "unique_name",
            "compare_inputs"]
 
 _views = itertools.count(1)
@@ -40,7 +40,7 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
              by: str | None = None, query_table=None, ci: float | None = None, seed: int | None = 0,
              resamples: int = 10000, columns: Mapping[str, str | None] | None = None,
              duplicates: str = "error", output: str | Path | None = None, relation: bool = False,
-             progress: bool | None = None) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
+             progress: bool | None = None, split_by_tag: bool = False) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
     """Evaluate a run (or several systems in one run table, or a list or dict of runs) against qrels.
 
     Parameters
@@ -50,8 +50,11 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         a pandas DataFrame, a DuckDB relation, or the name of a table or view in ``con``. Qrels
         columns: ``query_id, doc_id, relevance``; run columns: ``query_id, doc_id, score`` and
         optionally ``system`` and ``rank``; common other names (``qid``, ``docno``, ``rel``, ``sim``,
-        ``run_id`` ...) are recognised. ``run`` may also be a list of runs (named by file stem, or
-        ``run1``, ``run2`` ...) or a dict ``{name: run}``; each becomes a ``system``.
+        ``run_id`` ...) are recognised. ``run`` may also be a list of runs (named by file stem, made
+        unique when stems collide, or ``run1``, ``run2`` ...) or a dict ``{name: run}``; each becomes
+        a ``system`` (``name/system`` for one that holds several). What a system is: a TREC run file
+        is one run (its tags are ignored, as trec_eval ignores them), a table with a ``system``
+        column holds several (see :func:`rankkit.read_run`).
     measures:
         Names such as ``"nDCG@10"``, ``"AP"``, ``"P(rel=2)@5"`` or trec_eval's ``"ndcg_cut_10"``.
     per_query:
@@ -86,6 +89,8 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     progress:
         Show a progress bar on steps longer than two seconds; default: when stderr is a terminal
         or in a notebook.
+    split_by_tag:
+        Make each tag of a TREC run file a system (by default a file is one run, as in trec_eval).
 
     Returns
     -------
@@ -113,7 +118,7 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         raise RankkitError("ci is computed in Python over a frame: it does not go with output= or relation=True")
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=rel)
-    with checked_sources(con, qrels, run, columns, duplicates, progress) as (qrels_source, run_source):
+    with checked_sources(con, qrels, run, columns, duplicates, progress, split_by_tag) as (qrels_source, run_source):
         return _evaluate(con, qrels_source, run_source, specs, per_query, ties=ties, scores=scores, depth=depth,
                          queries=queries, by=by, query_table=query_table, ci=ci, seed=seed,
                          resamples=resamples, output=output, relation=relation, progress=progress)
@@ -121,29 +126,34 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
 
 def evaluate_rows(qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
                   con: duckdb.DuckDBPyConnection | None = None, rel: float = 1, ties: str = "trec",
-                  depth: int | None = None, queries: str = "both") -> list[dict]:
-    """evaluate() without pandas, for the command line: the same rows, in the same order, as dicts
-    (``measure, system, query_id`` for per_query, ``value``, ...); a NULL value is None."""
+                  depth: int | None = None, queries: str = "both", columns=None, duplicates: str = "error",
+                  split_by_tag: bool = False) -> tuple[list[str | None], list[dict], list[dict] | None]:
+    """evaluate() without pandas, for the command line: the systems (in the order given), the
+    aggregate rows and, with ``per_query``, the per-query rows, as dicts (``measure, system,
+    [query_id,] value ...``) in evaluate()'s order; a NULL value is None. One reading of the inputs."""
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=rel)
-    with checked_sources(con, qrels, run, None, "error", None) as (qrels_source, run_source):
+    with checked_sources(con, qrels, run, columns, duplicates, None, split_by_tag) as (qrels_source, run_source):
         compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
-        query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, None, ties, "double", depth, queries)
-        with Progress(con, "evaluating"):
-            rows = run_rows(con, query, inputs)
+        found = []
+        for each in (False, True) if per_query else (False,):
+            query, inputs = evaluation_query(qrels_source, run_source, specs, each, None, ties, "double", depth, queries)
+            with Progress(con, "evaluating"):
+                found.append(run_rows(con, query, inputs))
     if per_query:  # evaluate()'s order: measure as asked, then system and query_id, NULLs last
-        rows.sort(key=lambda row: [(row[key] is None, row[key]) for key in ("i", "system", "query_id")])
-    return rows
+        found[1].sort(key=lambda row: [(row[key] is None, row[key]) for key in ("i", "system", "query_id")])
+    return run_source.systems, found[0], found[1] if per_query else None
 
 
 @contextmanager
-def checked_sources(con, qrels, run, columns, duplicates: str, progress) -> Iterator[tuple[Source, Source]]:
+def checked_sources(con, qrels, run, columns, duplicates: str, progress,
+                    split_by_tag: bool = False) -> Iterator[tuple[Source, Source]]:
     """The checked qrels and run; what was made here to read them goes at the end (read_qrels/read_run
     results stay)."""
     with Progress(con, "reading", enabled=progress):
         qrels_source = load(con, qrels, "qrels", columns=columns, duplicates=duplicates)
         try:
-            run_source = load_runs(con, run, columns=columns, duplicates=duplicates)
+            run_source = load_runs(con, run, columns=columns, duplicates=duplicates, split_by_tag=split_by_tag)
         except BaseException:
             release(con, qrels_source)
             raise
@@ -272,10 +282,12 @@ def slice_source(con: duckdb.DuckDBPyConnection, query_table, by: str | None) ->
     return name, by
 
 
-def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: str = "error") -> Source:
-    """One checked run source; a list or dict of runs becomes one view whose ``system`` names each."""
+def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: str = "error",
+              split_by_tag: bool = False) -> Source:
+    """One checked run source; a list or dict of runs becomes one view whose ``system`` names each
+    (``name/system`` for a run that holds several systems)."""
     if not isinstance(run, (list, tuple, dict)):
-        return load(con, run, "run", columns=columns, duplicates=duplicates)
+        return load(con, run, "run", columns=columns, duplicates=duplicates, split_by_tag=split_by_tag)
     items = list(run.items()) if isinstance(run, dict) else [(_run_name(r, i), r) for i, r in enumerate(run, 1)]
     if not items:
         raise InputError("run: the list of runs is empty")
@@ -283,9 +295,9 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
     tags = []
     sources = []
     for name, one in items:
-        name = _unique(str(name), names)
+        name = unique_name(str(name), names)
         try:
-            source = load(con, one, "run", columns=columns, duplicates=duplicates)
+            source = load(con, one, "run", columns=columns, duplicates=duplicates, split_by_tag=split_by_tag)
         except BaseException:
             for done in sources:
                 release(con, done)
@@ -303,7 +315,7 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
     counts = f"{view}_queries"
     con.execute(
         f"CREATE TEMP TABLE {counts} AS " + " UNION ALL ".join(
-            f"SELECT {_quote(name)} AS system, query_id, n, docs, no_rank FROM {s.queries}" for name, s in zip(names, sources))
+            f"SELECT {tag} AS system, query_id, n, docs, no_rank FROM {s.queries}" for tag, s in zip(tags, sources))
     )
     systems = [f"{name}/{s}" if len([x for x in src.systems if x is not None]) > 1 else name
                for name, src in zip(names, sources) for s in (src.systems if len(src.systems) > 1 else [None])]
@@ -315,16 +327,14 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
 
 def _run_name(run, position: int) -> str:
     if isinstance(run, (str, Path)) and not isinstance(run, str) or (isinstance(run, str) and ("/" in run or "." in run)):
-        name = Path(str(run)).name
-        for suffix in (".gz", ".parquet", ".csv", ".tsv", ".txt", ".run", ".trec"):
-            name = name[: -len(suffix)] if name.lower().endswith(suffix) else name
-        return name or f"run{position}"
+        return run_name(run) or f"run{position}"
     if isinstance(run, str):
         return run
     return f"run{position}"
 
 
-def _unique(name: str, taken: list[str]) -> str:
+def unique_name(name: str, taken: list[str]) -> str:
+    """``name``, or ``name (2)``, ``name (3)`` ... when it is taken: two runs never share a name."""
     candidate, n = name, 2
     while candidate in taken:
         candidate, n = f"{name} ({n})", n + 1

@@ -122,33 +122,44 @@ def read_qrels(source, *, con: duckdb.DuckDBPyConnection | None = None, columns:
 
 
 def read_run(source, *, con: duckdb.DuckDBPyConnection | None = None, columns: Mapping[str, str] | None = None,
-             system: str | None = None, duplicates: str = "error",
-             format: str | None = None) -> duckdb.DuckDBPyRelation:
+             system: str | None = None, duplicates: str = "error", format: str | None = None,
+             split_by_tag: bool = False) -> duckdb.DuckDBPyRelation:
     """Read and check a run: a path, DataFrame, relation or table name (see the module docstring).
 
-    Returns a relation with ``system, query_id, doc_id, rank, score``. A TREC run's tag (or a
-    ``system`` column) becomes ``system`` unless ``system`` names it. Extra fields after a TREC
-    run's tag are ignored, as trec_eval ignores them.
+    Returns a relation with ``system, query_id, doc_id, rank, score``. What a system is (the same
+    rule in ``evaluate``, ``compare``, ``rankkit eval`` and ``rankkit check``):
+
+    - A TREC run file is one run, as in trec_eval, which ignores the tag column (it may change from
+      line to line): its ``system`` is the file's stem (``bm25`` for ``bm25.run.gz``).
+      ``split_by_tag=True`` makes each tag a system instead.
+    - A table, CSV or Parquet with a ``system`` column (or ``run_id``, ``tag`` ...), or a folder
+      partitioned by ``system=``, holds one system per value. A CSV or Parquet file without one is
+      one run named by its stem; a frame, relation or table without one has ``system`` NULL.
+    - ``system="name"`` names the whole source as one run, whatever its columns say.
+
+    Extra fields after a TREC run's tag are ignored, as trec_eval ignores them.
     """
     con = connect(con) if con is not None else default_connection()
     with Progress(con, "reading run"):
-        loaded = load(con, source, "run", columns=columns, duplicates=duplicates, format=format, system=system)
+        loaded = load(con, source, "run", columns=columns, duplicates=duplicates, format=format, system=system,
+                      split_by_tag=split_by_tag)
     return con.table(loaded.table)
 
 
 def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[str, str] | None = None,
          duplicates: str = "error", format: str | None = None, system: str | None = None,
-         integer_grades: bool = False, label: str | None = None) -> Source:
+         integer_grades: bool = False, label: str | None = None, split_by_tag: bool = False) -> Source:
     """Read ``source`` into a checked temp table or view with rankkit's columns.
 
-    TREC text has fixed columns: ``columns`` applies to headed and typed sources only.
+    TREC text has fixed columns: ``columns`` applies to headed and typed sources only. Which
+    systems a run holds follows the rule in :func:`read_run`.
 
     ``duplicates="keep"`` (for ``rankkit check``) counts duplicates without raising.
     """
     if duplicates not in DUPLICATES + ("keep",):
         raise InputError(f"duplicates must be error or first, got {duplicates!r}")
     known = _known(con, source, kind)
-    if known is not None and not columns and system is None and duplicates != "keep":
+    if known is not None and not columns and system is None and not split_by_tag and duplicates != "keep":
         return replace(known, owned=[])  # the caller's to keep: releasing this copy drops nothing
     raw, label, text = _raw(con, source, kind, format, label)
     loaded = Source(table=_temp_name(kind), label=label, kind=kind)
@@ -158,9 +169,11 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
         loaded.owned.append(("frame" if is_frame(source) else "view", raw))
     try:
         if text is not None and text[0] == "trec":
-            loaded.raw, tag = _load_trec(con, text[1], kind, keep_tag=system is None)
+            split = split_by_tag and system is None
+            loaded.raw, tag = _load_trec(con, text[1], kind, keep_tag=split)
             loaded.owned.append(("table", loaded.raw))
-            loaded.select = _trec_select(kind, system if system is not None else tag, integer_grades)
+            loaded.select = _trec_select(kind, system if system is not None else tag if split else run_name(text[1]),
+                                         integer_grades)
             if kind == "run":
                 loaded.keyed = loaded.table + "_keyed"
                 loaded.owned.append(("view", loaded.keyed))
@@ -168,7 +181,8 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
             names = _describe(con, raw, label)
             found = _match_columns(names, kind, columns or {}, label)
             loaded.raw, loaded.number_column = raw, found.get(NUMBER[kind])
-            loaded.select = _select(con, raw, names, found, kind, system, integer_grades, label)
+            unnamed = run_name(text[1]) if text is not None and not _is_glob(str(text[1])) and not Path(text[1]).is_dir() else None
+            loaded.select = _select(con, raw, names, found, kind, system, integer_grades, label, unnamed)
         _materialise(con, loaded, duplicates, text)
         _check(con, loaded, duplicates, text)
     except Exception:
@@ -389,8 +403,9 @@ def _listing(names: list[tuple[str, str]]) -> str:
     return ", ".join(f"{n} ({t})" for n, t in names) or "none"
 
 
-def _select(con, raw, names, found, kind, system, integer_grades, label) -> str:
-    """The SELECT list giving rankkit's columns; a column of the wrong type is refused here."""
+def _select(con, raw, names, found, kind, system, integer_grades, label, unnamed: str | None = None) -> str:
+    """The SELECT list giving rankkit's columns; a column of the wrong type is refused here. A run
+    without a system column is the system ``unnamed`` (a file's stem), or NULL."""
     types = dict(names)
     for ours in ("query_id", "doc_id", "system"):
         if ours in found and not _ID_TYPES.fullmatch(types[found[ours]]):
@@ -411,7 +426,7 @@ def _select(con, raw, names, found, kind, system, integer_grades, label) -> str:
     elif "system" in found:
         tag = f"CAST({_ident(found['system'])} AS VARCHAR)"
     else:
-        tag = "CAST(NULL AS VARCHAR)"
+        tag = _quote(unnamed) if unnamed is not None else "CAST(NULL AS VARCHAR)"
     rank = f"TRY_CAST(TRY_CAST({_ident(found['rank'])} AS DOUBLE) AS BIGINT)" if "rank" in found else "CAST(NULL AS BIGINT)"
     return (f"{tag} AS system, CAST({q} AS VARCHAR) AS query_id, CAST({d} AS VARCHAR) AS doc_id, "
             f"{rank} AS rank, TRY_CAST({_ident(found['score'])} AS DOUBLE) AS score")
@@ -815,6 +830,18 @@ def is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     except duckdb.Error:
         return False
     return True
+
+
+RUN_SUFFIXES = (".gz", ".parquet", ".pq", ".csv", ".tsv", ".txt", ".run", ".trec", ".res")
+
+
+def run_name(path) -> str:
+    """A run file's name for its system: the file name without its run and compression suffixes
+    (``bm25`` for ``bm25.run.gz``; ``dl19.BM25.trec_results`` for ``dl19.BM25.trec_results.txt``)."""
+    name = Path(str(path)).name
+    for suffix in RUN_SUFFIXES:
+        name = name[: -len(suffix)] if name.lower().endswith(suffix) and len(name) > len(suffix) else name
+    return name
 
 
 def _temp_name(kind: str) -> str:

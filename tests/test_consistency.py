@@ -31,7 +31,7 @@ def test_a_mean_prints_trec_evals_digit_on_every_run(capsys):
                              folder / "robust03_qrels.txt.gz", folder / "input.humR03dc.gz")
         assert status == 0
         printed.add(out)
-    assert printed == {"P_200                 \tall\t0.0674\n"}
+    assert printed == {"num_q                 \tall\t100\nP_200                 \tall\t0.0674\n"}
 
 
 def test_compare_with_a_seed_repeats_to_the_bit():
