@@ -125,3 +125,82 @@ def test_command_line_hints_say_options_not_python(capsys, tmp_path, run, hint):
 def test_command_line_warnings_say_options_not_python(capsys, files):
     status, _, err = cli(capsys, "eval", "-m", "AP", *files)
     assert status == 0 and "(-c counts them as 0)" in err and "queries=" not in err
+
+
+# ---- 2. one rule for what a system is -----------------------------------------------------------
+
+def test_a_trec_file_with_changing_tags_is_one_run_everywhere(capsys):
+    """trectools' r1.run changes its tag from line to line: rankkit eval gave trec_eval's map,
+    rankkit.evaluate silently gave two systems NR and R."""
+    folder = shared_path("data", "trectools", "unittests")
+    qrels, run = folder / "qrel1.txt", folder / "r1.run"
+    status, out, _ = cli(capsys, "eval", "-m", "map", qrels, run)
+    assert status == 0 and out.splitlines()[-1] == "map                   \tall\t0.4028"  # trec_eval's
+    frame = rankkit.evaluate(qrels, run, "map")
+    assert list(frame.columns) == ["measure", "value", "queries"] and f"{frame['value'].item():.4f}" == "0.4028"
+    con = rankkit.connect()
+    table = rankkit.read_run(run, con=con)
+    assert con.execute(f"SELECT DISTINCT system FROM {table.alias}").fetchall() == [("r1",)]
+    status, out, _ = cli(capsys, "check", qrels, run)
+    assert "1 system" in out and "systems\tr1\t" in out
+
+
+def test_splitting_a_trec_file_by_tag_is_the_same_option_everywhere(capsys):
+    folder = shared_path("data", "trectools", "unittests")
+    qrels, run = folder / "qrel1.txt", folder / "r1.run"
+    status, out, err = cli(capsys, "eval", "--split-by-tag", "-m", "map", qrels, run)
+    printed = {line.split("\t")[0]: line.split("\t")[-1] for line in out.splitlines() if "map" in line}
+    frame = rankkit.evaluate(qrels, run, "map", split_by_tag=True)
+    assert printed == {row.system: f"{row.value:.4f}" for row in frame.itertuples()} == {"NR": "0.0000", "R": "0.5833"}
+    assert "split" not in err  # an option asked for: no warning
+    status, out, _ = cli(capsys, "check", "--split-by-tag", qrels, run)
+    assert "2 systems" in out and "systems\tNR, R\t" in out
+
+
+@pytest.fixture
+def several(tmp_path):
+    """qrels text and a Parquet file whose system column holds five systems."""
+    import numpy as np
+
+    rng = np.random.default_rng(4)
+    qrels = [(f"q{q}", f"d{d}", int(rng.integers(0, 3))) for q in range(6) for d in range(8)]
+    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels))
+    run = pd.DataFrame([(f"s{s}", f"q{q}", f"d{d}", float(rng.integers(0, 8)) / 8)
+                        for s in range(5) for q in range(6) for d in range(8)],
+                       columns=["system", "query_id", "doc_id", "score"])
+    run.to_parquet(tmp_path / "runs.parquet")
+    return tmp_path / "qrels.txt", tmp_path / "runs.parquet", run
+
+
+def test_the_command_line_evaluates_a_table_holding_several_systems(capsys, several):
+    """A Parquet file with a system column failed with 'duplicate document ... in system runs.parquet'
+    while rankkit check reported five systems and Python evaluated it."""
+    qrels, path, _ = several
+    status, out, err = cli(capsys, "eval", "-m", "AP", "-m", "nDCG@5", qrels, path)
+    assert status == 0, err
+    printed = {(line.split("\t")[0], line.split("\t")[1].strip()): line.split("\t")[-1]
+               for line in out.splitlines() if "num_q" not in line}
+    frame = rankkit.evaluate(qrels, path, ["AP", "nDCG@5"])
+    assert printed == {(row.system, row.measure): f"{row.value:.4f}" for row in frame.itertuples()}
+    assert len(printed) == 10
+    status, out, _ = cli(capsys, "check", qrels, path)
+    assert "5 systems" in out and "systems\ts0, s1, s2, s3, s4\t" in out and "duplicates\trun 0" in out
+    status, out, _ = cli(capsys, "compare", "-m", "AP", "--baseline", "s0", qrels, path)
+    assert status == 0 and len([line for line in out.splitlines() if line.startswith("AP")]) == 4
+
+
+def test_runs_are_named_alike_on_the_command_line_and_in_python(capsys, several, tmp_path):
+    """File stems, made unique when they collide; NAME=PATH on the command line, a dict in Python."""
+    qrels, path, run = several
+    one = run[run["system"] == "s1"].drop(columns="system")
+    (tmp_path / "a").mkdir()
+    one.to_csv(tmp_path / "a" / "bm25.csv", index=False)
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "bm25.run").write_text("".join(f"{r.query_id} Q0 {r.doc_id} 0 {r.score} tag\n"
+                                                     for r in one.itertuples()))
+    files = [tmp_path / "a" / "bm25.csv", tmp_path / "b" / "bm25.run"]
+    status, out, _ = cli(capsys, "eval", "-m", "AP", qrels, *files, f"mine={path}")
+    names = list(dict.fromkeys(line.split("\t")[0] for line in out.splitlines()))
+    frame = rankkit.evaluate(qrels, {**dict(zip(["bm25", "bm25 (2)"], files)), "mine": path}, "AP")
+    assert names == list(frame["system"]) == ["bm25", "bm25 (2)"] + [f"mine/s{s}" for s in range(5)]
+    assert list(rankkit.evaluate(qrels, files, "AP")["system"]) == ["bm25", "bm25 (2)"]
