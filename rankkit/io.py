@@ -185,6 +185,9 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
             loaded.select = _select(con, raw, names, found, kind, system, integer_grades, label, unnamed)
         _materialise(con, loaded, duplicates, text)
         _check(con, loaded, duplicates, text)
+    except InputError as error:
+        release(con, loaded)
+        raise InputError(_nan_named(str(error), source, loaded.number_column)) from None
     except Exception:
         release(con, loaded)
         raise
@@ -517,6 +520,17 @@ def _check(con, loaded: Source, duplicates: str, text) -> None:
             loaded.fractional = (frac["query_id"], frac["doc_id"], frac["grade"])
 
 
+def _nan_named(message: str, source, column: str | None) -> str:
+    """DuckDB reads a DataFrame's NaN as NULL: say NaN where the frame holds one."""
+    found = re.search(r"row (\d+): the (score|relevance) is missing \(NULL or empty\)", message)
+    if not found or column is None or not is_frame(source) or column not in source.columns:
+        return message
+    value = source[column].iloc[int(found.group(1)) - 1]
+    if isinstance(value, float) and math.isnan(value):
+        return message.replace(found.group(0), f"row {found.group(1)}: the {found.group(2)} is NaN, not a finite number")
+    return message
+
+
 def _raise_bad_row(con, loaded: Source, text) -> None:
     """Find the first bad row, say where it is (line, row or file and row) and what is wrong."""
     if text is not None and text[0] == "trec":
@@ -528,6 +542,7 @@ def _raise_bad_row(con, loaded: Source, text) -> None:
                f"WHEN rankkit_original IS NOT NULL AND {number} IS NULL "
                f"THEN 'the {number} ''' || rankkit_original || ''' is not a number' "
                f"WHEN {number} IS NULL THEN 'the {number} is missing (NULL or empty)' "
+               f"WHEN isnan({number}) THEN 'the {number} is NaN, not a finite number' "
                f"ELSE 'the {number} ' || {number} || ' is not a finite number' END")
     bad = f"query_id IS NULL OR doc_id IS NULL OR {number} IS NULL OR NOT isfinite({number})"
     if text is not None and text[0] == "parquet":

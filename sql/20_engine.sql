@@ -1,3 +1,12 @@
+-- What is wrong with a row the engine refuses, naming its query and document.
+CREATE OR REPLACE MACRO rankkit.bad_row(query_id, doc_id, what, number) AS
+    CASE WHEN query_id IS NULL THEN 'a NULL query id (document ' || coalesce(doc_id, 'NULL') || ')'
+         WHEN doc_id IS NULL THEN 'a NULL document id for query ' || query_id
+         ELSE 'the ' || what || ' of document ' || doc_id || ' for query ' || query_id || ' is '
+              || CASE WHEN number IS NULL THEN 'NULL' WHEN isnan(number) THEN 'NaN'
+                      ELSE number::VARCHAR END
+              || '; expected a finite number' END;
+
 -- rankkit.per_query: the engine behind every table macro and rankkit.evaluate.
 --
 -- specs is a list of measure specs, one struct each:
@@ -91,10 +100,28 @@ qrels_duplicates AS (
     SELECT query_id, doc_id FROM qrels WHERE validate
     GROUP BY query_id, doc_id HAVING count(*) > 1
 ),
+-- What the Python readers refuse, refused here too: a NULL id, or a score or grade that is NULL, NaN
+-- or infinite (DuckDB sorts NaN above every number: it would rank first).
+run_bad AS (
+    SELECT query_id, doc_id, score FROM run
+    WHERE validate AND (query_id IS NULL OR doc_id IS NULL OR score IS NULL OR NOT isfinite(score))
+    LIMIT 1
+),
+qrels_bad AS (
+    SELECT query_id, doc_id, grade FROM qrels
+    WHERE validate AND (query_id IS NULL OR doc_id IS NULL OR grade IS NULL OR NOT isfinite(grade))
+    LIMIT 1
+),
 checks AS (
     SELECT CASE
         WHEN queries NOT IN ('both', 'qrels')
             THEN error('rankkit: queries must be both or qrels, got ''' || queries || '''')
+        WHEN EXISTS (FROM run_bad)
+            THEN error((SELECT 'rankkit: run table ' || run_table::VARCHAR || ': '
+                               || rankkit.bad_row(query_id, doc_id, 'score', score) FROM run_bad))
+        WHEN EXISTS (FROM qrels_bad)
+            THEN error((SELECT 'rankkit: qrels table ' || qrels_table::VARCHAR || ': '
+                               || rankkit.bad_row(query_id, doc_id, 'relevance', grade) FROM qrels_bad))
         WHEN ties = 'average' AND EXISTS (SELECT 1 FROM spec WHERE metric NOT IN ('cg', 'dcg', 'idcg', 'ndcg'))
             THEN error('rankkit: ties=average applies to the gain-based measures (CG, DCG, IDCG, nDCG) only, not '
                        || (SELECT string_agg(measure, ', ' ORDER BY i) FROM spec WHERE metric NOT IN ('cg', 'dcg', 'idcg', 'ndcg')))

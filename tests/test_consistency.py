@@ -204,3 +204,50 @@ def test_runs_are_named_alike_on_the_command_line_and_in_python(capsys, several,
     frame = rankkit.evaluate(qrels, {**dict(zip(["bm25", "bm25 (2)"], files)), "mine": path}, "AP")
     assert names == list(frame["system"]) == ["bm25", "bm25 (2)"] + [f"mine/s{s}" for s in range(5)]
     assert list(rankkit.evaluate(qrels, files, "AP")["system"]) == ["bm25", "bm25 (2)"]
+
+
+# ---- 3. the SQL macros check what they read ----------------------------------------------------
+
+def _tables(con, scores, grades=(1, 1, 0), ids=("a", "b", "c")):
+    con.execute("CREATE OR REPLACE TABLE q AS SELECT * FROM (VALUES " + ", ".join(
+        f"('q1', 'd{i}', {'NULL' if g is None else g})" for i, g in enumerate(grades)) + ") t(query_id, doc_id, relevance)")
+    con.execute("CREATE OR REPLACE TABLE r AS SELECT * FROM (VALUES " + ", ".join(
+        f"('q1', {'NULL' if d is None else repr('d' + str(i))}, {s})" for i, (d, s) in enumerate(zip(ids, scores)))
+        + ") t(query_id, doc_id, score)")
+
+
+@pytest.mark.parametrize("score, shown", [("'nan'::DOUBLE", "NaN"), ("'inf'::DOUBLE", "inf"), ("NULL", "NULL")])
+def test_sql_refuses_a_score_python_refuses(con, score, shown):
+    """A NaN score ranked first in SQL (AP 0.8333 where the answer is 0.5833), a NULL passed."""
+    _tables(con, ["1.0E0", score, "3.0E0"])
+    with pytest.raises(Exception, match=rf"run table r: the score of document d1 for query q1 is {shown}; "
+                                        r"expected a finite number"):
+        con.execute("FROM rankkit.evaluate('q', 'r', ['AP'])").fetchall()
+    with pytest.raises(rankkit.InputError, match="the run DataFrame: row 2: the score"):  # a NULL is NaN in pandas
+        rankkit.evaluate(con.table("q").df(), con.table("r").df(), "AP")
+
+
+def test_sql_refuses_null_ids_and_grades(con):
+    _tables(con, ["1.0E0", "2.0E0", "3.0E0"], ids=("a", None, "c"))
+    with pytest.raises(Exception, match="run table r: a NULL document id for query q1"):
+        con.execute("FROM rankkit.evaluate('q', 'r', ['AP'])").fetchall()
+    _tables(con, ["1.0E0", "2.0E0", "3.0E0"], grades=(1, None, 0))
+    with pytest.raises(Exception, match="qrels table q: the relevance of document d1 for query q1 is NULL"):
+        con.execute("FROM rankkit.ndcg('q', 'r', k := 10)").fetchall()
+    with pytest.raises(rankkit.InputError, match="the relevance is missing"):
+        rankkit.evaluate("q", "r", "AP", con=con)
+    _tables(con, ["1.0E0", "2.0E0", "3.0E0"])  # the same tables, clean: SQL and Python agree
+    sql = con.execute("SELECT value FROM rankkit.evaluate('q', 'r', ['AP'])").fetchall()[0][0]
+    assert sql == rankkit.evaluate("q", "r", "AP", con=con)["value"].item() == pytest.approx((1 / 2 + 2 / 3) / 2)
+
+
+def test_a_nan_is_called_nan():
+    run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [1.0, float("nan")]})
+    qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]})
+    with pytest.raises(rankkit.InputError, match="the score is NaN, not a finite number"):
+        rankkit.evaluate(qrels, run, "AP")
+
+
+def test_list_macros_take_k_second(con):
+    """rankkit.rr([0, 0, 1], 10) was 0: the 10 was a relevance level."""
+    assert con.execute("SELECT rankkit.rr([0, 0, 1], 10), rankkit.ap([1, 0, 1], 2)").fetchall() == [(1 / 3, 1 / 2)]

@@ -195,7 +195,7 @@ def test_csv_not_utf8(tmp_path):
 def test_frame_nan_score_names_the_row():
     qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]})
     run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [1.0, math.nan]})
-    fails(qrels, run, "the run DataFrame: row 2:", "score is missing")
+    fails(qrels, run, "the run DataFrame: row 2:", "score is NaN, not a finite number")
 
 
 def test_frame_infinite_score():
