@@ -7,7 +7,6 @@ slices) in one query over every system; ``rankkit.stats`` does the statistics on
 from __future__ import annotations
 
 import itertools
-import warnings
 from dataclasses import asdict
 from typing import Iterable
 
@@ -17,7 +16,7 @@ import pandas as pd
 
 from rankkit import stats
 from rankkit._sql import connect
-from rankkit.errors import InputError, RankkitError
+from rankkit.errors import InputError, RankkitError, warn
 from rankkit.evaluate import checked_sources, evaluation_query, compare_inputs, measure_specs, run_query, slice_source
 from rankkit.io import default_connection
 
@@ -127,9 +126,8 @@ def _compare_pair(key: dict, table: pd.DataFrame, system: str, baseline: str, te
     paired = table[[system, baseline]].dropna()
     missing = int(table[[system, baseline]].isna().any(axis=1).sum() - table[[system, baseline]].isna().all(axis=1).sum())
     if missing:
-        warnings.warn(f"{key['measure']}: {missing} queries are evaluated for only one of {system} and {baseline} "
-                      f"and are left out of their comparison; queries='qrels' scores missing queries 0",
-                      stacklevel=3)
+        warn(f"{key['measure']}: {missing} queries are evaluated for only one of {system} and {baseline} "
+             f"and are left out of their comparison; queries='qrels' scores missing queries 0")
     result = stats.paired_test(paired[system], paired[baseline], test, alpha=alpha, seed=seed, resamples=resamples)
     return {**key, "system": system, "baseline": baseline,
             "mean": stats.mean(paired[system]), "baseline_mean": stats.mean(paired[baseline]),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 import duckdb
 
 from rankkit._sql import connect
-from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning
+from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning, warn
 from rankkit.io import Source, default_connection, is_frame, is_table, load, release, run_name
 from rankkit.progress import Progress
 
@@ -263,7 +262,7 @@ def slice_source(con: duckdb.DuckDBPyConnection, query_table, by: str | None) ->
     elif isinstance(query_table, duckdb.DuckDBPyRelation):
         name = f"rankkit_query_table_{next(_views)}"
         query_table.create_view(name, replace=True)
-    elif isinstance(query_table, (str, Path)) and is_table(con, str(query_table)):
+    elif isinstance(query_table, str) and is_table(con, query_table):
         name = str(query_table)
     elif isinstance(query_table, (str, Path)) and Path(query_table).exists():
         name = f"rankkit_query_table_{next(_views)}"
@@ -376,32 +375,28 @@ def compare_inputs(con: duckdb.DuckDBPyConnection, qrels: Source, run: Source, s
 
 def _warn_coverage(counts: dict, qrels: Source, run: Source, queries: str) -> None:
     if counts["run_only"]:
-        warnings.warn(
+        warn(
             f"{run.label}: {counts['run_only']} of {counts['run_queries']} queries have no judgments in "
-            f"{qrels.label} (such as {_examples(counts['run_only_examples'])}) and are not evaluated",
-            RankkitWarning, stacklevel=4)
+            f"{qrels.label} (such as {_examples(counts['run_only_examples'])}) and are not evaluated")
     if counts["qrels_only"]:
         then = ("score 0 (queries='qrels')" if queries == "qrels"
                 else "are left out of the mean (queries='qrels', trec_eval -c, counts them as 0)")
-        warnings.warn(
+        warn(
             f"{qrels.label}: {counts['qrels_only']} of {counts['qrels_queries']} judged queries are missing "
-            f"from {run.label} (such as {_examples(counts['qrels_only_examples'])}) and {then}",
-            RankkitWarning, stacklevel=4)
+            f"from {run.label} (such as {_examples(counts['qrels_only_examples'])}) and {then}")
 
 
 def _warn_grades(qrels: Source, specs) -> None:
     if qrels.fractional:
         query_id, doc_id, grade = qrels.fractional
-        warnings.warn(
+        warn(
             f"{qrels.label}: fractional grades (such as {grade:g} for document {doc_id} of query {query_id}); "
-            f"rankkit keeps them for gain where trec_eval truncates them (integer_grades=True does too)",
-            RankkitWarning, stacklevel=4)
+            f"rankkit keeps them for gain where trec_eval truncates them (integer_grades=True does too)")
     tops = sorted({s["max"] for s in specs if s["metric"] == "err"})
     if qrels.top_grade is not None and tops and qrels.top_grade > tops[0]:
-        warnings.warn(
+        warn(
             f"{qrels.label}: grade {qrels.top_grade:g} is above ERR's scale (max={tops[0]:g}), where it counts "
-            f"as {tops[0]:g}; say ERR(max={qrels.top_grade:g})@k to use the whole scale",
-            RankkitWarning, stacklevel=4)
+            f"as {tops[0]:g}; say ERR(max={qrels.top_grade:g})@k to use the whole scale")
 
 
 def _examples(values) -> str:

@@ -240,6 +240,8 @@ def _plain_scan(relation: duckdb.DuckDBPyRelation) -> bool:
 def _raw(con, source, kind: str, format: str | None, label: str | None):
     """A FROM-able SQL text for the source, a label for messages, and (format, path) for files."""
     if is_frame(source):
+        if len(source) == 0:  # as an empty file is
+            raise InputError(f"{label or f'the {kind} DataFrame'}: no rows, expected {', '.join(REQUIRED[kind])} rows")
         name = _temp_name(f"{kind}_frame")
         con.register(name, source)
         return name, label or f"the {kind} DataFrame", None
@@ -250,7 +252,8 @@ def _raw(con, source, kind: str, format: str | None, label: str | None):
         except duckdb.Error as error:
             raise InputError(f"the {kind} relation cannot be read ({_first_message(error)})") from None
         if not is_table(con, name):
-            raise InputError(f"the {kind} relation belongs to another DuckDB connection; pass con= the one it came from")
+            raise InputError(f"the {kind} relation belongs to another DuckDB connection (read_{kind}() without con= "
+                             f"reads into rankkit's own); pass the same con= to read_{kind}() and to this call")
         return name, label or f"the {kind} relation", None
     if isinstance(source, str) and is_table(con, source):
         return _table_ident(source), label or f"table {source}", None
@@ -502,6 +505,8 @@ def _check(con, loaded: Source, duplicates: str, text) -> None:
         f"SELECT count(*) FILTER (WHERE query_id IS NULL), sum(null_docs), sum(bad_numbers), sum(n) "
         f"FROM {loaded.queries}"
     ).fetchall()[0]
+    if not bad[3]:  # an empty table, frame or file is an error, as an empty TREC file is
+        raise InputError(f"{loaded.label}: no rows, expected {', '.join(REQUIRED[kind])} rows")
     if bad[0] or bad[1] or bad[2]:
         _raise_bad_row(con, loaded, text)
     held = text is not None and text[0] in ("trec", "csv", "tsv")
@@ -838,12 +843,18 @@ def _first_line(path: Path) -> str:
 # ---- names ------------------------------------------------------------------------------------
 
 def is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    if Path(name).exists() or not re.fullmatch(r"[A-Za-z_][\w.]*", name):
+    """Whether ``name`` (a string, not a Path: a Path is a file) is a table or view of ``con``. A name
+    that is also a file is refused rather than read one way silently: the caller says which."""
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][\w.]*", name):
         return False
     try:  # binding the name: a catalog query would cost 8 ms the first time
         con.table(name)
     except duckdb.Error:
         return False
+    if Path(name).exists():
+        raise InputError(
+            f"'{name}' is both a table in the connection and a file in {Path.cwd()}: pass con.table('{name}') "
+            f"for the table, or pathlib.Path('{name}') (or './{name}') for the file")
     return True
 
 

@@ -251,3 +251,58 @@ def test_a_nan_is_called_nan():
 def test_list_macros_take_k_second(con):
     """rankkit.rr([0, 0, 1], 10) was 0: the 10 was a relevance level."""
     assert con.execute("SELECT rankkit.rr([0, 0, 1], 10), rankkit.ap([1, 0, 1], 2)").fetchall() == [(1 / 3, 1 / 2)]
+
+
+# ---- 5. sources --------------------------------------------------------------------------------
+
+def test_a_name_that_is_a_table_and_a_file_is_refused_saying_how_to_choose(con, tmp_path, monkeypatch):
+    """A table name that was also a file in the working directory silently read the file, even when
+    the caller passed the connection that holds the table."""
+    from pathlib import Path
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "qrels.txt").write_text("q1 0 a 1\n")
+    Path("run").write_text("q1 Q0 b 1 1.0 x\n")  # the file ranks b: AP 0
+    con.execute("CREATE TABLE run AS SELECT 'q1' AS query_id, 'a' AS doc_id, 1.0 AS score")  # the table: AP 1
+    with pytest.raises(rankkit.InputError, match=r"'run' is both a table in the connection and a file in .*: "
+                                                 r"pass con.table\('run'\) for the table, or pathlib.Path\('run'\)"):
+        rankkit.evaluate("qrels.txt", "run", "AP", con=con)
+    assert rankkit.evaluate("qrels.txt", con.table("run"), "AP", con=con)["value"].item() == 1.0
+    assert rankkit.evaluate("qrels.txt", Path("run"), "AP", con=con)["value"].item() == 0.0
+    assert rankkit.evaluate("qrels.txt", "./run", "AP", con=con)["value"].item() == 0.0
+
+
+def test_a_relation_read_on_another_connection_fails_saying_so(tmp_path):
+    (tmp_path / "q.txt").write_text("q1 0 a 1\n")
+    (tmp_path / "r.txt").write_text("q1 Q0 a 1 1.0 x\n")
+    qrels, run = rankkit.read_qrels(tmp_path / "q.txt"), rankkit.read_run(tmp_path / "r.txt")
+    mine = rankkit.connect()
+    with pytest.raises(rankkit.InputError, match=r"the qrels relation belongs to another DuckDB connection .* "
+                                                 r"pass the same con= to read_qrels\(\) and to this call"):
+        rankkit.evaluate(qrels, run, "AP", con=mine)
+    assert rankkit.evaluate(qrels, run, "AP")["value"].item() == 1.0  # on the connection they came from
+    qrels, run = rankkit.read_qrels(tmp_path / "q.txt", con=mine), rankkit.read_run(tmp_path / "r.txt", con=mine)
+    assert rankkit.evaluate(qrels, run, "AP", con=mine)["value"].item() == 1.0
+
+
+@pytest.mark.filterwarnings("always::rankkit.errors.RankkitWarning")
+def test_warnings_point_at_the_callers_line(tmp_path):
+    (tmp_path / "q.txt").write_text("q1 0 a 1\nq2 0 b 1\n")
+    (tmp_path / "r.txt").write_text("q1 Q0 a 1 1.0 x\n")
+    for call in (lambda: rankkit.evaluate(tmp_path / "q.txt", tmp_path / "r.txt", "AP"),
+                 lambda: rankkit.compare(tmp_path / "q.txt", [tmp_path / "r.txt", tmp_path / "r.txt"], "AP")):
+        with pytest.warns(rankkit.RankkitWarning) as caught:
+            call()
+        assert {w.filename for w in caught} == {__file__}
+
+
+@pytest.mark.parametrize("run", [pd.DataFrame({"query_id": [], "doc_id": [], "score": []}),
+                                 pd.DataFrame({"query_id": pd.Series([], dtype=str), "doc_id": pd.Series([], dtype=str),
+                                               "score": pd.Series([], dtype=float)})])
+def test_an_empty_run_dataframe_is_an_error_like_an_empty_file(run, tmp_path):
+    qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]})
+    with pytest.raises(rankkit.InputError, match="the run DataFrame: no rows, expected query_id, doc_id, score rows"):
+        rankkit.evaluate(qrels, run, "AP")
+    (tmp_path / "r.csv").write_text("query_id,doc_id,score\n")
+    with pytest.raises(rankkit.InputError, match="r.csv: no rows"):
+        rankkit.evaluate(qrels, tmp_path / "r.csv", "AP")
