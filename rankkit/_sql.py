@@ -59,6 +59,9 @@ def connect(database: str | duckdb.DuckDBPyConnection = ":memory:", *, memory_li
         # command line's median peak went from 584 to 513 MB).
         con.execute("SET allocator_flush_threshold = '16MB'; SET allocator_bulk_deallocation_flush_threshold = '16MB'; "
                     "SET allocator_background_threads = true")
+        # DuckDB's own progress bar prints on stdout, into the results a pipe carries (rankkit eval >
+        # file got it after two seconds); rankkit.progress shows one on stderr where someone looks.
+        con.execute("SET enable_progress_bar = false")
     for name, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory), ("threads", threads)):
         if value is not None:
             con.execute(f"SET {name} = '{value}'")

@@ -449,11 +449,7 @@ def _trec_select(kind: str, system: str | None, integer_grades: bool) -> str:
 def _materialise(con, loaded: Source, duplicates: str, text) -> None:
     """Text is parsed once into a temp table; Parquet, frames and tables stay where they are (a view)."""
     table, select = loaded.raw, loaded.select + (", rankkit_key" if loaded.keyed else "")
-    keys = "query_id, doc_id" if loaded.kind == "qrels" else "system, query_id, doc_id"
     body = f"SELECT {select} FROM {table}"
-    if duplicates == "first":
-        body = (f"SELECT * EXCLUDE (rankkit_row) FROM (SELECT {select}, row_number() OVER () AS rankkit_row FROM {table}) "
-                f"QUALIFY row_number() OVER (PARTITION BY {keys} ORDER BY rankkit_row) = 1")
     # TREC text is in a temp table already; CSV is parsed once here.
     what = "TABLE" if text is not None and text[0] in ("csv", "tsv") else "VIEW"
     try:
@@ -462,6 +458,23 @@ def _materialise(con, loaded: Source, duplicates: str, text) -> None:
         raise InputError(_read_error(error, loaded.label)) from None
     if loaded.keyed:  # the key is the engine's: users see rankkit's columns
         con.execute(f"CREATE TEMP VIEW {loaded.table} AS SELECT * EXCLUDE (rankkit_key) FROM {loaded.keyed}")
+    if duplicates == "first" and _may_repeat(con, loaded, split=text is not None and text[0] in ("trec", "csv", "tsv")):
+        _keep_first(con, loaded, what)
+
+
+def _keep_first(con, loaded: Source, what: str) -> None:
+    """duplicates="first": the source's first row of each (system,) query and document, kept once in a
+    table that replaces the source under its name. Only a source the hash search found repeats in
+    pays for this window; any other costs what duplicates="error" costs (the search alone)."""
+    keys = "query_id, doc_id" if loaded.kind == "qrels" else "system, query_id, doc_id"
+    first = f"{loaded.engine}_first"
+    con.execute(f"CREATE TEMP TABLE {first} AS SELECT * EXCLUDE (rankkit_row) FROM (SELECT *, row_number() OVER () "
+                f"AS rankkit_row FROM {loaded.engine}) QUALIFY row_number() OVER (PARTITION BY {keys} ORDER BY rankkit_row) = 1")
+    if what == "TABLE":
+        con.execute(f"DROP TABLE {loaded.engine}")
+        loaded.owned = [("view", name) if name == loaded.engine else (kind, name) for kind, name in loaded.owned]
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {loaded.engine} AS SELECT * FROM {first}")
+    loaded.owned.append(("table", first))
 
 
 def _read_error(error: Exception, label: str) -> str:
