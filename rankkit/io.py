@@ -458,22 +458,35 @@ def _materialise(con, loaded: Source, duplicates: str, text) -> None:
         raise InputError(_read_error(error, loaded.label)) from None
     if loaded.keyed:  # the key is the engine's: users see rankkit's columns
         con.execute(f"CREATE TEMP VIEW {loaded.table} AS SELECT * EXCLUDE (rankkit_key) FROM {loaded.keyed}")
-    if duplicates == "first" and _may_repeat(con, loaded, split=text is not None and text[0] in ("trec", "csv", "tsv")):
-        _keep_first(con, loaded, what)
+    if duplicates == "first":
+        _keep_first(con, loaded, what, split=text is not None and text[0] in ("trec", "csv", "tsv"))
 
 
-def _keep_first(con, loaded: Source, what: str) -> None:
-    """duplicates="first": the source's first row of each (system,) query and document, kept once in a
-    table that replaces the source under its name. Only a source the hash search found repeats in
-    pays for this window; any other costs what duplicates="error" costs (the search alone)."""
-    keys = "query_id, doc_id" if loaded.kind == "qrels" else "system, query_id, doc_id"
-    first = f"{loaded.engine}_first"
-    con.execute(f"CREATE TEMP TABLE {first} AS SELECT * EXCLUDE (rankkit_row) FROM (SELECT *, row_number() OVER () "
-                f"AS rankkit_row FROM {loaded.engine}) QUALIFY row_number() OVER (PARTITION BY {keys} ORDER BY rankkit_row) = 1")
+def _keep_first(con, loaded: Source, what: str, split: bool) -> None:
+    """duplicates="first": the first row of each (system,) query and document. The hash search finds
+    the repeated hashes; a source without any costs what duplicates="error" costs. Otherwise the rows
+    go into a table that replaces the source under its name: those whose hash never repeats as they
+    are, the few others through a window keeping each key's first row. Parsed text is dropped once
+    copied, so the peak holds two copies of the run for a moment, never more."""
+    repeated = f"{loaded.engine}_repeated"
+    try:
+        if not _may_repeat(con, loaded, split, into=repeated):
+            return
+        keys = "query_id, doc_id" if loaded.kind == "qrels" else "system, query_id, doc_id"
+        row, first = _row_hash(loaded), f"{loaded.engine}_first"
+        con.execute(
+            f"CREATE TEMP TABLE {first} AS SELECT * FROM {loaded.engine} WHERE {row} NOT IN (SELECT h FROM {repeated}) "
+            f"UNION ALL (SELECT * EXCLUDE (rankkit_row) FROM (SELECT *, row_number() OVER () AS rankkit_row "
+            f"FROM {loaded.engine} WHERE {row} IN (SELECT h FROM {repeated})) "
+            f"QUALIFY row_number() OVER (PARTITION BY {keys} ORDER BY rankkit_row) = 1)")
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS {repeated}")
     if what == "TABLE":
         con.execute(f"DROP TABLE {loaded.engine}")
         loaded.owned = [("view", name) if name == loaded.engine else (kind, name) for kind, name in loaded.owned]
     con.execute(f"CREATE OR REPLACE TEMP VIEW {loaded.engine} AS SELECT * FROM {first}")
+    if loaded.keyed:  # parsed TREC text: its table is copied, and only the copy is read from now on
+        con.execute(f"DROP TABLE {loaded.raw}")
     loaded.owned.append(("table", first))
 
 
@@ -592,7 +605,14 @@ def _raise_bad_row(con, loaded: Source, text) -> None:
     raise InputError(f"{where}: {found[1]}")
 
 
-def _may_repeat(con, loaded: Source, split: bool) -> bool:
+def _row_hash(loaded: Source) -> str:
+    """The 64-bit hash of a row's (system,) query and document: equal rows have equal hashes."""
+    if loaded.keyed:
+        return "hash(system, rankkit_key)"
+    return "hash(query_id, doc_id)" if loaded.kind == "qrels" else "hash(system, query_id, doc_id)"
+
+
+def _may_repeat(con, loaded: Source, split: bool, into: str | None = None) -> bool:
     """Whether two rows share a hash of (system,) query and document: sorting 64-bit hashes is several
     times cheaper in time and memory than grouping the strings. Equal rows have equal hashes; equal
     hashes of different rows (a chance in a million for 10^7 rows, in 4,000 for 10^8) cost only the
@@ -601,17 +621,19 @@ def _may_repeat(con, loaded: Source, split: bool) -> bool:
     A large source held in memory (parsed text) has the sort's memory on top of its own: ``split``
     sorts part of the hashes at a time (equal rows fall in the same part), a lower peak for more
     scans. Parsed TREC text stores the hash of query and document, so a scan is cheap: a quarter at
-    a time costs no more time than halves, and a third of their memory."""
-    keys = "query_id, doc_id" if loaded.kind == "qrels" else "system, query_id, doc_id"
-    if loaded.keyed:
-        keys = "system, rankkit_key"
+    a time costs no more time than halves, and a third of their memory.
+
+    ``into`` names a temp table to create holding every repeated hash (all parts searched)."""
     parts = (4 if loaded.keyed else 2) if split else 1
+    repeats = (f"SELECT h FROM (SELECT h, lag(h) OVER (ORDER BY h) AS before FROM (SELECT {_row_hash(loaded)} AS h "
+               f"FROM {loaded.engine}) WHERE h % {parts} = {{part}}) WHERE h = before")
+    if into is not None:  # one part after another, as below: one sort's memory at a time
+        con.execute(f"CREATE TEMP TABLE {into} (h UBIGINT)")
+        for part in range(parts):
+            con.execute(f"INSERT INTO {into} SELECT DISTINCT h FROM ({repeats.format(part=part)})")
+        return con.execute(f"SELECT count(*) FROM {into}").fetchall()[0][0] > 0
     for part in range(parts):
-        found = con.execute(
-            f"SELECT count(*) FROM (SELECT h, lag(h) OVER (ORDER BY h) AS before "
-            f"FROM (SELECT hash({keys}) AS h FROM {loaded.engine}) WHERE h % {parts} = {part}) WHERE h = before"
-        ).fetchall()
-        if found[0][0]:
+        if con.execute(f"SELECT count(*) FROM ({repeats.format(part=part)})").fetchall()[0][0]:
             return True
     return False
 

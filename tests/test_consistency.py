@@ -306,3 +306,29 @@ def test_an_empty_run_dataframe_is_an_error_like_an_empty_file(run, tmp_path):
     (tmp_path / "r.csv").write_text("query_id,doc_id,score\n")
     with pytest.raises(rankkit.InputError, match="r.csv: no rows"):
         rankkit.evaluate(qrels, tmp_path / "r.csv", "AP")
+
+
+# ---- 6. duplicates="first" ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["trec", "csv", "parquet", "frame"])
+def test_duplicates_first_keeps_each_documents_first_row_in_every_kind_of_source(tmp_path, kind, monkeypatch):
+    """Only the rows whose key repeats go through the window; the rest are kept as they are."""
+    import rankkit.io
+
+    monkeypatch.setattr(rankkit.io, "SPLIT_ROWS", 0)  # the hash search in parts, as for a large run
+    rows = [("q1", "b", 3.0), ("q1", "a", 1.0), ("q2", "c", 2.0), ("q1", "a", 5.0), ("q2", "c", 9.0), ("q2", "d", 1.0)]
+    run = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+    if kind == "trec":
+        source = tmp_path / "r.txt"
+        source.write_text("".join(f"{q} Q0 {d} 0 {s} x\n" for q, d, s in rows))
+    elif kind == "csv":
+        source = tmp_path / "r.csv"
+        run.to_csv(source, index=False)
+    elif kind == "parquet":
+        source = tmp_path / "r.parquet"
+        run.to_parquet(source)
+    else:
+        source = run
+    kept = rankkit.read_run(source, duplicates="first", con=rankkit.connect()).fetchall()
+    assert sorted((q, d, s) for _, q, d, _, s in kept) == sorted([("q1", "b", 3.0), ("q1", "a", 1.0),
+                                                                ("q2", "c", 2.0), ("q2", "d", 1.0)])
