@@ -94,14 +94,14 @@ def test_a_run_of_several_systems_is_parsed_once_when_its_last_tag_differs(tmp_p
     original = io._read_trec
     monkeypatch.setattr(io, "_read_trec", lambda *args: reads.append(args[-1]) or original(*args))
     (tmp_path / "r.txt").write_text("q1 Q0 a 1 2.0 x\nq1 Q0 b 2 1.0 x\nq1 Q0 a 1 3.0 y\n\n")
-    run = rankkit.read_run(tmp_path / "r.txt", con=rankkit.connect())
+    run = rankkit.read_run(tmp_path / "r.txt", con=rankkit.connect(), split_by_tag=True)
     assert run.df()["system"].tolist() == ["x", "x", "y"]
     assert reads == [None]
 
 
 def test_a_tag_in_the_middle_only_is_found_when_the_first_and_last_agree(tmp_path):
     (tmp_path / "r.txt").write_text("q1 Q0 a 1 2.0 x\nq1 Q0 a 1 3.0 y\nq1 Q0 b 2 1.0 x\n")
-    run = rankkit.read_run(tmp_path / "r.txt", con=rankkit.connect())
+    run = rankkit.read_run(tmp_path / "r.txt", con=rankkit.connect(), split_by_tag=True)
     assert run.df()[["system", "doc_id"]].values.tolist() == [["x", "a"], ["y", "a"], ["x", "b"]]
 
 
