@@ -42,7 +42,7 @@ qrels AS (
 ranked AS (
     SELECT r.system, r.query_id, r.doc_id, r.score, r.rank,
            CASE WHEN scores = 'float32' THEN r.score::FLOAT::DOUBLE ELSE r.score END AS tie_key
-    FROM rankkit.ranked(run_table, ties := ties, scores := scores) r SEMI JOIN wanted USING (query_id)
+    FROM rankkit.ranked(run_table, ties := ties, scores := scores, for_queries := rankkit.id_list(query)) r
 ),
 judged_ranked AS (
     SELECT ranked.*, qrels.grade,
