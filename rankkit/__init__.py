@@ -6,13 +6,13 @@ import types
 
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning
 
-__all__ = ["connect", "evaluate", "compare", "trace", "read_qrels", "read_run", "RankkitError", "InputError",
+__all__ = ["connect", "evaluate", "compare", "trace", "explore", "read_qrels", "read_run", "RankkitError", "InputError",
            "MeasureError", "RankkitWarning"]
 
 # The public functions load on first use, so `import rankkit` (and the command line) does not pay
 # for pandas, scipy or DuckDB before they are needed.
 _PUBLIC = {"connect": "rankkit._sql", "evaluate": "rankkit.evaluate", "compare": "rankkit.compare",
-           "trace": "rankkit.tracing", "read_qrels": "rankkit.io", "read_run": "rankkit.io"}
+           "trace": "rankkit.tracing", "explore": "rankkit.explore", "read_qrels": "rankkit.io", "read_run": "rankkit.io"}
 
 
 class _Package(types.ModuleType):
