@@ -364,7 +364,7 @@ def _curve_panel(ax, rows: pd.DataFrame, names: list[str], colors: dict[str, str
     ax.set_ylabel("running DCG")
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=8, frameon=False, loc="lower right")
+    ax.legend(fontsize=8, frameon=False, loc="best")
 
 
 def _one_measure(per_query: pd.DataFrame, measure: str | None) -> tuple[pd.DataFrame, str]:

@@ -15,6 +15,7 @@ import rankkit
 from rankkit.demo import write_sample
 from rankkit.errors import MeasureError, RankkitError
 from rankkit.explore import Explorer
+from rankkit.explore.data import ExplorerData
 from rankkit.explore.serve import MISSING_VOILA, notebook
 from rankkit.measures import registry
 
@@ -31,9 +32,20 @@ def queries() -> pd.DataFrame:
                          "length": ["short" if i % 3 else "long" for i in range(1, 61)]})
 
 
+@pytest.fixture(scope="module")
+def data(sample, queries) -> ExplorerData:
+    """The inputs read once; each test's explorer starts afresh on them (the value cache is shared)."""
+    return ExplorerData(sample["qrels.txt"], [sample["bm25.run"], sample["dense.run"]], queries=queries)
+
+
 @pytest.fixture()
-def ex(sample, queries) -> Explorer:
-    return rankkit.explore(sample["qrels.txt"], [sample["bm25.run"], sample["dense.run"]], queries=queries)
+def ex(data) -> Explorer:
+    return Explorer(data)
+
+
+def test_explore_builds_the_same_explorer(sample, queries, data):
+    ex = rankkit.explore(sample["qrels.txt"], [sample["bm25.run"], sample["dense.run"]], queries=queries)
+    pd.testing.assert_frame_equal(ex.per_query, Explorer(data).per_query)
 
 
 def _expected(sample, measure: str) -> pd.DataFrame:

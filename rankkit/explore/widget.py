@@ -136,6 +136,7 @@ class Explorer(widgets.VBox):
         if hasattr(self, "_views"):
             self._refresh_trace()
             self._sync_controls()
+            self._draw_table()  # the chosen query's row is marked
             self._draw_plots()
 
     # ---- what the views show -----------------------------------------------------------------
@@ -193,7 +194,8 @@ class Explorer(widgets.VBox):
                                         layout=widgets.Layout(width="220px")),
             "k": widgets.Dropdown(options=[("whole list", None)] + [(str(c), c) for c in CUTOFFS], description="k",
                                   style=style, layout=widgets.Layout(width="140px")),
-            "gain": widgets.ToggleButtons(options=["linear", "exp"], description="gain", style={"button_width": "60px"}),
+            "gain": widgets.ToggleButtons(options=["linear", "exp"], description="gain",
+                                          style={"button_width": "60px", "description_width": "initial"}),
             "rel": widgets.Dropdown(options=[(f"{g:g}", float(g)) for g in self.data.grades] or [("1", 1.0)],
                                     description="relevant from grade", style=style, layout=widgets.Layout(width="190px")),
             "systems": widgets.SelectMultiple(options=self.data.systems, description="systems", style=style,
@@ -222,9 +224,11 @@ class Explorer(widgets.VBox):
             "drilldown": widgets.VBox(),
         }
         self._table_tools = self._build_table_tools()
+        top = widgets.Layout(align_items="flex-start")
         plots = widgets.VBox([
-            widgets.HBox([self._views["distribution"], self._views["scatter"]]),
-            widgets.HBox([self._views["differences"], widgets.VBox([self._table_tools, self._views["table"]])]),
+            widgets.HBox([self._views["distribution"], self._views["scatter"]], layout=top),
+            widgets.HBox([self._views["differences"], widgets.VBox([self._table_tools, self._views["table"]])],
+                         layout=widgets.Layout(align_items="flex-start")),
         ])
         self.children = [
             self._views["title"],
@@ -246,7 +250,7 @@ class Explorer(widgets.VBox):
                    "best": widgets.Button(description="best", tooltip="open the query with the highest value"),
                    "moved": widgets.Button(description="moved most", tooltip="queries whose value changed most first")}
         for name, button in buttons.items():
-            button.layout = widgets.Layout(width="95px")
+            button.layout = widgets.Layout(width="110px" if name == "moved" else "70px")
             button.on_click(lambda _, name=name: self.show(name))
         self._buttons = buttons
         self._pager = {"previous": widgets.Button(description="◀", layout=widgets.Layout(width="40px")),
@@ -361,7 +365,7 @@ class Explorer(widgets.VBox):
         label = self.measure_label
         frame = self.per_query.assign(measure=label)
         self.figures["distribution"] = plot.distribution(frame, highlight=self.query, by=self.by)
-        self._views["distribution"].value = _png(self.figures["distribution"])
+        _show(self._views["distribution"], self.figures["distribution"])
         self._draw_comparisons()
         self._views["title"].value = (f"<h3 style='margin:4px 0'>rankkit explorer: {html.escape(label)}, "
                                       f"{len(self._query_ids)} queries, {len(self.systems)} "
@@ -379,9 +383,10 @@ class Explorer(widgets.VBox):
                                                            highlight=self.query)
             self.figures["scatter"] = plot.scatter(frame, self.baseline, self.compared[0], highlight=self.query)
         for name in ("differences", "scatter"):
-            view = self._views[name]
-            view.value = _png(self.figures[name]) if name in self.figures else b""
-            view.layout.display = "" if name in self.figures else "none"
+            if name in self.figures:
+                _show(self._views[name], self.figures[name])
+            else:
+                self._views[name].value, self._views[name].layout.display = b"", "none"
 
     def _table_frame(self) -> pd.DataFrame:
         wide = self.per_query.pivot(index="query_id", columns="system", values="value")
@@ -482,7 +487,7 @@ class Explorer(widgets.VBox):
                          f"<p>{html.escape(self.measure_label)}: {value_line}</p>"),
             widgets.HBox(tables, layout=widgets.Layout(overflow="auto", align_items="flex-start")),
             widgets.HTML(missed_html),
-            widgets.Image(value=_png(self.figures["trace_curve"]), format="png"),
+            _show(widgets.Image(format="png"), self.figures["trace_curve"]),
         ]
 
     def _progress_bar(self, label: str):
@@ -519,6 +524,16 @@ def _offered_measures(data: ExplorerData, measures: list[str] | None) -> list[st
     return list(dict.fromkeys(offered))
 
 
+def _show(view: widgets.Image, fig) -> widgets.Image:
+    """The figure in an Image widget at its own size: a flex box would otherwise stretch it."""
+    view.value = _png(fig)
+    view.layout.width = f"{round(fig.get_figwidth() * DPI)}px"
+    view.layout.height = f"{round(fig.get_figheight() * DPI)}px"
+    view.layout.display = ""
+    view.layout.flex = "0 0 auto"
+    return view
+
+
 def _png(fig) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=DPI)
@@ -541,7 +556,7 @@ def _trace_table(rows: pd.DataFrame, system: str, other: str | None, other_ranks
     at_end = ranked.iloc[-1]
     head = ["rank", "doc", "grade", "gain", "log2(r+1)", "disc. gain", "DCG", "ideal grade", "IDCG", "nDCG"]
     if other:
-        head.append(f"in {other}")
+        head.append(f"rank in {other} (▲ higher here)")
     if texts:
         head.append("text")
     cells = "".join(f"<th style='padding:2px 6px;text-align:right'>{html.escape(h)}</th>" for h in head)
