@@ -192,6 +192,9 @@ def test_the_trace_follows_the_setting(ex):
     ex.gain = "exp"
     ranked = ex.trace[ex.trace["rank"].notna() & ex.trace["grade"].notna()]
     assert (ranked["gain"] == 2 ** ranked["grade"].clip(lower=0) - 1).all()
+    ex.measure = "AP"  # AP takes no gain: its trace shows linear gains, as the greyed control says
+    ranked = ex.trace[ex.trace["rank"].notna() & ex.trace["grade"].notna()]
+    assert (ranked["gain"] == ranked["grade"].clip(lower=0)).all() and ex.controls["gain"].disabled
 
 
 def test_drilldown_marks_unjudged_and_moved_documents(ex):
@@ -239,6 +242,15 @@ def test_bad_tables_are_explained(sample):
         rankkit.explore(sample["qrels.txt"], sample["dense.run"], queries=pd.DataFrame({"query_id": ["q1", "q1"]}))
     with pytest.raises(RankkitError, match="docs needs doc_id and text"):
         rankkit.explore(sample["qrels.txt"], sample["dense.run"], docs=pd.DataFrame({"doc_id": ["d"]}))
+
+
+def test_queries_and_docs_from_files_keep_ids_as_strings(sample, tmp_path):
+    (tmp_path / "queries.csv").write_text("query_id,text,length\nq001,first question,short\n")
+    (tmp_path / "docs.tsv").write_text("doc_id\ttitle\n007\tseven\n")
+    ex = rankkit.explore(sample["qrels.txt"], sample["dense.run"], queries=tmp_path / "queries.csv",
+                         docs=tmp_path / "docs.tsv")
+    assert ex.data.queries.loc["q001", "text"] == "first question" and ex.attributes == ["length"]
+    assert ex.data.doc_texts(["007", "7"]) == {"007": "seven"}
 
 
 def test_one_explorer_renders_in_several_cells(ex):

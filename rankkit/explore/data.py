@@ -17,8 +17,8 @@ import duckdb
 
 from rankkit._sql import connect
 from rankkit.errors import RankkitError, RankkitWarning
-from rankkit.evaluate import compare_inputs, load_runs, macro_query, measure_specs, run_query
-from rankkit.io import is_frame, load, release
+from rankkit.evaluate import compare_inputs, load_runs, macro_query, measure_specs, query_table_view, run_query
+from rankkit.io import load, release
 from rankkit.measures import Measure, registry
 from rankkit.progress import Progress
 from rankkit.tracing import trace_sources
@@ -53,9 +53,11 @@ class Setting:
         return measure_name(self.measure, self.k, self.gain, self.rel, dict(self.extras))
 
     def options(self) -> dict:
-        """The keyword arguments of rankkit.trace for this setting."""
+        """The keyword arguments of rankkit.trace for this setting: the gain control counts where the
+        measure takes a gain (the trace of AP shows linear gains, as its control is off)."""
         extras = dict(self.extras)
-        return dict(k=self.k, gain=self.gain, rel=self.rel, ideal=extras.get("ideal", "qrels"),
+        gain = self.gain if "gain" in self.measure.params else "linear"
+        return dict(k=self.k, gain=gain, rel=self.rel, ideal=extras.get("ideal", "qrels"),
                     empty=extras.get("empty", "zero"), max=extras.get("max", 4.0))
 
 
@@ -164,7 +166,7 @@ def _query_table(con, queries) -> pd.DataFrame | None:
     """The queries table as a frame indexed by query id (ids as strings): text and attribute columns."""
     if queries is None:
         return None
-    frame = _frame(con, queries, "queries")
+    frame = con.execute(f"SELECT * FROM {query_table_view(con, queries)}").df()
     if "query_id" not in frame.columns:
         raise RankkitError(f"queries needs a query_id column; it has {', '.join(map(str, frame.columns))}")
     frame = frame.assign(query_id=frame["query_id"].astype(str))
@@ -178,30 +180,12 @@ def _doc_table(con, docs) -> str | None:
     """The documents table (``doc_id`` and ``text`` or ``title``) as a temp table of con."""
     if docs is None:
         return None
-    frame = _frame(con, docs, "docs")
-    text = next((c for c in ("text", "title", "body", "contents") if c in frame.columns), None)
-    if "doc_id" not in frame.columns or text is None:
-        raise RankkitError(f"docs needs doc_id and text (or title) columns; it has {', '.join(map(str, frame.columns))}")
+    source = query_table_view(con, docs, "doc_id")  # the same kinds of input as a query table
+    columns = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()]
+    text = next((c for c in ("text", "title", "body", "contents") if c in columns), None)
+    if "doc_id" not in columns or text is None:
+        raise RankkitError(f"docs needs doc_id and text (or title) columns; it has {', '.join(columns)}")
     table = "rankkit_explore_docs"
-    con.register("rankkit_explore_docs_frame", frame)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT doc_id::VARCHAR AS doc_id, \"{text}\"::VARCHAR AS text "
-                f"FROM rankkit_explore_docs_frame")
-    con.unregister("rankkit_explore_docs_frame")
+    con.execute(f'CREATE OR REPLACE TEMP TABLE {table} AS SELECT doc_id::VARCHAR AS doc_id, "{text}"::VARCHAR AS text '
+                f"FROM {source}")
     return table
-
-
-def _frame(con, source, what: str) -> pd.DataFrame:
-    """A DataFrame, relation, path (CSV, TSV, Parquet) or table name as a DataFrame."""
-    if is_frame(source):
-        return source.reset_index(drop=True) if source.index.name is None else source.reset_index()
-    if isinstance(source, duckdb.DuckDBPyRelation):
-        return source.df()
-    text = str(source)
-    try:
-        if text.lower().endswith((".parquet", ".pq")):
-            return con.execute("SELECT * FROM read_parquet(?)", [text]).df()
-        if text.lower().endswith((".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz")):
-            return con.execute("SELECT * FROM read_csv(?, header = true, all_varchar = true)", [text]).df()
-        return con.execute(f'SELECT * FROM "{text}"').df()
-    except duckdb.Error as error:
-        raise RankkitError(f"{what}: cannot read {text}: {str(error).splitlines()[0]}") from None
