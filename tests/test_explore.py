@@ -271,3 +271,15 @@ def test_cli_serving_notebook_and_missing_voila(sample, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert done.stderr.strip() == f"rankkit explore: {MISSING_VOILA}"
+
+
+def test_a_long_step_shows_progress_in_the_widget(ex):
+    """rankkit.progress feeds the explorer's bar (a step longer than half a second shows it)."""
+    from rankkit.progress import Progress
+
+    bar = ex._progress
+    assert bar.layout.display == "none"
+    with Progress(ex.data.con, "computing", enabled=True, delay=0.0, interval=0.05, bar=ex._progress_bar):
+        ex.data.con.execute("SELECT sum(i * i) FROM range(30000000) t(i)").fetchall()
+        assert bar.layout.display == "" and bar.description == "computing"
+    assert bar.layout.display == "none" and bar.value == 100
