@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import html
 import io
-from typing import TYPE_CHECKING
 
 import ipywidgets as widgets
 import numpy as np
 import pandas as pd
+import PIL.Image
 import traitlets
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 from traitlets import Enum, Float, Instance, Int, List, Unicode, observe, validate
 
 from rankkit import plot
@@ -17,9 +19,6 @@ from rankkit.errors import RankkitError
 from rankkit.explore.data import ExplorerData, Setting, measure_name, parse_measure
 from rankkit.measures import registry
 from rankkit.stats import differences as paired_differences
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
 
 __all__ = ["Explorer", "PAGE_SIZE"]
 
@@ -51,6 +50,7 @@ class Explorer(widgets.VBox):
     def __init__(self, data: ExplorerData, measures: list[str] | None = None, **kwargs):
         self.data = data
         self.figures: dict[str, Figure] = {}
+        self._rendered: dict[str, _Rendered] = {}  # the three plots, drawn once per setting
         self.table = pd.DataFrame()  # the query table's rows on the current page
         self._sort, self._ascending, self._search, self._page = "query id", True, "", 0
         self._offered = _offered_measures(data, measures)
@@ -137,7 +137,7 @@ class Explorer(widgets.VBox):
             self._refresh_trace()
             self._sync_controls()
             self._draw_table()  # the chosen query's row is marked
-            self._draw_plots()
+            self._show_marks()
 
     # ---- what the views show -----------------------------------------------------------------
 
@@ -364,8 +364,7 @@ class Explorer(widgets.VBox):
     def _draw_plots(self) -> None:
         label = self.measure_label
         frame = self.per_query.assign(measure=label)
-        self.figures["distribution"] = plot.distribution(frame, highlight=self.query, by=self.by)
-        _show(self._views["distribution"], self.figures["distribution"])
+        self._rendered["distribution"] = _Rendered(plot.distribution(frame, by=self.by))
         self._draw_comparisons()
         self._views["title"].value = (f"<h3 style='margin:4px 0'>rankkit explorer: {html.escape(label)}, "
                                       f"{len(self._query_ids)} queries, {len(self.systems)} "
@@ -377,16 +376,21 @@ class Explorer(widgets.VBox):
     def _draw_comparisons(self) -> None:
         frame = self.per_query.assign(measure=self.measure_label)
         for name in ("differences", "scatter"):
+            self._rendered.pop(name, None)
             self.figures.pop(name, None)
         if self.compared and self.baseline in self.systems:
-            self.figures["differences"] = plot.differences(frame, self.baseline, systems=self.compared,
-                                                           highlight=self.query)
-            self.figures["scatter"] = plot.scatter(frame, self.baseline, self.compared[0], highlight=self.query)
+            self._rendered["differences"] = _Rendered(plot.differences(frame, self.baseline, systems=self.compared))
+            self._rendered["scatter"] = _Rendered(plot.scatter(frame, self.baseline, self.compared[0]))
         for name in ("differences", "scatter"):
-            if name in self.figures:
-                _show(self._views[name], self.figures[name])
-            else:
+            if name not in self._rendered:
                 self._views[name].value, self._views[name].layout.display = b"", "none"
+        self._show_marks()
+
+    def _show_marks(self) -> None:
+        """The plots with the chosen query marked: only the mark is drawn, over each plot's first drawing."""
+        for name, rendered in self._rendered.items():
+            self.figures[name] = rendered.fig
+            _show(self._views[name], rendered, self.query)
 
     def _table_frame(self) -> pd.DataFrame:
         wide = self.per_query.pivot(index="query_id", columns="system", values="value")
@@ -487,7 +491,7 @@ class Explorer(widgets.VBox):
                          f"<p>{html.escape(self.measure_label)}: {value_line}</p>"),
             widgets.HBox(tables, layout=widgets.Layout(overflow="auto", align_items="flex-start")),
             widgets.HTML(missed_html),
-            _show(widgets.Image(format="png"), self.figures["trace_curve"]),
+            _show(widgets.Image(format="png"), _Rendered(self.figures["trace_curve"])),
         ]
 
     def _progress_bar(self, label: str):
@@ -524,20 +528,41 @@ def _offered_measures(data: ExplorerData, measures: list[str] | None) -> list[st
     return list(dict.fromkeys(offered))
 
 
-def _show(view: widgets.Image, fig) -> widgets.Image:
+class _Rendered:
+    """A figure drawn once by Agg; marking a query restores that drawing and draws only the mark
+    (matplotlib's blitting), so choosing a query does not draw thousands of points again."""
+
+    def __init__(self, fig: Figure):
+        fig.set_dpi(DPI)
+        self.fig = fig
+        self.canvas = FigureCanvasAgg(fig)
+        self.canvas.draw()
+        self.background = self.canvas.copy_from_bbox(fig.bbox)
+
+    def png(self, query_id: str | None = None) -> bytes:
+        artists = plot.mark(self.fig, query_id) if query_id is not None or _marked(self.fig) else []
+        self.canvas.restore_region(self.background)
+        for artist in artists:
+            self.fig.draw_artist(artist)
+        width, height = self.canvas.get_width_height()
+        image = PIL.Image.frombuffer("RGBA", (width, height), self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+        buffer = io.BytesIO()
+        image.save(buffer, format="png", compress_level=1)  # speed over bytes: the page is local
+        return buffer.getvalue()
+
+
+def _marked(fig: Figure) -> bool:
+    return any(a.get_gid() == "highlight" for ax in fig.axes for a in ax.get_children())
+
+
+def _show(view: widgets.Image, rendered: _Rendered, query_id: str | None = None) -> widgets.Image:
     """The figure in an Image widget at its own size: a flex box would otherwise stretch it."""
-    view.value = _png(fig)
-    view.layout.width = f"{round(fig.get_figwidth() * DPI)}px"
-    view.layout.height = f"{round(fig.get_figheight() * DPI)}px"
+    view.value = rendered.png(query_id)
+    width, height = rendered.canvas.get_width_height()
+    view.layout.width, view.layout.height = f"{width}px", f"{height}px"
     view.layout.display = ""
     view.layout.flex = "0 0 auto"
     return view
-
-
-def _png(fig) -> bytes:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=DPI)
-    return buffer.getvalue()
 
 
 def _missed_by_all(trace: pd.DataFrame, systems: list[str]) -> list[tuple[str, float]]:
