@@ -43,10 +43,20 @@ def second_run(folder: Path) -> Path:
     return path
 
 
+CPU: list[float] = []  # the CPU seconds of each timed step, in the order timed
+
+
 def timed(action) -> float:
-    started = time.perf_counter()
+    """Wall seconds of one step; its CPU seconds (every thread of this process) go to CPU. On a
+    shared machine the wall time includes waiting for a core; the CPU time does not."""
+    started, cpu = time.perf_counter(), time.process_time()
     action()
+    CPU.append(time.process_time() - cpu)
     return time.perf_counter() - started
+
+
+def _cycle(values: tuple, n: int) -> list:
+    return [values[i % len(values)] for i in range(n)]
 
 
 def main() -> None:
@@ -62,24 +72,26 @@ def main() -> None:
     from rankkit.explore.widget import Explorer
 
     load = os.getloadavg()[0]
-    first = []
-    for _ in range(args.repeat):
-        started = time.perf_counter()
-        ex: Explorer = rankkit.explore(DATA / "qrels.txt", {"a": DATA / "run.txt", "b": run_b})
-        first.append(time.perf_counter() - started)
-        ex.data.close()
-    ex = rankkit.explore(DATA / "qrels.txt", {"a": DATA / "run.txt", "b": run_b})
-    measures = [timed(lambda m=m: setattr(ex, "measure", m)) for m in ("AP", "RR", "P", "nDCG")][:args.repeat + 1]
-    cutoffs = [timed(lambda k=k: setattr(ex, "k", k)) for k in (20, 5, 100)][:args.repeat]
-    gains = [timed(lambda g=g: setattr(ex, "gain", g)) for g in ("exp", "linear", "exp")][:args.repeat]
+    made: list[Explorer] = []
+    first = [timed(lambda: made.append(rankkit.explore(DATA / "qrels.txt", {"a": DATA / "run.txt", "b": run_b})))
+             for _ in range(args.repeat)]
+    for old in made[:-1]:
+        old.data.close()
+    ex = made[-1]
+    # the values cycle: each try changes the setting (a cached measure, a new k, a new gain)
+    measures = [timed(lambda m=m: setattr(ex, "measure", m)) for m in _cycle(("AP", "RR", "P", "nDCG"), args.repeat + 1)]
+    cutoffs = [timed(lambda k=k: setattr(ex, "k", k)) for k in _cycle((20, 5, 100, 50, 3), args.repeat)]
+    gains = [timed(lambda g=g: setattr(ex, "gain", g)) for g in _cycle(("exp", "linear"), args.repeat)]
     ids = sorted(set(ex.per_query["query_id"]))
     chosen = [ids[i * len(ids) // (args.repeat + 1)] for i in range(1, args.repeat + 1)]
     selections, drilldowns = [], []
-    for query_id in chosen:
-        started = time.perf_counter()
+
+    def drill(query_id):
         ex.set_trait("query", query_id)  # without the observers: the trace and drill-down alone
         ex._refresh_trace()
-        drilldowns.append(time.perf_counter() - started)
+
+    for query_id in chosen:
+        drilldowns.append(timed(lambda q=query_id: drill(q)))
         ex.set_trait("query", None)
         selections.append(timed(lambda q=query_id: setattr(ex, "query", q)))
     rows = [("first render (read both runs, values of every measure, plots, table)", first),
@@ -88,9 +100,14 @@ def main() -> None:
             ("change of gain (new values from SQL)", gains),
             ("query selection: trace and drill-down", drilldowns),
             ("query selection: drill-down and the three plots marked", selections)]
-    table = ["| step | median s | min s | max s | tries |", "|---|---|---|---|---|"]
+    table = ["| step | median s | min s | max s | CPU s (median) | tries |", "|---|---|---|---|---|---|"]
+    cpu = iter(CPU)
+    cpus = {id(times): [next(cpu) for _ in times] for times in (first, measures, cutoffs, gains)}
+    rest = list(cpu)  # drill-down and selection alternate
+    cpus[id(drilldowns)], cpus[id(selections)] = rest[0::2], rest[1::2]
     for label, times in rows:
-        table.append(f"| {label} | {statistics.median(times):.2f} | {min(times):.2f} | {max(times):.2f} | {len(times)} |")
+        table.append(f"| {label} | {statistics.median(times):.2f} | {min(times):.2f} | {max(times):.2f} | "
+                     f"{statistics.median(cpus[id(times)]):.2f} | {len(times)} |")
     note = (f"Workload A, two systems ({len(ids):,} queries evaluated), text input; {platform.machine()}, "
             f"{os.cpu_count()} cores, DuckDB {duckdb.__version__}; load average {load:.1f} when the run began "
             f"(the machine is shared: read the ratios, not the seconds). Made by `python bench/explore.py`.")

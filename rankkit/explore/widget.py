@@ -51,6 +51,7 @@ class Explorer(widgets.VBox):
         self.data = data
         self.figures: dict[str, Figure] = {}
         self._rendered: dict[str, _Rendered] = {}  # the three plots, drawn once per setting
+        self._row_buttons: list[widgets.Button] = []  # the query table's buttons on this page
         self.table = pd.DataFrame()  # the query table's rows on the current page
         self._sort, self._ascending, self._search, self._page = "query id", True, "", 0
         self._offered = _offered_measures(data, measures)
@@ -136,7 +137,8 @@ class Explorer(widgets.VBox):
         if hasattr(self, "_views"):
             self._refresh_trace()
             self._sync_controls()
-            self._draw_table()  # the chosen query's row is marked
+            for button in self._row_buttons:  # the chosen query's row is marked
+                button.button_style = "info" if button.description == self.query else ""
             self._show_marks()
 
     # ---- what the views show -----------------------------------------------------------------
@@ -434,12 +436,14 @@ class Explorer(widgets.VBox):
         columns = [c for c in rows.columns if c != "query_id"]
         header = [widgets.HTML("<b>query</b>")] + [widgets.HTML(f"<b>{html.escape(str(c))}</b>") for c in columns]
         cells = list(header)
+        self._row_buttons = []
         for _, row in rows.iterrows():
             button = widgets.Button(description=str(row["query_id"]), tooltip="open this query",
                                     layout=widgets.Layout(width="auto", height="26px"),
                                     button_style="info" if row["query_id"] == self.query else "")
             button.on_click(lambda _, q=str(row["query_id"]): setattr(self, "query", q))
             cells.append(button)
+            self._row_buttons.append(button)
             for c in columns:
                 value = row[c]
                 if c == "text":
@@ -482,7 +486,11 @@ class Explorer(widgets.VBox):
         missed = _missed_by_all(trace, self.systems)
         missed_html = ("<p><b>judged documents no system retrieved</b> (IDCG counts them): "
                        + (", ".join(f"{html.escape(d)} (grade {g:g})" for d, g in missed) or "none") + "</p>")
-        self.figures["trace_curve"] = plot.trace_curve(trace[trace["rank"].notna()], systems=self.systems)
+        curve = plot.trace_curve(trace[trace["rank"].notna()], systems=self.systems)
+        # one panel: fixed margins instead of the constrained layout, which took half of its drawing
+        curve.set_layout_engine("none")
+        curve.axes[0].set_position([0.08, 0.15, 0.9, 0.75])
+        self.figures["trace_curve"] = curve
         value_line = ", ".join(
             f"<b>{html.escape(s)}</b> {v:.4f}" for s, v in
             self.per_query[self.per_query["query_id"] == self.query].set_index("system")["value"].items())
