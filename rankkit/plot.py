@@ -101,7 +101,7 @@ def distribution(per_query: pd.DataFrame, *, measure: str | None = None, highlig
         ax.set_xlabel(label)
     for row in axes:
         row[0].set_ylabel("queries")
-    axes[0][0].legend(loc="upper center", fontsize=8, frameon=False)
+    axes[0][0].legend(loc="best", fontsize=8, frameon=False)
     if highlight is not None:
         mark(fig, highlight)
     return fig

@@ -93,12 +93,14 @@ def _drive(page, url: str, folder: Path, measure: str, prefix: str):
     query_buttons = explorer.locator("button").filter(has_text=re.compile(r"^q\d{3}$"))
     chosen = query_buttons.nth(2)
     query_id = chosen.inner_text().strip()
-    highlighted = distribution.get_attribute("src")
+    plots = [explorer.locator("img").nth(i) for i in range(3)]  # distribution, scatter, differences
+    unmarked = [image.get_attribute("src") for image in plots]
     chosen.click()
     drill = explorer.locator("h3").filter(has_text=f"query {query_id}")
     sync_api.expect(drill).to_be_visible(timeout=60_000)
     sync_api.expect(explorer.locator("table").first).to_contain_text("log2(r+1)", timeout=60_000)
-    sync_api.expect(distribution).not_to_have_attribute("src", highlighted, timeout=60_000)  # the query is marked
+    for image, before_mark in zip(plots, unmarked):  # the query is marked in all three
+        sync_api.expect(image).not_to_have_attribute("src", before_mark, timeout=60_000)
     page.screenshot(path=str(folder / f"{prefix}-3-query.png"))
     return explorer, query_id
 
