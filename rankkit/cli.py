@@ -18,6 +18,8 @@ from typing import Callable, Sequence
 __all__ = ["main"]
 
 FORMATS = ("trec", "csv", "json", "markdown")
+RUN_HELP = ("one or more runs, in the same kinds of file, each PATH or NAME=PATH; a TREC file is one run named by "
+            "its stem (--split-by-tag: one per tag), a table with a system column holds several")
 
 
 class UsageError(Exception):
@@ -40,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if issubclass(category, RankkitWarning):
             if str(message) not in said:  # each run is evaluated twice with -q: say things once
                 said.add(str(message))
-                print(f"rankkit {args.command}: warning: {message}", file=sys.stderr)
+                print(f"rankkit {args.command}: warning: {cli_syntax(str(message))}", file=sys.stderr)
         else:
             shown(message, category, *rest, **kwargs)
 
@@ -51,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return args.run(args) or 0
         except (RankkitError, UsageError) as error:
-            print(f"rankkit {args.command}: {_one_line(error)}", file=sys.stderr)
+            print(f"rankkit {args.command}: {cli_syntax(_one_line(error))}", file=sys.stderr)
             return 2
         except duckdb.Error as error:  # a DuckDB failure rankkit did not foresee: still one line, no trace
             print(f"rankkit {args.command}: {_one_line(error)}", file=sys.stderr)
@@ -64,14 +66,40 @@ def _one_line(error: Exception) -> str:
     return " ".join(str(error).split())
 
 
+# The readers' hints name Python arguments; on the command line the same advice is an option.
+_HINTS = [
+    (re.compile(r"""columns=\{(['"])([^'"]*)\1: None\}"""), lambda m: f"--column {m.group(2)}="),
+    (re.compile(r"""columns=\{(['"])([^'"]*)\1: (['"])([^'"]*)\3\}"""), lambda m: f"--column {m.group(2)}={m.group(4)}"),
+    (re.compile(r"""duplicates=(['"])first\1"""), lambda m: "--duplicates first"),
+    (re.compile(r"""queries=(['"])qrels\1, trec_eval -c,"""), lambda m: "-c"),
+    (re.compile(r"""queries=(['"])qrels\1"""), lambda m: "-c"),
+    (re.compile(r"""ties=(['"])(\w+)\1"""), lambda m: f"--ties {m.group(2)}"),
+    (re.compile(r""" \(integer_grades=True does too\)"""), lambda m: ""),
+]
+
+
+def cli_syntax(message: str) -> str:
+    """A message from the library with its Python hints said as command-line options."""
+    for pattern, option in _HINTS:
+        message = pattern.sub(option, message)
+    return message
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rankkit", description="Ranking evaluation as DuckDB SQL macros.")
+    parser.add_argument("--version", action="version", version=f"rankkit {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (help_text, add, run) in COMMANDS.items():
         sub = commands.add_parser(name, help=help_text, description=help_text)
         add(sub)
         sub.set_defaults(run=run)
     return parser
+
+
+def _version() -> str:
+    from rankkit import __version__
+
+    return __version__
 
 
 def positive_int(text: str) -> int:
@@ -91,8 +119,7 @@ def number(text: str) -> float:
 
 def _add_eval(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("qrels", help="qrels: TREC text (plain or gzip), CSV/TSV with a header, Parquet file/glob/folder")
-    sub.add_argument("runs", nargs="+", metavar="run", help="one or more runs, in the same kinds of file; "
-                     "- reads a TREC run from standard input")
+    sub.add_argument("runs", nargs="+", metavar="run", help=RUN_HELP)
     sub.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                      help="a measure (nDCG@10, AP, P(rel=2)@5), a trec_eval name (ndcg_cut_10, map, "
                           "P.5,10, iprec_at_recall..10,.25) or nickname (official, all_trec, set); "
@@ -129,6 +156,8 @@ def _add_inputs(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--memory-limit", metavar="SIZE", help="DuckDB memory limit, e.g. 2GB: larger work spills to disk")
     sub.add_argument("--temp-directory", metavar="DIR", help="where DuckDB spills (default: DuckDB's own)")
     sub.add_argument("--threads", type=positive_int, metavar="N", help="DuckDB threads (default: all cores)")
+    sub.add_argument("--split-by-tag", action="store_true",
+                     help="make each tag of a TREC run file a system (default: a file is one run, as in trec_eval)")
 
 
 def _connect(args: argparse.Namespace):
@@ -147,6 +176,29 @@ def _columns(args: argparse.Namespace) -> dict[str, str]:
     return mapping
 
 
+def run_arguments(given: Sequence[str]) -> str | dict[str, str]:
+    """The runs as evaluate() takes them, named as Python names them: one PATH as it is (its systems
+    are what the file holds), or ``{name: path}`` with names from NAME=PATH or the file stem, made
+    unique when stems collide."""
+    from rankkit.evaluate import unique_name
+    from rankkit.io import run_name
+
+    pairs = []
+    for text in given:
+        name, sep, path = text.partition("=")
+        if not sep or Path(text).exists():
+            name, path = "", text
+        elif not name or not path:
+            raise UsageError(f"a run is PATH or NAME=PATH, got '{text}'")
+        pairs.append((name, path))
+    if len(pairs) == 1 and not pairs[0][0]:
+        return pairs[0][1]
+    names: list[str] = []
+    for name, path in pairs:
+        names.append(unique_name(name or run_name(path), names))
+    return dict(zip(names, (path for _, path in pairs)))
+
+
 def _run_eval(args: argparse.Namespace) -> int:
     # rows, not frames: printing numbers does not need pandas (half a second to import)
     from rankkit.evaluate import evaluate_rows
@@ -161,43 +213,50 @@ def _run_eval(args: argparse.Namespace) -> int:
     con = _connect(args)
     columns = _columns(args)
     qrels = rankkit.read_qrels(args.qrels, con=con, columns=columns, duplicates=args.duplicates)
-    options = dict(con=con, rel=args.rel, depth=args.depth, ties=args.ties,
+    options = dict(con=con, rel=args.rel, depth=args.depth, ties=args.ties, columns=columns,
+                   duplicates=args.duplicates, split_by_tag=args.split_by_tag,
                    queries="qrels" if args.complete else "both", judged_only=args.judged_only, docs=args.docs)
-    with _stdin_runs(args.runs) as paths:
+    with _stdin_runs(args.runs) as given:
+        runs = run_arguments(given)
         if args.output:
-            runs = {Path(path).name: rankkit.read_run(path, con=con, columns=columns, duplicates=args.duplicates,
-                                                      system=Path(path).name)
-                    for path in paths}
-            rankkit.evaluate(qrels, runs, measures, per_query=args.per_query, output=args.output, **options)
+            rankkit.evaluate(qrels, runs, measures or ["num_q"], per_query=args.per_query, output=args.output, **options)
             return 0
-        frames = []
-        for given, path in zip(args.runs, paths):
-            # One file is one run, as in trec_eval, which ignores the tag column (it may vary by line).
-            run = rankkit.read_run(path, con=con, columns=columns, duplicates=args.duplicates, system=Path(given).name)
-            aggregate = evaluate_rows(qrels, run, measures, **options) if measures else []
-            per_query = (evaluate_rows(qrels, run, measures, per_query=True, **options) if measures else []
-                         ) if args.per_query else None
-            aggregate, per_query = _with_text(con, text, path, qrels, run, aggregate, per_query, args)
-            frames.append((Path(given).name, aggregate, per_query))
+        # one evaluation of every run, the same as Python's: each system printed apart, in the order given
+        systems, aggregate, per_query = evaluate_rows(qrels, runs, measures or ["num_q"], per_query=args.per_query,
+                                                      **options)
+        if not measures:  # text measures only: num_q only named the systems
+            aggregate, per_query = [], None if per_query is None else []
+        aggregate, per_query = _with_text(con, text, systems, runs, qrels, aggregate, per_query, args)
+    frames = [(system, [row for row in aggregate if row["system"] == system],
+               None if per_query is None else [row for row in per_query if row["system"] == system])
+              for system in systems]
     write_eval(sys.stdout, frames, args.format, args.digits, summary=args.summary)
     return 0
 
 
-def _with_text(con, text: list[str], path: str, qrels, run, aggregate, per_query, args):
-    """The measures whose value is text: runid (the tag of the run file's last line, as trec_eval
+def _with_text(con, text: list[str], systems, runs, qrels, aggregate, per_query, args):
+    """The measures whose value is text: runid (the tag of a run file's last line, as trec_eval
     reads it) in the summary, relstring per query."""
+    import rankkit
     from rankkit.io import last_tag
 
-    if "runid" in text:
-        aggregate = [{"measure": "runid", "value": last_tag(path) or Path(path).name}] + aggregate
-    for name in (n for n in text if n != "runid"):
-        k = int(name.rsplit("_", 1)[1]) if "_" in name else 10
-        rows = con.execute(
-            "SELECT query_id, value FROM rankkit.relstring(?, ?, k := ?, ties := ?, depth := ?, queries := ?, "
-            "judged_only := ?)", [qrels.alias, run.alias, k, args.ties, args.depth,
-                                  "qrels" if args.complete else "both", args.judged_only]).fetchall()
-        if per_query is not None:
-            per_query = per_query + [{"measure": name, "query_id": q, "value": f"'{v}'"} for q, v in rows]
+    for system in systems:
+        path = runs if isinstance(runs, str) else runs.get(system, runs.get(str(system).split("/")[0]))
+        if "runid" in text:
+            aggregate = [{"measure": "runid", "system": system, "value": last_tag(path) or system,
+                          "queries": None}] + aggregate
+        relstrings = [name for name in text if name != "runid"]
+        if not relstrings or per_query is None:
+            continue
+        run = rankkit.read_run(path, con=con, columns=_columns(args), duplicates=args.duplicates)
+        for name in relstrings:
+            k = int(name.rsplit("_", 1)[1]) if "_" in name else 10
+            rows = con.execute(
+                "SELECT query_id, value FROM rankkit.relstring(?, ?, k := ?, ties := ?, depth := ?, queries := ?, "
+                "judged_only := ?)", [qrels.alias, run.alias, k, args.ties, args.depth,
+                                      "qrels" if args.complete else "both", args.judged_only]).fetchall()
+            per_query = per_query + [{"measure": name, "system": system, "query_id": q, "value": f"'{v}'"}
+                                     for q, v in rows]
     return aggregate, per_query
 
 
@@ -220,15 +279,15 @@ def _stdin_runs(runs: list[str]):
 
 def _add_compare(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("qrels", help="qrels: TREC text (plain or gzip), CSV/TSV with a header, Parquet file/glob/folder")
-    sub.add_argument("runs", nargs="+", metavar="run", help="two or more runs, named by file name")
+    sub.add_argument("runs", nargs="+", metavar="run", help=RUN_HELP)
     sub.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE", required=True,
                      help="a measure (nDCG@10, AP, ...) or trec_eval name; repeatable")
     sub.add_argument("--test", choices=("t", "wilcoxon", "permutation", "bootstrap"), default="t",
                      help="paired test over queries (default t)")
     sub.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="holm",
                      help="multiple-testing correction over each measure's comparisons (default holm)")
-    sub.add_argument("--baseline", metavar="NAME", help="compare every run with this one (a run's file "
-                     "name or path); default: every pair")
+    sub.add_argument("--baseline", metavar="NAME", help="compare every run with this one (a run's name, "
+                     "path or file name); default: every pair")
     sub.add_argument("--alpha", type=number, default=0.05, help="significance level (default 0.05)")
     sub.add_argument("--seed", type=int, default=0, help="seed of the randomised tests and intervals (default 0)")
     sub.add_argument("-c", action="store_true", dest="complete",
@@ -246,20 +305,17 @@ def _run_compare(args: argparse.Namespace) -> int:
     import rankkit
 
     measures = args.measures
-    names = [Path(path).name for path in args.runs]
-    if len(args.runs) < 2 or len(set(names)) < len(names):
-        raise UsageError("give two or more run files with different file names")
+    runs = run_arguments(args.runs)
     baseline = args.baseline
-    if baseline is not None and baseline in args.runs:
-        baseline = names[args.runs.index(baseline)]
+    if isinstance(runs, dict) and baseline not in runs:  # a run given by its path or file name
+        baseline = next((name for name, path in runs.items() if baseline in (path, Path(path).name)), baseline)
     con = _connect(args)
     columns = _columns(args)
-    # one file is one run, whatever its tags say, as in rankkit eval and trec_eval
-    runs = {name: rankkit.read_run(path, con=con, columns=columns, system=name)
-            for name, path in zip(names, args.runs)}
-    result = compare(rankkit.read_qrels(args.qrels, con=con, columns=columns), runs, measures, baseline=baseline, test=args.test,
-                     correction=args.correction, alpha=args.alpha, seed=args.seed, con=con,
-                     ties=args.ties, queries="qrels" if args.complete else "both")
+    # the same runs and names as rankkit eval and Python: a TREC file is one run, whatever its tags say
+    result = compare(rankkit.read_qrels(args.qrels, con=con, columns=columns), runs, measures, baseline=baseline,
+                     test=args.test, correction=args.correction, alpha=args.alpha, seed=args.seed, con=con,
+                     ties=args.ties, queries="qrels" if args.complete else "both", columns=columns,
+                     split_by_tag=args.split_by_tag)
     sys.stdout.write(format_comparison(result, args.digits))
     return 0
 
@@ -342,10 +398,30 @@ def _run_check(args: argparse.Namespace) -> int:
 
     con = _connect(args)
     columns = _columns(args)
-    for path in args.runs:
-        for line in describe(diagnose(args.qrels, path, con=con, columns=columns)):
+    runs = run_arguments(args.runs)
+    # each run as eval reads it, under the name eval gives it
+    for one in ([{name: path} for name, path in runs.items()] if isinstance(runs, dict) else [runs]):
+        for line in describe(diagnose(args.qrels, one, con=con, columns=columns, split_by_tag=args.split_by_tag)):
             print(line)
     return 0
+
+
+# ---- explore ----------------------------------------------------------------------------------
+
+def _add_explore(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("qrels", help="qrels: TREC text (plain or gzip), CSV/TSV with a header, Parquet")
+    sub.add_argument("runs", nargs="+", metavar="run", help="one or more runs, each a system named by its file stem")
+    sub.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                     help="a measure to offer (repeatable; the first is shown); default: every measure, nDCG@10 shown")
+    sub.add_argument("--queries", metavar="FILE", help="CSV/TSV/Parquet with query_id and text and/or attribute columns")
+    sub.add_argument("--docs", metavar="FILE", help="CSV/TSV/Parquet with doc_id and text (or title)")
+    sub.add_argument("--port", type=positive_int, help="port on 127.0.0.1 (default: a free one)")
+
+
+def _run_explore(args: argparse.Namespace) -> int:
+    from rankkit.explore.serve import serve
+
+    return serve(args.qrels, args.runs, measures=args.measures, queries=args.queries, docs=args.docs, port=args.port)
 
 
 COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
@@ -356,6 +432,8 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "measures": ("List every measure with its aliases and parameters (or one in full).", _add_measures, _run_measures),
     "macros": ("Print the SQL macros as one script for the duckdb shell (.read it).", _add_macros, _run_macros),
     "demo": ("Generate the sample data, evaluate two systems on it, write per-query results.", _add_demo, _run_demo),
+    "explore": ("Serve the explorer (per-query plots, system against system, traces) on 127.0.0.1 with Voila.",
+                _add_explore, _run_explore),
 }
 
 if __name__ == "__main__":

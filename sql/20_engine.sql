@@ -1,3 +1,12 @@
+-- What is wrong with a row the engine refuses, naming its query and document.
+CREATE OR REPLACE MACRO rankkit.bad_row(query_id, doc_id, what, number) AS
+    CASE WHEN query_id IS NULL THEN 'a NULL query id (document ' || coalesce(doc_id, 'NULL') || ')'
+         WHEN doc_id IS NULL THEN 'a NULL document id for query ' || query_id
+         ELSE 'the ' || what || ' of document ' || doc_id || ' for query ' || query_id || ' is '
+              || CASE WHEN number IS NULL THEN 'NULL' WHEN isnan(number) THEN 'NaN'
+                      ELSE number::VARCHAR END
+              || '; expected a finite number' END;
+
 -- rankkit.per_query: the engine behind every table macro and rankkit.evaluate.
 --
 -- specs is a list of measure specs, one struct each:
@@ -106,10 +115,28 @@ qrels_duplicates AS (
     SELECT query_id, doc_id FROM qrels WHERE validate
     GROUP BY query_id, doc_id HAVING count(*) > 1
 ),
+-- What the Python readers refuse, refused here too: a NULL id, or a score or grade that is NULL, NaN
+-- or infinite (DuckDB sorts NaN above every number: it would rank first).
+run_bad AS (
+    SELECT query_id, doc_id, score FROM run
+    WHERE validate AND (query_id IS NULL OR doc_id IS NULL OR score IS NULL OR NOT isfinite(score))
+    LIMIT 1
+),
+qrels_bad AS (
+    SELECT query_id, doc_id, grade FROM qrels
+    WHERE validate AND (query_id IS NULL OR doc_id IS NULL OR grade IS NULL OR NOT isfinite(grade))
+    LIMIT 1
+),
 checks AS (
     SELECT CASE
         WHEN queries NOT IN ('both', 'qrels')
             THEN error('rankkit: queries must be both or qrels, got ''' || queries || '''')
+        WHEN EXISTS (FROM run_bad)
+            THEN error((SELECT 'rankkit: run table ' || run_table::VARCHAR || ': '
+                               || rankkit.bad_row(query_id, doc_id, 'score', score) FROM run_bad))
+        WHEN EXISTS (FROM qrels_bad)
+            THEN error((SELECT 'rankkit: qrels table ' || qrels_table::VARCHAR || ': '
+                               || rankkit.bad_row(query_id, doc_id, 'relevance', grade) FROM qrels_bad))
         WHEN ties = 'average' AND EXISTS (SELECT 1 FROM spec WHERE metric NOT IN ('cg', 'dcg', 'idcg', 'ndcg'))
             THEN error('rankkit: ties=average applies to the gain-based measures (CG, DCG, IDCG, nDCG) only, not '
                        || (SELECT string_agg(measure, ', ' ORDER BY i) FROM spec WHERE metric NOT IN ('cg', 'dcg', 'idcg', 'ndcg')))
@@ -165,7 +192,8 @@ ideal_list AS (
 ),
 ideal_qrels AS (
     SELECT i, query_id,
-           sum(ideal_gain / rankkit.discount(pos)) FILTER (WHERE k IS NULL OR pos <= k) AS idcg,
+           rankkit.ordered_sum(list(ideal_gain / rankkit.discount(pos) ORDER BY pos)
+                               FILTER (WHERE k IS NULL OR pos <= k)) AS idcg,
            sum(ideal_gain) AS ideal_cg,
            count(*) AS num_gain
     FROM ideal_list
@@ -189,7 +217,7 @@ discount_sums AS (
 ),
 -- each judged document of a tie group, per spec: the last rank of its group within the cutoff
 tie_spans AS (
-    SELECT spec.i, judged.system, judged.query_id, t.tie_first, t.tie_size,
+    SELECT spec.i, judged.system, judged.query_id, judged.rank, t.tie_first, t.tie_size,
            rankkit.gain(judged.grade, spec.gain, spec.gains) AS g,
            least(t.tie_first + t.tie_size - 1, coalesce(spec.k, t.tie_first + t.tie_size - 1)) AS last_cut
     FROM judged
@@ -199,8 +227,8 @@ tie_spans AS (
 ),
 tie_features AS (
     SELECT i, system, query_id,
-           sum(g * (last_cut - tie_first + 1) / tie_size) AS cg,
-           sum(g * (hi.cum - coalesce(lo.cum, 0.0E0)) / tie_size) AS dcg
+           rankkit.ordered_sum(list(g * (last_cut - tie_first + 1) / tie_size ORDER BY rank)) AS cg,
+           rankkit.ordered_sum(list(g * (hi.cum - coalesce(lo.cum, 0.0E0)) / tie_size ORDER BY rank)) AS dcg
     FROM tie_spans
     JOIN discount_sums hi ON hi.r = last_cut
     LEFT JOIN discount_sums lo ON lo.r = tie_first - 1
@@ -233,10 +261,11 @@ own_rank AS (
            count(*) FILTER (WHERE relevant AND rank <= mult_cut) AS rel_in_mult,
            count(*) FILTER (WHERE nonrelevant AND in_cut) AS nonrel_ret,
            count(*) FILTER (WHERE grade >= 0 AND in_cut) AS pooled_ret,
-           sum(g / rbp_scale * pow(p, rank - 1)) FILTER (WHERE metric = 'rbp' AND grade > 0) AS rbp_sum,
-           sum(pow(p, rank - 1)) FILTER (WHERE metric = 'rbp_resid' AND grade >= 0) AS rbp_pooled,
-           sum(g) FILTER (WHERE in_cut) AS cg,
-           sum(g / rankkit.discount(rank)) FILTER (WHERE in_cut) AS dcg,
+           rankkit.ordered_sum(list(g / rbp_scale * pow(p, rank - 1) ORDER BY rank)
+                               FILTER (WHERE metric = 'rbp' AND grade > 0)) AS rbp_sum,
+           rankkit.ordered_sum(list(pow(p, rank - 1) ORDER BY rank) FILTER (WHERE metric = 'rbp_resid' AND grade >= 0)) AS rbp_pooled,
+           rankkit.ordered_sum(list(g ORDER BY rank) FILTER (WHERE in_cut)) AS cg,
+           rankkit.ordered_sum(list(g / rankkit.discount(rank) ORDER BY rank) FILTER (WHERE in_cut)) AS dcg,
            min(rank) FILTER (WHERE relevant AND in_cut) AS first_rel
     FROM judged_spec
     GROUP BY i, system, query_id
@@ -259,19 +288,21 @@ above_rows AS (
 ),
 above AS (
     SELECT i, system, query_id,
-           sum(relevant_so_far * 1.0E0 / rank) FILTER (WHERE relevant AND in_cut) AS ap_sum,
+           rankkit.ordered_sum(list(relevant_so_far * 1.0E0 / rank ORDER BY rank)
+                               FILTER (WHERE relevant AND in_cut)) AS ap_sum,
            -- bpref: each relevant document loses the share of judged non-relevant ones above it
-           sum(1.0E0 - rankkit.ratio(least(nonrelevant_so_far, num_rel), least(num_rel, num_nonrel)))
-               FILTER (WHERE relevant) AS bpref_sum,
+           rankkit.ordered_sum(list(1.0E0 - rankkit.ratio(least(nonrelevant_so_far, num_rel), least(num_rel, num_nonrel))
+                                    ORDER BY rank) FILTER (WHERE relevant AND metric IN ('bpref', 'gm_bpref'))) AS bpref_sum,
            -- infAP (Yilmaz and Aslam): precision above a relevant document estimated from the judged
            -- documents above it (those judged negative count as pooled but unjudged), as trec_eval
-           sum(CASE WHEN rank = 1 THEN 1.0E0
+           rankkit.ordered_sum(list(CASE WHEN rank = 1 THEN 1.0E0
                     ELSE 1.0E0 / rank + ((rank - 1.0E0) / rank)
                          * ((judged_so_far - 1.0E0) / (rank - 1.0E0))
-                         * ((relevant_so_far - 1.0E0 + 1.0E-5) / (relevant_so_far - 1.0E0 + nonrelevant_so_far + 2.0E-5)) END)
-               FILTER (WHERE relevant AND metric = 'infap') AS infap_sum,
+                         * ((relevant_so_far - 1.0E0 + 1.0E-5) / (relevant_so_far - 1.0E0 + nonrelevant_so_far + 2.0E-5)) END
+                    ORDER BY rank) FILTER (WHERE relevant AND metric = 'infap')) AS infap_sum,
            -- binG: a relevant document gains 1 / log2(2 + the documents above it that are not relevant)
-           sum(1.0E0 / log2(2.0E0 + rank - relevant_so_far)) FILTER (WHERE relevant AND metric = 'bing') AS bing_sum
+           rankkit.ordered_sum(list(1.0E0 / log2(2.0E0 + rank - relevant_so_far) ORDER BY rank)
+                               FILTER (WHERE relevant AND metric = 'bing')) AS bing_sum
     FROM above_rows
     GROUP BY i, system, query_id
 ),
@@ -302,11 +333,13 @@ gain_features AS (
     SELECT r.i, r.system, r.query_id,
            -- ndcg_rel: nDCG at each retrieved document of positive gain (the ideal stops growing once
            -- its gains run out)
-           sum(r.dcg_so_far / l.idcg_so_far) FILTER (WHERE r.metric = 'ndcg_rel' AND r.g > 0) AS ndcg_rel_sum,
+           rankkit.ordered_sum(list(r.dcg_so_far / l.idcg_so_far ORDER BY r.rank)
+                               FILTER (WHERE r.metric = 'ndcg_rel' AND r.g > 0)) AS ndcg_rel_sum,
            count(*) FILTER (WHERE r.metric = 'ndcg_rel' AND r.g > 0) AS gain_ret,
            -- G: each gain over log2(2 + what the ideal ranking would have gained so far, at least 1 a
            -- rank, minus what this ranking gained)
-           sum(r.g / log2(2.0E0 + r.rank + l.extra_cost - r.cg_so_far)) FILTER (WHERE r.metric = 'g') AS g_sum
+           rankkit.ordered_sum(list(r.g / log2(2.0E0 + r.rank + l.extra_cost - r.cg_so_far) ORDER BY r.rank)
+                               FILTER (WHERE r.metric = 'g')) AS g_sum
     FROM gain_rows r
     JOIN ideal_list l ON l.i = r.i AND l.query_id = r.query_id AND l.pos = least(r.rank, r.num_gain)
     GROUP BY r.i, r.system, r.query_id
@@ -331,10 +364,10 @@ rndcg_points AS (
 ),
 rndcg_features AS (
     SELECT p.i, p.system, p.query_id,
-           sum(coalesce(p.dcg_at, 0.0E0) / p.idcg_at) AS rndcg_sum, count(*) AS rndcg_points
+           rankkit.ordered_sum(list(coalesce(p.dcg_at, 0.0E0) / p.idcg_at ORDER BY p.at)) AS rndcg_sum, count(*) AS rndcg_points
     FROM (
         SELECT p.i, p.system, p.query_id, p.at, p.idcg_at,
-               sum(j.g / rankkit.discount(j.rank)) AS dcg_at
+               rankkit.ordered_sum(list(j.g / rankkit.discount(j.rank) ORDER BY j.rank)) AS dcg_at
         FROM rndcg_points p
         LEFT JOIN judged_spec j ON j.i = p.i AND j.system IS NOT DISTINCT FROM p.system AND j.query_id = p.query_id
                                AND j.rank <= least(p.at, p.num_ret)
@@ -343,7 +376,7 @@ rndcg_features AS (
     GROUP BY p.i, p.system, p.query_id
 ),
 err_sum AS (
-    SELECT i, system, query_id, sum(p_stop * p_reach / rank) AS err
+    SELECT i, system, query_id, rankkit.ordered_sum(list(p_stop * p_reach / rank ORDER BY rank)) AS err
     FROM (
         SELECT *,
                coalesce(product(1.0E0 - p_stop) OVER (
@@ -357,7 +390,8 @@ err_sum AS (
 -- ideal := 'run': the retrieved judged documents by grade, best first
 ideal_run AS (
     SELECT i, system, query_id,
-           sum(g / rankkit.discount(ideal_pos)) FILTER (WHERE k IS NULL OR ideal_pos <= k) AS idcg_run
+           rankkit.ordered_sum(list(g / rankkit.discount(ideal_pos) ORDER BY ideal_pos)
+                               FILTER (WHERE k IS NULL OR ideal_pos <= k)) AS idcg_run
     FROM (
         SELECT *, row_number() OVER (PARTITION BY i, system, query_id ORDER BY grade DESC) AS ideal_pos
         FROM judged_spec
@@ -434,19 +468,26 @@ valued AS (
 SELECT i, measure, agg, system, query_id, rankkit.measure_value(metric, f, s) AS value FROM valued;
 
 -- How a measure's per-query values combine: the mean over queries, the sum for counts (as trec_eval).
--- An aggregate expression: use it in a GROUP BY query.
-CREATE OR REPLACE MACRO rankkit.over_queries(agg, value) AS
-    CASE WHEN any_value(agg) = 'sum' THEN sum(value)
+-- An aggregate expression: use it in a GROUP BY query. trec_eval adds the per-query values in query
+-- order (its qrels sorted by strcmp) and divides the sum by the number of queries; the values are
+-- added here in the same order, so the mean is trec_eval's double on any number of threads
+-- (avg() would add them in whatever order its threads meet them). NULL values (empty := 'skip')
+-- are left out of the sum and the count.
+CREATE OR REPLACE MACRO rankkit.over_queries(agg, value, query_id) AS
+    CASE WHEN count(value) = 0 THEN NULL
+         WHEN any_value(agg) = 'sum' THEN rankkit.ordered_sum(list(value ORDER BY query_id) FILTER (WHERE value IS NOT NULL))
          -- gm_map, gm_bpref: the geometric mean, each value floored at trec_eval's 0.00001
-         WHEN any_value(agg) = 'gmean' THEN exp(avg(ln(greatest(value, rankkit.geometric_floor()))))
-         ELSE avg(value) END;
+         WHEN any_value(agg) = 'gmean'
+             THEN exp(rankkit.ordered_sum(list(ln(greatest(value, rankkit.geometric_floor())) ORDER BY query_id)
+                                          FILTER (WHERE value IS NOT NULL)) / count(value))
+         ELSE rankkit.ordered_sum(list(value ORDER BY query_id) FILTER (WHERE value IS NOT NULL)) / count(value) END;
 
 -- rankkit.aggregate: one row per measure and system: the mean over evaluated queries (the sum for
 -- counts, as trec_eval), and how many queries it covers (empty := 'skip' leaves some out).
 CREATE OR REPLACE MACRO rankkit.aggregate(qrels_table, run_table, specs, ties := 'trec',
         scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false, judged_only := false) AS TABLE
     SELECT measure, system,
-           rankkit.over_queries(agg, value) AS value,
+           rankkit.over_queries(agg, value, query_id) AS value,
            count(value) AS queries
     FROM rankkit.per_query(qrels_table, run_table, specs, ties := ties, scores := scores,
                            depth := depth, queries := queries, validate := validate, keyed := keyed, judged_only := judged_only)

@@ -71,16 +71,19 @@ CREATE OR REPLACE MACRO rankkit.param_list(text) AS
 CREATE OR REPLACE MACRO rankkit.measure_specs(names, rel := 1, docs := 0) AS TABLE
 WITH
 -- trec_eval's nicknames (official, all_trec, set) and family names (P, recall, ndcg_cut ...) stand
--- for the measures rankkit.trec_names() lists
+-- for the measures rankkit.trec_names() lists; a name given twice is one measure, in its first place
 named AS (
     SELECT unnest(names) AS measure, generate_subscripts(names, 1) AS position
 ),
-given AS (
+expanded AS (
     SELECT coalesce(t.measure, named.measure) AS measure,
-           row_number() OVER (ORDER BY named.position, t.j) AS i
+           row_number() OVER (ORDER BY named.position, t.j) AS place
     FROM named
     LEFT JOIN (SELECT name, unnest(measures) AS measure, generate_subscripts(measures, 1) AS j FROM rankkit.trec_names()) t
         ON t.name = named.measure
+),
+given AS (
+    SELECT measure, min(place) AS i FROM expanded GROUP BY measure
 ),
 catalog AS (FROM rankkit.catalog()),
 plain_names AS (

@@ -4,9 +4,10 @@ For each pair listed in ``shared/data/*/expected/PAIRS.tsv`` and
 ``shared/conformance/trec_eval/expected/PAIRS.tsv``, every measure of trec_eval's ``all_trec``
 (``-q``, ``-J -q`` and the recorded parameter line) is compared per query and in aggregate with
 trec_eval's full-precision (``%.17g``) output at 1e-9, and ``rankkit eval`` with trec_eval's options
-prints trec_eval's 4-decimal files line for line. trec_eval's own test suite (``make quicktest``)
-is run the same way. The hand-made probes pin the edge cases (ties, rank column, negative and
-fractional grades, ``-c``, ``-l``, ``-M``, duplicates).
+prints trec_eval's 4-decimal files line for line (on any number of threads: rankkit adds the same
+terms in the same order). trec_eval's own test suite (``make quicktest``) is run the same way. The
+hand-made probes pin the edge cases (ties, rank column, negative and fractional grades, ``-c``,
+``-l``, ``-M``, duplicates).
 
 A run file is read as one run (``system=`` the pair's name), as trec_eval reads it: trec_eval
 ignores the tag column, which varies by line in the trectools unittest runs. Grades are truncated
@@ -36,24 +37,30 @@ TEXT = ("runid", "relstring")
 # trec_eval 9.0.8 (the reference where 10.0 aborts) turns recall levels into ranks by adding 0.9 and
 # truncating; 10.0, and rankkit, round.
 ROUNDED_IN_V10 = ("iprec_at_recall", "11pt_avg")
+# The measures rankkit offered before all_trec, by trec_eval's name: the thread-count test reads these.
+SHARED_MEASURE = re.compile(
+    r"(ndcg|ndcg_cut_\d+|map|map_cut_\d+|recip_rank|P_\d+|recall_\d+|Rprec|bpref|success_\d+"
+    r"|num_ret|num_rel|num_rel_ret|set_P|set_recall)"
+)
+NUM_Q = re.compile("num_q")
 HIGH_PRECISION = 1e-9
 # Queries on one side only are the point here: rankkit warns about them, as it should.
 pytestmark = pytest.mark.filterwarnings("ignore::rankkit.errors.RankkitWarning")
-PRINTED = 5e-5 + 1e-9  # half the last printed decimal, and summation order
 
 
 # ---- reading trec_eval's outputs ----------------------------------------------------------------
 
-def read_trec_eval(path: Path) -> dict[tuple[str, str], str]:
-    """(measure, query) -> the value as trec_eval printed it, for the measures whose value is a number
-    (9.0.8's recall levels left out: 10.0 computes them otherwise)."""
+def read_trec_eval(path: Path, pattern: re.Pattern | None = None) -> dict[tuple[str, str], str]:
+    """(measure, query) -> the value as trec_eval printed it: the measures ``pattern`` matches, or
+    every one whose value is a number (9.0.8's recall levels left out: 10.0 computes them otherwise)."""
     opener = gzip.open if path.suffix == ".gz" else open
     older = "v9.0.8" in path.parts
     found = {}
     with opener(path, "rt") as lines:
         for line in lines:
             parts = line.split()
-            if len(parts) == 3 and not parts[0].startswith(TEXT) and not (older and parts[0].startswith(ROUNDED_IN_V10)):
+            if len(parts) == 3 and (pattern.fullmatch(parts[0]) if pattern is not None else
+                                    not parts[0].startswith(TEXT) and not (older and parts[0].startswith(ROUNDED_IN_V10))):
                 found[(parts[0], parts[1])] = parts[2]
     return found
 
@@ -83,7 +90,7 @@ def mismatches(expected: dict[tuple[str, str], str], got: dict[tuple[str, str], 
         value = got.get(key)
         if value is None:
             problems.append(f"{key[0]} query {key[1]}: trec_eval {text}, rankkit has no value")
-        elif not agrees(text, value, printed):
+        elif not agrees(text, value, printed, key[0]):
             problems.append(f"{key[0]} query {key[1]}: trec_eval {text}, rankkit {value!r}")
     for key in sorted(set(got) - set(expected)):
         if any(m == key[0] for m, _ in expected):
@@ -91,12 +98,17 @@ def mismatches(expected: dict[tuple[str, str], str], got: dict[tuple[str, str], 
     return problems
 
 
-def agrees(text: str, value: float, printed: bool) -> bool:
+def agrees(text: str, value: float, printed: bool, measure: str = "") -> bool:
+    """trec_eval's full-precision text (%.17g) reads back as its double: for the measures rankkit had
+    before all_trec, rankkit's must be that double, as it adds the same terms in the same order; the
+    others (some formulas arranged otherwise, such as rbp_resid's closed form) agree to 1e-9. Printed
+    text must be the text rankkit prints."""
     if not printed:
-        return abs(float(text) - value) <= HIGH_PRECISION
+        exact = not measure or SHARED_MEASURE.fullmatch(measure)
+        return float(text) == value if exact else abs(float(text) - value) <= HIGH_PRECISION
     if "." not in text:  # counts are printed as integers
         return float(text) == value
-    return f"{value:.4f}" == text or abs(float(text) - value) <= PRINTED
+    return f"{value:.4f}" == text
 
 
 def assert_agree(expected, got, printed: bool = False) -> None:
@@ -145,7 +157,7 @@ def full_precision(name: str):
 
 
 @pytest.mark.parametrize("name", PAIR_IDS)
-def test_every_shared_measure_per_query_and_aggregate_to_1e9(name):
+def test_every_shared_measure_per_query_and_aggregate_is_trec_evals_double(name):
     wanted, got = full_precision(name)
     assert len(measures_of(wanted)) >= 40 and len(wanted) > 40
     assert_agree(wanted, got)
@@ -475,3 +487,47 @@ NOT_IN_RANKKIT = ["out.test.prefs", "out.test.qrels_prefs", "out.test.qrels_jg",
 def test_trec_eval_quicktest_line_for_line(capsys, output, options, qrels, run):
     folder = shared_path("conformance", "trec_eval")
     assert cli_lines(capsys, options, folder / qrels, folder / run) == (folder / output).read_text().splitlines()
+
+
+# ---- the printed text, on any number of threads -------------------------------------------------
+
+def printed_reference(name: str) -> tuple[Path, list[str]]:
+    """trec_eval 10.0's printed -q output of a pair and the options that made it: the plain run, or
+    -c where 10.0 aborted on a qrels topic missing from the run (it prints the -c -q run then)."""
+    expected, _, _ = pair(name)
+    short = name.split("/", 1)[1]
+    if (expected / f"{short}.all_trec.q.txt").exists():
+        return expected / f"{short}.all_trec.q.txt", []
+    return shared_path(*expected.relative_to(SHARED).parts, f"{short}.all_trec.cq.txt"), ["-c"]
+
+
+def cli_printed(args: list[str], capsys) -> dict[tuple[str, str], str]:
+    """(measure, query) -> the text rankkit eval printed."""
+    from rankkit.cli import main
+
+    assert main(args) == 0
+    found = {}
+    for line in capsys.readouterr().out.splitlines():
+        measure, query, value = line.split()
+        found[(measure, query)] = value
+    return found
+
+
+@pytest.mark.parametrize("threads", [1, 4])
+@pytest.mark.parametrize("name", PAIR_IDS)
+def test_cli_prints_trec_eval_text_on_every_pair_whatever_the_thread_count(name, threads, capsys):
+    """Every value rankkit shares with trec_eval, per query and 'all', printed as trec_eval prints it
+    (4 decimals, counts as integers): the same text, not merely values within 1e-9. Means add the
+    per-query values in trec_eval's order, so the thread count changes no digit."""
+    reference, options = printed_reference(name)
+    _, qrels, run = pair(name)
+    wanted = read_trec_eval(reference, SHARED_MEASURE)
+    measures = measures_of(wanted) + ["num_q"]
+    wanted.update(read_trec_eval(reference, pattern=NUM_Q))  # and the number of queries averaged
+    args = ["eval", "-q", *options, "--threads", str(threads), *[a for m in measures for a in ("-m", m)],
+            str(qrels), str(run)]
+    got = cli_printed(args, capsys)
+    problems = [f"{m} {q}: trec_eval {text}, rankkit {got.get((m, q))}"
+                for (m, q), text in sorted(wanted.items()) if got.get((m, q)) != text]
+    extra = sorted(set(got) - set(wanted))
+    assert not problems and not extra, f"{len(problems)} lines differ:\n" + "\n".join(problems[:40]) + f"\nextra: {extra[:5]}"
