@@ -91,7 +91,7 @@ def test_run_from_standard_input(capsys, files, monkeypatch):
 
 def test_ir_measures_names_in_one_argument(capsys, files):
     got = lines(capsys, "-m", "nDCG@2 P@1 AP", *files)
-    assert [row[0].strip() for row in got] == ["nDCG@2", "P@1", "AP"]
+    assert [row[0].strip() for row in got] == ["num_q", "nDCG@2", "P@1", "AP"]  # rankkit's names: the query count
 
 
 @pytest.mark.parametrize("measure, message", [
