@@ -18,6 +18,7 @@ import pandas as pd
 
 from rankkit import stats
 from rankkit._sql import connect
+from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, RankkitError
 from rankkit.evaluate import checked_sources, evaluation_query, compare_inputs, measure_specs, run_query, slice_source
 from rankkit.io import default_connection
@@ -32,7 +33,7 @@ def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = N
             correction: str = "holm", alpha: float = 0.05, seed: int | None = 0, resamples: int = 10000,
             by: str | None = None, query_table=None, con: duckdb.DuckDBPyConnection | None = None,
             rel: float = 1, ties: str = "trec", scores: str = "double", depth: int | None = None,
-            queries: str = "both") -> pd.DataFrame:
+            queries: str = "both", conventions: Conventions | None = None) -> pd.DataFrame:
     """Compare systems measure by measure: means, paired differences, intervals and p-values.
 
     Parameters
@@ -63,7 +64,7 @@ def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = N
     by, query_table:
         Compare within slices: ``query_table`` (path, DataFrame, relation or table name) has
         ``query_id`` and an attribute column named by ``by``; the result gets a column ``by``.
-    rel, ties, scores, depth, queries:
+    rel, ties, scores, depth, queries, conventions:
         As for :func:`rankkit.evaluate`.
 
     Returns
@@ -91,13 +92,14 @@ def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = N
     stats.correct([], correction)
     if by in COLUMNS:
         raise InputError(f"by: the attribute column cannot be called {by!r}; rename it in the query table")
+    conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries)
     con = connect(con) if con is not None else default_connection()
-    specs = measure_specs(con, measures, rel=rel)
+    specs = measure_specs(con, measures, rel=conventions.rel)
     named = _named_runs(runs)
-    with checked_sources(con, qrels, named, None, "error", None) as (qrels_source, run_source):
-        compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
+    with checked_sources(con, qrels, named, None, conventions.duplicates, None) as (qrels_source, run_source):
+        compare_inputs(con, qrels_source, run_source, specs, queries=conventions.queries, ties=conventions.ties)
         slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
-        query, inputs = evaluation_query(qrels_source, run_source, specs, True, slices, ties, scores, depth, queries)
+        query, inputs = evaluation_query(qrels_source, run_source, specs, True, slices, conventions)
         values = run_query(con, query, inputs)
     systems = run_source.systems if isinstance(named, Mapping) else sorted(values["system"].dropna().unique())
     pairs = _pairs(systems, baseline)

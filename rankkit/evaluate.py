@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 import duckdb
 
 from rankkit._sql import connect
+from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning
 from rankkit.io import Source, default_connection, is_frame, is_table, load, release
 from rankkit.progress import Progress
@@ -40,7 +41,8 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
              by: str | None = None, query_table=None, ci: float | None = None, seed: int | None = 0,
              resamples: int = 10000, columns: Mapping[str, str | None] | None = None,
              duplicates: str = "error", output: str | Path | None = None, relation: bool = False,
-             progress: bool | None = None) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
+             progress: bool | None = None,
+             conventions: Conventions | None = None) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
     """Evaluate a run (or several systems in one run table, or a list or dict of runs) against qrels.
 
     Parameters
@@ -76,6 +78,9 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         "qid": "query_id"}``; applied to the qrels and the run wherever such a column exists.
     duplicates:
         ``"error"`` (default, as trec_eval) or ``"first"``: keep a document's first occurrence.
+    conventions:
+        A :class:`rankkit.Conventions` holding ``rel, ties, scores, depth, queries, duplicates`` in
+        one object, in place of those keywords (giving both, differently, is an error).
     output:
         Write the result to this file (``.parquet``, ``.csv``, ``.tsv``, ``.json``, ``.jsonl``)
         with DuckDB's ``COPY``, streaming, and return its path instead of a DataFrame.
@@ -111,12 +116,14 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         raise RankkitError("ci is an interval over queries: it applies to the aggregate, not to per_query")
     if ci is not None and (output is not None or relation):
         raise RankkitError("ci is computed in Python over a frame: it does not go with output= or relation=True")
+    conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries,
+                                      duplicates=duplicates)
     con = connect(con) if con is not None else default_connection()
-    specs = measure_specs(con, measures, rel=rel)
-    with checked_sources(con, qrels, run, columns, duplicates, progress) as (qrels_source, run_source):
-        return _evaluate(con, qrels_source, run_source, specs, per_query, ties=ties, scores=scores, depth=depth,
-                         queries=queries, by=by, query_table=query_table, ci=ci, seed=seed,
-                         resamples=resamples, output=output, relation=relation, progress=progress)
+    specs = measure_specs(con, measures, rel=conventions.rel)
+    with checked_sources(con, qrels, run, columns, conventions.duplicates, progress) as (qrels_source, run_source):
+        return _evaluate(con, qrels_source, run_source, specs, per_query, conventions=conventions, by=by,
+                         query_table=query_table, ci=ci, seed=seed, resamples=resamples, output=output,
+                         relation=relation, progress=progress)
 
 
 def evaluate_rows(qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
@@ -125,10 +132,11 @@ def evaluate_rows(qrels, run, measures: str | Iterable[str], per_query: bool = F
     """evaluate() without pandas, for the command line: the same rows, in the same order, as dicts
     (``measure, system, query_id`` for per_query, ``value``, ...); a NULL value is None."""
     con = connect(con) if con is not None else default_connection()
-    specs = measure_specs(con, measures, rel=rel)
-    with checked_sources(con, qrels, run, None, "error", None) as (qrels_source, run_source):
+    conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries)
+    specs = measure_specs(con, measures, rel=conventions.rel)
+    with checked_sources(con, qrels, run, None, conventions.duplicates, None) as (qrels_source, run_source):
         compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
-        query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, None, ties, "double", depth, queries)
+        query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, None, conventions)
         with Progress(con, "evaluating"):
             rows = run_rows(con, query, inputs)
     if per_query:  # evaluate()'s order: measure as asked, then system and query_id, NULLs last
@@ -154,21 +162,21 @@ def checked_sources(con, qrels, run, columns, duplicates: str, progress) -> Iter
         release(con, qrels_source)
 
 
-def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query: bool, slices, ties, scores, depth,
-           queries) -> tuple[str, list]:
+def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query: bool, slices,
+                     conventions: Conventions) -> tuple[str, list]:
     """The macro call evaluating the sources, and its parameters."""
     # validate := false: load() checked both inputs (duplicates, NULLs) already
-    inputs = [qrels_source.table, run_source.engine, specs, *(slices or ()), ties, scores, depth, queries, False,
+    inputs = [qrels_source.table, run_source.engine, specs, *(slices or ()), *conventions.sql_arguments(), False,
               bool(run_source.keyed)]
     return macro_query("per_query" if per_query else "aggregate", slices), inputs
 
 
-def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: bool, *, ties, scores, depth,
-              queries, by, query_table, ci, seed, resamples, output, relation,
+def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: bool, *, conventions: Conventions,
+              by, query_table, ci, seed, resamples, output, relation,
               progress) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
-    compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
+    compare_inputs(con, qrels_source, run_source, specs, queries=conventions.queries, ties=conventions.ties)
     slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
-    query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, ties, scores, depth, queries)
+    query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, conventions)
     select = _result_select(query, per_query, len(run_source.systems) > 1, slices)
     if output is not None:
         return _copy(con, select, inputs, Path(output), progress)
