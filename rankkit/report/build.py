@@ -19,11 +19,11 @@ from rankkit.compare import compare
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, RankkitError
 # a run's name from its file, and a name made unique: evaluate's own rule (one rule for naming runs)
-from rankkit.evaluate import _run_name as run_name, _unique as unique_name, evaluate, measure_specs
+from rankkit.evaluate import _run_name as run_name, _unique as unique_name, evaluate, measure_specs, slice_source
 from rankkit.io import default_connection, is_frame, read_qrels, read_run
 from rankkit.report.model import Report
 
-__all__ = ["report", "build", "fingerprint"]
+__all__ = ["report", "build", "fingerprint", "run_names"]
 
 _CHUNK = 1 << 20
 
@@ -106,7 +106,7 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
                   if queries is not None else pd.DataFrame())
         for item, (sha, files) in zip(inputs, hashes.result()):
             item.update(sha256=sha, files=files)
-        _count_rows(con, inputs, qrels_table, run_tables)
+        _count_rows(con, inputs, qrels_table, run_tables, by)
     said = _raise_again(caught)
     record = {
         "rankkit": _version(), "duckdb": duckdb.__version__, "python": platform.python_version(),
@@ -137,13 +137,7 @@ def _inputs(qrels, runs, queries) -> list[dict]:
     if isinstance(runs, Mapping):
         named = [(str(name), run) for name, run in runs.items()]
     elif isinstance(runs, (list, tuple)):
-        if not runs:
-            raise InputError("runs: the list of runs is empty")
-        named, taken = [], []
-        for position, run in enumerate(runs, 1):
-            name = unique_name(run_name(run, position), taken)
-            taken.append(name)
-            named.append((name, run))
+        named = list(zip(run_names(runs), runs))
     elif isinstance(runs, (str, Path)) and Path(str(runs)).exists():
         named = [(run_name(runs, 1), runs)]
     else:
@@ -152,6 +146,16 @@ def _inputs(qrels, runs, queries) -> list[dict]:
     if queries is not None:
         items.append(_describe("queries", None, queries))
     return items
+
+
+def run_names(runs: list) -> list[str]:
+    """The names of a list of runs: files by their stem, others run1, run2 ...; made unique."""
+    if not runs:
+        raise InputError("runs: the list of runs is empty")
+    taken: list[str] = []
+    for position, run in enumerate(runs, 1):
+        taken.append(unique_name(run_name(run, position), taken))
+    return taken
 
 
 def _describe(role: str, name: str | None, source) -> dict:
@@ -220,13 +224,15 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _count_rows(con, inputs: list[dict], qrels, runs) -> None:
+def _count_rows(con, inputs: list[dict], qrels, runs, by) -> None:
     """Rows and queries of each input as rankkit read it."""
     def counts(relation) -> tuple[int, int]:
         return relation.aggregate("count(*), count(DISTINCT query_id)").fetchall()[0]
 
     tables = [qrels] + (list(runs.values()) if isinstance(runs, dict) else [runs])
-    for item, table in zip(inputs, tables):
+    if inputs[-1]["role"] == "queries":
+        tables.append(con.table(slice_source(con, inputs[-1]["source"], by)[0]))
+    for item, table in zip(inputs, tables, strict=True):
         item["rows"], item["queries"] = (int(n) for n in counts(table))
 
 

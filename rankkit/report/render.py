@@ -271,10 +271,12 @@ def _per_query_html(wide: pd.DataFrame) -> str:
     """The per-query table through pandas Styler: its escaping and layout of two header rows."""
     if wide.empty:
         return ""
+    from pandas.io.formats.style import Styler
+
     formats = {column: (lambda value, name=column[1]: number(value, name)) for column in wide.columns}
-    styler = wide.style.format(formats).set_table_attributes('class="per-query"')
-    styler = styler.set_uuid("per-query")
-    return styler.to_html(exclude_styles=True, escape="html")
+    styler = Styler(wide, cell_ids=False, uuid="per-query").format(formats, escape="html")
+    styler = styler.format_index(escape="html", axis=0).format_index(escape="html", axis=1)
+    return styler.to_html(table_attributes='class="per-query"')
 
 
 def markdown(report) -> str:

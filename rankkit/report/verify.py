@@ -57,7 +57,8 @@ class Verification:
 
 def _input(item: dict) -> str:
     name = f" {item['name']}" if item.get("name") else ""
-    return f"{item['role']}{name} ({item['path']})"
+    path = f" ({item['path']})" if item.get("path") else ""
+    return f"{item['role']}{name}{path}"
 
 
 def _shown(value) -> str:
@@ -80,7 +81,7 @@ def verify(path: str | Path, *, con=None) -> Verification:
     inputs = record["inputs"]
     not_files = [item for item in inputs if item["kind"] != "file"]
     if not_files:
-        raise InputError(f"{path}: cannot be recomputed: {_input(not_files[0]).replace('(None)', '')} was a "
+        raise InputError(f"{path}: cannot be recomputed: {_input(not_files[0])} was a "
                          f"{not_files[0]['kind']}, not a file")
     changed = []
     for item in inputs:
