@@ -23,7 +23,7 @@ from rankkit.errors import InputError, RankkitError
 from rankkit.evaluate import checked_sources, evaluation_query, compare_inputs, measure_specs, run_query, slice_source
 from rankkit.io import default_connection
 
-__all__ = ["compare", "format_comparison"]
+__all__ = ["compare", "compare_values", "format_comparison"]
 
 COLUMNS = ["measure", "system", "baseline", "mean", "baseline_mean", "diff", "ci_low", "ci_high", "effect",
            "p_value", "p_adjusted", "significant", "wins", "ties", "losses", "queries"]
@@ -88,8 +88,7 @@ def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = N
     >>> result[["system", "baseline", "mean", "baseline_mean", "diff", "wins", "losses"]].to_dict("records")
     [{'system': 'x', 'baseline': 'y', 'mean': 1.0, 'baseline_mean': 0.5, 'diff': 0.5, 'wins': 3, 'losses': 0}]
     """
-    stats.paired_test([0.0, 0.0], [0.0, 0.0], test, alpha=alpha)  # validates test and alpha early
-    stats.correct([], correction)
+    check_options(test, correction, alpha)
     if by in COLUMNS:
         raise InputError(f"by: the attribute column cannot be called {by!r}; rename it in the query table")
     conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries)
@@ -102,6 +101,21 @@ def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = N
         query, inputs = evaluation_query(qrels_source, run_source, specs, True, slices, conventions)
         values = run_query(con, query, inputs)
     systems = run_source.systems if isinstance(named, Mapping) else sorted(values["system"].dropna().unique())
+    return compare_values(values, systems, baseline, test=test, correction=correction, alpha=alpha, seed=seed,
+                          resamples=resamples, by=by if slices else None)
+
+
+def check_options(test: str, correction: str, alpha: float) -> None:
+    """Refuse a bad test, correction or alpha before any input is read."""
+    stats.paired_test([0.0, 0.0], [0.0, 0.0], test, alpha=alpha)
+    stats.correct([], correction)
+
+
+def compare_values(values: pd.DataFrame, systems: list[str], baseline: str | None, *, test: str, correction: str,
+                   alpha: float, seed: int | None, resamples: int, by: str | None = None) -> pd.DataFrame:
+    """compare() on per-query values already computed (``i, measure, system, query_id, value`` and
+    ``slice`` with ``by``), as ``rankkit.per_query`` returns them."""
+    slices = by is not None
     pairs = _pairs(systems, baseline)
     rows = []
     group_keys = ["i", "measure"] + (["slice"] if slices else [])

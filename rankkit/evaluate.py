@@ -187,7 +187,7 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
     if ci is not None:
         with Progress(con, "bootstrapping", enabled=progress):
             values = run_query(con, macro_query("per_query", slices), inputs)
-        frame = _with_ci(frame, values, ci, seed, resamples, by)
+        frame = with_ci(frame, values, ci, seed, resamples, by)
     return frame
 
 
@@ -226,13 +226,14 @@ def macro_query(macro: str, slices: tuple[str, str] | None) -> str:
             f"scores := ?, depth := ?, queries := ?, validate := ?, keyed := ?)")
 
 
-def _with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int | None,
-             resamples: int, by: str | None) -> pd.DataFrame:
-    """The aggregate with a bootstrap interval over its queries (the sum's for counts)."""
+def with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int | None,
+            resamples: int, by: str | None, method: str = "bootstrap") -> pd.DataFrame:
+    """The aggregate with an interval over its queries (the sum's for counts): the percentile
+    bootstrap, or Student's t (``method="t"``, for the mean of many queries at no cost)."""
     import numpy as np
     import pandas as pd
 
-    from rankkit.stats import bootstrap_ci
+    from rankkit.stats import bootstrap_ci, t_ci
 
     if not 0 < level < 1:
         raise RankkitError(f"ci must be a confidence level between 0 and 1, such as 0.95, got {level!r}")
@@ -242,7 +243,10 @@ def _with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int 
     rows = []
     for key, group in values.groupby(keys, sort=False, dropna=False):
         statistic = np.sum if group["agg"].iloc[0] == "sum" else np.mean
-        low, high = bootstrap_ci(group["value"].dropna(), statistic, level, seed, resamples)
+        if method == "t":
+            low, high = t_ci(group["value"].dropna(), level, total=statistic is np.sum)
+        else:
+            low, high = bootstrap_ci(group["value"].dropna(), statistic, level, seed, resamples)
         rows.append({**dict(zip(keys, key)), "ci_low": low, "ci_high": high})
     intervals = pd.DataFrame(rows, columns=keys + ["ci_low", "ci_high"]).rename(columns={"slice": by})
     shared = [key for key in intervals.columns[:-2] if key in frame.columns]  # system only with several

@@ -89,15 +89,34 @@ def test_tables_equal_evaluate_and_compare(inputs, made):
     runs = {name: str(path) for name, path in inputs["runs"].items()}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        aggregate = rankkit.evaluate(inputs["qrels"], runs, MEASURES, ci=0.95, seed=0)
+        aggregate = rankkit.evaluate(inputs["qrels"], runs, MEASURES)
         per_query = rankkit.evaluate(inputs["qrels"], runs, MEASURES, per_query=True)
         comparison = rankkit.compare(inputs["qrels"], runs, MEASURES, baseline="bm25")
         slices = rankkit.evaluate(inputs["qrels"], runs, MEASURES, by="category", query_table=inputs["topics"])
-    pd.testing.assert_frame_equal(made.aggregate, aggregate, **CLOSE)
+    pd.testing.assert_frame_equal(made.aggregate[aggregate.columns], aggregate, **CLOSE)
     pd.testing.assert_frame_equal(made.per_query, per_query, **CLOSE)
     pd.testing.assert_frame_equal(made.comparison, comparison, **CLOSE)
     pd.testing.assert_frame_equal(made.slices, slices, **CLOSE)
     assert made.record["systems"] == ["bm25", "dense_v2", "hybrid"]
+
+
+def test_intervals_are_students_t_with_the_t_test_and_the_bootstrap_otherwise(inputs, made):
+    from scipy import stats
+
+    for row in made.aggregate.itertuples():
+        values = made.per_query.query("measure == @row.measure and system == @row.system")["value"]
+        scale = len(values) if row.measure == "NumRelRet" else 1  # a count's aggregate is the sum
+        if values.nunique() == 1:  # no spread: the interval is the value (scipy says NaN)
+            low = high = values.iloc[0]
+        else:
+            low, high = stats.t.interval(0.95, len(values) - 1, loc=values.mean(), scale=stats.sem(values))
+        assert (row.ci_low, row.ci_high) == pytest.approx((low * scale, high * scale), abs=1e-12)
+    runs = [str(inputs["runs"]["bm25"]), str(inputs["runs"]["hybrid"])]
+    permuted = rankkit.report(inputs["qrels"], runs, ["AP", "NumRelRet"], test="permutation", seed=3, resamples=2000)
+    bootstrap = rankkit.evaluate(inputs["qrels"], {"bm25": runs[0], "hybrid": runs[1]}, ["AP", "NumRelRet"], ci=0.95,
+                                 seed=3, resamples=2000)
+    pd.testing.assert_frame_equal(permuted.aggregate, bootstrap, **CLOSE)
+    assert permuted.record["statistics"]["interval"] == "bootstrap"
 
 
 def test_coverage_is_judged_at_every_cutoff_of_the_measures(inputs, made):
@@ -106,8 +125,8 @@ def test_coverage_is_judged_at_every_cutoff_of_the_measures(inputs, made):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         judged = rankkit.evaluate(inputs["qrels"], {n: str(p) for n, p in inputs["runs"].items()},
-                                  made.record["coverage"], ci=0.95, seed=0)
-    pd.testing.assert_frame_equal(made.coverage, judged, **CLOSE)
+                                  made.record["coverage"])
+    pd.testing.assert_frame_equal(made.coverage[judged.columns], judged, **CLOSE)
     assert made.coverage["value"].between(0, 1).all()
 
 
@@ -120,8 +139,8 @@ def test_record_says_how_the_numbers_were_made(inputs, made):
     assert (ndcg["name"], ndcg["measure"], ndcg["k"], ndcg["gain"], ndcg["ideal"]) == ("nDCG@10", "nDCG", 10,
                                                                                        "linear", "qrels")
     assert record["measures"][3]["rel"] == 2.0  # P(rel=2)@5 says its own relevance level
-    assert record["statistics"] == {"test": "t", "correction": "holm", "alpha": 0.05, "ci": 0.95, "seed": 0,
-                                    "resamples": 10000, "baseline": "bm25"}
+    assert record["statistics"] == {"test": "t", "correction": "holm", "alpha": 0.05, "ci": 0.95, "interval": "t",
+                                    "seed": 0, "resamples": 10000, "baseline": "bm25"}
     import hashlib
 
     qrels = record["inputs"][0]

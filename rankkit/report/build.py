@@ -15,11 +15,12 @@ import duckdb
 import pandas as pd
 
 from rankkit._sql import connect
-from rankkit.compare import compare
+from rankkit.compare import check_options, compare_values
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, RankkitError
 # a run's name from its file, and a name made unique: evaluate's own rule (one rule for naming runs)
-from rankkit.evaluate import _run_name as run_name, _unique as unique_name, evaluate, measure_specs, slice_source
+from rankkit.evaluate import (_run_name as run_name, _unique as unique_name, evaluate, measure_specs, slice_source,
+                              with_ci)
 from rankkit.io import default_connection, is_frame, read_qrels, read_run
 from rankkit.report.model import Report
 
@@ -84,6 +85,7 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
     if by is not None and queries is None:
         raise RankkitError("by names a column of the query table: give queries= (a table with query_id and "
                            f"the column {by!r}) too")
+    check_options(test, correction, alpha)
     con = connect(con) if con is not None else default_connection()
     with ThreadPoolExecutor(max_workers=1) as hashing, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -92,17 +94,18 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
         qrels_table, run_tables = _read(con, inputs, columns, conventions)
         specs = measure_specs(con, names, rel=conventions.rel)
         judged = _judged_names(specs)
-        every = names + judged
-        common = dict(con=con, conventions=conventions)
-        per_query = _with_system(evaluate(qrels_table, run_tables, every, per_query=True, **common), run_tables)
-        aggregate = _with_system(evaluate(qrels_table, run_tables, every, ci=ci, seed=seed, resamples=resamples,
-                                          **common), run_tables)
-        systems = list(dict.fromkeys(aggregate["system"]))
-        comparison = (compare(qrels_table, run_tables, names, baseline=baseline, test=test, correction=correction,
-                              alpha=alpha, seed=seed, resamples=resamples, **common)
-                      if len(systems) > 1 else pd.DataFrame())
+        every = measure_specs(con, names + judged, rel=conventions.rel)
+        # one evaluation: the aggregate, its intervals and the comparison all come from these values
+        values = _values(evaluate(qrels_table, run_tables, [s["measure"] for s in every], per_query=True, con=con,
+                                  conventions=conventions), run_tables, every)
+        aggregate = with_ci(_aggregate(con, values), values, ci, seed, resamples, None,
+                            method="t" if test == "t" else "bootstrap") if ci is not None else _aggregate(con, values)
+        systems = list(run_tables) if isinstance(run_tables, dict) else sorted(values["system"].dropna().unique())
+        asked = values[values["measure"].isin(names)]
+        comparison = (compare_values(asked, systems, baseline, test=test, correction=correction, alpha=alpha,
+                                     seed=seed, resamples=resamples) if len(systems) > 1 else pd.DataFrame())
         slices = (_with_system(evaluate(qrels_table, run_tables, names, by=by, query_table=inputs[-1]["source"],
-                                        **common), run_tables)
+                                        con=con, conventions=conventions), run_tables)
                   if queries is not None else pd.DataFrame())
         for item, (sha, files) in zip(inputs, hashes.result()):
             item.update(sha256=sha, files=files)
@@ -116,17 +119,17 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
         "measures": [_measure_record(spec) for spec in specs],
         "coverage": judged,
         "statistics": {"test": test if len(systems) > 1 else None, "correction": correction, "alpha": alpha,
-                       "ci": ci, "seed": seed, "resamples": resamples, "baseline": baseline},
+                       "ci": ci, "interval": ("t" if test == "t" else "bootstrap") if ci is not None else None,
+                       "seed": seed, "resamples": resamples, "baseline": baseline},
         "by": by,
         "systems": systems,
         "inputs": [{key: value for key, value in item.items() if key != "source"} for item in inputs],
         "warnings": said,
     }
-    measured = per_query["measure"].isin(names)
+    per_query = asked[["measure", "system", "query_id", "value"]].reset_index(drop=True)
     return Report(title=title or _title(names, systems), record=record,
                   aggregate=aggregate[aggregate["measure"].isin(names)].reset_index(drop=True),
-                  comparison=comparison, per_query=per_query[measured].reset_index(drop=True),
-                  coverage=_coverage(aggregate, per_query, judged), slices=slices)
+                  comparison=comparison, per_query=per_query, coverage=_coverage(aggregate, judged), slices=slices)
 
 
 # ---- inputs ---------------------------------------------------------------------------------------
@@ -257,7 +260,29 @@ def _with_system(frame: pd.DataFrame, runs) -> pd.DataFrame:
     return frame
 
 
-def _coverage(aggregate: pd.DataFrame, per_query: pd.DataFrame, judged: list[str]) -> pd.DataFrame:
+def _values(per_query: pd.DataFrame, runs, specs: list[dict]) -> pd.DataFrame:
+    """evaluate's per-query values with what compare and the aggregate need: the measure's
+    position ``i`` and how it combines over queries ``agg``."""
+    per_query = _with_system(per_query, runs)
+    position = {spec["measure"]: spec["i"] for spec in specs}
+    combine = {spec["measure"]: spec["agg"] for spec in specs}
+    per_query.insert(0, "i", per_query["measure"].map(position))
+    per_query["agg"] = per_query["measure"].map(combine)
+    return per_query
+
+
+def _aggregate(con, values: pd.DataFrame) -> pd.DataFrame:
+    """evaluate's aggregate from per-query values, combined in SQL by the macro evaluate uses."""
+    name = f"rankkit_report_values_{id(values)}"
+    con.register(name, values)
+    try:
+        return con.execute(f"SELECT measure, system, rankkit.over_queries(agg, value) AS value, count(value) AS queries "
+                           f"FROM {name} GROUP BY i, measure, system ORDER BY i, system").df()
+    finally:
+        con.unregister(name)
+
+
+def _coverage(aggregate: pd.DataFrame, judged: list[str]) -> pd.DataFrame:
     """Judged@k per system: the share of the top k that has a judgment, mean over queries."""
     found = aggregate[aggregate["measure"].isin(judged)]
     return found[[c for c in ("measure", "system", "value", "queries", "ci_low", "ci_high") if c in found.columns]

@@ -116,8 +116,14 @@ def _interval_note(record: dict) -> str:
     stats = record["statistics"]
     if stats.get("ci") is None:
         return ""
-    return (f"In brackets: the {_percent(stats['ci'])} percentile bootstrap interval over queries "
-            f"({stats['resamples']} resamples, seed {stats['seed']}).")
+    return f"In brackets: the {_interval(stats)} over queries."
+
+
+def _interval(stats: dict) -> str:
+    if stats.get("interval") == "t":
+        return f"{_percent(stats['ci'])} Student's t interval of the mean (of the sum for counts)"
+    return (f"{_percent(stats['ci'])} percentile bootstrap interval ({stats['resamples']} resamples, "
+            f"seed {stats['seed']})")
 
 
 def _notes(record: dict, marked: bool) -> list[str]:
@@ -214,8 +220,7 @@ def record_items(record: dict) -> dict:
     stats = record["statistics"]
     statistics = [("test", TESTS.get(stats["test"], stats["test"]) if stats["test"] else "none (one system)"),
                   ("correction", CORRECTIONS.get(stats["correction"], stats["correction"])),
-                  ("alpha", _shown(stats["alpha"])), ("interval", _percent(stats["ci"]) + " bootstrap"
-                                                      if stats["ci"] is not None else "none"),
+                  ("alpha", _shown(stats["alpha"])), ("interval", _interval(stats) if stats["ci"] is not None else "none"),
                   ("seed", _shown(stats["seed"])), ("resamples", _shown(stats["resamples"])),
                   ("baseline", _shown(stats["baseline"]) if stats["baseline"] is not None else "none: every pair")]
     return {"versions": f"rankkit {record['rankkit']}, DuckDB {record['duckdb']}, Python {record['python']}",
