@@ -1,0 +1,483 @@
+"""Figures of per-query values and traces: pure functions, a DataFrame in, a matplotlib Figure out.
+
+Nothing here computes a measure: the values come from :func:`rankkit.evaluate` (``per_query=True``)
+and :func:`rankkit.trace`, and are drawn as they are. Each function builds a
+:class:`matplotlib.figure.Figure` directly, never through pyplot, so no global figure state is
+touched and a figure drawn in a loop is freed with its last reference. The explorer and the reports
+draw with these functions; they work as well on their own, in a notebook (a Figure displays as a
+cell's value) or in a script (``fig.savefig("plot.png")``).
+
+The per-query frame is the one ``evaluate(..., per_query=True)`` returns: ``measure, [system,]
+query_id, value`` (``system`` only when there are several; a frame without ``measure`` is taken as
+one measure). Artists that carry data have a ``gid`` (``"values"``, ``"mean"``, ``"median"``,
+``"highlight"``, ``"diagonal"``, ``"dcg"``, ``"idcg"``) so that a caller or a test can find them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from rankkit.errors import RankkitError
+from rankkit.stats import TIE_TOLERANCE, differences as paired_differences
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["distribution", "differences", "scatter", "trace_curve"]
+
+# matplotlib's tab10, in order: a system keeps its colour in every figure drawn from the same frame
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+           "#bcbd22", "#17becf")
+WIN, LOSS, MARK = "#2ca02c", "#d62728", "#000000"
+# name of the one system of a frame without a system column (or with a NULL system)
+ONE_SYSTEM = "run"
+WIDTH = 7.0          # inches: fits a notebook cell and an A4 text column
+PANEL_HEIGHT = 2.3   # inches per row of panels
+
+
+def distribution(per_query: pd.DataFrame, *, measure: str | None = None, highlight: str | None = None,
+                 by: str | None = None, systems: Iterable[str] | None = None, bins: int = 20,
+                 figsize: tuple[float, float] | None = None) -> Figure:
+    """Histogram of per-query values, one panel per system, mean and median marked.
+
+    Parameters
+    ----------
+    per_query : pandas.DataFrame
+        ``measure, [system,] query_id, value``, as ``evaluate(..., per_query=True)`` returns it.
+    measure : str, optional
+        The measure to draw when the frame holds several (as spelled in its ``measure`` column).
+    highlight : str, optional
+        A query id: its value is marked in every panel.
+    by : str, optional
+        A column of ``per_query`` (such as ``evaluate(..., by="category")`` adds): one column of
+        panels per value, queries without a value in the slice ``nan``. The figure widens with
+        the number of slices (2.6 inches each): split by an attribute of a few values.
+    systems : iterable of str, optional
+        The systems to draw, in this order; default all, in the frame's order.
+    bins : int
+        Number of bins. Values within [0, 1] get equal bins over [0, 1], so that systems compare.
+    figsize : (float, float), optional
+        Inches; default 7 wide and 2.3 per system.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Each panel's title names the system (and slice) and states the number of queries, mean,
+        median and the share of queries at 0 (and at 1 when every value lies within [0, 1]; both
+        up to rounding, 1e-12). Queries whose value is missing (NaN) are left out and counted in
+        the title.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankkit import plot
+    >>> per_query = pd.DataFrame({"measure": "nDCG@10", "system": ["bm25"] * 4 + ["dense"] * 4,
+    ...                           "query_id": ["q1", "q2", "q3", "q4"] * 2,
+    ...                           "value": [0.0, 0.5, 1.0, 0.25, 0.0, 1.0, 1.0, 0.75]})
+    >>> fig = plot.distribution(per_query, highlight="q2")
+    >>> print(fig.axes[1].get_title())
+    dense: 4 queries, mean 0.6875, median 0.875
+    25% at 0, 50% at 1
+    >>> fig.axes[0].get_xlabel(), fig.axes[1].get_xlabel()
+    ('', 'nDCG@10')
+    """
+    frame, label = _one_measure(per_query, measure)
+    names = _system_names(frame, systems)
+    colors = _colors(frame)
+    slices = _slices(frame, by)
+    edges = _bin_edges(frame["value"], bins)
+    compact = by is not None
+    width, height = figsize or (max(WIDTH, 2.6 * len(slices)), (PANEL_HEIGHT + 0.3 * compact) * len(names) + 0.4)
+    fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(len(names), len(slices), sharex=True, sharey=True, squeeze=False)
+    for row, name in enumerate(names):
+        for col, (slice_value, rows) in enumerate(slices):
+            system = rows[_system_column(rows) == name]
+            title = name if by is None else f"{name}, {by} = {slice_value}"
+            _histogram(axes[row][col], system, edges, colors[name], title, highlight, compact)
+    for ax in axes[-1]:
+        ax.set_xlabel(label)
+    for row in axes:
+        row[0].set_ylabel("queries")
+    axes[0][0].legend(loc="upper center", fontsize=8, frameon=False)
+    return fig
+
+
+def differences(per_query: pd.DataFrame, baseline: str, *, measure: str | None = None,
+                highlight: str | None = None, systems: Iterable[str] | None = None,
+                figsize: tuple[float, float] | None = None) -> Figure:
+    """Per-query differences of each system against a baseline, sorted, wins and losses counted.
+
+    Parameters
+    ----------
+    per_query : pandas.DataFrame
+        ``measure, system, query_id, value``, as ``evaluate(..., per_query=True)`` returns it for
+        two or more systems.
+    baseline : str
+        The system the others are measured against.
+    measure : str, optional
+        The measure to draw when the frame holds several.
+    highlight : str, optional
+        A query id: its difference is marked and labelled.
+    systems : iterable of str, optional
+        The systems to compare with the baseline, in this order; default every other system.
+    figsize : (float, float), optional
+        Inches; default 7 wide and 2.3 per compared system.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per system: ``system - baseline`` over the queries both have, sorted ascending
+        (a line with ``gid="values"``, wins filled green, losses red). The title states wins,
+        ties and losses (differences within 1e-12 are ties, as in :func:`rankkit.compare`) and the
+        mean difference.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankkit import plot
+    >>> per_query = pd.DataFrame({"measure": "AP", "system": ["bm25"] * 3 + ["dense"] * 3,
+    ...                           "query_id": ["q1", "q2", "q3"] * 2,
+    ...                           "value": [0.5, 0.25, 0.5, 0.75, 0.25, 0.0]})
+    >>> fig = plot.differences(per_query, "bm25")
+    >>> fig.axes[0].get_title()
+    'dense - bm25: 1 win, 1 tie, 1 loss of 3 queries, mean -0.08333'
+    >>> [float(v) for v in fig.axes[0].lines[0].get_ydata()]
+    [-0.5, 0.0, 0.25]
+    """
+    frame, label = _one_measure(per_query, measure)
+    names = _system_names(frame, None)
+    if baseline not in names:
+        raise RankkitError(f"baseline {baseline!r} is not a system of per_query; its systems: {', '.join(names)}")
+    others = [name for name in _system_names(frame, systems) if name != baseline]
+    if not others:
+        raise RankkitError(f"differences needs a system besides the baseline {baseline!r}; "
+                           f"per_query holds {', '.join(names)}")
+    colors = _colors(frame)
+    values = _by_system(frame)
+    width, height = figsize or (WIDTH, PANEL_HEIGHT * len(others) + 0.4)
+    fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(len(others), 1, squeeze=False)[:, 0]
+    for ax, name in zip(axes, others):
+        _difference_panel(ax, values[name], values[baseline], f"{name} - {baseline}", colors[name], highlight)
+        ax.set_ylabel(f"difference in {label}")
+    axes[-1].set_xlabel("queries, sorted by difference")
+    return fig
+
+
+def scatter(per_query: pd.DataFrame, x: str, y: str, *, measure: str | None = None,
+            highlight: str | None = None, figsize: tuple[float, float] | None = None) -> Figure:
+    """One system's per-query values against another's, with the diagonal where they are equal.
+
+    Parameters
+    ----------
+    per_query : pandas.DataFrame
+        ``measure, system, query_id, value``, as ``evaluate(..., per_query=True)`` returns it.
+    x, y : str
+        The systems on the horizontal and the vertical axis.
+    measure : str, optional
+        The measure to draw when the frame holds several.
+    highlight : str, optional
+        A query id: its point is circled and labelled.
+    figsize : (float, float), optional
+        Inches; default 5 by 5.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One point per query both systems have (``gid="values"``); the title counts the queries
+        above the diagonal (``y`` better), below it and on it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankkit import plot
+    >>> per_query = pd.DataFrame({"measure": "RR@10", "system": ["bm25"] * 3 + ["dense"] * 3,
+    ...                           "query_id": ["q1", "q2", "q3"] * 2,
+    ...                           "value": [1.0, 0.5, 0.0, 1.0, 1.0, 0.25]})
+    >>> fig = plot.scatter(per_query, "bm25", "dense", highlight="q3")
+    >>> print(fig.axes[0].get_title())
+    RR@10 of 3 queries: dense above the diagonal on 2,
+    below it on 0, on it on 1
+    >>> fig.axes[0].collections[0].get_offsets().tolist()
+    [[1.0, 1.0], [0.5, 1.0], [0.0, 0.25]]
+    """
+    frame, label = _one_measure(per_query, measure)
+    names = _system_names(frame, None)
+    for name in (x, y):
+        if name not in names:
+            raise RankkitError(f"{name!r} is not a system of per_query; its systems: {', '.join(names)}")
+    values = _by_system(frame)
+    pairs = _pair(values[y], values[x])
+    fig = Figure(figsize=figsize or (5.0, 5.0), layout="constrained")
+    ax = fig.subplots()
+    ax.scatter(pairs["base"], pairs["value"], s=_marker_size(len(pairs)), alpha=0.5, color=_colors(frame)[y],
+               linewidths=0, gid="values")
+    low, high = _limits(pairs[["base", "value"]].to_numpy())
+    ax.plot([low, high], [low, high], color="#555555", linestyle="--", linewidth=1, gid="diagonal")
+    ax.set_xlim(low, high)
+    ax.set_ylim(low, high)
+    ax.set_aspect("equal")
+    if highlight is not None and highlight in pairs.index:
+        point = pairs.loc[highlight]
+        ax.scatter([point["base"]], [point["value"]], s=120, facecolors="none", edgecolors=MARK, linewidths=1.5,
+                   gid="highlight")
+        ax.annotate(str(highlight), (point["base"], point["value"]), xytext=(6, 6), textcoords="offset points",
+                    fontsize=9)
+    d = paired_differences(pairs["value"], pairs["base"])
+    ax.set_title(f"{label} of {len(d)} queries: {y} above the diagonal on {int(np.sum(d > 0))},\n"
+                 f"below it on {int(np.sum(d < 0))}, on it on {int(np.sum(d == 0))}", fontsize=9)
+    ax.set_xlabel(f"{x} {label}")
+    ax.set_ylabel(f"{y} {label}")
+    return fig
+
+
+def trace_curve(trace: pd.DataFrame, *, systems: Iterable[str] | None = None,
+                figsize: tuple[float, float] | None = None) -> Figure:
+    """Running DCG against running IDCG by rank: how far each system's ranking falls short of the ideal.
+
+    Parameters
+    ----------
+    trace : pandas.DataFrame
+        ``system, query_id, rank, dcg, idcg, ndcg``, as :func:`rankkit.trace` returns it (other
+        columns are ignored). Rows with no rank (judged documents the run missed) are left out;
+        several query ids give one panel each.
+    systems : iterable of str, optional
+        The systems to draw, in this order; default all, in the frame's order.
+    figsize : (float, float), optional
+        Inches; default 7 wide and 3.2 per query.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Per system a solid DCG line (``gid="dcg"``) and a dashed IDCG line (``gid="idcg"``) in the
+        same colour; when every system has the same ideal (the default ``ideal=qrels``) one black
+        dashed IDCG line. The title states each system's nDCG at its last rank.
+
+    Examples
+    --------
+    DESIGN's first worked example: grades ``[3, 2, 3, 0, 1, 2]`` and two more judged documents
+    of grades 3 and 2.
+
+    >>> import pandas as pd
+    >>> from rankkit import plot
+    >>> trace = pd.DataFrame({"system": "run", "query_id": "q1", "rank": [1, 2, 3, 4, 5, 6],
+    ...                       "dcg": [3.0, 4.26186, 5.76186, 5.76186, 6.14871, 6.86113],
+    ...                       "idcg": [3.0, 4.89279, 6.39279, 7.25414, 8.02785, 8.74026]})
+    >>> trace["ndcg"] = trace["dcg"] / trace["idcg"]
+    >>> fig = plot.trace_curve(trace)
+    >>> fig.axes[0].get_title()
+    'query q1, nDCG@6: run 0.7850'
+    >>> [line.get_gid() for line in fig.axes[0].lines]
+    ['dcg', 'idcg']
+    """
+    for column in ("query_id", "rank", "dcg", "idcg", "ndcg"):
+        if column not in trace.columns:
+            raise RankkitError(f"trace has no {column!r} column: expected the frame rankkit.trace returns "
+                               f"(system, query_id, rank, ..., dcg, idcg, ndcg); it has {', '.join(map(str, trace.columns))}")
+    ranked = trace[trace["rank"].notna()]
+    queries = list(dict.fromkeys(ranked["query_id"]))
+    if not queries:
+        raise RankkitError("trace has no ranked rows: the run retrieved nothing for its queries")
+    colors = _colors(ranked)
+    names = _system_names(ranked, systems)
+    width, height = figsize or (WIDTH, 3.2 * len(queries))
+    fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(len(queries), 1, squeeze=False)[:, 0]
+    for ax, query_id in zip(axes, queries):
+        rows = ranked[ranked["query_id"] == query_id]
+        _curve_panel(ax, rows, names, colors, query_id)
+    return fig
+
+
+def _histogram(ax, rows: pd.DataFrame, edges: np.ndarray, color: str, title: str, highlight: str | None,
+               compact: bool) -> None:
+    values = rows["value"].to_numpy(dtype=float)
+    missing = int(np.isnan(values).sum())
+    values = values[~np.isnan(values)]
+    # a value a rounding step beyond [0, 1] (an nDCG of 1.0000000000000002) belongs in the end bins
+    ax.hist(np.clip(values, edges[0], edges[-1]), bins=edges, color=color, alpha=0.75, gid="values")
+    ax.set_xlim(edges[0] - (edges[-1] - edges[0]) * 0.02, edges[-1] + (edges[-1] - edges[0]) * 0.02)
+    lines = [title, f"{len(values)} queries" + (f" ({missing} without a value)" if missing else "")]
+    if len(values):
+        mean, median = float(np.mean(values)), float(np.median(values))
+        ax.axvline(mean, color=MARK, linewidth=1.5, label="mean", gid="mean")
+        ax.axvline(median, color=MARK, linewidth=1.5, linestyle=":", label="median", gid="median")
+        lines[1] += f", mean {mean:.4g}, median {median:.4g}"
+        shares = f"{_share(_near(values, 0))} at 0"
+        if _bounded(values):
+            shares += f", {_share(_near(values, 1))} at 1"
+        lines.append(shares)
+    if highlight is not None:
+        chosen = rows.loc[rows["query_id"] == highlight, "value"].dropna()
+        if len(chosen):
+            ax.axvline(float(chosen.iloc[0]), color=LOSS, linewidth=1.5, linestyle="--",
+                       label=f"query {highlight}", gid="highlight")
+    # side by side panels (by=) are narrow: one statement a line
+    ax.set_title("\n".join(lines) if compact else f"{lines[0]}: " + "\n".join(lines[1:]), fontsize=8 if compact else 9)
+
+
+def _difference_panel(ax, values: pd.Series, base: pd.Series, title: str, color: str, highlight: str | None) -> None:
+    pairs = _pair(values, base)
+    d = paired_differences(pairs["value"], pairs["base"])
+    order = np.argsort(d, kind="stable")
+    d, ids = d[order], pairs.index.to_numpy()[order]
+    positions = np.arange(len(d))
+    ax.plot(positions, d, color=color, linewidth=1, drawstyle="steps-mid", gid="values")
+    ax.fill_between(positions, 0, d, where=d > 0, step="mid", color=WIN, alpha=0.6)
+    ax.fill_between(positions, 0, d, where=d < 0, step="mid", color=LOSS, alpha=0.6)
+    ax.axhline(0, color="#555555", linewidth=0.8)
+    ax.set_xlim(-0.5, max(len(d) - 0.5, 0.5))
+    if highlight is not None and highlight in set(ids):
+        at = int(np.flatnonzero(ids == highlight)[0])
+        ax.plot([at], [d[at]], marker="o", markersize=8, markerfacecolor="none", markeredgecolor=MARK,
+                linestyle="none", gid="highlight")
+        ax.annotate(str(highlight), (at, d[at]), xytext=(6, 6), textcoords="offset points", fontsize=9)
+    wins, ties, losses = int(np.sum(d > 0)), int(np.sum(d == 0)), int(np.sum(d < 0))
+    mean = f", mean {float(np.mean(d)):+.4g}" if len(d) else ""
+    ax.set_title(f"{title}: {_count(wins, 'win')}, {_count(ties, 'tie')}, {_count(losses, 'loss')} "
+                 f"of {len(d)} queries{mean}", fontsize=9)
+
+
+def _curve_panel(ax, rows: pd.DataFrame, names: list[str], colors: dict[str, str], query_id) -> None:
+    systems = _system_column(rows)
+    ideals = {name: rows.loc[systems == name, ["rank", "idcg"]].to_numpy(dtype=float) for name in names}
+    ideal_shared = len({arr.tobytes() for arr in ideals.values()}) <= 1
+    finals = []
+    for name in names:
+        own = rows[systems == name].sort_values("rank")
+        if own.empty:
+            continue
+        ax.plot(own["rank"], own["dcg"], color=colors[name], marker="o", markersize=3, label=f"{name} DCG", gid="dcg")
+        if not ideal_shared:
+            ax.plot(own["rank"], own["idcg"], color=colors[name], linestyle="--", label=f"{name} IDCG", gid="idcg")
+        finals.append(f"{name} {float(own['ndcg'].iloc[-1]):.4f}")
+    if ideal_shared:
+        own = rows[systems == names[0]].sort_values("rank")
+        ax.plot(own["rank"], own["idcg"], color=MARK, linestyle="--", label="IDCG (ideal ordering)", gid="idcg")
+    depth = int(rows["rank"].max())
+    ax.set_title(f"query {query_id}, nDCG@{depth}: {', '.join(finals)}", fontsize=9)
+    ax.set_xlabel("rank")
+    ax.set_ylabel("running DCG")
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8, frameon=False, loc="lower right")
+
+
+def _one_measure(per_query: pd.DataFrame, measure: str | None) -> tuple[pd.DataFrame, str]:
+    """The rows of one measure, and its name for axis labels."""
+    for column in ("query_id", "value"):
+        if column not in per_query.columns:
+            raise RankkitError(f"per_query has no {column!r} column: expected evaluate(..., per_query=True)'s "
+                               f"frame (measure, [system,] query_id, value); it has "
+                               f"{', '.join(map(str, per_query.columns))}")
+    if "measure" not in per_query.columns:
+        return per_query, measure or "value"
+    present = list(dict.fromkeys(per_query["measure"]))
+    if measure is None:
+        if len(present) != 1:
+            raise RankkitError(f"per_query holds {len(present)} measures ({', '.join(map(str, present))}): "
+                               f"choose one with measure=")
+        measure = present[0]
+    elif measure not in present:
+        raise RankkitError(f"measure {measure!r} is not in per_query; it holds {', '.join(map(str, present))}")
+    frame = per_query[per_query["measure"] == measure]
+    keys = [column for column in ("system", "query_id") if column in frame.columns]
+    repeated = frame[frame.duplicated(keys)]
+    if len(repeated):
+        row = repeated.iloc[0]
+        raise RankkitError(f"per_query has more than one {measure} value for query {row['query_id']!r}"
+                           + (f" of system {row['system']!r}" if "system" in keys else "")
+                           + ": one row per system and query expected")
+    return frame, str(measure)
+
+
+def _system_column(frame: pd.DataFrame) -> pd.Series:
+    """Each row's system name; a frame of one unnamed system calls it ``run``."""
+    if "system" not in frame.columns:
+        return frame["query_id"].map(lambda _: ONE_SYSTEM)
+    return frame["system"].where(frame["system"].notna(), ONE_SYSTEM).astype(str)
+
+
+def _system_names(frame: pd.DataFrame, chosen: Iterable[str] | None) -> list[str]:
+    present = list(dict.fromkeys(_system_column(frame)))
+    if chosen is None:
+        return present
+    chosen = [chosen] if isinstance(chosen, str) else list(chosen)
+    unknown = [name for name in chosen if name not in present]
+    if unknown:
+        raise RankkitError(f"system {unknown[0]!r} is not in the frame; its systems: {', '.join(present)}")
+    if not chosen:
+        raise RankkitError("systems is empty: choose at least one system to draw")
+    return chosen
+
+
+def _colors(frame: pd.DataFrame) -> dict[str, str]:
+    """A colour per system by its place in the whole frame, so a subset keeps the colours."""
+    names = dict.fromkeys(_system_column(frame))
+    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)}
+
+
+def _by_system(frame: pd.DataFrame) -> dict[str, pd.Series]:
+    """Per system, its values indexed by query id."""
+    systems = _system_column(frame)
+    return {name: rows.set_index("query_id")["value"].astype(float) for name, rows in frame.groupby(systems, sort=False)}
+
+
+def _pair(values: pd.Series, base: pd.Series) -> pd.DataFrame:
+    """The queries both sides have a value for, in the order of ``values``; columns ``value, base``."""
+    return values.rename("value").to_frame().join(base.rename("base"), how="inner").dropna()
+
+
+def _slices(frame: pd.DataFrame, by: str | None) -> list[tuple[object, pd.DataFrame]]:
+    if by is None:
+        return [(None, frame)]
+    if by not in frame.columns:
+        raise RankkitError(f"by={by!r} is not a column of per_query; its columns: {', '.join(map(str, frame.columns))}")
+    return list(frame.groupby(by, sort=True, dropna=False))
+
+
+def _bin_edges(values: pd.Series, bins: int) -> np.ndarray:
+    if not isinstance(bins, (int, np.integer)) or bins < 1:
+        raise RankkitError(f"bins must be a positive integer, got {bins!r}")
+    finite = values.to_numpy(dtype=float)
+    finite = finite[np.isfinite(finite)]
+    if len(finite) == 0 or _bounded(finite):
+        return np.linspace(0.0, 1.0, bins + 1)
+    low, high = float(finite.min()), float(finite.max())
+    if low == high:
+        low, high = low - 0.5, high + 0.5
+    return np.linspace(low, high, bins + 1)
+
+
+def _near(values: np.ndarray, target: float) -> np.ndarray:
+    return np.abs(values - target) <= TIE_TOLERANCE
+
+
+def _bounded(values: np.ndarray) -> bool:
+    """Whether every value lies within [0, 1], up to rounding (a share "at 1" then means the best)."""
+    return bool(values.min() >= -TIE_TOLERANCE and values.max() <= 1 + TIE_TOLERANCE)
+
+
+def _limits(values: np.ndarray) -> tuple[float, float]:
+    """Axis limits holding every value, [0, 1] for values within it, with a small margin."""
+    finite = values[np.isfinite(values)]
+    low, high = (0.0, 1.0) if len(finite) == 0 else (min(0.0, float(finite.min())), max(1.0, float(finite.max())))
+    margin = (high - low) * 0.03
+    return low - margin, high + margin
+
+
+def _marker_size(points: int) -> float:
+    return 24.0 if points <= 500 else 8.0
+
+
+def _share(mask: np.ndarray) -> str:
+    return f"{100 * float(np.mean(mask)):.0f}%"
+
+
+def _count(n: int, noun: str) -> str:
+    plural = {"loss": "losses"}.get(noun, noun + "s")
+    return f"{n} {noun if n == 1 else plural}"

@@ -1,0 +1,306 @@
+"""rankkit.plot: the figures show the data they are given, counted as compare() counts, with no global state."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from matplotlib.figure import Figure
+
+import rankkit
+from rankkit import plot
+from rankkit.errors import RankkitError
+
+
+def _frame(values: dict[str, list[float]], measure: str = "nDCG@10") -> pd.DataFrame:
+    """A per-query frame in evaluate's shape: ``measure, system, query_id, value``."""
+    rows = [(measure, system, f"q{i}", value) for system, column in values.items() for i, value in enumerate(column)]
+    return pd.DataFrame(rows, columns=["measure", "system", "query_id", "value"])
+
+
+def _sample(seed: int = 3, queries: int = 40):
+    """Generated qrels and a run table of two systems, the second ranking relevant documents higher."""
+    rng = np.random.default_rng(seed)
+    qrels, run = [], []
+    for q in range(queries):
+        grades = rng.integers(0, 3, 10)
+        qrels += [(f"q{q:02d}", f"d{d}", int(grades[d])) for d in range(10)]
+        for skill, system in enumerate(("bm25", "dense")):
+            for d in range(10):
+                run.append((system, f"q{q:02d}", f"d{d}", rng.integers(0, 16) / 8.0 + skill * grades[d] / 2.0))
+    return (pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]),
+            pd.DataFrame(run, columns=["system", "query_id", "doc_id", "score"]))
+
+
+def _by_gid(ax, gid: str) -> list:
+    return [artist for artist in ax.get_children() if artist.get_gid() == gid]
+
+
+def _vline_x(ax, gid: str) -> float:
+    (line,) = _by_gid(ax, gid)
+    return float(line.get_xdata()[0])
+
+
+def _heights(ax) -> list[float]:
+    return [patch.get_height() for patch in ax.patches]
+
+
+# distribution
+
+def test_distribution_draws_each_systems_histogram_with_mean_and_median():
+    values = {"bm25": [0.0, 0.0, 0.2, 0.5, 1.0], "dense": [0.1, 0.3, 0.3, 1.0, 1.0]}
+    fig = plot.distribution(_frame(values), bins=10)
+    assert isinstance(fig, Figure)
+    assert len(fig.axes) == 2
+    for ax, (name, column) in zip(fig.axes, values.items()):
+        expected, _ = np.histogram(column, bins=np.linspace(0, 1, 11))
+        assert _heights(ax) == expected.tolist()
+        assert _vline_x(ax, "mean") == pytest.approx(np.mean(column))
+        assert _vline_x(ax, "median") == pytest.approx(np.median(column))
+        assert ax.get_title().startswith(f"{name}: 5 queries")
+    assert fig.axes[0].get_title().endswith("40% at 0, 20% at 1")
+    assert fig.axes[1].get_title().endswith("0% at 0, 40% at 1")
+    assert fig.axes[-1].get_xlabel() == "nDCG@10"
+
+
+def test_distribution_takes_evaluates_frame_as_it_is():
+    qrels, run = _sample()
+    per_query = rankkit.evaluate(qrels, run, ["nDCG@10", "AP"], per_query=True)
+    fig = plot.distribution(per_query, measure="AP")
+    for ax, name in zip(fig.axes, ["bm25", "dense"]):
+        ap = per_query[(per_query["measure"] == "AP") & (per_query["system"] == name)]["value"]
+        assert sum(_heights(ax)) == len(ap) == 40
+        assert _vline_x(ax, "mean") == pytest.approx(ap.mean(), abs=1e-12)
+    assert fig.axes[-1].get_xlabel() == "AP"
+
+
+def test_distribution_of_one_system_without_a_system_column():
+    qrels, run = _sample()
+    per_query = rankkit.evaluate(qrels, run[run["system"] == "bm25"].drop(columns="system"), "RR", per_query=True)
+    assert "system" not in per_query.columns
+    fig = plot.distribution(per_query)
+    (ax,) = fig.axes
+    assert ax.get_title().startswith("run: 40 queries")
+    assert sum(_heights(ax)) == 40
+
+
+def test_distribution_highlights_a_query_in_every_panel():
+    fig = plot.distribution(_frame({"a": [0.1, 0.9, 0.5], "b": [0.2, 0.4, 0.6]}), highlight="q1")
+    assert [_vline_x(ax, "highlight") for ax in fig.axes] == [0.9, 0.4]
+    fig = plot.distribution(_frame({"a": [0.1, 0.9, 0.5]}), highlight="no such query")
+    assert _by_gid(fig.axes[0], "highlight") == []
+
+
+def test_distribution_chooses_and_orders_systems():
+    frame = _frame({"a": [0.1, 0.2], "b": [0.3, 0.4], "c": [0.5, 0.6]})
+    fig = plot.distribution(frame, systems=["c", "a"])
+    assert [ax.get_title().split(":")[0] for ax in fig.axes] == ["c", "a"]
+    # a system keeps its colour whichever subset is drawn
+    full = plot.distribution(frame)
+    assert fig.axes[0].patches[0].get_facecolor() == full.axes[2].patches[0].get_facecolor()
+
+
+def test_distribution_split_by_a_slice_column():
+    frame = _frame({"a": [0.0, 1.0, 0.5, 0.25], "b": [1.0, 1.0, 0.0, 0.75]})
+    frame["topic"] = frame["query_id"].map({"q0": "news", "q1": "news", "q2": "web", "q3": None})
+    fig = plot.distribution(frame, by="topic")
+    assert len(fig.axes) == 6  # 2 systems x (news, web, no value)
+    titles = [ax.get_title() for ax in fig.axes]
+    assert titles[0] == "a, topic = news\n2 queries, mean 0.5, median 0.5\n50% at 0, 50% at 1"
+    assert titles[1].startswith("a, topic = web\n1 queries, mean 0.5")
+    assert titles[2].startswith("a, topic = nan\n1 queries, mean 0.25")
+    assert titles[3].startswith("b, topic = news\n2 queries, mean 1")
+    assert sum(sum(_heights(ax)) for ax in fig.axes) == 8
+
+
+def test_distribution_counts_missing_values_and_bins_unbounded_measures():
+    frame = _frame({"a": [3.0, 7.5, np.nan, 12.0]}, measure="DCG@10")
+    fig = plot.distribution(frame, bins=3)
+    (ax,) = fig.axes
+    assert ax.get_title() == "a: 3 queries (1 without a value), mean 7.5, median 7.5\n0% at 0"
+    assert _heights(ax) == [1, 1, 1]
+    assert [patch.get_x() for patch in ax.patches] == pytest.approx([3.0, 6.0, 9.0])
+
+
+def test_distribution_keeps_values_a_rounding_step_beyond_one():
+    # sums of discounted gains can land an nDCG of 1 at 1.0000000000000002
+    frame = _frame({"a": [1 + 2.2e-16, 1.0, 0.5, -1e-17]})
+    ax = plot.distribution(frame, bins=4).axes[0]
+    assert _heights(ax) == [1, 0, 1, 2]
+    assert ax.get_xlim()[0] < 0 and ax.get_xlim()[1] > 1
+    assert ax.get_title().endswith("25% at 0, 50% at 1")
+
+
+# differences
+
+def test_differences_are_sorted_and_counted_as_compare_counts():
+    qrels, run = _sample()
+    per_query = rankkit.evaluate(qrels, run, "nDCG@10", per_query=True)
+    fig = plot.differences(per_query, "bm25")
+    (ax,) = fig.axes
+    wide = per_query.pivot(index="query_id", columns="system", values="value")
+    expected = np.sort((wide["dense"] - wide["bm25"]).to_numpy())
+    assert ax.lines[0].get_ydata() == pytest.approx(expected, abs=1e-12)
+    counted = rankkit.compare(qrels, run, "nDCG@10", baseline="bm25").iloc[0]
+    assert ax.get_title() == (f"dense - bm25: {counted['wins']} wins, {counted['ties']} ties, "
+                              f"{counted['losses']} losses of 40 queries, mean {counted['diff']:+.4g}")
+    assert ax.get_ylabel() == "difference in nDCG@10"
+
+
+def test_differences_treat_float_noise_as_a_tie():
+    frame = _frame({"base": [0.3, 0.5], "other": [0.1 + 0.2, 0.75]})  # 0.1 + 0.2 != 0.3 in floats
+    ax = plot.differences(frame, "base").axes[0]
+    assert ax.get_title().startswith("other - base: 1 win, 1 tie, 0 losses of 2 queries")
+    assert ax.lines[0].get_ydata().tolist() == [0.0, 0.25]
+
+
+def test_differences_one_panel_per_other_system_over_common_queries():
+    frame = _frame({"a": [0.5, 0.5, 0.5], "b": [1.0, 0.0, 0.5], "c": [0.0, 0.25]})
+    fig = plot.differences(frame, "a")
+    assert [ax.get_title().split(":")[0] for ax in fig.axes] == ["b - a", "c - a"]
+    assert fig.axes[0].lines[0].get_ydata().tolist() == [-0.5, 0.0, 0.5]
+    assert fig.axes[1].lines[0].get_ydata().tolist() == [-0.5, -0.25]  # c has no q2
+    assert fig.axes[1].get_title().endswith("0 wins, 0 ties, 2 losses of 2 queries, mean -0.375")
+    only_c = plot.differences(frame, "a", systems=["c"])
+    assert len(only_c.axes) == 1
+
+
+def test_differences_highlight_marks_the_query_where_it_sorts():
+    frame = _frame({"a": [0.5, 0.5, 0.5], "b": [1.0, 0.0, 0.75]})
+    ax = plot.differences(frame, "a", highlight="q2").axes[0]
+    (marker,) = _by_gid(ax, "highlight")
+    assert (marker.get_xdata()[0], marker.get_ydata()[0]) == (1, 0.25)
+    assert [text.get_text() for text in ax.texts] == ["q2"]
+
+
+def test_differences_need_a_known_baseline_and_another_system():
+    frame = _frame({"a": [0.5], "b": [1.0]})
+    with pytest.raises(RankkitError, match="baseline 'x' is not a system of per_query; its systems: a, b"):
+        plot.differences(frame, "x")
+    with pytest.raises(RankkitError, match="needs a system besides the baseline 'a'"):
+        plot.differences(_frame({"a": [0.5]}), "a")
+    with pytest.raises(RankkitError, match="system 'z' is not in the frame"):
+        plot.differences(frame, "a", systems=["z"])
+
+
+# scatter
+
+def test_scatter_plots_each_common_query_with_the_diagonal():
+    frame = _frame({"a": [0.0, 0.5, 1.0, 0.25], "b": [0.5, 0.5, 0.0]})
+    fig = plot.scatter(frame, "a", "b", highlight="q0")
+    (ax,) = fig.axes
+    (points,) = _by_gid(ax, "values")
+    assert points.get_offsets().tolist() == [[0.0, 0.5], [0.5, 0.5], [1.0, 0.0]]
+    (diagonal,) = _by_gid(ax, "diagonal")
+    assert diagonal.get_xdata() == pytest.approx(diagonal.get_ydata())
+    assert ax.get_xlim() == ax.get_ylim()
+    assert ax.get_title() == "nDCG@10 of 3 queries: b above the diagonal on 1,\nbelow it on 1, on it on 1"
+    (ring,) = _by_gid(ax, "highlight")
+    assert ring.get_offsets().tolist() == [[0.0, 0.5]]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("a nDCG@10", "b nDCG@10")
+
+
+def test_scatter_limits_hold_values_beyond_one():
+    ax = plot.scatter(_frame({"a": [2.0, 14.0], "b": [9.5, 1.0]}, "DCG@10"), "a", "b").axes[0]
+    low, high = ax.get_xlim()
+    assert low < 0 and high > 14
+
+
+def test_scatter_rejects_an_unknown_system():
+    with pytest.raises(RankkitError, match="'c' is not a system of per_query; its systems: a, b"):
+        plot.scatter(_frame({"a": [0.5], "b": [1.0]}), "a", "c")
+
+
+# trace_curve
+
+def _trace(system: str, query_id: str, dcg: list[float], idcg: list[float], missed: int = 0) -> pd.DataFrame:
+    ranks = list(range(1, len(dcg) + 1)) + [None] * missed
+    frame = pd.DataFrame({"system": system, "query_id": query_id, "rank": pd.array(ranks, dtype="Int64"),
+                          "dcg": dcg + [None] * missed, "idcg": idcg + [None] * missed})
+    frame["ndcg"] = frame["dcg"] / frame["idcg"]
+    return frame
+
+
+def test_trace_curve_draws_dcg_per_system_and_one_shared_ideal():
+    trace = pd.concat([_trace("bm25", "q1", [1.0, 2.0, 2.5], [3.0, 4.5, 5.0], missed=2),
+                       _trace("dense", "q1", [3.0, 3.0, 4.0], [3.0, 4.5, 5.0])])
+    (ax,) = plot.trace_curve(trace).axes
+    dcg = _by_gid(ax, "dcg")
+    assert [line.get_label() for line in dcg] == ["bm25 DCG", "dense DCG"]
+    assert [line.get_ydata().tolist() for line in dcg] == [[1.0, 2.0, 2.5], [3.0, 3.0, 4.0]]
+    assert dcg[0].get_xdata().tolist() == [1, 2, 3]  # the missed documents (rank NULL) are not drawn
+    (ideal,) = _by_gid(ax, "idcg")
+    assert ideal.get_ydata().tolist() == [3.0, 4.5, 5.0]
+    assert ax.get_title() == "query q1, nDCG@3: bm25 0.5000, dense 0.8000"
+
+
+def test_trace_curve_draws_each_ideal_when_they_differ():
+    trace = pd.concat([_trace("a", "q1", [1.0, 2.0], [3.0, 4.0]), _trace("b", "q1", [1.0, 1.5], [1.0, 1.5])])
+    ax = plot.trace_curve(trace).axes[0]
+    assert [line.get_label() for line in _by_gid(ax, "idcg")] == ["a IDCG", "b IDCG"]
+
+
+def test_trace_curve_one_panel_per_query_and_a_chosen_system():
+    trace = pd.concat([_trace("a", "q1", [1.0], [1.0]), _trace("b", "q1", [0.0], [1.0]),
+                       _trace("a", "q2", [0.5, 1.0], [2.0, 3.0])])
+    fig = plot.trace_curve(trace, systems=["a"])
+    assert [ax.get_title() for ax in fig.axes] == ["query q1, nDCG@1: a 1.0000", "query q2, nDCG@2: a 0.3333"]
+
+
+def test_trace_curve_explains_a_wrong_frame():
+    with pytest.raises(RankkitError, match="trace has no 'idcg' column"):
+        plot.trace_curve(pd.DataFrame({"query_id": ["q"], "rank": [1], "dcg": [1.0], "ndcg": [1.0]}))
+    with pytest.raises(RankkitError, match="no ranked rows"):
+        plot.trace_curve(_trace("a", "q1", [], [], missed=2))
+
+
+# shared rules
+
+def test_a_frame_of_several_measures_needs_measure():
+    frame = pd.concat([_frame({"a": [0.5]}, "AP"), _frame({"a": [1.0]}, "RR")])
+    with pytest.raises(RankkitError, match=r"per_query holds 2 measures \(AP, RR\): choose one with measure="):
+        plot.distribution(frame)
+    with pytest.raises(RankkitError, match="measure 'P@5' is not in per_query; it holds AP, RR"):
+        plot.scatter(frame, "a", "a", measure="P@5")
+    assert plot.distribution(frame, measure="RR").axes[-1].get_xlabel() == "RR"
+
+
+def test_a_frame_without_query_id_or_with_repeated_rows_is_explained():
+    with pytest.raises(RankkitError, match="per_query has no 'query_id' column.*it has measure, system, value"):
+        plot.distribution(_frame({"a": [0.5]}).drop(columns="query_id"))
+    repeated = pd.concat([_frame({"a": [0.5]}), _frame({"a": [0.7]})])
+    with pytest.raises(RankkitError, match="more than one nDCG@10 value for query 'q0' of system 'a'"):
+        plot.differences(repeated, "a")
+
+
+def test_bad_bins_are_refused():
+    with pytest.raises(RankkitError, match="bins must be a positive integer, got 0"):
+        plot.distribution(_frame({"a": [0.5]}), bins=0)
+
+
+def test_no_pyplot_and_figures_save_without_it(tmp_path):
+    code = ("import sys, pandas as pd; from rankkit import plot; "
+            "f = plot.distribution(pd.DataFrame({'query_id': ['q'], 'value': [0.5]})); "
+            f"f.savefig({str(tmp_path / 'd.png')!r}); "
+            "assert 'matplotlib.pyplot' not in sys.modules, 'pyplot was imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    assert (tmp_path / "d.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0.0, 0.25, 0.5, 1.0, 0.1 + 0.2, 0.3]),
+                          st.sampled_from([0.0, 0.25, 0.5, 1.0, 0.3])), min_size=1, max_size=25))
+def test_every_query_is_counted_once(pairs):
+    frame = _frame({"x": [p[0] for p in pairs], "y": [p[1] for p in pairs]})
+    hist = plot.distribution(frame)
+    assert [sum(_heights(ax)) for ax in hist.axes] == [len(pairs), len(pairs)]
+    title = plot.differences(frame, "x").axes[0].get_title()
+    wins, ties, losses = (int(title.split(": ")[1].split(", ")[i].split()[0]) for i in range(3))
+    d = np.array([y - x for x, y in pairs])
+    d[np.abs(d) <= 1e-12] = 0
+    assert (wins, ties, losses) == (np.sum(d > 0), np.sum(d == 0), np.sum(d < 0))
