@@ -374,14 +374,28 @@ def parquet(report, path: Path) -> Path:
 # ---- figures --------------------------------------------------------------------------------------
 
 def figures(report) -> list[dict]:
-    """The distribution and difference plots as embedded PNG images (data URIs)."""
-    return []
+    """Per measure, the distribution of per-query values and (with two systems or more) the sorted
+    per-query differences against the baseline, drawn by rankkit.plot, as PNG data URIs."""
+    from rankkit import plot
+
+    if report.per_query.empty:
+        return []
+    systems = report.record["systems"]
+    baseline = report.record["statistics"].get("baseline") or systems[0]
+    drawn = []
+    for measure in (m["name"] for m in report.record["measures"]):
+        drawn.append({"src": _png(plot.distribution(report.per_query, measure=measure, systems=systems)),
+                      "alt": f"distribution of {measure} over queries, one panel per system",
+                      "caption": f"{measure}: per-query values of each system, mean and median marked."})
+        if len(systems) > 1:
+            drawn.append({"src": _png(plot.differences(report.per_query, baseline, measure=measure)),
+                          "alt": f"per-query differences in {measure} against {baseline}",
+                          "caption": f"{measure}: each system minus {baseline} per query, sorted; "
+                                     f"wins green, losses red."})
+    return drawn
 
 
 def _png(figure) -> str:
-    import matplotlib.pyplot as plt
-
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
-    plt.close(figure)
+    buffer = io.BytesIO()  # rankkit.plot's figures are not pyplot's: nothing to close
+    figure.savefig(buffer, format="png", dpi=100)
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
