@@ -251,6 +251,12 @@ def _add_report(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--by", metavar="COLUMN", help="also split the aggregate by this column of --queries")
     sub.add_argument("--queries", metavar="FILE", help="query table (CSV/TSV/Parquet) with query_id and attribute columns")
     sub.add_argument("--title", help="the report's title")
+    _add_conventions(sub)
+    _add_inputs(sub)
+
+
+def _add_conventions(sub: argparse.ArgumentParser) -> None:
+    """trec_eval's -c, -l, -M and the tie rule: the options that make rankkit.Conventions."""
     sub.add_argument("-c", action="store_true", dest="complete",
                      help="every qrels query, those missing from a run scoring 0")
     sub.add_argument("-l", type=number, default=1, dest="rel", metavar="LEVEL",
@@ -260,11 +266,15 @@ def _add_report(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--ties", choices=("trec", "rank", "average"), default="trec",
                      help="trec: score then doc_id descending (trec_eval); rank: the run's rank column; "
                           "average: expected value over the orderings of equal scores (gain-based measures)")
-    _add_inputs(sub)
+
+
+def _conventions(args: argparse.Namespace):
+    from rankkit.conventions import Conventions
+
+    return Conventions(rel=args.rel, depth=args.depth, ties=args.ties, queries="qrels" if args.complete else "both")
 
 
 def _run_report(args: argparse.Namespace) -> int:
-    from rankkit.conventions import Conventions
     from rankkit.report.build import build, run_names
     from rankkit.report.model import SUFFIXES
 
@@ -276,12 +286,10 @@ def _run_report(args: argparse.Namespace) -> int:
     baseline = args.baseline
     if baseline is not None and baseline in args.runs:
         baseline = stems[args.runs.index(baseline)]
-    conventions = Conventions(rel=args.rel, depth=args.depth, ties=args.ties,
-                              queries="qrels" if args.complete else "both")
     result = build(args.qrels, list(args.runs), expand_measures(args.measures), baseline=baseline, test=args.test,
                    correction=args.correction, alpha=args.alpha, ci=args.ci or None, seed=args.seed,
                    resamples=10000, by=args.by, queries=args.queries, title=args.title, con=_connect(args),
-                   columns=_columns(args), conventions=conventions, call=_command_line(args))
+                   columns=_columns(args), conventions=_conventions(args), call=_command_line(args))
     result.save(args.output)
     print(f"rankkit report: wrote {args.output}")
     return 0
