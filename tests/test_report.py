@@ -433,3 +433,43 @@ def test_cli_verify_exits_1_when_a_number_moved(inputs, tmp_path, capsys):
     capsys.readouterr()
     assert main(["verify", str(out)]) == 1
     assert "input changed: qrels" in capsys.readouterr().out
+
+
+# ---- inputs: what a report reads, names and leaves behind ----------------------------------------
+
+def test_a_table_of_several_systems_keeps_its_system_column(inputs, tmp_path):
+    frames = []
+    for name, path in inputs["runs"].items():
+        rows = [line.split() for line in path.read_text().splitlines()]
+        frames.append(pd.DataFrame({"system": name, "query_id": [r[0] for r in rows], "doc_id": [r[2] for r in rows],
+                                    "score": [float(r[4]) for r in rows]}))
+    table = tmp_path / "all.parquet"
+    duckdb.connect().from_df(pd.concat(frames)).write_parquet(str(table))
+    made = rankkit.report(inputs["qrels"], table, ["AP"], ci=None)
+    assert made.record["systems"] == sorted(SYSTEMS) and made.record["inputs"][1]["name"] is None
+    one = rankkit.report(inputs["qrels"], inputs["runs"]["bm25"], ["AP"], ci=None)  # a TREC file: one run, its stem
+    assert one.record["systems"] == ["bm25"]
+
+
+def test_a_report_leaves_no_table_in_the_connection(inputs):
+    con = rankkit.connect()
+    before = set(con.execute("SELECT table_name FROM duckdb_tables() UNION ALL SELECT view_name FROM duckdb_views() "
+                             "WHERE NOT internal").fetchall())
+    rankkit.report(inputs["qrels"], list(inputs["runs"].values()), ["AP"], con=con, ci=None)
+    after = set(con.execute("SELECT table_name FROM duckdb_tables() UNION ALL SELECT view_name FROM duckdb_views() "
+                            "WHERE NOT internal").fetchall())
+    assert after == before
+
+
+def test_fingerprint_of_a_parquet_folder_names_every_file(tmp_path):
+    from rankkit.report.build import fingerprint
+
+    folder = tmp_path / "runs"
+    (folder / "part=1").mkdir(parents=True)
+    (folder / "part=1" / "a.parquet").write_bytes(b"one")
+    (folder / "b.parquet").write_bytes(b"two")
+    sha, files = fingerprint(folder)
+    assert files == 2 and fingerprint(str(folder / "**" / "*.parquet")) == (sha, 2)
+    (folder / "b.parquet").write_bytes(b"changed")
+    assert fingerprint(folder)[0] != sha
+    assert fingerprint(pd.DataFrame()) == (None, None)

@@ -21,7 +21,7 @@ from rankkit.errors import InputError, RankkitError
 # a run's name from its file, and a name made unique: evaluate's own rule (one rule for naming runs)
 from rankkit.evaluate import (_run_name as run_name, _unique as unique_name, evaluate, measure_specs, slice_source,
                               with_ci)
-from rankkit.io import default_connection, is_frame, read_qrels, read_run
+from rankkit.io import default_connection, forget, is_frame, read_qrels, read_run
 from rankkit.report.model import Report
 
 __all__ = ["report", "build", "fingerprint", "run_names"]
@@ -92,24 +92,16 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
         inputs = _inputs(qrels, runs, queries)
         hashes = hashing.submit(lambda: [fingerprint(item["source"]) for item in inputs])
         qrels_table, run_tables = _read(con, inputs, columns, conventions)
-        specs = measure_specs(con, names, rel=conventions.rel)
-        judged = _judged_names(specs)
-        every = measure_specs(con, names + judged, rel=conventions.rel)
-        # one evaluation: the aggregate, its intervals and the comparison all come from these values
-        values = _values(evaluate(qrels_table, run_tables, [s["measure"] for s in every], per_query=True, con=con,
-                                  conventions=conventions), run_tables, every)
-        aggregate = with_ci(_aggregate(con, values), values, ci, seed, resamples, None,
-                            method="t" if test == "t" else "bootstrap") if ci is not None else _aggregate(con, values)
-        systems = list(run_tables) if isinstance(run_tables, dict) else sorted(values["system"].dropna().unique())
-        asked = values[values["measure"].isin(names)]
-        comparison = (compare_values(asked, systems, baseline, test=test, correction=correction, alpha=alpha,
-                                     seed=seed, resamples=resamples) if len(systems) > 1 else pd.DataFrame())
-        slices = (_with_system(evaluate(qrels_table, run_tables, names, by=by, query_table=inputs[-1]["source"],
-                                        con=con, conventions=conventions), run_tables)
-                  if queries is not None else pd.DataFrame())
+        try:
+            results = _compute(con, inputs, qrels_table, run_tables, names, test=test, correction=correction,
+                               alpha=alpha, ci=ci, seed=seed, resamples=resamples, by=by, conventions=conventions,
+                               baseline=baseline)
+        finally:
+            for table in [qrels_table, *(run_tables.values() if isinstance(run_tables, dict) else [run_tables])]:
+                forget(con, table)
         for item, (sha, files) in zip(inputs, hashes.result()):
             item.update(sha256=sha, files=files)
-        _count_rows(con, inputs, qrels_table, run_tables, by)
+    specs, judged, asked, aggregate, systems, comparison, slices = results
     said = _raise_again(caught)
     record = {
         "rankkit": _version(), "duckdb": duckdb.__version__, "python": platform.python_version(),
@@ -132,6 +124,30 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
                   comparison=comparison, per_query=per_query, coverage=_coverage(aggregate, judged), slices=slices)
 
 
+def _compute(con, inputs: list[dict], qrels_table, run_tables, names: list[str], *, test, correction, alpha, ci, seed,
+             resamples, by, conventions: Conventions, baseline) -> tuple:
+    """One evaluation of every measure and Judged@k: the aggregate, its intervals and the comparison
+    all come from these per-query values; slices are a second evaluation, grouped in SQL."""
+    specs = measure_specs(con, names, rel=conventions.rel)
+    judged = _judged_names(specs)
+    every = measure_specs(con, names + judged, rel=conventions.rel)
+    values = _values(evaluate(qrels_table, run_tables, [spec["measure"] for spec in every], per_query=True, con=con,
+                              conventions=conventions), run_tables, every)
+    aggregate = _aggregate(con, values)
+    if ci is not None:  # the interval follows the test, as compare's does
+        aggregate = with_ci(aggregate, values, ci, seed, resamples, None, method="t" if test == "t" else "bootstrap")
+    systems = list(run_tables) if isinstance(run_tables, dict) else sorted(values["system"].dropna().unique())
+    asked = values[values["measure"].isin(names)]
+    comparison = (compare_values(asked, systems, baseline, test=test, correction=correction, alpha=alpha, seed=seed,
+                                 resamples=resamples) if len(systems) > 1 else pd.DataFrame())
+    slices = pd.DataFrame()
+    if by is not None:
+        slices = _with_system(evaluate(qrels_table, run_tables, names, by=by, query_table=inputs[-1]["source"], con=con,
+                                       conventions=conventions), run_tables)
+    _count_rows(con, inputs, qrels_table, run_tables, by)
+    return specs, judged, asked, aggregate, systems, comparison, slices
+
+
 # ---- inputs ---------------------------------------------------------------------------------------
 
 def _inputs(qrels, runs, queries) -> list[dict]:
@@ -141,14 +157,20 @@ def _inputs(qrels, runs, queries) -> list[dict]:
         named = [(str(name), run) for name, run in runs.items()]
     elif isinstance(runs, (list, tuple)):
         named = list(zip(run_names(runs), runs))
-    elif isinstance(runs, (str, Path)) and Path(str(runs)).exists():
-        named = [(run_name(runs, 1), runs)]
+    elif isinstance(runs, (str, Path)) and Path(str(runs)).is_file() and not _is_table_file(runs):
+        named = [(run_name(runs, 1), runs)]  # a TREC file is one run, named by its stem
     else:
         named = [(None, runs)]  # one table: its system column names the systems
     items += [_describe("run", name, run) for name, run in named]
     if queries is not None:
         items.append(_describe("queries", None, queries))
     return items
+
+
+def _is_table_file(path) -> bool:
+    """Parquet, CSV or TSV: a table, whose system column (if any) names its systems."""
+    name = str(path).lower().removesuffix(".gz")
+    return name.endswith((".parquet", ".pq", ".csv", ".tsv"))
 
 
 def run_names(runs: list) -> list[str]:
@@ -180,11 +202,19 @@ def _read(con, inputs: list[dict], columns, conventions: Conventions):
     """Read every input once; evaluate and compare then find them already checked."""
     qrels = read_qrels(inputs[0]["source"], con=con, columns=columns, duplicates=conventions.duplicates)
     runs = [item for item in inputs if item["role"] == "run"]
-    if runs[0]["name"] is None:
-        return qrels, read_run(runs[0]["source"], con=con, columns=columns, duplicates=conventions.duplicates)
-    # a run given by name is one system, whatever its tag column says (trec_eval reads a file so)
-    return qrels, {item["name"]: read_run(item["source"], con=con, columns=columns, duplicates=conventions.duplicates,
-                                          system=item["name"]) for item in runs}
+    read: dict = {}
+    try:
+        if runs[0]["name"] is None:
+            return qrels, read_run(runs[0]["source"], con=con, columns=columns, duplicates=conventions.duplicates)
+        # a run given by name is one system, whatever its tag column says (trec_eval reads a file so)
+        for item in runs:
+            read[item["name"]] = read_run(item["source"], con=con, columns=columns, duplicates=conventions.duplicates,
+                                          system=item["name"])
+        return qrels, read
+    except BaseException:
+        for table in [qrels, *read.values()]:
+            forget(con, table)
+        raise
 
 
 def fingerprint(source) -> tuple[str | None, int | None]:
