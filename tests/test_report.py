@@ -24,7 +24,7 @@ from support import ROOT, shared_path
 GOLDEN = ROOT / "tests" / "golden" / "report"
 # DuckDB sums in parallel: the same number may differ in its last bit from one run to the next
 CLOSE = dict(check_exact=False, rtol=1e-12, atol=1e-12)
-MEASURES = ["nDCG@10", "AP", "RR", "P(rel=2)@5", "NumRelRet"]
+MEASURES = ["ndcg_cut_10", "AP", "RR", "P(rel=2)@5", "NumRelRet"]  # a trec_eval name: labelled nDCG@10
 SYSTEMS = {"bm25": 1.6, "dense_v2": 0.9, "hybrid": 0.8}  # name: noise (less noise, better ranking)
 
 
@@ -136,8 +136,8 @@ def test_record_says_how_the_numbers_were_made(inputs, made):
     assert record["call"].startswith("rankkit.report(") and "baseline='bm25'" in record["call"]
     assert record["conventions"] == rankkit.Conventions().as_dict()
     ndcg = record["measures"][0]
-    assert (ndcg["name"], ndcg["measure"], ndcg["k"], ndcg["gain"], ndcg["ideal"]) == ("nDCG@10", "nDCG", 10,
-                                                                                       "linear", "qrels")
+    assert (ndcg["name"], ndcg["label"], ndcg["measure"], ndcg["k"], ndcg["gain"], ndcg["ideal"]) == (
+        "ndcg_cut_10", "nDCG@10", "nDCG", 10, "linear", "qrels")
     assert record["measures"][3]["rel"] == 2.0  # P(rel=2)@5 says its own relevance level
     assert record["statistics"] == {"test": "t", "correction": "holm", "alpha": 0.05, "ci": 0.95, "interval": "t",
                                     "seed": 0, "resamples": 10000, "baseline": "bm25"}

@@ -323,7 +323,7 @@ def _measure_record(spec: dict) -> dict:
     from rankkit import measures as registry
 
     measure = registry.registry()[spec["metric"]]
-    return {"name": spec["measure"], "measure": measure.name, "metric": spec["metric"], "k": spec["k"],
+    return {"name": spec["measure"], "label": registry.label(spec), "measure": measure.name, "metric": spec["metric"], "k": spec["k"],
             "rel": spec["rel"], "gain": spec["gain"], "ideal": spec["ideal"], "empty": spec["empty"],
             "max": spec["max"], "aggregate": spec["agg"], "summary": measure.summary, "cite": measure.cite,
             "params": list(measure.params)}

@@ -48,7 +48,8 @@ class Cell:
 class Summary:
     """The aggregate table as the templates show it: systems down, measures across."""
 
-    measures: list[str]
+    measures: list[str]  # as the caller named them: the frames' keys
+    labels: list[str]  # as the registry names them: the headers
     systems: list[dict]  # {"letter", "name", "cells": [Cell], "queries": str}
     notes: list[str]  # what the value is, its interval, bold and the superscripts
     interval_note: str  # the interval's: left out where the intervals are not shown
@@ -105,7 +106,12 @@ def summary(report) -> Summary:
                      "queries": " / ".join(str(c) for c in sorted(counts))})
     notes = _notes(record, bool(beats))
     interval = _interval_note(record)
-    return Summary(measures, rows, notes[:1] + [interval] * bool(interval) + notes[1:], interval)
+    return Summary(measures, [labels(record)[name] for name in measures], rows, notes[:1] + [interval] * bool(interval) + notes[1:], interval)
+
+
+def labels(record: dict) -> dict[str, str]:
+    """Each measure's name as given, to its canonical name from the registry (nDCG@10 for ndcg_cut_10)."""
+    return {m["name"]: m.get("label", m["name"]) for m in record["measures"]}
 
 
 def _get(row, column):
@@ -128,7 +134,7 @@ def _interval(stats: dict) -> str:
 
 def _notes(record: dict, marked: bool) -> list[str]:
     stats = record["statistics"]
-    counts = [m["name"] for m in record["measures"] if m["aggregate"] == "sum"]
+    counts = [m.get("label", m["name"]) for m in record["measures"] if m["aggregate"] == "sum"]
     notes = ["Mean over queries" + (f" (sum for {', '.join(counts)})." if counts else ".")]
     if len(record["systems"]) > 1:
         notes.append("Bold: the best system for the measure.")
@@ -151,9 +157,10 @@ def comparison_rows(report) -> list[dict]:
         return []
     rows = []
     slice_columns = [c for c in report.comparison.columns if c not in _COMPARE_COLUMNS]
+    named = labels(report.record)
     for row in report.comparison.to_dict("records"):
         rows.append({
-            "measure": row["measure"], "system": row["system"], "baseline": row["baseline"],
+            "measure": named.get(row["measure"], row["measure"]), "system": row["system"], "baseline": row["baseline"],
             "slice": " ".join(str(row[c]) for c in slice_columns),
             "diff": f"{row['diff']:+.{DIGITS}f}" if not pd.isna(row["diff"]) else "–",
             "interval": (f"[{row['ci_low']:+.{DIGITS}f}, {row['ci_high']:+.{DIGITS}f}]"
@@ -193,7 +200,7 @@ def slice_rows(report) -> tuple[str | None, list[str], list[dict]]:
         rows.append({"slice": value, "system": system,
                      "values": [number(values["value"].get(m), m) for m in measures],
                      "queries": int(values["queries"].max())})
-    return by, measures, rows
+    return by, [labels(report.record)[m] for m in measures], rows
 
 
 def per_query_wide(report) -> pd.DataFrame:
@@ -204,7 +211,9 @@ def per_query_wide(report) -> pd.DataFrame:
     wide = frame.pivot_table(index="query_id", columns=["system", "measure"], values="value", aggfunc="first",
                              dropna=False)
     order = [(s, m["name"]) for s in report.record["systems"] for m in report.record["measures"]]
-    return wide.reindex(columns=[c for c in order if c in wide.columns])
+    wide = wide.reindex(columns=[c for c in order if c in wide.columns])
+    named = labels(report.record)
+    return wide.rename(columns=named, level="measure")
 
 
 def record_items(record: dict) -> dict:
@@ -216,7 +225,7 @@ def record_items(record: dict) -> dict:
                   "max": m["max"]}
         used = ", ".join(f"{key}={_shown(params[key])}" for key in m.get("params", []) if key in params
                          and (key != "k" or m["k"] is not None))
-        measures.append((m["name"], m["measure"], used, m["aggregate"], m["summary"]))
+        measures.append((m["name"], m.get("label", m["name"]), used, m["aggregate"], m["summary"]))
     stats = record["statistics"]
     statistics = [("test", TESTS.get(stats["test"], stats["test"]) if stats["test"] else "none (one system)"),
                   ("correction", CORRECTIONS.get(stats["correction"], stats["correction"])),
@@ -278,7 +287,7 @@ def _per_query_html(wide: pd.DataFrame) -> str:
         return ""
     from pandas.io.formats.style import Styler
 
-    formats = {column: (lambda value, name=column[1]: number(value, name)) for column in wide.columns}
+    formats = {column: (lambda value, name=column[1]: number(value, name)) for column in wide.columns}  # labels parse
     styler = Styler(wide, cell_ids=False, uuid="per-query").format(formats, escape="html")
     styler = styler.format_index(escape="html", axis=0).format_index(escape="html", axis=1)
     return styler.to_html(table_attributes='class="per-query"')
@@ -382,13 +391,15 @@ def figures(report) -> list[dict]:
         return []
     systems = report.record["systems"]
     baseline = report.record["statistics"].get("baseline") or systems[0]
+    # the plots name the measure as the registry does, as the tables do
+    per_query = report.per_query.assign(measure=report.per_query["measure"].map(labels(report.record)))
     drawn = []
-    for measure in (m["name"] for m in report.record["measures"]):
-        drawn.append({"src": _png(plot.distribution(report.per_query, measure=measure, systems=systems)),
+    for measure in (m.get("label", m["name"]) for m in report.record["measures"]):
+        drawn.append({"src": _png(plot.distribution(per_query, measure=measure, systems=systems)),
                       "alt": f"distribution of {measure} over queries, one panel per system",
                       "caption": f"{measure}: per-query values of each system, mean and median marked."})
         if len(systems) > 1:
-            drawn.append({"src": _png(plot.differences(report.per_query, baseline, measure=measure)),
+            drawn.append({"src": _png(plot.differences(per_query, baseline, measure=measure)),
                           "alt": f"per-query differences in {measure} against {baseline}",
                           "caption": f"{measure}: each system minus {baseline} per query, sorted; "
                                      f"wins green, losses red."})
