@@ -227,7 +227,8 @@ def record_items(record: dict) -> dict:
                          and (key != "k" or m["k"] is not None))
         measures.append((m["name"], m.get("label", m["name"]), used, m["aggregate"], m["summary"]))
     stats = record["statistics"]
-    statistics = [("test", TESTS.get(stats["test"], stats["test"]) if stats["test"] else "none (one system)"),
+    compared = len(record["systems"]) > 1
+    statistics = [("test", TESTS.get(stats["test"], stats["test"]) if compared else "none (one system)"),
                   ("correction", CORRECTIONS.get(stats["correction"], stats["correction"])),
                   ("alpha", _shown(stats["alpha"])), ("interval", _interval(stats) if stats["ci"] is not None else "none"),
                   ("seed", _shown(stats["seed"])), ("resamples", _shown(stats["resamples"])),

@@ -97,10 +97,10 @@ def verify(path: str | Path, *, con=None) -> Verification:
     queries = next((item["path"] for item in inputs if item["role"] == "queries"), None)
     stats = record["statistics"]
     again = build(inputs[0]["path"], runs, [m["name"] for m in record["measures"]], baseline=stats["baseline"],
-                  test=stats["test"] or "t", correction=stats["correction"], alpha=stats["alpha"], ci=stats["ci"],
+                  test=stats["test"], correction=stats["correction"], alpha=stats["alpha"], ci=stats["ci"],
                   seed=stats["seed"], resamples=stats["resamples"], by=record["by"], queries=queries,
-                  title=saved.title, con=con, columns=None, conventions=Conventions.from_dict(record["conventions"]),
-                  call=record["call"])
+                  title=saved.title, con=con, columns=record.get("columns") or None,
+                  conventions=Conventions.from_dict(record["conventions"]), call=record["call"])
     moved, checked = _compare(saved, again)
     return Verification(str(path), not changed and not moved, changed, moved, checked)
 
