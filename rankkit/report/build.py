@@ -68,6 +68,22 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
         ``coverage`` (``Judged@k`` per system at each cutoff of the measures), ``slices`` (the
         aggregate per value of ``by``) and ``record``. Warnings raised while computing are
         raised again and kept in the record.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankkit
+    >>> qrels = pd.DataFrame({"query_id": ["1", "2", "3"], "doc_id": ["a", "a", "a"], "relevance": [1, 1, 1]})
+    >>> run = pd.DataFrame({"system": ["x"] * 6 + ["y"] * 6, "query_id": ["1", "1", "2", "2", "3", "3"] * 2,
+    ...                     "doc_id": ["a", "b"] * 6, "score": [2.0, 1.0] * 3 + [1.0, 2.0] * 3})
+    >>> made = rankkit.report(qrels, run, ["RR", "P@1"], baseline="y")
+    >>> made
+    <rankkit Report 'RR, P@1 of x, y': 2 systems, 2 measures, 3 queries>
+    >>> made.aggregate[["measure", "system", "value", "queries"]].to_dict("records")[:2]
+    [{'measure': 'RR', 'system': 'x', 'value': 1.0, 'queries': 3}, {'measure': 'RR', 'system': 'y', 'value': 0.5, 'queries': 3}]
+    >>> made.record["coverage"]
+    ['Judged@1', 'Judged']
+    >>> print(made.to_markdown().splitlines()[6])
+    | (a) x | **1.0000**<sup>b</sup> [1.0000, 1.0000] | **1.0000**<sup>b</sup> [1.0000, 1.0000] | 3 |
     """
     conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth,
                                       duplicates=duplicates)

@@ -18,7 +18,7 @@ SUFFIXES = (".html", ".htm", ".md", ".tex", ".csv", ".json", ".parquet")
 TABLES = ("aggregate", "comparison", "per_query", "coverage", "slices")
 
 
-@dataclass
+@dataclass(repr=False)
 class Report:
     """What :func:`rankkit.report` made: tables, and the record of how their numbers were made.
 
@@ -36,6 +36,11 @@ class Report:
     per_query: pd.DataFrame = field(default_factory=pd.DataFrame)
     coverage: pd.DataFrame = field(default_factory=pd.DataFrame)
     slices: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def __repr__(self) -> str:
+        queries = self.per_query["query_id"].nunique() if "query_id" in self.per_query.columns else 0
+        return (f"<rankkit Report {self.title!r}: {len(self.record['systems'])} systems, "
+                f"{len(self.record['measures'])} measures, {queries} queries>")
 
     # ---- exports ----------------------------------------------------------------------------------
 
