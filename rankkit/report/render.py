@@ -158,9 +158,11 @@ def comparison_rows(report) -> list[dict]:
     rows = []
     slice_columns = [c for c in report.comparison.columns if c not in _COMPARE_COLUMNS]
     named = labels(report.record)
+    letter = letters(report.record["systems"])
     for row in report.comparison.to_dict("records"):
         rows.append({
             "measure": named.get(row["measure"], row["measure"]), "system": row["system"], "baseline": row["baseline"],
+            "system_letter": letter.get(row["system"], "?"), "baseline_letter": letter.get(row["baseline"], "?"),
             "slice": " ".join(str(row[c]) for c in slice_columns),
             "diff": f"{row['diff']:+.{DIGITS}f}" if not pd.isna(row["diff"]) else "–",
             "interval": (f"[{row['ci_low']:+.{DIGITS}f}, {row['ci_high']:+.{DIGITS}f}]"
@@ -197,7 +199,7 @@ def slice_rows(report) -> tuple[str | None, list[str], list[dict]]:
     frame["_slice"] = frame[by].astype(object).where(frame[by].notna(), "(none)").astype(str)
     for (value, system), group in frame.groupby(["_slice", "system"], sort=True):
         values = group.set_index("measure")
-        rows.append({"slice": value, "system": system,
+        rows.append({"slice": value, "system": system, "letter": letters(report.record["systems"]).get(system, "?"),
                      "values": [number(values["value"].get(m), m) for m in measures],
                      "queries": int(values["queries"].max())})
     return by, [labels(report.record)[m] for m in measures], rows
@@ -315,14 +317,17 @@ def _markdown_escape(text) -> str:
 def latex_table(report) -> str:
     environment = _environment("latex")
     environment.filters["tex"] = latex_escape
-    return environment.get_template("table.tex.j2").render(_context(report))
+    return environment.get_template("table.tex.j2").render({**_context(report), "fit": False})
 
 
 def latex_document(report) -> str:
     environment = _environment("latex")
     environment.filters["tex"] = latex_escape
     environment.filters["texttt"] = latex_breakable
-    return environment.get_template("report.tex.j2").render({**_context(report), "table": latex_table(report)})
+    environment.filters["texbreak"] = lambda text: latex_breakable(text, typewriter=False)
+    # in the document a table wider than the page (long run names) is scaled down to its width
+    table = environment.get_template("table.tex.j2").render({**_context(report), "fit": True})
+    return environment.get_template("report.tex.j2").render({**_context(report), "table": table})
 
 
 _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
@@ -334,10 +339,11 @@ def latex_escape(text) -> str:
     return "".join(_LATEX.get(char, char) for char in str(text))
 
 
-def latex_breakable(text) -> str:
-    """Escaped, with a break allowed after every character: paths, hashes and calls in \\texttt
-    (where cmtt keeps its straight quote at position 13)."""
-    return "".join(_TYPEWRITER.get(char, _LATEX.get(char, char)) + r"\allowbreak{}" for char in str(text))
+def latex_breakable(text, typewriter: bool = True) -> str:
+    """Escaped, with a break allowed after every character: paths, hashes, calls and long names
+    (in \\texttt, cmtt keeps its straight quote at position 13)."""
+    special = _TYPEWRITER if typewriter else {}
+    return "".join(special.get(char, _LATEX.get(char, char)) + r"\allowbreak{}" for char in str(text))
 
 
 _TYPEWRITER = {"'": r"{\char13}", "<": "<", ">": ">"}
