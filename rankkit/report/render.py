@@ -120,15 +120,14 @@ def _get(row, column):
 
 def _interval_note(record: dict) -> str:
     stats = record["statistics"]
-    if stats.get("ci") is None:
-        return ""
-    return f"In brackets: the {_interval(stats)} over queries."
+    return f"In brackets: the {_interval(stats)}." if stats.get("ci") is not None else ""
 
 
 def _interval(stats: dict) -> str:
     if stats.get("interval") == "t":
-        return f"{_percent(stats['ci'])} Student's t interval of the mean (of the sum for counts)"
-    return (f"{_percent(stats['ci'])} percentile bootstrap interval ({stats['resamples']} resamples, "
+        return (f"{_percent(stats['ci'])} Student's t interval of the mean over queries (of the sum for counts); "
+                f"symmetric, it may pass 0 or 1 (test='permutation' gives bootstrap intervals)")
+    return (f"{_percent(stats['ci'])} percentile bootstrap interval over queries ({stats['resamples']} resamples, "
             f"seed {stats['seed']})")
 
 
