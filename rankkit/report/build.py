@@ -79,7 +79,8 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
     >>> made
     <rankkit Report 'RR, P@1 of x, y': 2 systems, 2 measures, 3 queries>
     >>> made.aggregate[["measure", "system", "value", "queries"]].to_dict("records")[:2]
-    [{'measure': 'RR', 'system': 'x', 'value': 1.0, 'queries': 3}, {'measure': 'RR', 'system': 'y', 'value': 0.5, 'queries': 3}]
+    [{'measure': 'RR', 'system': 'x', 'value': 1.0, 'queries': 3},
+     {'measure': 'RR', 'system': 'y', 'value': 0.5, 'queries': 3}]
     >>> made.record["coverage"]
     ['Judged@1', 'Judged']
     >>> print(made.to_markdown().splitlines()[6])
@@ -340,8 +341,8 @@ def _measure_record(spec: dict) -> dict:
     from rankkit import measures as registry
 
     measure = registry.registry()[spec["metric"]]
-    return {"name": spec["measure"], "label": registry.label(spec), "measure": measure.name, "metric": spec["metric"], "k": spec["k"],
-            "rel": spec["rel"], "gain": spec["gain"], "ideal": spec["ideal"], "empty": spec["empty"],
+    return {"name": spec["measure"], "label": registry.label(spec), "measure": measure.name, "metric": spec["metric"],
+            "k": spec["k"], "rel": spec["rel"], "gain": spec["gain"], "ideal": spec["ideal"], "empty": spec["empty"],
             "max": spec["max"], "aggregate": spec["agg"], "summary": measure.summary, "cite": measure.cite,
             "params": list(measure.params)}
 

@@ -106,7 +106,8 @@ def summary(report) -> Summary:
                      "queries": " / ".join(str(c) for c in sorted(counts))})
     notes = _notes(record, bool(beats))
     interval = _interval_note(record)
-    return Summary(measures, [labels(record)[name] for name in measures], rows, notes[:1] + [interval] * bool(interval) + notes[1:], interval)
+    notes = notes[:1] + [interval] * bool(interval) + notes[1:]
+    return Summary(measures, [labels(record)[name] for name in measures], rows, notes, interval)
 
 
 def labels(record: dict) -> dict[str, str]:
@@ -231,7 +232,8 @@ def record_items(record: dict) -> dict:
     compared = len(record["systems"]) > 1
     statistics = [("test", TESTS.get(stats["test"], stats["test"]) if compared else "none (one system)"),
                   ("correction", CORRECTIONS.get(stats["correction"], stats["correction"])),
-                  ("alpha", _shown(stats["alpha"])), ("interval", _interval(stats) if stats["ci"] is not None else "none"),
+                  ("alpha", _shown(stats["alpha"])),
+                  ("interval", _interval(stats) if stats["ci"] is not None else "none"),
                   ("seed", _shown(stats["seed"])), ("resamples", _shown(stats["resamples"])),
                   ("baseline", _shown(stats["baseline"]) if stats["baseline"] is not None else "none: every pair")]
     return {"versions": f"rankkit {record['rankkit']}, DuckDB {record['duckdb']}, Python {record['python']}",
