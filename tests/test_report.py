@@ -474,3 +474,21 @@ def test_fingerprint_of_a_parquet_folder_names_every_file(tmp_path):
     (folder / "b.parquet").write_bytes(b"changed")
     assert fingerprint(folder)[0] != sha
     assert fingerprint(pd.DataFrame()) == (None, None)
+
+
+def test_bad_options_are_refused_before_any_input_is_read(tmp_path):
+    absent = tmp_path / "absent.txt"  # never read: the options fail first
+    with pytest.raises(RankkitError, match="test must be one of t, wilcoxon, permutation, bootstrap, got 'z'"):
+        rankkit.report(absent, [absent], "AP", test="z")
+    with pytest.raises(RankkitError, match="correction must be one of"):
+        rankkit.report(absent, [absent], "AP", correction="sidak")
+    with pytest.raises(RankkitError, match="either as conventions= or as keywords"):
+        rankkit.report(absent, [absent], "AP", ties="rank", conventions=rankkit.Conventions(ties="average"))
+
+
+def test_bad_measure_and_baseline_name_what_is_wrong(inputs):
+    runs = list(inputs["runs"].values())
+    with pytest.raises(rankkit.MeasureError, match="nDCG@ten"):
+        rankkit.report(inputs["qrels"], runs, ["nDCG@ten"])
+    with pytest.raises(InputError, match="baseline 'bm99' is not one of the systems: bm25, dense_v2, hybrid"):
+        rankkit.report(inputs["qrels"], runs, ["AP"], baseline="bm99")
