@@ -205,9 +205,14 @@ def test_csv_golden_and_read_back(inputs, made):
     assert (merged["value"] == merged["value_report"]).all()  # every bit: floats are written by repr
 
 
-def test_json_reads_back_equal(made, tmp_path):
+def test_json_reads_back_equal(inputs, made, tmp_path):
     path = made.save(tmp_path / "report.json")
     back = rankkit.Report.load(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        direct = rankkit.evaluate(inputs["qrels"], {n: str(p) for n, p in inputs["runs"].items()}, MEASURES,
+                                  per_query=True)
+    pd.testing.assert_frame_equal(back.per_query, direct, **CLOSE)  # evaluate's numbers, through the file
     assert back.title == made.title and back.record == json.loads(json.dumps(made.record))
     for table in ("aggregate", "per_query", "coverage", "slices"):
         pd.testing.assert_frame_equal(getattr(back, table), getattr(made, table), **CLOSE, check_dtype=False)
@@ -221,7 +226,7 @@ def test_parquet_is_long_with_the_record(made, tmp_path):
     values = con.execute(f"SELECT * FROM read_parquet('{path}')").df()
     assert list(values.columns) == ["system", "query_id", "measure", "value"]
     expected = made.per_query[["system", "query_id", "measure", "value"]]
-    pd.testing.assert_frame_equal(values, expected, **CLOSE, check_dtype=False)
+    pd.testing.assert_frame_equal(values, expected, **CLOSE, check_dtype=False)  # made's are evaluate's (above)
     metadata = dict(con.execute(f"SELECT decode(key), decode(value) FROM parquet_kv_metadata('{path}')").fetchall())
     assert json.loads(metadata["rankkit_report"])["record"] == json.loads(json.dumps(made.record))
 
