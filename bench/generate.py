@@ -12,17 +12,41 @@ values from every library.
 
     python bench/generate.py            # A, B and the ladder
     python bench/generate.py XL         # the 100M-row Parquet run (about 1 GB, 4 minutes)
+    python bench/generate.py sweep      # 200 systems in the shape of the TREC DL19 BM25 run
+
+The sweep is the everyday workload's many-systems case: 200 systems, each the DL19 BM25 run from
+../shared/data (43 queries x 100 documents) with its scores moved by a deterministic jitter, in one
+TREC file whose tag names the system (860,000 rows).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from pathlib import Path
 
 import duckdb
 
 DATA = Path(__file__).resolve().parent / "data"
+SWEEP_SYSTEMS = 200
+
+
+def shared_data() -> Path:
+    """The reference data: $RANKKIT_SHARED/data, else the nearest ``shared/data`` beside the checkout
+    or one of its parents (a git worktree sits one level deeper than the main checkout)."""
+    if os.environ.get("RANKKIT_SHARED"):
+        return Path(os.environ["RANKKIT_SHARED"]) / "data"
+    root = DATA.parent.parent
+    for parent in root.parents:
+        if (parent / "shared" / "data").is_dir():
+            return parent / "shared" / "data"
+    return root.parent / "shared" / "data"
+
+
+# the everyday workload: TREC DL runs as users evaluate them, read in place from the reference data
+DL_QRELS = {"dl19": "anserini-tools/qrels.dl19-passage.txt", "dl20": "anserini-tools/qrels.dl20-passage.txt"}
+DL_RUN = "rank_llm/{year}.BM25.trec_results.txt"
 
 # name: (queries, documents per query, qrels style, formats)
 WORKLOADS = {
@@ -115,17 +139,46 @@ def write(con: duckdb.DuckDBPyConnection, name: str) -> None:
           f"in {time.perf_counter() - started:.1f} s -> {out}")
 
 
+def write_sweep(con: duckdb.DuckDBPyConnection) -> None:
+    """200 systems shaped like DL19 BM25: each document's score moved by up to 2, in 64ths.
+
+    Multiples of 1/64 below 64 are exact in float32, so pytrec_eval (32-bit scores) ranks as
+    trec_eval and rankkit do; ties that the rounding makes are broken by doc_id in every library."""
+    source = shared_data() / DL_RUN.format(year="dl19")
+    if not source.exists():
+        raise SystemExit(f"{source} is absent: the sweep is made from the DL19 BM25 run in ../shared/data")
+    out = DATA / "sweep"
+    out.mkdir(parents=True, exist_ok=True)
+    con.execute(f"""CREATE OR REPLACE TEMP VIEW dl19 AS SELECT query_id, doc_id, score
+        FROM read_csv('{source}', delim = ' ', header = false, auto_detect = false,
+                      columns = {{'query_id': 'VARCHAR', 'q0': 'VARCHAR', 'doc_id': 'VARCHAR', 'rank': 'INTEGER',
+                                 'score': 'DOUBLE', 'tag': 'VARCHAR'}})""")
+    con.execute(f"""COPY (
+        SELECT query_id, 'Q0', doc_id,
+               row_number() OVER (PARTITION BY s, query_id ORDER BY score DESC, doc_id DESC), score,
+               'sys' || lpad(s::VARCHAR, 3, '0')
+        FROM (SELECT s, query_id, doc_id,
+                     round((score + (mix(s, hash(query_id, doc_id) % 1000003) % 128) / 64.0E0) * 64) / 64.0E0 AS score
+              FROM dl19, range(1, {SWEEP_SYSTEMS} + 1) t(s))
+        ORDER BY s, query_id, score DESC, doc_id DESC) TO '{out}/run.txt' (FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '')""")
+    rows = con.execute(f"SELECT count(*) * {SWEEP_SYSTEMS} FROM dl19").fetchone()[0]
+    print(f"sweep: {SWEEP_SYSTEMS} systems x DL19 BM25 = {rows:,} run rows -> {out}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("workloads", nargs="*", default=["A", "B", "L1k", "L10k", "L100k"],
-                        help=f"which to write (default: all but XL); choices: {', '.join(WORKLOADS)}")
+                        help=f"which to write (default: all but XL); choices: {', '.join(WORKLOADS)}, sweep")
     args = parser.parse_args()
     con = duckdb.connect()
     con.execute(f"SET temp_directory = '{DATA / 'tmp'}'")
     con.execute(MACROS)
     for name in args.workloads:
+        if name == "sweep":
+            write_sweep(con)
+            continue
         if name not in WORKLOADS:
-            parser.error(f"unknown workload {name}; choices: {', '.join(WORKLOADS)}")
+            parser.error(f"unknown workload {name}; choices: {', '.join(WORKLOADS)}, sweep")
         write(con, name)
 
 

@@ -4,6 +4,7 @@
     python bench/run.py                           # A, B and the ladder, 3 repetitions
     python bench/run.py -w A -r 5 -l rankkit ranx # pick workloads, repetitions, libraries
     python bench/run.py --xl                      # the 100M-row Parquet run under memory_limit=2GB
+    python bench/run.py -w DL                     # the everyday workload: TREC DL runs, 200-system sweep
 
 Every library runs in its own fresh processes (bench/worker.py). Values are checked equal (to 1e-9)
 across libraries before any time is reported. The table goes to bench/results/<stamp>.md and stdout.
@@ -23,6 +24,8 @@ from pathlib import Path
 
 import duckdb
 
+from generate import DL_QRELS, DL_RUN, SWEEP_SYSTEMS, shared_data
+
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 DATA = BENCH / "data"
@@ -34,6 +37,11 @@ PEERS = ["pytrec_eval", "ir_measures", "ranx"]
 OURS = ["rankkit", "rankkit-relation", "rankkit-cli"]
 LIBRARIES = OURS + PEERS
 TOLERANCE = 1e-9
+EVERYDAY = "DL"  # the everyday workload: TREC DL runs from ../shared/data, and the generated sweep
+CLI_MEASURES = ["nDCG@10", "AP", "RR@10", "R@100", "P@10"]
+# trec_eval's names for them; its recip_rank has no cutoff, so its RR is not compared
+TREC_EVAL_MEASURES = {"ndcg_cut_10": "nDCG@10", "map": "AP", "recall_100": "R@100", "P_10": "P@10",
+                      "recip_rank": "RR"}
 
 
 def spawn(args: list[str], env: dict | None = None) -> tuple[dict | None, float, int, str]:
@@ -81,6 +89,164 @@ def env_for(threads: int | None) -> dict:
 
 def summary(values: list[float]) -> dict:
     return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
+
+
+# ---- the everyday workload ---------------------------------------------------------------------
+
+def trec_eval_binary() -> str | None:
+    """trec_eval 10.0, a peer only where the user points at it ($RANKKIT_TREC_EVAL) or it is on PATH."""
+    import shutil
+    given = os.environ.get("RANKKIT_TREC_EVAL")
+    return given if given and Path(given).is_file() else shutil.which("trec_eval")
+
+
+def fresh_commands(qrels: Path, run: Path) -> dict[str, list[str] | None]:
+    """Each tool as a user starts it: a fresh process from files to printed numbers."""
+    binary = trec_eval_binary()
+    measures = ["-m", "ndcg_cut.10", "-m", "map", "-m", "recip_rank", "-m", "recall.100", "-m", "P.10"]
+    return {
+        "rankkit": [sys.executable, "-m", "rankkit.cli", "eval", "--digits", "15",
+                    *(f"-m{m}" for m in CLI_MEASURES), str(qrels), str(run)],
+        "pytrec_eval": [sys.executable, str(BENCH / "pytrec_script.py"), str(qrels), str(run)],
+        "trec_eval": [binary, *measures, str(qrels), str(run)] if binary else None,
+    }
+
+
+def fresh_values(tool: str, out: str) -> dict[str, float]:
+    values = {}
+    for line in out.splitlines():
+        fields = line.split("\t")
+        if tool == "trec_eval":
+            values[TREC_EVAL_MEASURES[fields[0].strip()]] = float(fields[2])
+        elif tool == "rankkit":
+            values[fields[0].strip()] = float(fields[2])
+        else:
+            values[fields[0]] = float(fields[1])
+    return values
+
+
+def everyday(repeat: int, env: dict, log) -> dict:
+    """The fresh-process, warm, SQL and sweep figures of the DL workload, peers interleaved."""
+    import compileall
+    # An installed package has its bytecode (pip compiles it); where PYTHONDONTWRITEBYTECODE is set,
+    # a fresh process would otherwise compile rankkit's modules (and the bench's) on every start.
+    for folder in (ROOT / "rankkit", BENCH):
+        compileall.compile_dir(folder, quiet=1)
+    data = shared_data()
+    pairs = [(data / DL_QRELS[year], data / DL_RUN.format(year=year)) for year in DL_QRELS]
+    missing = [str(path) for pair in pairs for path in pair if not path.exists()]
+    if missing:
+        return {"skipped": f"{', '.join(missing)} absent: the everyday workload reads TREC DL runs from ../shared/data"}
+    sweep = DATA / "sweep" / "run.txt"
+    result: dict = {"fresh": {}, "warm": {}, "values": {}, "mismatch": []}
+    if not sweep.exists():
+        result["sweep_skipped"] = "bench/data/sweep is absent: run `python bench/generate.py sweep`"
+    for qrels, run in pairs:
+        commands = {tool: cmd for tool, cmd in fresh_commands(qrels, run).items() if cmd}
+        times: dict[str, list[float]] = {tool: [] for tool in commands}
+        for _ in range(repeat * 3):  # interleaved: each round starts every tool once
+            for tool, cmd in commands.items():
+                started = time.perf_counter()
+                done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+                times[tool].append(time.perf_counter() - started)
+                if done.returncode:
+                    raise SystemExit(f"{' '.join(cmd)} failed: {done.stderr.strip()[-300:]}")
+                result["values"].setdefault(f"fresh {tool} {run.name}", fresh_values(tool, done.stdout))
+        result["fresh"][run.name] = {tool: summary(t) for tool, t in times.items()}
+        log(f"  DL fresh {run.name}: " + ", ".join(f"{t} {statistics.median(v) * 1000:.0f} ms" for t, v in times.items()))
+    warm: dict[str, dict] = {}
+    args = ["--qrels", *(str(q) for q, _ in pairs), "--runs", *(str(r) for _, r in pairs), "--repeat", "10"]
+    args += ["--sweep", str(sweep)] if sweep.exists() else []
+    for _ in range(repeat):  # interleaved rounds, each a fresh worker per library
+        for library in ("rankkit", "pytrec_eval"):
+            found, _, _, err = spawn(["everyday", library, *args], env)
+            if found is None:
+                raise SystemExit(f"everyday {library} failed: {err}")
+            mine = warm.setdefault(library, {})
+            for figure in ("warm", "sql"):
+                for name, times in found.get(figure, {}).items():
+                    mine.setdefault(f"{figure} {name}", []).extend(times)
+            mine.setdefault("sweep", []).extend(found.get("sweep", []))
+            result["values"].setdefault(f"warm {library}", found["values"])
+            if "sweep_values" in found:
+                result["values"].setdefault(f"sweep {library}", found["sweep_values"])
+    result["warm"] = {lib: {k: summary(v) for k, v in figs.items() if v} for lib, figs in warm.items()}
+    result["mismatch"] = everyday_mismatch(result["values"])
+    return result
+
+
+def everyday_mismatch(values: dict) -> list[str]:
+    """Every value compared with rankkit's (trec_eval's uncut RR aside; it prints 4 decimals)."""
+    problems = []
+    for key, found in values.items():
+        kind = key.split()[0]
+        tolerance = 5e-5 if "trec_eval" in key.split() else TOLERANCE
+        ours = values.get(f"{kind} rankkit {key.split()[-1]}" if kind == "fresh" else f"{kind} rankkit")
+        flat_ours, flat_found = _flatten(ours or {}), _flatten(found)
+        for name, value in flat_found.items():
+            if name.endswith("RR"):
+                continue
+            if name not in flat_ours or abs(flat_ours[name] - value) > tolerance:
+                problems.append(f"{key} {name} = {value} but rankkit = {flat_ours.get(name)}")
+    return problems
+
+
+def _flatten(tree: dict, prefix: str = "") -> dict[str, float]:
+    flat = {}
+    for key, value in tree.items():
+        if isinstance(value, dict):
+            flat.update(_flatten(value, f"{prefix}{key} "))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def fmt_ms(s: dict | None) -> str:
+    if not s:
+        return "–"
+    return f"{s['median'] * 1000:.1f} ({s['min'] * 1000:.1f}–{s['max'] * 1000:.1f})"
+
+
+def everyday_table(result: dict) -> str:
+    lines = ["### Everyday workload (DL): TREC DL19 and DL20 BM25, 200-system sweep", ""]
+    if "skipped" in result:
+        return "\n".join(lines + [f"Skipped: {result['skipped']}", ""])
+    if result["mismatch"]:
+        return "\n".join(lines + ["**Values differ; no times reported:**", ""] + [f"- {p}" for p in result["mismatch"][:20]]) + "\n"
+    head = ["path (ms, median (min–max))", "rankkit", "pytrec_eval", "trec_eval 10", "pytrec_eval / rankkit",
+            "trec_eval / rankkit"]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+
+    def row(label: str, ours: dict | None, peers: dict[str, dict | None], per: int = 1) -> None:
+        scaled = {k: ({**v, "median": v["median"] / per, "min": v["min"] / per, "max": v["max"] / per} if v else None)
+                  for k, v in {"rankkit": ours, **peers}.items()}
+        ours = scaled["rankkit"]
+        # greater than 1: rankkit is faster
+        ratios = [f"{scaled[peer]['median'] / ours['median']:.2f}x" if ours and scaled.get(peer) else "–"
+                  for peer in ("pytrec_eval", "trec_eval")]
+        lines.append("| " + " | ".join([label, fmt_ms(ours), fmt_ms(scaled.get("pytrec_eval")),
+                                         fmt_ms(scaled.get("trec_eval")), *ratios]) + " |")
+
+    warm = result["warm"]
+    for name, tools in result["fresh"].items():
+        row(f"fresh process, files to numbers, {name.split('.')[0]}", tools.get("rankkit"),
+            {"pytrec_eval": tools.get("pytrec_eval"), "trec_eval": tools.get("trec_eval")})
+    for name in result["fresh"]:
+        row(f"warm, per run (qrels read once), {name.split('.')[0]}", warm["rankkit"].get(f"warm {name}"),
+            {"pytrec_eval": warm["pytrec_eval"].get(f"warm {name}")})
+    for name in result["fresh"]:
+        row(f"SQL rankkit.evaluate on loaded tables, {name.split('.')[0]}", warm["rankkit"].get(f"sql {name}"), {})
+    if "sweep" in warm["rankkit"]:
+        row(f"{SWEEP_SYSTEMS} systems (DL19 shape), read and evaluated, per system", warm["rankkit"]["sweep"],
+            {"pytrec_eval": warm["pytrec_eval"].get("sweep")}, per=SWEEP_SYSTEMS)
+    else:
+        lines.append(f"\nSweep skipped: {result.get('sweep_skipped')}")
+    lines += ["", "Fresh process: `rankkit eval` (`python -m rankkit.cli`), `bench/pytrec_script.py`, and the "
+              "trec_eval binary from `$RANKKIT_TREC_EVAL` or PATH (its RR has no cutoff: not compared). "
+              "Warm: rankkit `read_run` + `evaluate(..., relation=True)`; pytrec_eval `parse_run` + evaluate, "
+              "its evaluators built once per qrels. Sweep: rankkit reads the one file and evaluates every "
+              "system in one call; pytrec_eval reads it, splits it by tag and evaluates system after system.", ""]
+    return "\n".join(lines) + "\n"
 
 
 def measure(workload: str, libraries: list[str], formats: list[str], repeat: int, budget: float,
@@ -230,7 +396,7 @@ def xl(env: dict, log) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-w", "--workloads", nargs="+", default=["A", "B", "L1k", "L10k", "L100k"])
+    parser.add_argument("-w", "--workloads", nargs="+", default=["A", "B", "L1k", "L10k", "L100k", EVERYDAY])
     parser.add_argument("-l", "--libraries", nargs="+", default=LIBRARIES, choices=LIBRARIES)
     parser.add_argument("-f", "--formats", nargs="+", default=["txt", "parquet"], choices=["txt", "parquet"])
     parser.add_argument("-r", "--repeat", type=int, default=3, help="repetitions of every figure (median, min, max)")
@@ -252,6 +418,10 @@ def main() -> None:
     raw = {}
     if not args.only_xl:
         for workload in args.workloads:
+            if workload == EVERYDAY:
+                raw[workload] = everyday(args.repeat, env, log)
+                parts.append(everyday_table(raw[workload]))
+                continue
             result = measure(workload, args.libraries, args.formats, args.repeat, args.budget, env, log)
             raw[workload] = result
             parts.append(table(workload, result, args.formats))

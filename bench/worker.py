@@ -1,11 +1,17 @@
 """One library, one workload, in this process: import, load, compute; prints JSON on stdout.
 
     python bench/worker.py LIBRARY DATA_DIR FORMAT [--repeat N]
+    python bench/worker.py everyday LIBRARY --qrels Q [Q ...] --runs R [R ...] [--sweep RUN] [--repeat N]
 
 run.py starts it in a fresh process: the wall time of that process is the end-to-end figure, its
 peak RSS the memory figure. Inside, it times each phase: import, load (file -> the library's own
 structure), the first compute (ranx compiles with numba there) and N warm computes.
 The five measures: nDCG@10, AP, RR@10, R@100, P@10 (trec_eval's definitions).
+
+``everyday`` is the TREC DL workload (run.py's ``DL``), warm in one process: each qrels read once,
+then every run read and evaluated N times (per run: file to five values); for rankkit also the SQL
+macro ``rankkit.evaluate`` on tables already loaded; and the sweep (one file of 200 systems) read
+and evaluated in one call, or by pytrec_eval run after run.
 """
 
 from __future__ import annotations
@@ -111,13 +117,15 @@ def _nested_from_parquet(data: Path, column: str, cast, kind: str = "qrels"):
     return nested
 
 
-def pytrec_compute(pytrec_eval, loaded):
+def pytrec_compute(pytrec_eval, loaded, evaluators=None):
     import heapq
     qrels, run = loaded
-    values = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "recall.100", "P.10"}).evaluate(run)
+    main, recip = evaluators or (pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "recall.100", "P.10"}),
+                              pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}))
+    values = main.evaluate(run)
     top10 = {q: dict(heapq.nlargest(10, docs.items(), key=lambda item: (item[1], item[0])))
              for q, docs in run.items()}
-    rr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(top10)
+    rr = recip.evaluate(top10)
     names = {"nDCG@10": "ndcg_cut_10", "AP": "map", "R@100": "recall_100", "P@10": "P_10"}
     out = {m: _mean(v[key] for v in values.values()) for m, key in names.items()}
     out["RR@10"] = _mean(v["recip_rank"] for v in rr.values())
@@ -206,6 +214,99 @@ def floor_compute(duckdb, con):
     return {"queries": rows[0], "judged": rows[1], "gain": rows[2]}
 
 
+# ---- the everyday workload ----------------------------------------------------------------------
+
+def rankkit_everyday(pairs, sweep, repeat: int) -> dict:
+    import rankkit
+    con = rankkit.connect(**bench_settings())
+    out = {"warm": {}, "sql": {}, "values": {}}
+    for qrels_path, run_path in pairs:
+        qrels = rankkit.read_qrels(qrels_path, con=con)
+
+        def once():
+            run = rankkit.read_run(run_path, con=con)
+            rows = rankkit.evaluate(qrels, run, MEASURES, con=con, progress=False, relation=True).fetchall()
+            return {measure: value for measure, value, _ in rows}
+
+        name = Path(run_path).name
+        out["values"][name], out["warm"][name] = _timed(once, repeat)
+        # the SQL macro on plain tables, as a SQL user has them
+        con.execute(f"CREATE OR REPLACE TABLE bench_qrels AS SELECT * FROM {qrels.alias}")
+        con.execute(f"CREATE OR REPLACE TABLE bench_run AS SELECT query_id, doc_id, score "
+                    f"FROM {rankkit.read_run(run_path, con=con).alias}")
+        names = "[" + ", ".join(f"'{m}'" for m in MEASURES) + "]"
+        sql = f"SELECT measure, value FROM rankkit.evaluate('bench_qrels', 'bench_run', {names})"
+        values, out["sql"][name] = _timed(lambda: dict(con.execute(sql).fetchall()), repeat)
+        assert _close(values, out["values"][name]), (values, out["values"][name])
+    if sweep:
+        qrels = rankkit.read_qrels(pairs[0][0], con=con)
+
+        def sweep_once():
+            run = rankkit.read_run(sweep, con=con)
+            rows = rankkit.evaluate(qrels, run, MEASURES, con=con, progress=False, relation=True).fetchall()
+            found: dict = {}
+            for measure, system, value, _ in rows:
+                found.setdefault(system, {})[measure] = value
+            return found
+
+        out["sweep_values"], out["sweep"] = _timed(sweep_once, max(1, repeat // 3))
+    return out
+
+
+def pytrec_everyday(pairs, sweep, repeat: int) -> dict:
+    import pytrec_eval
+    out = {"warm": {}, "values": {}}
+    for qrels_path, run_path in pairs:
+        evaluate = _pytrec_evaluator(pytrec_eval, qrels_path)
+
+        def once():
+            with open(run_path) as f:
+                return evaluate(pytrec_eval.parse_run(f))
+
+        name = Path(run_path).name
+        out["values"][name], out["warm"][name] = _timed(once, repeat)
+    if sweep:
+        evaluate = _pytrec_evaluator(pytrec_eval, pairs[0][0])
+
+        def sweep_once():
+            systems: dict[str, list[str]] = {}
+            with open(sweep) as f:
+                for line in f:
+                    systems.setdefault(line.rsplit(None, 1)[-1], []).append(line)
+            return {name: evaluate(pytrec_eval.parse_run(lines)) for name, lines in systems.items()}
+
+        out["sweep_values"], out["sweep"] = _timed(sweep_once, max(1, repeat // 3))
+    return out
+
+
+def _pytrec_evaluator(pytrec_eval, qrels_path):
+    """The five means of a parsed run, the qrels read once (the evaluators keep them)."""
+    with open(qrels_path) as f:
+        qrels = pytrec_eval.parse_qrel(f)
+    main = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "recall.100", "P.10"})
+    rr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"})
+    return lambda run: pytrec_compute(pytrec_eval, (qrels, run), (main, rr))
+
+
+def _timed(work, repeat: int):
+    """The result of a first call (not timed: caches warm), and the times of ``repeat`` more."""
+    clock = time.perf_counter
+    result = work()
+    times = []
+    for _ in range(repeat):
+        start = clock()
+        again = work()
+        times.append(clock() - start)
+        assert again == result or _close(again, result), (again, result)
+    return result, times
+
+
+def _close(a, b) -> bool:
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    return abs(a - b) <= 1e-12
+
+
 LIBRARIES = {
     "floor": (floor_import, floor_load, floor_compute),
     "rankkit": (rankkit_import, rankkit_load, rankkit_compute),
@@ -217,7 +318,23 @@ LIBRARIES = {
 }
 
 
+EVERYDAY = {"rankkit": rankkit_everyday, "pytrec_eval": pytrec_everyday}
+
+
+def everyday_main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="worker.py everyday")
+    parser.add_argument("library", choices=EVERYDAY)
+    parser.add_argument("--qrels", nargs="+", required=True)
+    parser.add_argument("--runs", nargs="+", required=True)
+    parser.add_argument("--sweep", help="one TREC file of many systems (tags), judged by the first qrels")
+    parser.add_argument("--repeat", type=int, default=10)
+    args = parser.parse_args(argv)
+    json.dump(EVERYDAY[args.library](list(zip(args.qrels, args.runs)), args.sweep, args.repeat), sys.stdout)
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["everyday"]:
+        return everyday_main(sys.argv[2:])
     parser = argparse.ArgumentParser()
     parser.add_argument("library", choices=LIBRARIES)
     parser.add_argument("data", type=Path)

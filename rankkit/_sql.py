@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import tempfile
 import weakref
@@ -13,7 +14,6 @@ from pathlib import Path
 import duckdb
 
 from rankkit._paths import sql_dir
-from rankkit.measures import catalog_sql
 
 __all__ = ["connect", "script", "sql_files"]
 
@@ -29,6 +29,8 @@ def sql_files() -> list[Path]:
 @cache
 def script() -> str:
     """Every macro as one script that a plain ``duckdb`` shell can run."""
+    from rankkit.measures import catalog_sql
+
     parts = [f"-- {p.relative_to(sql_dir()).as_posix()}\n{p.read_text(encoding='utf-8')}" for p in sql_files()]
     parts.append(catalog_sql())
     return "\n".join(parts)
@@ -59,6 +61,9 @@ def connect(database: str | duckdb.DuckDBPyConnection = ":memory:", *, memory_li
         # command line's median peak went from 584 to 513 MB).
         con.execute("SET allocator_flush_threshold = '16MB'; SET allocator_bulk_deallocation_flush_threshold = '16MB'; "
                     "SET allocator_background_threads = true")
+        # DuckDB prints its own bar on stdout after 2 s, into `rankkit eval > file` too; rankkit's
+        # Progress (stderr, only when interactive) reads DuckDB's progress instead.
+        con.execute("SET enable_progress_bar_print = false")
     for name, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory), ("threads", threads)):
         if value is not None:
             con.execute(f"SET {name} = '{value}'")
@@ -88,11 +93,53 @@ def _attach_cached(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 @cache
+def _script_key() -> str:
+    """A digest of what script() is made from: DuckDB's version, the SQL files and the two modules
+    composing them. Composing the script (the catalog reads every metric's header) cost 15 ms of
+    each process's start; reading the files' bytes costs 1 ms."""
+    digest = hashlib.sha256(duckdb.__version__.encode())
+    for path in [*sql_files(), Path(__file__), Path(__file__).with_name("measures.py")]:
+        digest.update(f"\n{path.name}\n".encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def cache_folder() -> Path:
+    """Where rankkit keeps what it makes once per version of its SQL: $RANKKIT_CACHE, else
+    $XDG_CACHE_HOME/rankkit or ~/.cache/rankkit."""
+    return Path(os.environ.get("RANKKIT_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rankkit")
+
+
+def stored(name: str) -> dict:
+    """What store() kept under ``name`` for this version of the SQL ({} if nothing, or unreadable)."""
+    try:
+        return json.loads((cache_folder() / f"{name}-{_script_key()}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def store(name: str, data: dict) -> None:
+    """Keep ``data`` (JSON) for this version of the SQL, written atomically; a folder that cannot be
+    written, or data JSON cannot hold, keeps nothing, and nothing fails."""
+    folder = cache_folder()
+    partial = None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, partial = tempfile.mkstemp(prefix=name, suffix=".partial", dir=folder)
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(data, out)
+        os.replace(partial, folder / f"{name}-{_script_key()}.json")
+    except (OSError, TypeError, ValueError):
+        if partial:
+            with contextlib.suppress(OSError):
+                os.unlink(partial)
+
+
+@cache
 def _cached_file() -> str | None:
     """The macro database for this script and DuckDB version, built (atomically) if missing."""
-    text = script()
-    key = hashlib.sha256(f"{duckdb.__version__}\n{text}".encode()).hexdigest()[:16]
-    folder = Path(os.environ.get("RANKKIT_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rankkit")
+    key = _script_key()
+    folder = cache_folder()
     path = folder / f"macros-{key}.duckdb"
     if path.is_file():
         return str(path)
@@ -104,7 +151,7 @@ def _cached_file() -> str | None:
         os.unlink(partial)  # DuckDB makes the file itself
         builder = duckdb.connect()
         try:
-            builder.execute(text.replace(ATTACH, f"ATTACH '{_literal(partial)}' AS rankkit;", 1))
+            builder.execute(script().replace(ATTACH, f"ATTACH '{_literal(partial)}' AS rankkit;", 1))
             builder.execute("DETACH rankkit")
         finally:
             builder.close()

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 
 import duckdb
 
-from rankkit._sql import connect
+from rankkit._sql import connect, store, stored
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning
 from rankkit.io import Source, default_connection, is_frame, is_table, load, release
@@ -420,15 +420,37 @@ def measure_specs(con: duckdb.DuckDBPyConnection, measures: str | Iterable[str],
             raise MeasureError(f"a measure name must be a string, got {name!r}")
     key = (tuple(names), rel)
     if key not in _parsed:  # a loop over many runs asks for the same names: parsing costs 20 ms
-        try:
-            rows = con.execute("SELECT spec FROM rankkit.measure_specs(?::VARCHAR[], rel := ?)", [names, rel]).fetchall()
-        except duckdb.Error as error:
-            raise MeasureError(_message(error)) from None
-        _parsed[key] = [row[0] for row in rows]
+        _parsed[key] = _stored_specs(key) or _parse_specs(con, key)
     return [dict(spec) for spec in _parsed[key]]
 
 
 _parsed: dict[tuple, list[dict]] = {}
+# The SQL parser's answers are also kept on disk, per version of the SQL: planning its query costs a
+# fresh process (rankkit eval) 30-50 ms before any file is read.
+STORED_SPECS = 256  # lists of names kept; the oldest go first
+
+
+def _parse_specs(con: duckdb.DuckDBPyConnection, key: tuple) -> list[dict]:
+    names, rel = key
+    try:
+        rows = con.execute("SELECT spec FROM rankkit.measure_specs(?::VARCHAR[], rel := ?)", [list(names), rel]).fetchall()
+    except duckdb.Error as error:
+        raise MeasureError(_message(error)) from None
+    specs = [row[0] for row in rows]
+    kept = stored("specs")
+    kept[_spec_key(key)] = specs
+    store("specs", dict(list(kept.items())[-STORED_SPECS:]))
+    return specs
+
+
+def _stored_specs(key: tuple) -> list[dict] | None:
+    return stored("specs").get(_spec_key(key))
+
+
+def _spec_key(key: tuple) -> str:
+    import json
+
+    return json.dumps([list(key[0]), key[1]])
 
 
 def resolve(con: duckdb.DuckDBPyConnection, source, kind: str) -> tuple[str, bool]:

@@ -199,7 +199,9 @@ own_rank AS (
     GROUP BY i, system, query_id
 ),
 -- Features from the documents above a document need a window; each window sees only the rows of
--- the measures that use it, so a measure not asked for costs nothing.
+-- the measures that use it, so a measure not asked for costs nothing, and only the rows those
+-- measures read: AP the relevant documents within the cutoff (the relevant ones above a document
+-- are all within it too), bpref the judged ones (it has no cutoff). A window's cost is its rows.
 above AS (
     SELECT i, system, query_id,
            sum(relevant_so_far * 1.0E0 / rank) FILTER (WHERE relevant AND in_cut) AS ap_sum,
@@ -211,7 +213,7 @@ above AS (
                count(*) FILTER (WHERE relevant) OVER down AS relevant_so_far,
                count(*) FILTER (WHERE nonrelevant) OVER down AS nonrelevant_so_far
         FROM judged_spec
-        WHERE metric IN ('ap', 'bpref')
+        WHERE (metric = 'ap' AND relevant AND in_cut) OR (metric = 'bpref' AND (relevant OR nonrelevant))
         WINDOW down AS (PARTITION BY i, system, query_id ORDER BY rank ROWS UNBOUNDED PRECEDING)
     )
     GROUP BY i, system, query_id
@@ -249,9 +251,13 @@ features AS (
     LEFT JOIN ideal_run ON ideal_run.i = own_rank.i AND ideal_run.system IS NOT DISTINCT FROM own_rank.system
                        AND ideal_run.query_id = own_rank.query_id
 ),
+-- Each row's features as one struct, f. rankkit.measure_value (below) is applied to the column, not
+-- to this expression: a macro argument is substituted into every branch of its CASE, and each
+-- measure's _value macro reads several fields, so passing the struct expression itself would have
+-- the binder and optimizer work through (measures x features) copies of it (a quarter of the plan
+-- time of a small evaluation). A new feature is a new field here.
 valued AS (
-    SELECT spec.i, spec.measure, spec.agg, evaluated.system, evaluated.query_id,
-           rankkit.measure_value(spec.metric, {
+    SELECT spec.i, spec.measure, spec.agg, spec.metric, spec AS s, evaluated.system, evaluated.query_id, {
                'num_ret': coalesce(retrieved.num_ret, 0),
                'ret_k': least(coalesce(retrieved.num_ret, 0), coalesce(spec.k, retrieved.num_ret, 0)),
                'num_rel': coalesce(qrels_stats.num_rel, 0),
@@ -266,7 +272,7 @@ valued AS (
                'first_rel': features.first_rel,
                'err': coalesce(features.err, 0.0E0),
                'bpref_sum': coalesce(features.bpref_sum, 0.0E0)
-           }, spec) AS value
+           } AS f
     FROM evaluated CROSS JOIN spec CROSS JOIN checks
     LEFT JOIN retrieved ON retrieved.system IS NOT DISTINCT FROM evaluated.system
                        AND retrieved.query_id = evaluated.query_id
@@ -278,7 +284,7 @@ valued AS (
                           AND tie_features.query_id = evaluated.query_id
     WHERE checks.ok
 )
-SELECT i, measure, agg, system, query_id, value FROM valued;
+SELECT i, measure, agg, system, query_id, rankkit.measure_value(metric, f, s) AS value FROM valued;
 
 -- How a measure's per-query values combine: the mean over queries, the sum for counts (as trec_eval).
 -- An aggregate expression: use it in a GROUP BY query.

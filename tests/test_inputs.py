@@ -86,6 +86,25 @@ def test_a_run_with_several_tags_has_several_systems(tmp_path):
     assert run.df()[["system", "doc_id"]].values.tolist() == [["x", "a"], ["x", "b"], ["y", "a"]]
 
 
+def test_a_run_of_several_systems_is_parsed_once_when_its_last_tag_differs(tmp_path, monkeypatch):
+    # the guess would fail on the second system's rows and the file be parsed again
+    from rankkit import io
+
+    reads = []
+    original = io._read_trec
+    monkeypatch.setattr(io, "_read_trec", lambda *args: reads.append(args[-1]) or original(*args))
+    (tmp_path / "r.txt").write_text("q1 Q0 a 1 2.0 x\nq1 Q0 b 2 1.0 x\nq1 Q0 a 1 3.0 y\n\n")
+    run = rankkit.read_run(tmp_path / "r.txt", con=rankkit.connect())
+    assert run.df()["system"].tolist() == ["x", "x", "y"]
+    assert reads == [None]
+
+
+def test_a_tag_in_the_middle_only_is_found_when_the_first_and_last_agree(tmp_path):
+    (tmp_path / "r.txt").write_text("q1 Q0 a 1 2.0 x\nq1 Q0 a 1 3.0 y\nq1 Q0 b 2 1.0 x\n")
+    run = rankkit.read_run(tmp_path / "r.txt", con=rankkit.connect())
+    assert run.df()[["system", "doc_id"]].values.tolist() == [["x", "a"], ["y", "a"], ["x", "b"]]
+
+
 def test_a_run_read_under_another_name_keeps_no_tag(tmp_path):
     (tmp_path / "r.txt").write_text("q1 Q0 a 1 2.0 x\nq1 Q0 b 2 1.0 y\n")
     run = rankkit.read_run(tmp_path / "r.txt", system="mine", con=rankkit.connect())

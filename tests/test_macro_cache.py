@@ -3,6 +3,8 @@ to running the script when that file cannot be made or read."""
 
 from __future__ import annotations
 
+import importlib
+
 import duckdb
 import pytest
 
@@ -19,6 +21,7 @@ def cache(tmp_path, monkeypatch):
     _sql._cached_file.cache_clear()
     yield folder
     _sql._cached_file.cache_clear()
+    _sql._script_key.cache_clear()
 
 
 def attached_file(con) -> str | None:
@@ -44,13 +47,25 @@ def test_the_file_holds_every_macro_of_the_script(cache):
     assert from_file.execute(listed).fetchall() == from_script.execute(listed).fetchall()
 
 
-def test_a_new_script_gets_a_new_file(cache, monkeypatch):
+def test_a_changed_sql_file_gets_a_new_file(cache, monkeypatch, tmp_path):
+    import shutil
+
     _sql.connect()
-    original = _sql.script()
-    monkeypatch.setattr(_sql, "script", lambda: original + "\n-- changed\n")
+    changed = tmp_path / "sql"
+    shutil.copytree(_sql.sql_dir(), changed)
+    with open(changed / "00_prelude.sql", "a") as prelude:
+        prelude.write("\nCREATE OR REPLACE MACRO rankkit.changed() AS 1;\n")
+    monkeypatch.setattr(_sql, "sql_dir", lambda: changed)
+    _sql.script.cache_clear()
+    _sql._script_key.cache_clear()
     _sql._cached_file.cache_clear()
-    _sql.connect()
-    assert len(list(cache.glob("macros-*.duckdb"))) == 2
+    try:
+        con = _sql.connect()
+        assert len(list(cache.glob("macros-*.duckdb"))) == 2
+        assert con.execute("SELECT rankkit.changed()").fetchall() == [(1,)]
+    finally:
+        monkeypatch.undo()
+        _sql.script.cache_clear()
 
 
 def test_an_unwritable_cache_falls_back_to_the_script(tmp_path, monkeypatch):
@@ -75,3 +90,69 @@ def test_a_damaged_file_is_replaced(cache):
     assert not damaged.exists()
     rebuilt = _sql.connect()
     assert attached_file(rebuilt) == str(damaged) and damaged.stat().st_size > 1400
+
+
+# ---- the measure parser's answers, kept per version of the SQL -------------------------------
+
+@pytest.fixture
+def fresh_specs(cache, monkeypatch):
+    evaluate = importlib.import_module("rankkit.evaluate")  # the module, not the function
+    monkeypatch.setattr(evaluate, "_parsed", {})
+    return evaluate
+
+
+def test_parsed_measure_names_are_kept_and_read_back_without_sql(fresh_specs, monkeypatch):
+    con = _sql.connect()
+    parsed = fresh_specs.measure_specs(con, ["nDCG@10", "P(rel=2)@5"], rel=1)
+    monkeypatch.setattr(fresh_specs, "_parsed", {})  # a new process: only the disk remembers
+
+    def no_sql(*args):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(fresh_specs, "_parse_specs", no_sql)
+    assert fresh_specs.measure_specs(con, ["nDCG@10", "P(rel=2)@5"], rel=1) == parsed
+    assert parsed[1]["rel"] == 2.0 and parsed[1]["k"] == 5
+
+
+def test_a_bad_measure_name_is_an_error_every_time_and_never_kept(fresh_specs, cache):
+    from rankkit.errors import MeasureError
+
+    con = _sql.connect()
+    for _ in range(2):
+        with pytest.raises(MeasureError, match="unknown measure 'nDGC@10'"):
+            fresh_specs.measure_specs(con, ["nDGC@10"])
+    assert _sql.stored("specs") == {}
+
+
+def test_the_kept_lists_are_bounded_oldest_first(fresh_specs, monkeypatch):
+    monkeypatch.setattr(fresh_specs, "STORED_SPECS", 2)
+    con = _sql.connect()
+    for name in ("AP", "RR", "P@5"):
+        fresh_specs.measure_specs(con, [name])
+    assert [key for key in _sql.stored("specs")] == ['[["RR"], 1]', '[["P@5"], 1]']
+
+
+def test_an_unwritable_cache_still_parses(tmp_path, monkeypatch):
+    evaluate = importlib.import_module("rankkit.evaluate")
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder would be")
+    monkeypatch.setenv("RANKKIT_CACHE", str(blocker / "rankkit"))
+    monkeypatch.setattr(evaluate, "_parsed", {})
+    _sql._cached_file.cache_clear()
+    try:
+        specs = evaluate.measure_specs(_sql.connect(), ["AP"])
+        assert specs[0]["metric"] == "ap" and _sql.stored("specs") == {}
+    finally:
+        _sql._cached_file.cache_clear()
+
+
+def test_data_json_cannot_hold_is_not_kept(cache):
+    _sql.store("specs", {"a": {1, 2}})  # a set: not JSON
+    assert _sql.stored("specs") == {} and not list(cache.glob("*.partial"))
+
+
+def test_a_fresh_connection_never_prints_duckdbs_progress_bar(cache):
+    # DuckDB's bar goes to stdout: `rankkit eval > results.txt` would hold it
+    con = _sql.connect()
+    assert con.execute("SELECT current_setting('enable_progress_bar_print')").fetchall() == [(False,)]
