@@ -6,14 +6,15 @@ import types
 
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning
 
-__all__ = ["connect", "evaluate", "compare", "report", "verify", "Report", "Conventions", "read_qrels", "read_run",
-           "RankkitError", "InputError", "MeasureError", "RankkitWarning"]
+__all__ = ["connect", "evaluate", "compare", "trace", "explore", "report", "verify", "Report", "Conventions", "read_qrels",
+           "read_run", "RankkitError", "InputError", "MeasureError", "RankkitWarning"]
 
 # The public functions load on first use, so `import rankkit` (and the command line) does not pay
 # for pandas, scipy or DuckDB before they are needed.
 _PUBLIC = {"connect": "rankkit._sql", "evaluate": "rankkit.evaluate", "compare": "rankkit.compare",
-           "read_qrels": "rankkit.io", "read_run": "rankkit.io", "Conventions": "rankkit.conventions",
-           "report": "rankkit.report", "verify": "rankkit.report", "Report": "rankkit.report"}
+           "trace": "rankkit.tracing", "explore": "rankkit.explore", "read_qrels": "rankkit.io", "read_run": "rankkit.io",
+           "Conventions": "rankkit.conventions", "report": "rankkit.report", "verify": "rankkit.report",
+           "Report": "rankkit.report"}
 
 
 class _Package(types.ModuleType):

@@ -372,6 +372,24 @@ def _run_check(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- explore ----------------------------------------------------------------------------------
+
+def _add_explore(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("qrels", help="qrels: TREC text (plain or gzip), CSV/TSV with a header, Parquet")
+    sub.add_argument("runs", nargs="+", metavar="run", help="one or more runs, each a system named by its file stem")
+    sub.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                     help="a measure to offer (repeatable; the first is shown); default: every measure, nDCG@10 shown")
+    sub.add_argument("--queries", metavar="FILE", help="CSV/TSV/Parquet with query_id and text and/or attribute columns")
+    sub.add_argument("--docs", metavar="FILE", help="CSV/TSV/Parquet with doc_id and text (or title)")
+    sub.add_argument("--port", type=positive_int, help="port on 127.0.0.1 (default: a free one)")
+
+
+def _run_explore(args: argparse.Namespace) -> int:
+    from rankkit.explore.serve import serve
+
+    return serve(args.qrels, args.runs, measures=args.measures, queries=args.queries, docs=args.docs, port=args.port)
+
+
 COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "eval": ("Evaluate runs against qrels, as trec_eval does.", _add_eval, _run_eval),
     "check": ("Check qrels and runs (queries on each side, judged share, duplicates, ties) without evaluating.",
@@ -384,6 +402,8 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
                _add_verify, _run_verify),
     "macros": ("Print the SQL macros as one script for the duckdb shell (.read it).", _add_macros, _run_macros),
     "demo": ("Generate the sample data, evaluate two systems on it, write per-query results.", _add_demo, _run_demo),
+    "explore": ("Serve the explorer (per-query plots, system against system, traces) on 127.0.0.1 with Voila.",
+                _add_explore, _run_explore),
 }
 
 if __name__ == "__main__":

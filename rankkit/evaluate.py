@@ -259,6 +259,17 @@ def slice_source(con: duckdb.DuckDBPyConnection, query_table, by: str | None) ->
         raise InputError("slices need both query_table (query_id plus attribute columns) and by (a column name)")
     if by in RESERVED:
         raise InputError(f"by: the attribute column cannot be called {by!r}; rename it in the query table")
+    name = query_table_view(con, query_table)
+    columns = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {name}").fetchall()]
+    for needed in ("query_id", by):
+        if needed not in columns:
+            raise InputError(f"query_table has no column {needed!r}; its columns: {', '.join(columns)}")
+    return name, by
+
+
+def query_table_view(con: duckdb.DuckDBPyConnection, query_table, id_column: str = "query_id") -> str:
+    """The name of a table or view in ``con`` holding a query table (a path to CSV/TSV/Parquet, a
+    DataFrame, a relation or a table name); ids (``id_column``) read from files stay strings."""
     if is_frame(query_table):
         name = f"rankkit_query_table_{next(_views)}"
         con.register(name, query_table)
@@ -272,16 +283,12 @@ def slice_source(con: duckdb.DuckDBPyConnection, query_table, by: str | None) ->
         path = "'" + str(query_table).replace("'", "''") + "'"
         # ids are strings: "007" stays "007"
         reader = (f"read_parquet({path})" if str(query_table).endswith(".parquet")
-                  else f"read_csv({path}, types = {{'query_id': 'VARCHAR'}})")
+                  else f"read_csv({path}, types = {{'{id_column}': 'VARCHAR'}})")
         con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {reader}")
     else:
         raise InputError(f"query_table: expected a file path, a DataFrame, a DuckDB relation or a table name, "
                          f"got {query_table!r}")
-    columns = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {name}").fetchall()]
-    for needed in ("query_id", by):
-        if needed not in columns:
-            raise InputError(f"query_table has no column {needed!r}; its columns: {', '.join(columns)}")
-    return name, by
+    return name
 
 
 def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: str = "error") -> Source:

@@ -15,18 +15,16 @@ one measure). Artists that carry data have a ``gid`` (``"values"``, ``"mean"``, 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
 import numpy as np
+import pandas as pd
 from matplotlib.figure import Figure
 
 from rankkit.errors import RankkitError
 from rankkit.stats import TIE_TOLERANCE, differences as paired_differences
 
-if TYPE_CHECKING:
-    import pandas as pd
-
-__all__ = ["distribution", "differences", "scatter", "trace_curve"]
+__all__ = ["distribution", "differences", "scatter", "trace_curve", "mark"]
 
 # matplotlib's tab10, in order: a system keeps its colour in every figure drawn from the same frame
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
@@ -97,12 +95,15 @@ def distribution(per_query: pd.DataFrame, *, measure: str | None = None, highlig
         for col, (slice_value, rows) in enumerate(slices):
             system = rows[_system_column(rows) == name]
             title = name if by is None else f"{name}, {by} = {slice_value}"
-            _histogram(axes[row][col], system, edges, colors[name], title, highlight, compact)
+            _histogram(axes[row][col], system, edges, colors[name], title, compact)
+            _remember(axes[row][col], "vline", system.dropna(subset=["value"]).set_index("query_id")["value"])
     for ax in axes[-1]:
         ax.set_xlabel(label)
     for row in axes:
         row[0].set_ylabel("queries")
-    axes[0][0].legend(loc="upper center", fontsize=8, frameon=False)
+    axes[0][0].legend(loc="best", fontsize=8, frameon=False)
+    if highlight is not None:
+        mark(fig, highlight)
     return fig
 
 
@@ -162,9 +163,11 @@ def differences(per_query: pd.DataFrame, baseline: str, *, measure: str | None =
     fig = Figure(figsize=(width, height), layout="constrained")
     axes = fig.subplots(len(others), 1, squeeze=False)[:, 0]
     for ax, name in zip(axes, others):
-        _difference_panel(ax, values[name], values[baseline], f"{name} - {baseline}", colors[name], highlight)
+        _difference_panel(ax, values[name], values[baseline], f"{name} - {baseline}", colors[name])
         ax.set_ylabel(f"difference in {label}")
     axes[-1].set_xlabel("queries, sorted by difference")
+    if highlight is not None:
+        mark(fig, highlight)
     return fig
 
 
@@ -221,17 +224,14 @@ def scatter(per_query: pd.DataFrame, x: str, y: str, *, measure: str | None = No
     ax.set_xlim(low, high)
     ax.set_ylim(low, high)
     ax.set_aspect("equal")
-    if highlight is not None and highlight in pairs.index:
-        point = pairs.loc[highlight]
-        ax.scatter([point["base"]], [point["value"]], s=120, facecolors="none", edgecolors=MARK, linewidths=1.5,
-                   gid="highlight")
-        ax.annotate(str(highlight), (point["base"], point["value"]), xytext=(6, 6), textcoords="offset points",
-                    fontsize=9)
+    _remember(ax, "point", pd.Series(list(zip(pairs["base"], pairs["value"])), index=pairs.index, dtype=object))
     d = paired_differences(pairs["value"], pairs["base"])
     ax.set_title(f"{label} of {len(d)} queries: {y} above the diagonal on {int(np.sum(d > 0))},\n"
                  f"below it on {int(np.sum(d < 0))}, on it on {int(np.sum(d == 0))}", fontsize=9)
     ax.set_xlabel(f"{x} {label}")
     ax.set_ylabel(f"{y} {label}")
+    if highlight is not None:
+        mark(fig, highlight)
     return fig
 
 
@@ -293,8 +293,56 @@ def trace_curve(trace: pd.DataFrame, *, systems: Iterable[str] | None = None,
     return fig
 
 
-def _histogram(ax, rows: pd.DataFrame, edges: np.ndarray, color: str, title: str, highlight: str | None,
-               compact: bool) -> None:
+def mark(fig: Figure, query_id: str | None) -> list:
+    """Mark one query on a figure drawn by :func:`distribution`, :func:`differences` or
+    :func:`scatter`, replacing the mark of an earlier query (``None`` clears it).
+
+    This is what ``highlight=`` draws. The explorer marks the chosen query this way over a figure
+    it rendered once, redrawing only the returned artists (all with ``gid="highlight"``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankkit import plot
+    >>> per_query = pd.DataFrame({"system": ["a", "a", "b", "b"], "query_id": ["q1", "q2"] * 2,
+    ...                           "value": [0.5, 1.0, 0.25, 1.0]})
+    >>> fig = plot.scatter(per_query, "a", "b")
+    >>> [artist.get_offsets().tolist() for artist in plot.mark(fig, "q1")[:1]]
+    [[[0.5, 0.25]]]
+    >>> len(plot.mark(fig, None))
+    0
+    """
+    for ax in fig.axes:
+        for artist in [a for a in ax.get_children() if a.get_gid() == "highlight"]:
+            artist.remove()
+    drawn = []
+    if query_id is None:
+        return drawn
+    for ax in fig.axes:
+        kind, where = getattr(ax, "_rankkit_marks", (None, None))
+        if kind is None or query_id not in where.index:
+            continue
+        if kind == "vline":
+            value = float(where[query_id])
+            drawn.append(ax.axvline(value, color=LOSS, linewidth=1.5, linestyle="--", gid="highlight"))
+            drawn.append(ax.annotate(str(query_id), (value, 1.0), xycoords=("data", "axes fraction"),
+                                     xytext=(3, -10), textcoords="offset points", fontsize=8, color=LOSS,
+                                     gid="highlight"))
+        else:
+            x, y = where[query_id]
+            drawn.append(ax.scatter([x], [y], s=120, facecolors="none", edgecolors=MARK, linewidths=1.5,
+                                    gid="highlight", zorder=5))
+            drawn.append(ax.annotate(str(query_id), (x, y), xytext=(6, 6), textcoords="offset points", fontsize=9,
+                                     gid="highlight"))
+    return drawn
+
+
+def _remember(ax, kind: str, where: pd.Series) -> None:
+    """Where each query sits on this axes, for mark(): a value (a vertical line) or an (x, y) point."""
+    ax._rankkit_marks = (kind, where[~where.index.duplicated()])
+
+
+def _histogram(ax, rows: pd.DataFrame, edges: np.ndarray, color: str, title: str, compact: bool) -> None:
     values = rows["value"].to_numpy(dtype=float)
     missing = int(np.isnan(values).sum())
     values = values[~np.isnan(values)]
@@ -311,16 +359,11 @@ def _histogram(ax, rows: pd.DataFrame, edges: np.ndarray, color: str, title: str
         if _bounded(values):
             shares += f", {_share(_near(values, 1))} at 1"
         lines.append(shares)
-    if highlight is not None:
-        chosen = rows.loc[rows["query_id"] == highlight, "value"].dropna()
-        if len(chosen):
-            ax.axvline(float(chosen.iloc[0]), color=LOSS, linewidth=1.5, linestyle="--",
-                       label=f"query {highlight}", gid="highlight")
     # side by side panels (by=) are narrow: one statement a line
     ax.set_title("\n".join(lines) if compact else f"{lines[0]}: " + "\n".join(lines[1:]), fontsize=8 if compact else 9)
 
 
-def _difference_panel(ax, values: pd.Series, base: pd.Series, title: str, color: str, highlight: str | None) -> None:
+def _difference_panel(ax, values: pd.Series, base: pd.Series, title: str, color: str) -> None:
     pairs = _pair(values, base)
     d = paired_differences(pairs["value"], pairs["base"])
     order = np.argsort(d, kind="stable")
@@ -331,11 +374,7 @@ def _difference_panel(ax, values: pd.Series, base: pd.Series, title: str, color:
     ax.fill_between(positions, 0, d, where=d < 0, step="mid", color=LOSS, alpha=0.6)
     ax.axhline(0, color="#555555", linewidth=0.8)
     ax.set_xlim(-0.5, max(len(d) - 0.5, 0.5))
-    if highlight is not None and highlight in set(ids):
-        at = int(np.flatnonzero(ids == highlight)[0])
-        ax.plot([at], [d[at]], marker="o", markersize=8, markerfacecolor="none", markeredgecolor=MARK,
-                linestyle="none", gid="highlight")
-        ax.annotate(str(highlight), (at, d[at]), xytext=(6, 6), textcoords="offset points", fontsize=9)
+    _remember(ax, "point", pd.Series(list(zip(positions, d)), index=ids, dtype=object))
     wins, ties, losses = int(np.sum(d > 0)), int(np.sum(d == 0)), int(np.sum(d < 0))
     mean = f", mean {float(np.mean(d)):+.4g}" if len(d) else ""
     ax.set_title(f"{title}: {_count(wins, 'win')}, {_count(ties, 'tie')}, {_count(losses, 'loss')} "
@@ -364,7 +403,7 @@ def _curve_panel(ax, rows: pd.DataFrame, names: list[str], colors: dict[str, str
     ax.set_ylabel("running DCG")
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=8, frameon=False, loc="lower right")
+    ax.legend(fontsize=8, frameon=False, loc="best")
 
 
 def _one_measure(per_query: pd.DataFrame, measure: str | None) -> tuple[pd.DataFrame, str]:

@@ -66,12 +66,16 @@ CREATE OR REPLACE MACRO rankkit.run_keys(run_table, ties := 'trec', scores := 'd
 
 -- Every row ranked by a window. rankkit.per_query ranks only the judged documents where it can,
 -- and its window (for queries with many judged documents) orders rows exactly as this one.
-CREATE OR REPLACE MACRO rankkit.ranked(run_table, ties := 'trec', scores := 'double', depth := NULL) AS TABLE
+-- for_queries := a list of query ids ranks just those queries: the filter runs before the window, where
+-- a filter on the result would wait for the whole run to be sorted (rankkit.trace's one query).
+CREATE OR REPLACE MACRO rankkit.ranked(run_table, ties := 'trec', scores := 'double', depth := NULL,
+        for_queries := NULL) AS TABLE
     SELECT system, query_id, doc_id, score, rank
     FROM (
         SELECT system, query_id, doc_id, score,
                row_number() OVER (PARTITION BY system, query_id
                                   ORDER BY rank_key ASC NULLS LAST, score_key DESC NULLS LAST, doc_id DESC NULLS LAST) AS rank
         FROM rankkit.run_keys(run_table, ties := ties, scores := scores, depth := depth)
+        WHERE for_queries IS NULL OR list_contains(for_queries::VARCHAR[], query_id)
     )
     WHERE depth IS NULL OR rank <= depth;

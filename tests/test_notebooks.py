@@ -1,22 +1,47 @@
-"""Every notebook runs top to bottom in a fresh kernel."""
+"""Every notebook runs top to bottom in a fresh kernel; the explorer cell shows a widget, the report cell a report."""
 
 from __future__ import annotations
 
 import pytest
 
+import rankkit
 from support import ROOT
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_runs(path, tmp_path):
+def _run(path, tmp_path):
     notebook = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3",
+    client = nbclient.NotebookClient(notebook, timeout=180, kernel_name="python3",
                                      resources={"metadata": {"path": str(tmp_path)}})
     client.execute()
     errors = [o for c in notebook.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.output_type == "error"]
-    assert not errors
+    assert not errors, errors[0]
+    return notebook
+
+
+def _cell(notebook, text: str):
+    return next(c for c in notebook.cells if c.cell_type == "code" and text in c.source)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_runs_and_is_committed_without_outputs(path, tmp_path):
+    committed = nbformat.read(path, as_version=4)
+    assert all(not c.get("outputs") and c.get("execution_count") is None for c in committed.cells if c.cell_type == "code")
+    if path.name == "compare_and_report.ipynb" and not hasattr(rankkit, "report"):
+        pytest.skip("rankkit.report arrives with issue 13 (the report helper's branch)")
+    notebook = _run(path, tmp_path)
+    if path.name == "explorer.ipynb":
+        outputs = _cell(notebook, "rankkit.explore(").outputs
+        assert any(WIDGET in o.get("data", {}) for o in outputs), outputs
+        assert "ndcg" in _cell(notebook, "ex.trace[").outputs[0]["data"]["text/plain"]
+    if path.name == "compare_and_report.ipynb":
+        outputs = _cell(notebook, "rankkit.report(").outputs
+        assert any("text/html" in o.get("data", {}) for o in outputs)
+        assert (tmp_path / "report.html").stat().st_size > 10_000
+    if path.name == "quickstart.ipynb":
+        assert "ideal_grade" in _cell(notebook, "rankkit.trace(").outputs[0]["data"]["text/plain"]

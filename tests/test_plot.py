@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 import rankkit
 from rankkit import plot
@@ -42,7 +43,7 @@ def _by_gid(ax, gid: str) -> list:
 
 
 def _vline_x(ax, gid: str) -> float:
-    (line,) = _by_gid(ax, gid)
+    (line,) = [artist for artist in _by_gid(ax, gid) if isinstance(artist, Line2D)]
     return float(line.get_xdata()[0])
 
 
@@ -173,9 +174,9 @@ def test_differences_one_panel_per_other_system_over_common_queries():
 def test_differences_highlight_marks_the_query_where_it_sorts():
     frame = _frame({"a": [0.5, 0.5, 0.5], "b": [1.0, 0.0, 0.75]})
     ax = plot.differences(frame, "a", highlight="q2").axes[0]
-    (marker,) = _by_gid(ax, "highlight")
-    assert (marker.get_xdata()[0], marker.get_ydata()[0]) == (1, 0.25)
-    assert [text.get_text() for text in ax.texts] == ["q2"]
+    marker, label = _by_gid(ax, "highlight")
+    assert marker.get_offsets().tolist() == [[1, 0.25]]
+    assert label.get_text() == "q2"
 
 
 def test_differences_need_a_known_baseline_and_another_system():
@@ -200,8 +201,8 @@ def test_scatter_plots_each_common_query_with_the_diagonal():
     assert diagonal.get_xdata() == pytest.approx(diagonal.get_ydata())
     assert ax.get_xlim() == ax.get_ylim()
     assert ax.get_title() == "nDCG@10 of 3 queries: b above the diagonal on 1,\nbelow it on 1, on it on 1"
-    (ring,) = _by_gid(ax, "highlight")
-    assert ring.get_offsets().tolist() == [[0.0, 0.5]]
+    ring, label = _by_gid(ax, "highlight")
+    assert ring.get_offsets().tolist() == [[0.0, 0.5]] and label.get_text() == "q0"
     assert (ax.get_xlabel(), ax.get_ylabel()) == ("a nDCG@10", "b nDCG@10")
 
 
@@ -257,6 +258,20 @@ def test_trace_curve_explains_a_wrong_frame():
         plot.trace_curve(pd.DataFrame({"query_id": ["q"], "rank": [1], "dcg": [1.0], "ndcg": [1.0]}))
     with pytest.raises(RankkitError, match="no ranked rows"):
         plot.trace_curve(_trace("a", "q1", [], [], missed=2))
+
+
+def test_mark_moves_the_query_mark_and_clears_it():
+    frame = _frame({"a": [0.1, 0.9, 0.5], "b": [0.2, 0.4, 0.6]})
+    fig = plot.distribution(frame, highlight="q1")
+    drawn = plot.mark(fig, "q2")
+    assert [_vline_x(ax, "highlight") for ax in fig.axes] == [0.5, 0.6]
+    assert len(drawn) == 4 and all(artist.get_gid() == "highlight" for artist in drawn)
+    assert plot.mark(fig, None) == [] and not any(_by_gid(ax, "highlight") for ax in fig.axes)
+    differences = plot.differences(_frame({"a": [0.25, 0.75, 0.5], "b": [0.5, 0.25, 1.0]}), "a")
+    plot.mark(differences, "q0")
+    (ring, _) = _by_gid(differences.axes[0], "highlight")
+    assert ring.get_offsets().tolist() == [[1, 0.25]]  # b - a sorted: -0.5 (q1), 0.25 (q0), 0.5 (q2)
+    assert plot.mark(differences, "unknown") == []
 
 
 # shared rules

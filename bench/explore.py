@@ -1,0 +1,127 @@
+"""Explorer timings on workload A (6,980 queries x 1,000 documents, two systems), written to bench/README.md.
+
+    python bench/generate.py A && python bench/explore.py
+
+The second system is the first with its scores perturbed (a deterministic mix of query and
+document, multiples of 1/16), written once beside the workload as run_b.txt. Timed, each the
+median of --repeat tries with a different value each time: the first render (reading both runs,
+per-query values of every measure at the first setting, the plots and the table), a change of
+measure (read from the cache), a change of k and a change of gain (new per-query values from
+SQL), and a query selection (the trace of both systems, the drill-down, then the three plots
+redrawn with the query marked), with the drill-down alone reported beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+import warnings
+from pathlib import Path
+
+import duckdb
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data" / "A"
+START, END = "<!-- explore:start -->", "<!-- explore:end -->"
+
+
+def second_run(folder: Path) -> Path:
+    path = folder / "run_b.txt"
+    if not path.exists():
+        con = duckdb.connect()
+        con.execute(f"""
+            COPY (
+                SELECT column0 AS q, 'Q0' AS z, column2 AS d,
+                       row_number() OVER (PARTITION BY column0 ORDER BY s DESC, column2 DESC) AS r, s, 'b' AS tag
+                FROM (SELECT *, column4::DOUBLE + (hash(column0, column2) % 64) / 16.0 AS s
+                      FROM read_csv('{folder / "run.txt"}', delim = ' ', header = false, all_varchar = true))
+                ORDER BY q, r
+            ) TO '{path}' (DELIMITER ' ', HEADER false, QUOTE '')""")
+    return path
+
+
+CPU: list[float] = []  # the CPU seconds of each timed step, in the order timed
+
+
+def timed(action) -> float:
+    """Wall seconds of one step; its CPU seconds (every thread of this process) go to CPU. On a
+    shared machine the wall time includes waiting for a core; the CPU time does not."""
+    started, cpu = time.perf_counter(), time.process_time()
+    action()
+    CPU.append(time.process_time() - cpu)
+    return time.perf_counter() - started
+
+
+def _cycle(values: tuple, n: int) -> list:
+    return [values[i % len(values)] for i in range(n)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-write", action="store_true", help="print, leave bench/README.md alone")
+    args = parser.parse_args()
+    if not (DATA / "run.txt").exists():
+        raise SystemExit("bench/data/A is missing: python bench/generate.py A")
+    run_b = second_run(DATA)
+    warnings.simplefilter("ignore")
+    import rankkit
+    from rankkit.explore.widget import Explorer
+
+    load = os.getloadavg()[0]
+    made: list[Explorer] = []
+    first = [timed(lambda: made.append(rankkit.explore(DATA / "qrels.txt", {"a": DATA / "run.txt", "b": run_b})))
+             for _ in range(args.repeat)]
+    for old in made[:-1]:
+        old.data.close()
+    ex = made[-1]
+    # the values cycle: each try changes the setting (a cached measure, a new k, a new gain)
+    measures = [timed(lambda m=m: setattr(ex, "measure", m)) for m in _cycle(("AP", "RR", "P", "nDCG"), args.repeat + 1)]
+    cutoffs = [timed(lambda k=k: setattr(ex, "k", k)) for k in _cycle((20, 5, 100, 50, 3), args.repeat)]
+    gains = [timed(lambda g=g: setattr(ex, "gain", g)) for g in _cycle(("exp", "linear"), args.repeat)]
+    ids = sorted(set(ex.per_query["query_id"]))
+    chosen = [ids[i * len(ids) // (args.repeat + 1)] for i in range(1, args.repeat + 1)]
+    selections, drilldowns = [], []
+
+    def drill(query_id):
+        ex.set_trait("query", query_id)  # without the observers: the trace and drill-down alone
+        ex._refresh_trace()
+
+    for query_id in chosen:
+        drilldowns.append(timed(lambda q=query_id: drill(q)))
+        ex.set_trait("query", None)
+        selections.append(timed(lambda q=query_id: setattr(ex, "query", q)))
+    rows = [("first render (read both runs, values of every measure, plots, table)", first),
+            ("change of measure (cached values)", measures),
+            ("change of k (new values from SQL)", cutoffs),
+            ("change of gain (new values from SQL)", gains),
+            ("query selection: trace and drill-down", drilldowns),
+            ("query selection: drill-down and the three plots marked", selections)]
+    table = ["| step | median s | min s | max s | CPU s (median) | tries |", "|---|---|---|---|---|---|"]
+    cpu = iter(CPU)
+    cpus = {id(times): [next(cpu) for _ in times] for times in (first, measures, cutoffs, gains)}
+    rest = list(cpu)  # drill-down and selection alternate
+    cpus[id(drilldowns)], cpus[id(selections)] = rest[0::2], rest[1::2]
+    for label, times in rows:
+        table.append(f"| {label} | {statistics.median(times):.2f} | {min(times):.2f} | {max(times):.2f} | "
+                     f"{statistics.median(cpus[id(times)]):.2f} | {len(times)} |")
+    note = (f"Workload A, two systems ({len(ids):,} queries evaluated), text input; {platform.machine()}, "
+            f"{os.cpu_count()} cores, DuckDB {duckdb.__version__}; load average {load:.1f} when the run began "
+            f"(the machine is shared: read the ratios, not the seconds). Made by `python bench/explore.py`.")
+    text = "\n".join([START, "", note, "", *table, "", END])
+    print(text)
+    if not args.no_write:
+        readme = HERE / "README.md"
+        current = readme.read_text(encoding="utf-8")
+        if START in current:
+            current = current[:current.index(START)] + text + current[current.index(END) + len(END):]
+        else:
+            current = current.rstrip() + "\n\n## The explorer on workload A\n\n" + text + "\n"
+        readme.write_text(current, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+"""rankkit.explore: the notebook explorer (ipywidgets and matplotlib), also served by ``rankkit explore``."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import duckdb
+
+from rankkit.explore.data import ExplorerData
+from rankkit.explore.widget import Explorer
+
+__all__ = ["explore", "Explorer"]
+
+
+def explore(qrels, runs, measures: str | Iterable[str] | None = None, *, queries=None, docs=None,
+            con: duckdb.DuckDBPyConnection | None = None, ties: str = "trec", scores: str = "double",
+            depth: int | None = None) -> Explorer:
+    """An ipywidgets explorer of per-query values, system against system, and one query's trace.
+
+    Parameters
+    ----------
+    qrels, runs:
+        As for :func:`rankkit.evaluate`: paths, DataFrames, relations or table names; ``runs`` a
+        list or dict of runs, or one run (a table whose ``system`` column holds several systems,
+        or a single run, named by its file stem).
+    measures:
+        The measures offered, the first shown (default: every registered measure, nDCG@10 shown).
+    queries:
+        Optional table (DataFrame, relation, CSV/TSV/Parquet path or table name) with ``query_id``
+        and ``text`` and/or attribute columns; attributes become the "split by" control.
+    docs:
+        Optional table with ``doc_id`` and ``text`` (or ``title``), shown in the drill-down.
+    con:
+        A DuckDB connection to work in (default: a new one, kept by the explorer).
+    ties, scores, depth:
+        As for :func:`rankkit.evaluate`.
+
+    Returns
+    -------
+    Explorer
+        A widget: display it as a cell's value. Its traits (``measure``, ``k``, ``gain``, ``rel``,
+        ``systems``, ``baseline``, ``query``, ``by``; read-only ``per_query`` and ``trace``) are
+        the API: ``ex.query = "q7"`` opens the drill-down and ``ex.trace`` holds its table.
+    """
+    names = [measures] if isinstance(measures, str) else list(measures) if measures is not None else None
+    data = ExplorerData(qrels, runs, queries=queries, docs=docs, con=con, ties=ties, scores=scores, depth=depth)
+    return Explorer(data, names)

@@ -1,0 +1,191 @@
+"""What the explorer shows, computed in SQL and cached: per-query values per setting, traces, ranks.
+
+Nothing here draws: :class:`ExplorerData` reads the inputs once into one DuckDB connection and
+answers the explorer's questions with the engine's macros (``rankkit.per_query``,
+``rankkit.trace``, ``rankkit.ranked``). Per-query values are computed for every registered measure
+of one setting (cutoff, gain, relevance level) in one SQL call, since the engine's cost for many
+measures is close to its cost for one: changing the measure afterwards reads the cache.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+import duckdb
+
+from rankkit._sql import connect
+from rankkit.errors import RankkitError, RankkitWarning
+from rankkit.evaluate import compare_inputs, load_runs, macro_query, measure_specs, query_table_view, run_query
+from rankkit.io import load, release
+from rankkit.measures import Measure, registry
+from rankkit.progress import Progress
+from rankkit.tracing import trace_sources
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["ExplorerData", "Setting", "measure_name", "parse_measure"]
+
+# parameters a measure name carries in parentheses, with their defaults (k goes after @)
+DEFAULTS = {"gain": "linear", "rel": 1.0, "ideal": "qrels", "empty": "zero", "max": 4.0}
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One measure as the explorer's controls set it: the measure with its own parameters
+    (``ideal``, ``empty``, ``max``), and the cutoff, gain and relevance level controls."""
+
+    metric: str
+    k: int | None = None
+    gain: str = "linear"
+    rel: float = 1.0
+    extras: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def measure(self) -> Measure:
+        return registry()[self.metric]
+
+    @property
+    def name(self) -> str:
+        """The measure's name as evaluate() takes it: ``nDCG(gain=exp)@10``."""
+        return measure_name(self.measure, self.k, self.gain, self.rel, dict(self.extras))
+
+    def options(self) -> dict:
+        """The keyword arguments of rankkit.trace for this setting: the gain control counts where the
+        measure takes a gain (the trace of AP shows linear gains, as its control is off)."""
+        extras = dict(self.extras)
+        gain = self.gain if "gain" in self.measure.params else "linear"
+        return dict(k=self.k, gain=gain, rel=self.rel, ideal=extras.get("ideal", "qrels"),
+                    empty=extras.get("empty", "zero"), max=extras.get("max", 4.0))
+
+
+def measure_name(measure: Measure, k: int | None, gain: str, rel: float, extras: dict) -> str:
+    """A measure's name with the parameters it takes and that differ from their defaults."""
+    values = {"gain": gain, "rel": rel, **extras}
+    shown = [f"{name}={_text(values[name])}" for name in ("gain", "rel", "ideal", "empty", "max")
+             if name in measure.params and name in values and values[name] != DEFAULTS[name]]
+    cutoff = f"@{k}" if k is not None and "k" in measure.params else ""
+    return f"{measure.name}{'(' + ','.join(shown) + ')' if shown else ''}{cutoff}"
+
+
+def parse_measure(con: duckdb.DuckDBPyConnection, name: str) -> Setting:
+    """A measure name (``nDCG(gain=exp)@10``, ``ndcg_cut_10``, ``AP``) as a Setting; a bad name
+    raises MeasureError, as evaluate does."""
+    spec = measure_specs(con, [name])[0]
+    measure = registry()[spec["metric"]]
+    extras = tuple((key, spec[key]) for key in ("ideal", "empty", "max")
+                   if key in measure.params and spec[key] != DEFAULTS[key])
+    return Setting(spec["metric"], spec["k"], spec["gain"], float(spec["rel"]), extras)
+
+
+def _text(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+class ExplorerData:
+    """The explorer's inputs, read and checked once, and the values computed from them."""
+
+    def __init__(self, qrels, runs, *, queries=None, docs=None, con: duckdb.DuckDBPyConnection | None = None,
+                 ties: str = "trec", scores: str = "double", depth: int | None = None,
+                 progress: Callable | None = None):
+        # an own connection unless given one: the explorer's temp tables live as long as it does
+        self.con = connect(con) if con is not None else connect()
+        self.ties, self.scores, self.depth = ties, scores, depth
+        self.progress = progress
+        self.qrels = load(self.con, qrels, "qrels")
+        self.run = self._load_runs(runs)
+        self.systems = [str(name) for name in self.run.systems]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RankkitWarning)
+            compare_inputs(self.con, self.qrels, self.run, ties=ties)
+        self.warnings = [str(w.message) for w in caught]
+        self.queries = _query_table(self.con, queries)
+        self.docs = _doc_table(self.con, docs)
+        self.grades = [g for (g,) in self.con.execute(
+            f"SELECT DISTINCT grade FROM rankkit.qrels_rows('{self.qrels.table}') WHERE grade > 0 ORDER BY grade"
+        ).fetchall()]
+        self._values: dict[str, pd.DataFrame] = {}
+
+    def _load_runs(self, runs):
+        source = load_runs(self.con, runs)
+        if None in source.systems and not isinstance(runs, (list, tuple, dict)):
+            # one run without a system column: name it as a list of one names it (by file stem)
+            release(self.con, source)
+            source = load_runs(self.con, [runs])
+        return source
+
+    def values(self, setting: Setting) -> pd.DataFrame:
+        """Per-query values of one setting: ``system, query_id, value``; cached, and computed with
+        every registered measure of the same cutoff, gain and relevance level in one SQL call."""
+        name = setting.name
+        if name not in self._values:
+            batch = {name} | {measure_name(m, setting.k, setting.gain, setting.rel, {}) for m in registry().values()}
+            if self.ties == "average":  # that rule scores the gain-based measures only
+                batch = {name}
+            batch = sorted(batch - self._values.keys())
+            specs = measure_specs(self.con, batch)
+            inputs = [self.qrels.table, self.run.engine, specs, self.ties, self.scores, self.depth, "both", False,
+                      bool(self.run.keyed)]
+            with Progress(self.con, "computing per-query values", enabled=self.progress is not None, delay=0.5,
+                          bar=self.progress):
+                frame = run_query(self.con, f"SELECT measure, system, query_id, value FROM ({macro_query('per_query', None)})",
+                                  inputs)
+            for measure, rows in frame.groupby("measure", sort=False):
+                rows = rows.drop(columns="measure").sort_values(["system", "query_id"], kind="stable")
+                self._values[measure] = rows.reset_index(drop=True)
+            for missing in set(batch) - set(frame["measure"]):
+                self._values[missing] = frame.iloc[0:0].drop(columns="measure")
+        return self._values[name]
+
+    def trace(self, query_id: str, setting: Setting) -> pd.DataFrame:
+        """rankkit.trace of one query for every system, with the setting's options."""
+        return trace_sources(self.con, self.qrels, self.run, query_id, ties=self.ties, scores=self.scores,
+                             depth=self.depth, **setting.options())
+
+    def ranks(self, query_id: str) -> pd.DataFrame:
+        """Every system's rank of every document it retrieved for one query: ``system, doc_id, rank``."""
+        return run_query(self.con, "SELECT system, doc_id, rank FROM rankkit.ranked(?, ties := ?, scores := ?, "
+                                   "depth := ?, for_queries := [?])",
+                         [self.run.engine, self.ties, self.scores, self.depth, query_id])
+
+    def doc_texts(self, doc_ids: list[str]) -> dict[str, str]:
+        if self.docs is None or not doc_ids:
+            return {}
+        rows = self.con.execute(f"SELECT doc_id, text FROM {self.docs} WHERE list_contains(?, doc_id)",
+                                [list(doc_ids)]).fetchall()
+        return {doc_id: text for doc_id, text in rows}
+
+    def close(self) -> None:
+        release(self.con, self.run)
+        release(self.con, self.qrels)
+
+
+def _query_table(con, queries) -> pd.DataFrame | None:
+    """The queries table as a frame indexed by query id (ids as strings): text and attribute columns."""
+    if queries is None:
+        return None
+    frame = con.execute(f"SELECT * FROM {query_table_view(con, queries)}").df()
+    if "query_id" not in frame.columns:
+        raise RankkitError(f"queries needs a query_id column; it has {', '.join(map(str, frame.columns))}")
+    frame = frame.assign(query_id=frame["query_id"].astype(str))
+    repeated = frame["query_id"][frame["query_id"].duplicated()]
+    if len(repeated):
+        raise RankkitError(f"queries lists query {repeated.iloc[0]!r} twice: one row per query expected")
+    return frame.set_index("query_id")
+
+
+def _doc_table(con, docs) -> str | None:
+    """The documents table (``doc_id`` and ``text`` or ``title``) as a temp table of con."""
+    if docs is None:
+        return None
+    source = query_table_view(con, docs, "doc_id")  # the same kinds of input as a query table
+    columns = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()]
+    text = next((c for c in ("text", "title", "body", "contents") if c in columns), None)
+    if "doc_id" not in columns or text is None:
+        raise RankkitError(f"docs needs doc_id and text (or title) columns; it has {', '.join(columns)}")
+    table = "rankkit_explore_docs"
+    con.execute(f'CREATE OR REPLACE TEMP TABLE {table} AS SELECT doc_id::VARCHAR AS doc_id, "{text}"::VARCHAR AS text '
+                f"FROM {source}")
+    return table

@@ -1,0 +1,98 @@
+"""``rankkit explore``: the explorer as a web page, a one-cell notebook served by Voila on 127.0.0.1."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import IO, Sequence
+
+from rankkit.errors import RankkitError
+
+__all__ = ["notebook", "serve", "MISSING_VOILA"]
+
+MISSING_VOILA = "rankkit explore serves the explorer with Voila, which is not installed: pip install 'rankkit-duckdb[app]'"
+STARTUP_SECONDS = 120
+
+
+def notebook(qrels: str, runs: Sequence[str], measures: Sequence[str] | None = None, queries: str | None = None,
+             docs: str | None = None) -> dict:
+    """A notebook (nbformat 4, as a dict) whose one code cell builds and shows the explorer."""
+    args = [repr(str(Path(qrels).resolve())), repr([str(Path(r).resolve()) for r in runs])]
+    if measures:
+        args.append(repr(list(measures)))
+    for name, value in (("queries", queries), ("docs", docs)):
+        if value is not None:
+            args.append(f"{name}={str(Path(value).resolve())!r}")
+    source = f"import rankkit\n\nrankkit.explore({', '.join(args)})"
+    return {
+        "cells": [{"cell_type": "code", "execution_count": None, "id": "explorer", "metadata": {}, "outputs": [],
+                   "source": source}],
+        "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                     "language_info": {"name": "python"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }
+
+
+def serve(qrels: str, runs: Sequence[str], *, measures: Sequence[str] | None = None, queries: str | None = None,
+          docs: str | None = None, port: int | None = None, out: IO[str] = sys.stdout,
+          ready=None) -> int:
+    """Serve the explorer until interrupted (or until Voila stops); print its address once it answers.
+
+    ``ready(url, process)`` is called once the page answers (tests stop the server there)."""
+    if importlib.util.find_spec("voila") is None:
+        raise RankkitError(MISSING_VOILA)
+    for path in [qrels, *runs, *(p for p in (queries, docs) if p is not None)]:
+        if not Path(path).exists():
+            raise RankkitError(f"{path}: no such file")
+    port = port or _free_port()
+    with tempfile.TemporaryDirectory(prefix="rankkit-explore-") as folder:
+        page = Path(folder) / "rankkit-explorer.ipynb"
+        page.write_text(json.dumps(notebook(qrels, runs, measures, queries, docs), indent=1), encoding="utf-8")
+        log = (Path(folder) / "voila.log").open("w+", encoding="utf-8")
+        command = [sys.executable, "-m", "voila", str(page), "--no-browser", "--Voila.ip=127.0.0.1", f"--port={port}",
+                   "--Voila.port_retries=0", "--VoilaConfiguration.show_tracebacks=True"]
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=folder)
+        try:
+            url = f"http://127.0.0.1:{port}/"
+            _wait(process, port, log)
+            print(f"rankkit explore: serving {url} (Ctrl+C stops)", file=out, flush=True)
+            if ready is not None:
+                ready(url, process)
+            return process.wait()
+        except KeyboardInterrupt:
+            return 0
+        finally:
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+            log.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait(process: subprocess.Popen, port: int, log) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            log.seek(0)
+            tail = " ".join(log.read().split()[-40:])
+            raise RankkitError(f"Voila stopped before serving (exit {process.returncode}): {tail}")
+        with socket.socket() as probe:
+            probe.settimeout(0.5)
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    raise RankkitError(f"Voila did not answer on 127.0.0.1:{port} within {STARTUP_SECONDS} s")

@@ -1,0 +1,635 @@
+"""The explorer widget: state in traits (the API), views that follow them, controls that set them."""
+
+from __future__ import annotations
+
+import html
+import io
+
+import ipywidgets as widgets
+import numpy as np
+import pandas as pd
+import PIL.Image
+import traitlets
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from traitlets import Enum, Float, Instance, Int, List, Unicode, observe, validate
+
+from rankkit import plot
+from rankkit.errors import RankkitError
+from rankkit.explore.data import ExplorerData, Setting, measure_name, parse_measure
+from rankkit.measures import registry
+from rankkit.stats import differences as paired_differences
+
+__all__ = ["Explorer", "PAGE_SIZE"]
+
+PAGE_SIZE = 15        # query table rows per page: 10,000 queries stay one click from any page
+TRACE_ROWS = 50       # drill-down rows shown per system (the trace trait holds them all)
+CUTOFFS = (1, 3, 5, 10, 20, 50, 100, 1000)
+DPI = 80
+
+
+class Explorer(widgets.VBox):
+    """Per-query distributions, system against system, and one query's trace, as one widget.
+
+    Build it with :func:`rankkit.explore`. The traits are the API: set them from Python and the
+    views and controls follow; use a control and the trait changes.
+    """
+
+    measure = Unicode("nDCG", help="the measure, with its own parameters (nDCG(ideal=run)); @k sets k")
+    k = Int(10, allow_none=True, help="the cutoff; None: the whole ranked list")
+    gain = Enum(("linear", "exp"), default_value="linear", help="gain of a grade, for the measures that take one")
+    rel = Float(1.0, help="relevance level, for the measures that take one")
+    systems = List(Unicode(), help="the systems shown, in order")
+    baseline = Unicode(None, allow_none=True, help="the system the others are measured against")
+    query = Unicode(None, allow_none=True, help="the query in the drill-down")
+    by = Unicode(None, allow_none=True, help="a query attribute splitting the distribution")
+    per_query = Instance(pd.DataFrame, allow_none=True, read_only=True,
+                         help="system, query_id, value [, by]: the values behind the current view")
+    trace = Instance(pd.DataFrame, allow_none=True, read_only=True, help="rankkit.trace of the chosen query")
+
+    def __init__(self, data: ExplorerData, measures: list[str] | None = None, **kwargs):
+        self.data = data
+        self.figures: dict[str, Figure] = {}
+        self._rendered: dict[str, _Rendered] = {}  # the three plots, drawn once per setting
+        self._row_buttons: list[widgets.Button] = []  # the query table's buttons on this page
+        self.table = pd.DataFrame()  # the query table's rows on the current page
+        self._sort, self._ascending, self._search, self._page = "query id", True, "", 0
+        self._offered = _offered_measures(data, measures)
+        self._progress = widgets.IntProgress(min=0, max=100, description="", layout=widgets.Layout(display="none"))
+        data.progress = self._progress_bar
+        super().__init__(**kwargs)
+        with self.hold_trait_notifications():
+            self.systems = list(data.systems)
+            self.baseline = data.systems[0]
+            if measures:
+                self.measure = measures[0]
+        self._build()
+        self._refresh_values()
+
+    # ---- traits -------------------------------------------------------------------------------
+
+    @validate("measure")
+    def _check_measure(self, proposal):
+        setting = parse_measure(self.data.con, proposal["value"])
+        text = proposal["value"]
+        # a name carrying a cutoff, gain or level moves it to the control that holds it
+        if setting.k is not None:
+            self.k = setting.k
+        if "gain=" in text.replace(" ", ""):
+            self.gain = setting.gain
+        if "rel=" in text.replace(" ", ""):
+            self.rel = setting.rel
+        return measure_name(setting.measure, None, "linear", 1.0, dict(setting.extras))
+
+    @validate("k")
+    def _check_k(self, proposal):
+        k = proposal["value"]
+        if k is not None and k < 1:
+            raise traitlets.TraitError(f"k must be a positive integer or None (the whole list), got {k}")
+        return k
+
+    @validate("systems")
+    def _check_systems(self, proposal):
+        chosen = list(dict.fromkeys(proposal["value"]))
+        unknown = [s for s in chosen if s not in self.data.systems]
+        if unknown:
+            raise traitlets.TraitError(f"system {unknown[0]!r} is not in the runs; they are {', '.join(self.data.systems)}")
+        if not chosen:
+            raise traitlets.TraitError("choose at least one system")
+        return chosen
+
+    @validate("baseline")
+    def _check_baseline(self, proposal):
+        value = proposal["value"]
+        if value is not None and value not in self.data.systems:
+            raise traitlets.TraitError(f"baseline {value!r} is not in the runs; they are {', '.join(self.data.systems)}")
+        return value
+
+    @validate("query")
+    def _check_query(self, proposal):
+        value = proposal["value"]
+        if value is not None and self.per_query is not None and value not in self._query_ids:
+            raise traitlets.TraitError(f"query {value!r} is not among the evaluated queries (the run's and the qrels')")
+        return value
+
+    @validate("by")
+    def _check_by(self, proposal):
+        value = proposal["value"]
+        if value is not None and value not in self.attributes:
+            raise traitlets.TraitError(f"by={value!r} is not a query attribute; the queries table gives "
+                                       f"{', '.join(self.attributes) or 'none'}")
+        return value
+
+    @observe("measure", "k", "gain", "rel", "systems", "by")
+    def _on_setting(self, change):
+        if hasattr(self, "_views"):
+            self._refresh_values()
+
+    @observe("baseline")
+    def _on_baseline(self, change):
+        if hasattr(self, "_views"):
+            self._sync_controls()
+            self._draw_comparisons()
+            self._draw_table()
+
+    @observe("query")
+    def _on_query(self, change):
+        if hasattr(self, "_views"):
+            self._refresh_trace()
+            self._sync_controls()
+            for button in self._row_buttons:  # the chosen query's row is marked
+                button.button_style = "info" if button.description == self.query else ""
+            self._show_marks()
+
+    # ---- what the views show -----------------------------------------------------------------
+
+    @property
+    def setting(self) -> Setting:
+        base = parse_measure(self.data.con, self.measure)
+        return Setting(base.metric, self.k, self.gain, self.rel, base.extras)
+
+    @property
+    def measure_label(self) -> str:
+        """The current measure as evaluate names it (``nDCG(gain=exp)@10``)."""
+        return self.setting.name
+
+    @property
+    def attributes(self) -> list[str]:
+        queries = self.data.queries
+        return [] if queries is None else [c for c in queries.columns if c not in ("text", "title")]
+
+    @property
+    def compared(self) -> list[str]:
+        """The chosen systems other than the baseline."""
+        return [s for s in self.systems if s != self.baseline]
+
+    def _refresh_values(self) -> None:
+        values = self.data.values(self.setting)
+        values = values[values["system"].isin(self.systems)]
+        order = {name: i for i, name in enumerate(self.systems)}
+        values = values.sort_values(["system", "query_id"], key=lambda c: c.map(order) if c.name == "system" else c,
+                                    kind="stable").reset_index(drop=True)
+        if self.by is not None:
+            values = values.assign(**{self.by: values["query_id"].map(self.data.queries[self.by])})
+        self._query_ids = set(values["query_id"])
+        self.set_trait("per_query", values)
+        self._sync_controls()
+        self._draw_plots()
+        self._draw_table()
+        if self.query is not None:
+            self._refresh_trace()
+
+    def _refresh_trace(self) -> None:
+        if self.query is None:
+            self.set_trait("trace", None)
+        else:
+            frame = self.data.trace(self.query, self.setting)
+            self.set_trait("trace", frame[frame["system"].isin(self.systems)].reset_index(drop=True))
+        self._draw_drilldown()
+
+    # ---- building the views -------------------------------------------------------------------
+
+    def _build(self) -> None:
+        style = {"description_width": "initial"}
+        self.controls = {
+            "measure": widgets.Dropdown(options=self._offered, description="measure", style=style,
+                                        layout=widgets.Layout(width="220px")),
+            "k": widgets.Dropdown(options=[("whole list", None)] + [(str(c), c) for c in CUTOFFS], description="k",
+                                  style=style, layout=widgets.Layout(width="140px")),
+            "gain": widgets.ToggleButtons(options=["linear", "exp"], description="gain",
+                                          style={"button_width": "60px", "description_width": "initial"}),
+            "rel": widgets.Dropdown(options=[(f"{g:g}", float(g)) for g in self.data.grades] or [("1", 1.0)],
+                                    description="relevant from grade", style=style, layout=widgets.Layout(width="190px")),
+            "systems": widgets.SelectMultiple(options=self.data.systems, description="systems", style=style,
+                                              rows=min(4, len(self.data.systems)), layout=widgets.Layout(width="260px")),
+            "baseline": widgets.Dropdown(options=self.data.systems, description="baseline", style=style,
+                                         layout=widgets.Layout(width="220px")),
+            "by": widgets.Dropdown(options=[("none", None)] + [(a, a) for a in self.attributes], description="split by",
+                                   style=style, layout=widgets.Layout(width="200px",
+                                                                      display="" if self.attributes else "none")),
+            "search": widgets.Text(placeholder="query id or words", description="query",
+                                   style=style, layout=widgets.Layout(width="300px"), continuous_update=True),
+            "open": widgets.Button(description="open", tooltip="open the query typed, or the first match",
+                                   layout=widgets.Layout(width="70px")),
+        }
+        for name in ("measure", "k", "gain", "rel", "systems", "baseline", "by"):
+            self.controls[name].observe(self._control_changed(name), names="value")
+        self.controls["search"].observe(self._on_search, names="value")
+        self.controls["open"].on_click(self._open_match)
+        self._views = {
+            "title": widgets.HTML(),
+            "summary": widgets.HTML(),
+            "distribution": widgets.Image(format="png"),
+            "differences": widgets.Image(format="png"),
+            "scatter": widgets.Image(format="png"),
+            "table": widgets.VBox(),
+            "drilldown": widgets.VBox(),
+        }
+        self._table_tools = self._build_table_tools()
+        top = widgets.Layout(align_items="flex-start")
+        plots = widgets.VBox([
+            widgets.HBox([self._views["distribution"], self._views["scatter"]], layout=top),
+            widgets.HBox([self._views["differences"], widgets.VBox([self._table_tools, self._views["table"]])],
+                         layout=widgets.Layout(align_items="flex-start")),
+        ])
+        self.children = [
+            self._views["title"],
+            widgets.HBox([self.controls[n] for n in ("measure", "k", "gain", "rel")]),
+            widgets.HBox([self.controls[n] for n in ("systems", "baseline", "by", "search", "open")]),
+            self._progress,
+            self._views["summary"],
+            plots,
+            self._views["drilldown"],
+        ]
+        self.add_class("rankkit-explorer")
+
+    def _build_table_tools(self) -> widgets.Widget:
+        self._sort_control = widgets.Dropdown(description="sort", layout=widgets.Layout(width="230px"))
+        self._sort_control.observe(lambda change: self._set_sort(change["new"], self._ascending), names="value")
+        self._order_control = widgets.ToggleButton(value=True, description="ascending", layout=widgets.Layout(width="100px"))
+        self._order_control.observe(lambda change: self._set_sort(self._sort, change["new"]), names="value")
+        buttons = {"worst": widgets.Button(description="worst", tooltip="open the query with the lowest value"),
+                   "best": widgets.Button(description="best", tooltip="open the query with the highest value"),
+                   "moved": widgets.Button(description="moved most", tooltip="queries whose value changed most first")}
+        for name, button in buttons.items():
+            button.layout = widgets.Layout(width="110px" if name == "moved" else "70px")
+            button.on_click(lambda _, name=name: self.show(name))
+        self._buttons = buttons
+        self._pager = {"previous": widgets.Button(description="◀", layout=widgets.Layout(width="40px")),
+                       "next": widgets.Button(description="▶", layout=widgets.Layout(width="40px")),
+                       "label": widgets.HTML()}
+        self._pager["previous"].on_click(lambda _: self._turn(-1))
+        self._pager["next"].on_click(lambda _: self._turn(1))
+        return widgets.VBox([widgets.HBox([self._sort_control, self._order_control]),
+                             widgets.HBox(list(buttons.values()) + [self._pager["previous"], self._pager["label"],
+                                                                    self._pager["next"]])])
+
+    # ---- controls -> traits -------------------------------------------------------------------
+
+    def _control_changed(self, name: str):
+        def changed(change):
+            if getattr(self, "_syncing", False):
+                return
+            value = change["new"]
+            if name == "systems":
+                value = [s for s in self.data.systems if s in value] or list(self.systems)
+            try:
+                setattr(self, name, value)
+            except traitlets.TraitError as error:
+                self._views["summary"].value = f"<b>{html.escape(str(error))}</b>"
+        return changed
+
+    def _on_search(self, change) -> None:
+        """Typing filters the table (query ids and texts); a whole query id opens that query."""
+        self._search, self._page = change["new"].strip(), 0
+        self._draw_table()
+        if self._search in self._query_ids and self._search != self.query:
+            self.query = self._search
+
+    def _open_match(self, _) -> None:
+        """The open button: the query whose id is the text, else the first match in the table."""
+        text = self._search
+        if text in self._query_ids:
+            self.query = text
+        elif len(self.table):
+            self.query = str(self.table["query_id"].iloc[0])
+
+    def show(self, what: str) -> None:
+        """One click: ``"worst"`` or ``"best"`` sorts by the focus system's value and opens the first
+        query; ``"moved"`` sorts the queries whose difference to the baseline is largest first."""
+        focus = self._focus()
+        if what == "moved":
+            if not self.compared:
+                return
+            self._set_sort("moved most", False)
+        else:
+            self._set_sort(f"value: {focus}", what == "worst")
+            if len(self.table):
+                self.query = str(self.table["query_id"].iloc[0])
+
+    def _focus(self) -> str:
+        return self.compared[0] if self.compared else self.systems[0]
+
+    def _set_sort(self, key: str, ascending: bool) -> None:
+        if key is None:
+            return
+        self._sort, self._ascending, self._page = key, ascending, 0
+        self._syncing = True
+        try:
+            self._sort_control.value = key if key in self._sort_control.options else self._sort_control.value
+            self._order_control.value = ascending
+            self._order_control.description = "ascending" if ascending else "descending"
+        finally:
+            self._syncing = False
+        self._draw_table()
+
+    def _turn(self, step: int) -> None:
+        pages = max(1, -(-self._matching_count // PAGE_SIZE))
+        self._page = min(max(self._page + step, 0), pages - 1)
+        self._draw_table()
+
+    def _sync_controls(self) -> None:
+        """Traits -> controls (a trait set from Python shows in its control)."""
+        self._syncing = True
+        try:
+            measure = self.controls["measure"]
+            if self.measure not in measure.options:
+                measure.options = list(measure.options) + [self.measure]
+            measure.value = self.measure
+            takes = self.setting.measure.params
+            k = self.controls["k"]
+            if self.k not in [v for _, v in k.options]:
+                k.options = sorted(list(k.options) + [(str(self.k), self.k)], key=lambda o: (o[1] is not None, o[1] or 0))
+            k.value, k.disabled = self.k, "k" not in takes
+            self.controls["gain"].value, self.controls["gain"].disabled = self.gain, "gain" not in takes
+            rel = self.controls["rel"]
+            if self.rel not in [v for _, v in rel.options]:
+                rel.options = sorted(list(rel.options) + [(f"{self.rel:g}", self.rel)], key=lambda o: o[1])
+            rel.value, rel.disabled = self.rel, "rel" not in takes
+            self.controls["systems"].value = tuple(self.systems)
+            if self.baseline is not None:
+                self.controls["baseline"].value = self.baseline
+            self.controls["by"].value = self.by
+            sort_keys = (["query id"] + [f"value: {s}" for s in self.systems]
+                         + ([f"difference: {s}" for s in self.compared] + ["moved most"] if self.compared else []))
+            self._sort_control.options = sort_keys
+            if self._sort not in sort_keys:
+                self._sort = "query id"
+            self._sort_control.value = self._sort
+            for name in ("moved",):
+                self._buttons[name].disabled = not self.compared
+        finally:
+            self._syncing = False
+
+    # ---- drawing --------------------------------------------------------------------------------
+
+    def _draw_plots(self) -> None:
+        label = self.measure_label
+        frame = self.per_query.assign(measure=label)
+        self._rendered["distribution"] = _Rendered(plot.distribution(frame, by=self.by))
+        self._draw_comparisons()
+        self._views["title"].value = (f"<h3 style='margin:4px 0'>rankkit explorer: {html.escape(label)}, "
+                                      f"{len(self._query_ids)} queries, {len(self.systems)} "
+                                      f"system{'s' if len(self.systems) != 1 else ''}</h3>")
+        means = self.per_query.groupby("system", sort=False)["value"].mean()
+        self._views["summary"].value = "mean " + html.escape(label) + ": " + ", ".join(
+            f"<b>{html.escape(s)}</b> {v:.4f}" for s, v in means.items())
+
+    def _draw_comparisons(self) -> None:
+        frame = self.per_query.assign(measure=self.measure_label)
+        for name in ("differences", "scatter"):
+            self._rendered.pop(name, None)
+            self.figures.pop(name, None)
+        if self.compared and self.baseline in self.systems:
+            self._rendered["differences"] = _Rendered(plot.differences(frame, self.baseline, systems=self.compared))
+            self._rendered["scatter"] = _Rendered(plot.scatter(frame, self.baseline, self.compared[0]))
+        for name in ("differences", "scatter"):
+            if name not in self._rendered:
+                self._views[name].value, self._views[name].layout.display = b"", "none"
+        self._show_marks()
+
+    def _show_marks(self) -> None:
+        """The plots with the chosen query marked: only the mark is drawn, over each plot's first drawing."""
+        for name, rendered in self._rendered.items():
+            self.figures[name] = rendered.fig
+            _show(self._views[name], rendered, self.query)
+
+    def _table_frame(self) -> pd.DataFrame:
+        wide = self.per_query.pivot(index="query_id", columns="system", values="value")
+        wide = wide[[s for s in self.systems if s in wide.columns]]
+        for system in self.compared:
+            if self.baseline in wide.columns:
+                wide[f"Δ {system}"] = paired_differences(wide[system], wide[self.baseline])
+        wide = wide.reset_index()
+        if self.data.queries is not None and "text" in self.data.queries.columns:
+            wide.insert(1, "text", wide["query_id"].map(self.data.queries["text"]).fillna(""))
+        return wide
+
+    def _draw_table(self) -> None:
+        wide = self._table_frame()
+        if self._search:
+            needle = self._search.lower()
+            hit = wide["query_id"].str.lower().str.contains(needle, regex=False)
+            if "text" in wide.columns:
+                hit |= wide["text"].astype(str).str.lower().str.contains(needle, regex=False)
+            wide = wide[hit]
+        key = self._sort
+        if key.startswith("value: ") and key[7:] in wide.columns:
+            wide = wide.sort_values([key[7:], "query_id"], ascending=[self._ascending, True], na_position="last")
+        elif key.startswith("difference: ") and f"Δ {key[12:]}" in wide.columns:
+            wide = wide.sort_values([f"Δ {key[12:]}", "query_id"], ascending=[self._ascending, True], na_position="last")
+        elif key == "moved most" and self.compared:
+            moved = wide[f"Δ {self.compared[0]}"].abs()
+            wide = wide.assign(_moved=moved).sort_values(["_moved", "query_id"], ascending=[self._ascending, True],
+                                                         na_position="last").drop(columns="_moved")
+        else:
+            wide = wide.sort_values("query_id", ascending=self._ascending)
+        self._matching_count = len(wide)
+        pages = max(1, -(-len(wide) // PAGE_SIZE))
+        self._page = min(self._page, pages - 1)
+        self.table = wide.iloc[self._page * PAGE_SIZE:(self._page + 1) * PAGE_SIZE].reset_index(drop=True)
+        self._pager["label"].value = (f"<span style='padding:0 6px'>{self._page * PAGE_SIZE + min(1, len(wide))}–"
+                                      f"{self._page * PAGE_SIZE + len(self.table)} of {len(wide)}</span>")
+        self._views["table"].children = [self._table_grid(self.table)]
+
+    def _table_grid(self, rows: pd.DataFrame) -> widgets.Widget:
+        columns = [c for c in rows.columns if c != "query_id"]
+        header = [widgets.HTML("<b>query</b>")] + [widgets.HTML(f"<b>{html.escape(str(c))}</b>") for c in columns]
+        cells = list(header)
+        self._row_buttons = []
+        for _, row in rows.iterrows():
+            button = widgets.Button(description=str(row["query_id"]), tooltip="open this query",
+                                    layout=widgets.Layout(width="auto", height="26px"),
+                                    button_style="info" if row["query_id"] == self.query else "")
+            button.on_click(lambda _, q=str(row["query_id"]): setattr(self, "query", q))
+            cells.append(button)
+            self._row_buttons.append(button)
+            for c in columns:
+                value = row[c]
+                if c == "text":
+                    text = html.escape(str(value)[:60])
+                elif isinstance(value, (float, np.floating)) and np.isnan(value):
+                    text = "–"
+                elif str(c).startswith("Δ "):
+                    color = "#2ca02c" if value > 0 else "#d62728" if value < 0 else "#555"
+                    text = f"<span style='color:{color}'>{value:+.4f}</span>"
+                else:
+                    text = f"{value:.4f}"
+                cells.append(widgets.HTML(text))
+        template = "minmax(70px, auto) " + ("minmax(160px, 2fr) " if "text" in columns else "") + " ".join(
+            "90px" for c in columns if c != "text")
+        return widgets.GridBox(cells, layout=widgets.Layout(grid_template_columns=template, grid_gap="1px 8px",
+                                                           align_items="center"))
+
+    def _draw_drilldown(self) -> None:
+        view = self._views["drilldown"]
+        if self.trace is None:
+            view.children = []
+            self.figures.pop("trace_curve", None)
+            return
+        trace = self.trace
+        query_text = ""
+        if self.data.queries is not None and "text" in self.data.queries.columns and self.query in self.data.queries.index:
+            query_text = f": {html.escape(str(self.data.queries.loc[self.query, 'text']))}"
+        ranks = self.data.ranks(self.query)
+        texts = self.data.doc_texts([d for d in trace["doc_id"].dropna().unique()])
+        tables = []
+        for system in self.systems:
+            rows = trace[trace["system"] == system]
+            if rows.empty:
+                tables.append(widgets.HTML(f"<b>{html.escape(system)}</b>: retrieved nothing for this query"))
+                continue
+            other = self.baseline if system != self.baseline else (self.compared[0] if self.compared else None)
+            theirs = ranks[ranks["system"] == other]
+            other_ranks = dict(zip(theirs["doc_id"], theirs["rank"])) if other else {}
+            tables.append(widgets.HTML(_trace_table(rows, system, other, other_ranks, texts, self.setting)))
+        missed = _missed_by_all(trace, self.systems)
+        missed_html = ("<p><b>judged documents no system retrieved</b> (IDCG counts them): "
+                       + (", ".join(f"{html.escape(d)} (grade {g:g})" for d, g in missed) or "none") + "</p>")
+        curve = plot.trace_curve(trace[trace["rank"].notna()], systems=self.systems)
+        # one panel: fixed margins instead of the constrained layout, which took half of its drawing
+        curve.set_layout_engine("none")
+        curve.axes[0].set_position([0.08, 0.15, 0.9, 0.75])
+        self.figures["trace_curve"] = curve
+        value_line = ", ".join(
+            f"<b>{html.escape(s)}</b> {v:.4f}" for s, v in
+            self.per_query[self.per_query["query_id"] == self.query].set_index("system")["value"].items())
+        view.children = [
+            widgets.HTML(f"<h3 style='margin:6px 0'>query {html.escape(self.query)}{query_text}</h3>"
+                         f"<p>{html.escape(self.measure_label)}: {value_line}</p>"),
+            widgets.HBox(tables, layout=widgets.Layout(overflow="auto", align_items="flex-start")),
+            widgets.HTML(missed_html),
+            _show(widgets.Image(format="png"), _Rendered(self.figures["trace_curve"])),
+        ]
+
+    def _progress_bar(self, label: str):
+        return _WidgetBar(self._progress, label)
+
+
+class _WidgetBar:
+    """rankkit.progress's bar interface (n, update, refresh, close) on an IntProgress widget."""
+
+    def __init__(self, widget: widgets.IntProgress, label: str):
+        self.widget, self.n = widget, 0
+        widget.description, widget.value, widget.layout.display = label, 0, ""
+
+    def update(self, step: int) -> None:
+        self.n += step
+        self.widget.value = min(self.n, 100)
+
+    def refresh(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.widget.layout.display = "none"
+
+
+def _offered_measures(data: ExplorerData, measures: list[str] | None) -> list[str]:
+    """The measure control's choices: every registered measure, or the measures given (as the
+    measure trait holds them: parameters of their own, no cutoff, gain or level)."""
+    if not measures:
+        return [m.name for m in registry().values()]
+    offered = []
+    for name in measures:
+        setting = parse_measure(data.con, name)
+        offered.append(measure_name(setting.measure, None, "linear", 1.0, dict(setting.extras)))
+    return list(dict.fromkeys(offered))
+
+
+class _Rendered:
+    """A figure drawn once by Agg; marking a query restores that drawing and draws only the mark
+    (matplotlib's blitting), so choosing a query does not draw thousands of points again."""
+
+    def __init__(self, fig: Figure):
+        fig.set_dpi(DPI)
+        self.fig = fig
+        self.canvas = FigureCanvasAgg(fig)
+        self.canvas.draw()
+        self.background = self.canvas.copy_from_bbox(fig.bbox)
+
+    def png(self, query_id: str | None = None) -> bytes:
+        artists = plot.mark(self.fig, query_id) if query_id is not None or _marked(self.fig) else []
+        self.canvas.restore_region(self.background)
+        for artist in artists:
+            self.fig.draw_artist(artist)
+        width, height = self.canvas.get_width_height()
+        image = PIL.Image.frombuffer("RGBA", (width, height), self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+        buffer = io.BytesIO()
+        image.save(buffer, format="png", compress_level=1)  # speed over bytes: the page is local
+        return buffer.getvalue()
+
+
+def _marked(fig: Figure) -> bool:
+    return any(a.get_gid() == "highlight" for ax in fig.axes for a in ax.get_children())
+
+
+def _show(view: widgets.Image, rendered: _Rendered, query_id: str | None = None) -> widgets.Image:
+    """The figure in an Image widget at its own size: a flex box would otherwise stretch it."""
+    view.value = rendered.png(query_id)
+    width, height = rendered.canvas.get_width_height()
+    view.layout.width, view.layout.height = f"{width}px", f"{height}px"
+    view.layout.display = ""
+    view.layout.flex = "0 0 auto"
+    return view
+
+
+def _missed_by_all(trace: pd.DataFrame, systems: list[str]) -> list[tuple[str, float]]:
+    missed = trace[trace["rank"].isna()]
+    per_system = [set(missed[missed["system"] == s]["doc_id"]) for s in systems if (trace["system"] == s).any()]
+    common = set.intersection(*per_system) if per_system else set()
+    grades = missed.drop_duplicates("doc_id").set_index("doc_id")["grade"]
+    return sorted(((d, float(grades[d])) for d in common), key=lambda item: (-item[1], item[0]))
+
+
+def _trace_table(rows: pd.DataFrame, system: str, other: str | None, other_ranks: dict, texts: dict,
+                 setting: Setting) -> str:
+    """One system's trace as an HTML table: the worked examples' columns, the rank in the other system."""
+    ranked = rows[rows["rank"].notna()]
+    shown = ranked.head(TRACE_ROWS)
+    at_end = ranked.iloc[-1]
+    head = ["rank", "doc", "grade", "gain", "log2(r+1)", "disc. gain", "DCG", "ideal grade", "IDCG", "nDCG"]
+    if other:
+        head.append(f"rank in {other} (▲ higher here)")
+    if texts:
+        head.append("text")
+    cells = "".join(f"<th style='padding:2px 6px;text-align:right'>{html.escape(h)}</th>" for h in head)
+    body = []
+    for _, row in shown.iterrows():
+        rank = int(row["rank"])
+        doc = row["doc_id"]
+        if pd.isna(doc):
+            grade = "<i style='color:#888'>nothing retrieved</i>"
+            doc_text = "–"
+        else:
+            doc_text = html.escape(str(doc))
+            grade = "<i style='color:#b15928' title='not in the qrels'>unjudged</i>" if pd.isna(row["grade"]) else f"{row['grade']:g}"
+        values = [str(rank), doc_text, grade, f"{row['gain']:g}", f"{row['discount']:.3f}",
+                  f"{row['discounted_gain']:.3f}", f"{row['dcg']:.3f}",
+                  "–" if pd.isna(row["ideal_grade"]) else f"{row['ideal_grade']:g}", f"{row['idcg']:.3f}",
+                  f"{row['ndcg']:.4f}"]
+        if other:
+            values.append(_moved(rank, other_ranks.get(doc)) if not pd.isna(doc) else "")
+        if texts:
+            values.append(html.escape(str(texts.get(doc, ""))[:80]))
+        tint = " style='background:#eef6ee'" if row["relevant"] else ""
+        body.append(f"<tr{tint}>" + "".join(f"<td style='padding:1px 6px;text-align:right'>{v}</td>" for v in values)
+                    + "</tr>")
+    more = (f"<p style='color:#666'>first {TRACE_ROWS} of {len(ranked)} ranks shown; "
+            f"<code>ex.trace</code> holds them all</p>" if len(ranked) > TRACE_ROWS else "")
+    cutoff = f"@{int(at_end['rank'])}"
+    return (f"<div style='margin-right:18px'><b>{html.escape(system)}</b>: "
+            f"DCG{cutoff} = {at_end['dcg']:.4f}, IDCG{cutoff} = {at_end['idcg']:.4f}, "
+            f"nDCG{cutoff} = {at_end['ndcg']:.4f}"
+            f"<table style='border-collapse:collapse;font-size:12px;font-variant-numeric:tabular-nums'>"
+            f"<tr>{cells}</tr>{''.join(body)}</table>{more}</div>")
+
+
+def _moved(rank: int, other_rank) -> str:
+    if other_rank is None or pd.isna(other_rank):
+        return "<span style='color:#1f77b4'>absent</span>"
+    shift = int(other_rank) - rank
+    if shift > 0:
+        return f"{int(other_rank)} <span style='color:#2ca02c'>▲{shift}</span>"
+    if shift < 0:
+        return f"{int(other_rank)} <span style='color:#d62728'>▼{-shift}</span>"
+    return f"{int(other_rank)} ="

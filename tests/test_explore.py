@@ -1,0 +1,285 @@
+"""rankkit.explore: every control changes the model and what the views show; the traits are the API."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import traitlets
+
+import rankkit
+from rankkit.demo import write_sample
+from rankkit.errors import MeasureError, RankkitError
+from rankkit.explore import Explorer
+from rankkit.explore.data import ExplorerData
+from rankkit.explore.serve import MISSING_VOILA, notebook
+from rankkit.measures import registry
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory) -> dict[str, Path]:
+    return write_sample(tmp_path_factory.mktemp("sample"), queries=60)
+
+
+@pytest.fixture(scope="module")
+def queries() -> pd.DataFrame:
+    ids = [f"q{i:03d}" for i in range(1, 61)]
+    return pd.DataFrame({"query_id": ids, "text": [f"question {i} about {'cats' if i % 2 else 'dogs'}" for i in range(1, 61)],
+                         "length": ["short" if i % 3 else "long" for i in range(1, 61)]})
+
+
+@pytest.fixture(scope="module")
+def data(sample, queries) -> ExplorerData:
+    """The inputs read once; each test's explorer starts afresh on them (the value cache is shared)."""
+    return ExplorerData(sample["qrels.txt"], [sample["bm25.run"], sample["dense.run"]], queries=queries)
+
+
+@pytest.fixture()
+def ex(data) -> Explorer:
+    return Explorer(data)
+
+
+def test_explore_builds_the_same_explorer(sample, queries, data):
+    ex = rankkit.explore(sample["qrels.txt"], [sample["bm25.run"], sample["dense.run"]], queries=queries)
+    pd.testing.assert_frame_equal(ex.per_query, Explorer(data).per_query)
+
+
+def _expected(sample, measure: str) -> pd.DataFrame:
+    return rankkit.evaluate(sample["qrels.txt"], [sample["bm25.run"], sample["dense.run"]], measure, per_query=True)
+
+
+def _hist_total(fig) -> list[float]:
+    return [sum(p.get_height() for p in ax.patches) for ax in fig.axes]
+
+
+def _hist_means(fig) -> list[float]:
+    return [next(a for a in ax.get_children() if a.get_gid() == "mean").get_xdata()[0] for ax in fig.axes]
+
+
+def test_first_view_is_ndcg_at_10_of_every_system(ex, sample):
+    assert (ex.measure, ex.k, ex.gain, ex.rel) == ("nDCG", 10, "linear", 1.0)
+    assert ex.systems == ["bm25", "dense"] and ex.baseline == "bm25"
+    want = _expected(sample, "nDCG@10")
+    got = ex.per_query.sort_values(["system", "query_id"]).reset_index(drop=True)
+    assert got["value"].to_numpy() == pytest.approx(want.sort_values(["system", "query_id"])["value"].to_numpy(), abs=1e-12)
+    assert _hist_means(ex.figures["distribution"]) == pytest.approx(want.groupby("system")["value"].mean().tolist())
+    assert set(ex.figures) >= {"distribution", "differences", "scatter"}
+    assert "nDCG@10" in ex._views["title"].value
+
+
+def test_the_measure_control_lists_every_registered_measure(ex):
+    assert list(ex.controls["measure"].options) == [m.name for m in registry().values()]
+
+
+def test_measure_control_and_trait_change_the_values_and_the_plots(ex, sample):
+    ex.controls["measure"].value = "AP"  # the control sets the trait
+    assert ex.measure == "AP" and ex.measure_label == "AP@10"
+    want = _expected(sample, "AP@10").groupby("system")["value"].mean()
+    assert _hist_means(ex.figures["distribution"]) == pytest.approx(want.tolist())
+    ex.measure = "RR"  # the trait sets the control
+    assert ex.controls["measure"].value == "RR"
+    assert ex.per_query.groupby("system")["value"].mean().tolist() == pytest.approx(
+        _expected(sample, "RR@10").groupby("system")["value"].mean().tolist())
+
+
+def test_a_measure_name_with_cutoff_and_parameters_sets_those_controls(ex, sample):
+    ex.measure = "nDCG(gain=exp,ideal=run)@5"
+    assert (ex.measure, ex.k, ex.gain) == ("nDCG(ideal=run)", 5, "exp")
+    assert ex.controls["k"].value == 5 and ex.controls["gain"].value == "exp"
+    assert ex.measure_label == "nDCG(gain=exp,ideal=run)@5"
+    assert ex.per_query["value"].mean() == pytest.approx(_expected(sample, "nDCG(gain=exp,ideal=run)@5")["value"].mean())
+    ex.measure = "ndcg_cut_20"  # trec_eval's names too
+    assert (ex.measure, ex.k) == ("nDCG", 20)
+    with pytest.raises(MeasureError, match="unknown measure 'nDGC'"):
+        ex.measure = "nDGC"
+
+
+def test_k_gain_and_rel_controls(ex, sample):
+    ex.controls["k"].value = 20
+    assert ex.k == 20 and ex.measure_label == "nDCG@20"
+    assert ex.per_query["value"].mean() == pytest.approx(_expected(sample, "nDCG@20")["value"].mean())
+    ex.controls["k"].value = None
+    assert ex.measure_label == "nDCG"
+    ex.controls["gain"].value = "exp"
+    assert ex.gain == "exp" and ex.measure_label == "nDCG(gain=exp)"
+    ex.measure = "P"
+    ex.k = 10
+    assert ex.controls["gain"].disabled  # P takes no gain
+    ex.controls["rel"].value = 2.0
+    assert ex.rel == 2.0 and ex.measure_label == "P(rel=2)@10"
+    assert ex.per_query["value"].mean() == pytest.approx(_expected(sample, "P(rel=2)@10")["value"].mean())
+    with pytest.raises(traitlets.TraitError, match="k must be a positive integer"):
+        ex.k = 0
+
+
+def test_systems_and_baseline_controls(ex):
+    ex.controls["baseline"].value = "dense"
+    assert ex.baseline == "dense"
+    assert ex.figures["differences"].axes[0].get_title().startswith("bm25 - dense")
+    assert ex.figures["scatter"].axes[0].get_xlabel().startswith("dense")
+    ex.controls["systems"].value = ("dense",)
+    assert ex.systems == ["dense"]
+    assert set(ex.per_query["system"]) == {"dense"}
+    assert len(ex.figures["distribution"].axes) == 1
+    assert "differences" not in ex.figures and ex._views["differences"].layout.display == "none"
+    assert list(ex.table.columns) == ["query_id", "text", "dense"]
+    with pytest.raises(traitlets.TraitError, match="system 'x' is not in the runs"):
+        ex.systems = ["x"]
+
+
+def test_query_table_sorts_searches_pages_and_finds_worst_best_and_moved(ex):
+    assert len(ex.table) == 15 and list(ex.table.columns) == ["query_id", "text", "bm25", "dense", "Δ dense"]
+    assert ex.table["query_id"].tolist() == sorted(ex.table["query_id"].tolist())
+    ex._pager["next"].click()
+    assert ex.table["query_id"].iloc[0] == "q016"
+    ex._sort_control.value = "value: dense"
+    assert ex.table["dense"].is_monotonic_increasing
+    ex.show("best")
+    dense = ex.per_query[ex.per_query["system"] == "dense"]
+    assert ex.table["dense"].iloc[0] == dense["value"].max()
+    assert ex.query == ex.table["query_id"].iloc[0] and ex.trace is not None
+    ex._buttons["worst"].click()
+    assert ex.per_query[(ex.per_query["system"] == "dense") & (ex.per_query["query_id"] == ex.query)]["value"].iloc[0] \
+        == dense["value"].min()
+    ex._buttons["moved"].click()
+    moved = ex.table["Δ dense"].abs()
+    assert moved.is_monotonic_decreasing and moved.iloc[0] == pytest.approx(
+        (ex._table_frame()["Δ dense"]).abs().max())
+    ex.controls["search"].value = "dogs"
+    assert len(ex.table) and all("dogs" in t for t in ex.table["text"])
+    assert "of 30" in ex._pager["label"].value
+
+
+def test_choosing_a_query_opens_the_drilldown_and_highlights_it(ex, sample):
+    table_button = ex._views["table"].children[0].children[ex.table.shape[1]]  # first row's query button
+    table_button.click()
+    chosen = table_button.description
+    assert ex.query == chosen
+    want = rankkit.trace(sample["qrels.txt"], [sample["bm25.run"], sample["dense.run"]], chosen, 10)
+    pd.testing.assert_frame_equal(ex.trace.reset_index(drop=True), want.reset_index(drop=True), check_dtype=False)
+    at_10 = ex.trace[ex.trace["rank"] == 10].set_index("system")["ndcg"]
+    values = ex.per_query[ex.per_query["query_id"] == chosen].set_index("system")["value"]
+    assert at_10.to_numpy() == pytest.approx(values[at_10.index].to_numpy(), abs=1e-12)
+    drill = ex._views["drilldown"].children
+    assert f"query {chosen}" in drill[0].value
+    tables = [child.value for child in drill[1].children]
+    assert len(tables) == 2 and "in dense" in tables[0] and "in bm25" in tables[1]
+    assert "nDCG@10 = " in tables[0]
+    for name in ("distribution", "differences", "scatter"):
+        assert [a for ax in ex.figures[name].axes for a in ax.get_children() if a.get_gid() == "highlight"], name
+    curve = ex.figures["trace_curve"].axes[0]
+    assert [line.get_label() for line in curve.lines if line.get_gid() == "dcg"] == ["bm25 DCG", "dense DCG"]
+
+
+def test_search_box_opens_a_query_by_id_or_first_match(ex):
+    ex.controls["search"].value = "q007"
+    assert ex.query == "q007" and ex.trace["query_id"].unique().tolist() == ["q007"]
+    ex.controls["search"].value = "question 12 "
+    ex.controls["open"].click()
+    assert ex.query == "q012"
+    with pytest.raises(traitlets.TraitError, match="query 'nope' is not among the evaluated queries"):
+        ex.query = "nope"
+
+
+def test_the_trace_follows_the_setting(ex):
+    ex.query = "q003"
+    ex.k = 5
+    assert ex.trace[ex.trace["rank"].notna()]["rank"].max() == 5
+    ex.gain = "exp"
+    ranked = ex.trace[ex.trace["rank"].notna() & ex.trace["grade"].notna()]
+    assert (ranked["gain"] == 2 ** ranked["grade"].clip(lower=0) - 1).all()
+    ex.measure = "AP"  # AP takes no gain: its trace shows linear gains, as the greyed control says
+    ranked = ex.trace[ex.trace["rank"].notna() & ex.trace["grade"].notna()]
+    assert (ranked["gain"] == ranked["grade"].clip(lower=0)).all() and ex.controls["gain"].disabled
+
+
+def test_drilldown_marks_unjudged_and_moved_documents(ex):
+    ex.query = "q001"
+    html = ex._views["drilldown"].children[1].children[0].value
+    ranks = ex.data.ranks("q001")
+    bm25 = ex.trace[(ex.trace["system"] == "bm25") & ex.trace["rank"].notna()]
+    if bm25["grade"].isna().any():
+        assert "unjudged" in html
+    dense = dict(zip(ranks[ranks["system"] == "dense"]["doc_id"], ranks[ranks["system"] == "dense"]["rank"]))
+    first = bm25.iloc[0]
+    marker = "absent" if first["doc_id"] not in dense else str(int(dense[first["doc_id"]]))
+    assert marker in html
+
+
+def test_by_splits_the_distribution(ex, queries):
+    ex.controls["by"].value = "length"
+    assert ex.by == "length"
+    assert list(ex.per_query.columns) == ["system", "query_id", "value", "length"]
+    fig = ex.figures["distribution"]
+    assert len(fig.axes) == 4  # 2 systems x (long, short)
+    long_ids = set(queries[queries["length"] == "long"]["query_id"])
+    assert _hist_total(fig)[0] == len(set(ex.per_query["query_id"]) & long_ids)
+    with pytest.raises(traitlets.TraitError, match="by='text' is not a query attribute"):
+        ex.by = "text"
+
+
+def test_measures_argument_and_docs(sample, tmp_path):
+    docs = pd.DataFrame({"doc_id": ["d001_0000", "d001_0001"], "title": ["first title", "second title"]})
+    ex = rankkit.explore(sample["qrels.txt"], {"one": sample["bm25.run"]}, ["RR@10", "AP"], docs=docs)
+    assert list(ex.controls["measure"].options) == ["RR", "AP"] and ex.measure_label == "RR@10"
+    assert ex.systems == ["one"] and "differences" not in ex.figures
+    assert ex.data.doc_texts(["d001_0001"]) == {"d001_0001": "second title"}
+
+
+def test_one_run_without_a_system_column_is_named_by_its_file(sample):
+    ex = rankkit.explore(sample["qrels.txt"], sample["dense.run"])
+    assert ex.systems == ["dense"]
+
+
+def test_bad_tables_are_explained(sample):
+    with pytest.raises(RankkitError, match="queries needs a query_id column"):
+        rankkit.explore(sample["qrels.txt"], sample["dense.run"], queries=pd.DataFrame({"id": ["q1"]}))
+    with pytest.raises(RankkitError, match="queries lists query 'q1' twice"):
+        rankkit.explore(sample["qrels.txt"], sample["dense.run"], queries=pd.DataFrame({"query_id": ["q1", "q1"]}))
+    with pytest.raises(RankkitError, match="docs needs doc_id and text"):
+        rankkit.explore(sample["qrels.txt"], sample["dense.run"], docs=pd.DataFrame({"doc_id": ["d"]}))
+
+
+def test_queries_and_docs_from_files_keep_ids_as_strings(sample, tmp_path):
+    (tmp_path / "queries.csv").write_text("query_id,text,length\nq001,first question,short\n")
+    (tmp_path / "docs.tsv").write_text("doc_id\ttitle\n007\tseven\n")
+    ex = rankkit.explore(sample["qrels.txt"], sample["dense.run"], queries=tmp_path / "queries.csv",
+                         docs=tmp_path / "docs.tsv")
+    assert ex.data.queries.loc["q001", "text"] == "first question" and ex.attributes == ["length"]
+    assert ex.data.doc_texts(["007", "7"]) == {"007": "seven"}
+
+
+def test_one_explorer_renders_in_several_cells(ex):
+    """One model, displayed twice: both displays are views of the same widget, so both follow it."""
+    first, second = ex._repr_mimebundle_(), ex._repr_mimebundle_()
+    assert first == second and "application/vnd.jupyter.widget-view+json" in first
+
+
+def test_cli_serving_notebook_and_missing_voila(sample, tmp_path):
+    page = notebook(str(sample["qrels.txt"]), [str(sample["bm25.run"])], ["AP"])
+    source = page["cells"][0]["source"]
+    assert "rankkit.explore(" in source and str(sample["bm25.run"].resolve()) in source and "['AP']" in source
+    # without Voila: one line saying what to install, exit status 2
+    code = ("import importlib.util, sys; real = importlib.util.find_spec; "
+            "importlib.util.find_spec = lambda name, *a: None if name == 'voila' else real(name, *a); "
+            "from rankkit.cli import main; sys.exit(main(sys.argv[1:]))")
+    done = subprocess.run([sys.executable, "-c", code, "explore", str(sample["qrels.txt"]), str(sample["bm25.run"])],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"rankkit explore: {MISSING_VOILA}"
+
+
+def test_a_long_step_shows_progress_in_the_widget(ex):
+    """rankkit.progress feeds the explorer's bar (a step longer than half a second shows it)."""
+    from rankkit.progress import Progress
+
+    bar = ex._progress
+    assert bar.layout.display == "none"
+    with Progress(ex.data.con, "computing", enabled=True, delay=0.0, interval=0.05, bar=ex._progress_bar):
+        ex.data.con.execute("SELECT sum(i * i) FROM range(30000000) t(i)").fetchall()
+        assert bar.layout.display == "" and bar.description == "computing"
+    assert bar.layout.display == "none" and bar.value == 100
