@@ -14,13 +14,14 @@ from typing import Iterable, Mapping
 import duckdb
 import pandas as pd
 
+import rankkit
+
 from rankkit._sql import connect
 from rankkit.compare import check_options, compare_values
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, RankkitError
 # a run's name from its file, and a name made unique: evaluate's own rule (one rule for naming runs)
-from rankkit.evaluate import (_run_name as run_name, _unique as unique_name, evaluate, measure_specs, slice_source,
-                              with_ci)
+from rankkit.evaluate import _run_name as run_name, evaluate, measure_specs, slice_source, unique_name, with_ci
 from rankkit.io import default_connection, forget, is_frame, read_qrels, read_run
 from rankkit.report.model import Report
 
@@ -121,7 +122,7 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
     specs, judged, asked, aggregate, systems, comparison, slices = results
     said = _raise_again(caught)
     record = {
-        "rankkit": _version(), "duckdb": duckdb.__version__, "python": platform.python_version(),
+        "rankkit": rankkit.__version__, "duckdb": duckdb.__version__, "python": platform.python_version(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "call": call,
         "conventions": conventions.as_dict(),
@@ -324,8 +325,8 @@ def _aggregate(con, values: pd.DataFrame) -> pd.DataFrame:
     name = f"rankkit_report_values_{id(values)}"
     con.register(name, values)
     try:
-        return con.execute(f"SELECT measure, system, rankkit.over_queries(agg, value) AS value, count(value) AS queries "
-                           f"FROM {name} GROUP BY i, measure, system ORDER BY i, system").df()
+        return con.execute(f"SELECT measure, system, rankkit.over_queries(agg, value, query_id) AS value, "
+                           f"count(value) AS queries FROM {name} GROUP BY i, measure, system ORDER BY i, system").df()
     finally:
         con.unregister(name)
 
@@ -360,15 +361,6 @@ def _raise_again(caught) -> list[str]:
 
 def _title(names: list[str], systems: list[str]) -> str:
     return f"{', '.join(names)} of {', '.join(systems)}"
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("rankkit-duckdb")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def _call_text(qrels, runs, measures, queries, title, conventions: Conventions, options: dict) -> str:
