@@ -413,11 +413,6 @@ def test_judged_only_and_parameter_line_per_query_and_aggregate_to_1e9(name, kin
 # ---- the command line prints what trec_eval prints, line for line --------------------------------
 
 CLI_KINDS = ["all_trec.q.txt", "all_trec.c.txt", "all_trec.J.q.txt", "params.q.txt"]
-# Means that sit on a printed half (P_200 = 1347/20000): trec_eval's sum in query order rounds up,
-# DuckDB's parallel avg() may land a bit below, or not, from run to run (so not strict). Issue 10
-# sums in a fixed order; when it lands these pass: remove them then.
-FLIPPED_4TH_DECIMAL = {("trectools/robust03.humR03dc", kind) for kind in ("all_trec.q.txt", "all_trec.c.txt", "all_trec.J.q.txt")
-                       } | {("trectools/robust03.pircRBa1", "all_trec.J.q.txt")}
 
 
 def cli_lines(capsys, options: list[str], qrels: Path, run: Path) -> list[str]:
@@ -438,10 +433,7 @@ def cli_output(name: str, options: tuple[str, ...]) -> list[str]:
     return out.getvalue().splitlines()
 
 
-@pytest.mark.parametrize("name, kind", [
-    pytest.param(name, kind, marks=pytest.mark.xfail(strict=False, reason="P_200's 4th decimal: the order of the sum, issue 10"))
-    if (name, kind) in FLIPPED_4TH_DECIMAL else (name, kind)
-    for name in PAIR_IDS for kind in CLI_KINDS])
+@pytest.mark.parametrize("name, kind", [(name, kind) for name in PAIR_IDS for kind in CLI_KINDS])
 def test_cli_prints_trec_eval_output_line_for_line(name, kind):
     """rankkit eval with the options trec_eval was run with prints its file: every line, runid,
     num_q, relstring and the summary included, in trec_eval's order and spelling."""
