@@ -332,9 +332,11 @@ def mark(fig: Figure, query_id: str | None) -> list:
         if kind == "vline":
             value = float(where[query_id])
             drawn.append(ax.axvline(value, color=LOSS, linewidth=1.5, linestyle="--", gid="highlight"))
+            # right of the line, or left of it in the right half, where the label would leave the panel
+            left = value > sum(ax.get_xlim()) / 2
             drawn.append(ax.annotate(str(query_id), (value, 1.0), xycoords=("data", "axes fraction"),
-                                     xytext=(3, -10), textcoords="offset points", fontsize=8, color=LOSS,
-                                     gid="highlight"))
+                                     xytext=(-3 if left else 3, -10), textcoords="offset points", fontsize=8,
+                                     color=LOSS, ha="right" if left else "left", gid="highlight"))
         else:
             x, y = where[query_id]
             drawn.append(ax.scatter([x], [y], s=120, facecolors="none", edgecolors=MARK, linewidths=1.5,

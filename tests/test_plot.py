@@ -371,3 +371,10 @@ def test_titles_without_a_fit_would_leave_the_figure():
     fig = plot.differences(_frame({OTHER: [0.0, 0.5], LONG: [0.5, 0.25]}), OTHER)
     fig.axes[0].set_title(fig.axes[0].get_title().replace("\n", " ") + " " + LONG, fontsize=9)
     assert _texts_outside(fig) != []
+
+
+def test_a_marked_query_near_the_right_edge_is_labelled_inside_the_figure():
+    fig = plot.distribution(_frame({"a": [0.0, 0.5, 1.0]}), highlight="q2")
+    assert _texts_outside(fig) == []
+    (label,) = [a for a in _by_gid(fig.axes[0], "highlight") if hasattr(a, "get_text")]
+    assert label.get_text() == "q2" and label.get_horizontalalignment() == "right"
