@@ -1,13 +1,19 @@
 """rankkit: ranking quality measured where the data lives, as DuckDB SQL macros."""
 
 import importlib
+import importlib.metadata
 import sys
 import types
 
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning
 
-__all__ = ["connect", "evaluate", "compare", "trace", "explore", "read_qrels", "read_run", "RankkitError", "InputError",
-           "MeasureError", "RankkitWarning"]
+try:
+    __version__ = importlib.metadata.version("rankkit-duckdb")  # the distribution's name on the index
+except importlib.metadata.PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"
+
+__all__ = ["__version__", "connect", "evaluate", "compare", "trace", "explore", "read_qrels", "read_run", "RankkitError",
+           "InputError", "MeasureError", "RankkitWarning"]
 
 # The public functions load on first use, so `import rankkit` (and the command line) does not pay
 # for pandas, scipy or DuckDB before they are needed.

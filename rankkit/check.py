@@ -11,19 +11,21 @@ from rankkit.io import default_connection, load, release
 __all__ = ["diagnose"]
 
 
-def diagnose(qrels, run, *, con: duckdb.DuckDBPyConnection | None = None, columns=None) -> dict:
+def diagnose(qrels, run, *, con: duckdb.DuckDBPyConnection | None = None, columns=None,
+             split_by_tag: bool = False) -> dict:
     """Counts that say whether a run and its qrels fit together.
 
-    Returns a dict: ``qrels_queries, judgments, run_queries, retrieved, systems, common, run_only,
+    Returns a dict: ``qrels_queries, judgments, run_queries, retrieved, systems, system_names, common, run_only,
     qrels_only, judged_at_10`` (mean share of each common query's top 10 that is judged, the
     ``Judged@10`` measure), ``run_duplicates, qrels_duplicates`` (documents listed again for a
     query), ``tied_documents, tied_queries`` (documents sharing a score with another in the same
-    query and system: trec_eval orders them by doc_id). Unreadable input raises InputError; the
-    warnings ``evaluate`` gives are given here too.
+    query and system: trec_eval orders them by doc_id). ``system_names`` are the systems
+    ``evaluate`` makes of the same ``run`` (the rule in :func:`rankkit.read_run`). Unreadable input
+    raises InputError; the warnings ``evaluate`` gives are given here too.
     """
     con = connect(con) if con is not None else default_connection()
     qrels_source = load(con, qrels, "qrels", columns=columns, duplicates="keep")
-    run_source = load_runs(con, run, columns=columns, duplicates="keep")
+    run_source = load_runs(con, run, columns=columns, duplicates="keep", split_by_tag=split_by_tag)
     try:
         return _diagnose(con, qrels_source, run_source)
     finally:
@@ -42,8 +44,8 @@ def _diagnose(con, qrels_source, run_source) -> dict:
         f"count(*) AS c FROM {run_source.table} GROUP BY ALL HAVING count(*) > 1)"
     ).fetchall()[0]
     specs = measure_specs(con, ["Judged@10"])
-    judged = con.execute(
-        "SELECT avg(value) FROM rankkit.aggregate(?, ?, ?::STRUCT(i INTEGER, measure VARCHAR, metric VARCHAR, "
+    judged = con.execute(  # over the systems in a fixed order, as every mean
+        "SELECT rankkit.ordered_sum(list(value ORDER BY system)) / count(value) FROM rankkit.aggregate(?, ?, ?::STRUCT(i INTEGER, measure VARCHAR, metric VARCHAR, "
         "k BIGINT, rel DOUBLE, gain VARCHAR, ideal VARCHAR, empty VARCHAR, max DOUBLE, agg VARCHAR)[], "
         "validate := false)", [qrels_source.table, run_source.engine, specs]
     ).fetchall()[0][0]
@@ -51,7 +53,7 @@ def _diagnose(con, qrels_source, run_source) -> dict:
         "qrels": qrels_source.label, "run": run_source.label,
         "qrels_queries": counts["qrels_queries"], "judgments": int(sizes[0] or 0),
         "run_queries": counts["run_queries"], "retrieved": int(sizes[2] or 0),
-        "systems": len(run_source.systems),
+        "systems": len(run_source.systems), "system_names": run_source.systems,
         "common": counts["common"], "run_only": counts["run_only"], "qrels_only": counts["qrels_only"],
         "judged_at_10": judged,
         "qrels_duplicates": int(sizes[1] or 0), "run_duplicates": int(sizes[3] or 0),
@@ -66,10 +68,12 @@ def describe(found: dict) -> list[str]:
         f"qrels\t{found['qrels']}\t{found['qrels_queries']} queries, {found['judgments']} judgments",
         f"run\t{found['run']}\t{found['run_queries']} queries, {found['retrieved']} documents, "
         f"{found['systems']} system{'s' if found['systems'] != 1 else ''}",
+        f"systems\t{', '.join('(unnamed)' if s is None else s for s in found['system_names'])}\t"
+        f"what rankkit eval and evaluate() evaluate and print",
         f"queries\tin common {found['common']}, run only {found['run_only']}, qrels only {found['qrels_only']}",
         f"judged@10\t{judged} (mean share of the top 10 that is judged, over common queries)",
         f"duplicates\trun {found['run_duplicates']}, qrels {found['qrels_duplicates']} "
-        f"(an error when evaluating, unless duplicates='first')",
+        f"(an error when evaluating, unless --duplicates first)",
         f"ties\t{found['tied_documents']} documents share a score within a query, in {found['tied_queries']} "
         f"queries (ordered by doc_id descending, as trec_eval)",
     ]

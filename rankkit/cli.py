@@ -18,6 +18,8 @@ __all__ = ["main"]
 TREC_DEFAULT = ["num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
                 "P_5", "P_10", "P_15", "P_20", "P_30", "P_100", "P_200", "P_500", "P_1000"]
 FORMATS = ("trec", "csv", "json", "markdown")
+RUN_HELP = ("one or more runs, in the same kinds of file, each PATH or NAME=PATH; a TREC file is one run named by "
+            "its stem (--split-by-tag: one per tag), a table with a system column holds several")
 
 
 class UsageError(Exception):
@@ -40,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if issubclass(category, RankkitWarning):
             if str(message) not in said:  # each run is evaluated twice with -q: say things once
                 said.add(str(message))
-                print(f"rankkit {args.command}: warning: {message}", file=sys.stderr)
+                print(f"rankkit {args.command}: warning: {cli_syntax(str(message))}", file=sys.stderr)
         else:
             shown(message, category, *rest, **kwargs)
 
@@ -51,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return args.run(args) or 0
         except (RankkitError, UsageError) as error:
-            print(f"rankkit {args.command}: {_one_line(error)}", file=sys.stderr)
+            print(f"rankkit {args.command}: {cli_syntax(_one_line(error))}", file=sys.stderr)
             return 2
         except duckdb.Error as error:  # a DuckDB failure rankkit did not foresee: still one line, no trace
             print(f"rankkit {args.command}: {_one_line(error)}", file=sys.stderr)
@@ -64,14 +66,40 @@ def _one_line(error: Exception) -> str:
     return " ".join(str(error).split())
 
 
+# The readers' hints name Python arguments; on the command line the same advice is an option.
+_HINTS = [
+    (re.compile(r"""columns=\{(['"])([^'"]*)\1: None\}"""), lambda m: f"--column {m.group(2)}="),
+    (re.compile(r"""columns=\{(['"])([^'"]*)\1: (['"])([^'"]*)\3\}"""), lambda m: f"--column {m.group(2)}={m.group(4)}"),
+    (re.compile(r"""duplicates=(['"])first\1"""), lambda m: "--duplicates first"),
+    (re.compile(r"""queries=(['"])qrels\1, trec_eval -c,"""), lambda m: "-c"),
+    (re.compile(r"""queries=(['"])qrels\1"""), lambda m: "-c"),
+    (re.compile(r"""ties=(['"])(\w+)\1"""), lambda m: f"--ties {m.group(2)}"),
+    (re.compile(r""" \(integer_grades=True does too\)"""), lambda m: ""),
+]
+
+
+def cli_syntax(message: str) -> str:
+    """A message from the library with its Python hints said as command-line options."""
+    for pattern, option in _HINTS:
+        message = pattern.sub(option, message)
+    return message
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rankkit", description="Ranking evaluation as DuckDB SQL macros.")
+    parser.add_argument("--version", action="version", version=f"rankkit {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (help_text, add, run) in COMMANDS.items():
         sub = commands.add_parser(name, help=help_text, description=help_text)
         add(sub)
         sub.set_defaults(run=run)
     return parser
+
+
+def _version() -> str:
+    from rankkit import __version__
+
+    return __version__
 
 
 def positive_int(text: str) -> int:
@@ -91,7 +119,7 @@ def number(text: str) -> float:
 
 def _add_eval(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("qrels", help="qrels: TREC text (plain or gzip), CSV/TSV with a header, Parquet file/glob/folder")
-    sub.add_argument("runs", nargs="+", metavar="run", help="one or more runs, in the same kinds of file")
+    sub.add_argument("runs", nargs="+", metavar="run", help=RUN_HELP)
     sub.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                      help="a measure (nDCG@10, AP, P(rel=2)@5) or trec_eval name (ndcg_cut_10, map, "
                           "P.5,10); repeatable; default: trec_eval's official measures rankkit offers")
@@ -121,6 +149,8 @@ def _add_inputs(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--memory-limit", metavar="SIZE", help="DuckDB memory limit, e.g. 2GB: larger work spills to disk")
     sub.add_argument("--temp-directory", metavar="DIR", help="where DuckDB spills (default: DuckDB's own)")
     sub.add_argument("--threads", type=positive_int, metavar="N", help="DuckDB threads (default: all cores)")
+    sub.add_argument("--split-by-tag", action="store_true",
+                     help="make each tag of a TREC run file a system (default: a file is one run, as in trec_eval)")
 
 
 def _connect(args: argparse.Namespace):
@@ -140,7 +170,8 @@ def _columns(args: argparse.Namespace) -> dict[str, str]:
 
 
 def expand_measures(given: Sequence[str] | None) -> list[str]:
-    """trec_eval's ``name.a,b`` form gives one measure per parameter, spelled ``name_a``."""
+    """trec_eval's ``name.a,b`` form gives one measure per parameter, spelled ``name_a``; a measure
+    asked twice is computed and printed once."""
     names: list[str] = []
     for text in given or TREC_DEFAULT:
         match = re.fullmatch(r"([A-Za-z_]+)\.([\d,]+)", text.strip())
@@ -148,7 +179,30 @@ def expand_measures(given: Sequence[str] | None) -> list[str]:
             names += [f"{match.group(1)}_{k}" for k in match.group(2).split(",") if k]
         else:
             names.append(text)
-    return names
+    return list(dict.fromkeys(names))
+
+
+def run_arguments(given: Sequence[str]) -> str | dict[str, str]:
+    """The runs as evaluate() takes them, named as Python names them: one PATH as it is (its systems
+    are what the file holds), or ``{name: path}`` with names from NAME=PATH or the file stem, made
+    unique when stems collide."""
+    from rankkit.evaluate import unique_name
+    from rankkit.io import run_name
+
+    pairs = []
+    for text in given:
+        name, sep, path = text.partition("=")
+        if not sep or Path(text).exists():
+            name, path = "", text
+        elif not name or not path:
+            raise UsageError(f"a run is PATH or NAME=PATH, got '{text}'")
+        pairs.append((name, path))
+    if len(pairs) == 1 and not pairs[0][0]:
+        return pairs[0][1]
+    names: list[str] = []
+    for name, path in pairs:
+        names.append(unique_name(name or run_name(path), names))
+    return dict(zip(names, (path for _, path in pairs)))
 
 
 def _run_eval(args: argparse.Namespace) -> int:
@@ -161,22 +215,19 @@ def _run_eval(args: argparse.Namespace) -> int:
     measures = expand_measures(args.measures)
     con = _connect(args)
     columns = _columns(args)
+    runs = run_arguments(args.runs)
     qrels = rankkit.read_qrels(args.qrels, con=con, columns=columns, duplicates=args.duplicates)
-    options = dict(con=con, rel=args.rel, depth=args.depth, ties=args.ties,
+    options = dict(con=con, rel=args.rel, depth=args.depth, ties=args.ties, columns=columns,
+                   duplicates=args.duplicates, split_by_tag=args.split_by_tag,
                    queries="qrels" if args.complete else "both")
     if args.output:
-        runs = {Path(path).name: rankkit.read_run(path, con=con, columns=columns, duplicates=args.duplicates,
-                                                  system=Path(path).name)
-                for path in args.runs}
         rankkit.evaluate(qrels, runs, measures, per_query=args.per_query, output=args.output, **options)
         return 0
-    frames = []
-    for path in args.runs:
-        # One file is one run, as in trec_eval, which ignores the tag column (it may vary by line).
-        run = rankkit.read_run(path, con=con, columns=columns, duplicates=args.duplicates, system=Path(path).name)
-        aggregate = evaluate_rows(qrels, run, measures, **options)
-        per_query = evaluate_rows(qrels, run, measures, per_query=True, **options) if args.per_query else None
-        frames.append((Path(path).name, aggregate, per_query))
+    # one evaluation of every run, the same as Python's: each system printed apart, in the order given
+    systems, aggregate, per_query = evaluate_rows(qrels, runs, measures, per_query=args.per_query, **options)
+    frames = [(system, [row for row in aggregate if row["system"] == system],
+               None if per_query is None else [row for row in per_query if row["system"] == system])
+              for system in systems]
     write_eval(sys.stdout, frames, args.format, args.digits)
     return 0
 
@@ -185,15 +236,15 @@ def _run_eval(args: argparse.Namespace) -> int:
 
 def _add_compare(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("qrels", help="qrels: TREC text (plain or gzip), CSV/TSV with a header, Parquet file/glob/folder")
-    sub.add_argument("runs", nargs="+", metavar="run", help="two or more runs, named by file name")
+    sub.add_argument("runs", nargs="+", metavar="run", help=RUN_HELP)
     sub.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE", required=True,
                      help="a measure (nDCG@10, AP, ...) or trec_eval name; repeatable")
     sub.add_argument("--test", choices=("t", "wilcoxon", "permutation", "bootstrap"), default="t",
                      help="paired test over queries (default t)")
     sub.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="holm",
                      help="multiple-testing correction over each measure's comparisons (default holm)")
-    sub.add_argument("--baseline", metavar="NAME", help="compare every run with this one (a run's file "
-                     "name or path); default: every pair")
+    sub.add_argument("--baseline", metavar="NAME", help="compare every run with this one (a run's name, "
+                     "path or file name); default: every pair")
     sub.add_argument("--alpha", type=number, default=0.05, help="significance level (default 0.05)")
     sub.add_argument("--seed", type=int, default=0, help="seed of the randomised tests and intervals (default 0)")
     sub.add_argument("-c", action="store_true", dest="complete",
@@ -211,20 +262,17 @@ def _run_compare(args: argparse.Namespace) -> int:
     import rankkit
 
     measures = expand_measures(args.measures)
-    names = [Path(path).name for path in args.runs]
-    if len(args.runs) < 2 or len(set(names)) < len(names):
-        raise UsageError("give two or more run files with different file names")
+    runs = run_arguments(args.runs)
     baseline = args.baseline
-    if baseline is not None and baseline in args.runs:
-        baseline = names[args.runs.index(baseline)]
+    if isinstance(runs, dict) and baseline not in runs:  # a run given by its path or file name
+        baseline = next((name for name, path in runs.items() if baseline in (path, Path(path).name)), baseline)
     con = _connect(args)
     columns = _columns(args)
-    # one file is one run, whatever its tags say, as in rankkit eval and trec_eval
-    runs = {name: rankkit.read_run(path, con=con, columns=columns, system=name)
-            for name, path in zip(names, args.runs)}
-    result = compare(rankkit.read_qrels(args.qrels, con=con, columns=columns), runs, measures, baseline=baseline, test=args.test,
-                     correction=args.correction, alpha=args.alpha, seed=args.seed, con=con,
-                     ties=args.ties, queries="qrels" if args.complete else "both")
+    # the same runs and names as rankkit eval and Python: a TREC file is one run, whatever its tags say
+    result = compare(rankkit.read_qrels(args.qrels, con=con, columns=columns), runs, measures, baseline=baseline,
+                     test=args.test, correction=args.correction, alpha=args.alpha, seed=args.seed, con=con,
+                     ties=args.ties, queries="qrels" if args.complete else "both", columns=columns,
+                     split_by_tag=args.split_by_tag)
     sys.stdout.write(format_comparison(result, args.digits))
     return 0
 
@@ -272,8 +320,10 @@ def _run_check(args: argparse.Namespace) -> int:
 
     con = _connect(args)
     columns = _columns(args)
-    for path in args.runs:
-        for line in describe(diagnose(args.qrels, path, con=con, columns=columns)):
+    runs = run_arguments(args.runs)
+    # each run as eval reads it, under the name eval gives it
+    for one in ([{name: path} for name, path in runs.items()] if isinstance(runs, dict) else [runs]):
+        for line in describe(diagnose(args.qrels, one, con=con, columns=columns, split_by_tag=args.split_by_tag)):
             print(line)
     return 0
 

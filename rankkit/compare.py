@@ -7,10 +7,8 @@ slices) in one query over every system; ``rankkit.stats`` does the statistics on
 from __future__ import annotations
 
 import itertools
-import warnings
 from dataclasses import asdict
-from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable
 
 import duckdb
 import numpy as np
@@ -18,7 +16,7 @@ import pandas as pd
 
 from rankkit import stats
 from rankkit._sql import connect
-from rankkit.errors import InputError, RankkitError
+from rankkit.errors import InputError, RankkitError, warn
 from rankkit.evaluate import checked_sources, evaluation_query, compare_inputs, measure_specs, run_query, slice_source
 from rankkit.io import default_connection
 
@@ -32,7 +30,7 @@ def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = N
             correction: str = "holm", alpha: float = 0.05, seed: int | None = 0, resamples: int = 10000,
             by: str | None = None, query_table=None, con: duckdb.DuckDBPyConnection | None = None,
             rel: float = 1, ties: str = "trec", scores: str = "double", depth: int | None = None,
-            queries: str = "both") -> pd.DataFrame:
+            queries: str = "both", columns=None, split_by_tag: bool = False) -> pd.DataFrame:
     """Compare systems measure by measure: means, paired differences, intervals and p-values.
 
     Parameters
@@ -40,9 +38,10 @@ def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = N
     qrels:
         As for :func:`rankkit.evaluate`.
     runs:
-        A dict ``{name: run}`` (each a path, DataFrame, relation or table name), a list of run
-        file paths (named by file name), or one run table whose ``system`` column holds two or
-        more systems.
+        A dict ``{name: run}`` (each a path, DataFrame, relation or table name), a list of runs
+        (files named by their stem, made unique when stems collide), or one run table whose
+        ``system`` column holds two or more systems: the systems are what :func:`rankkit.evaluate`
+        makes of the same input (a TREC run file is one run unless ``split_by_tag=True``).
     measures:
         Measure names, as for :func:`rankkit.evaluate`.
     baseline:
@@ -63,7 +62,7 @@ def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = N
     by, query_table:
         Compare within slices: ``query_table`` (path, DataFrame, relation or table name) has
         ``query_id`` and an attribute column named by ``by``; the result gets a column ``by``.
-    rel, ties, scores, depth, queries:
+    rel, ties, scores, depth, queries, columns, split_by_tag:
         As for :func:`rankkit.evaluate`.
 
     Returns
@@ -93,13 +92,12 @@ def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = N
         raise InputError(f"by: the attribute column cannot be called {by!r}; rename it in the query table")
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=rel)
-    named = _named_runs(runs)
-    with checked_sources(con, qrels, named, None, "error", None) as (qrels_source, run_source):
+    with checked_sources(con, qrels, runs, columns, "error", None, split_by_tag) as (qrels_source, run_source):
         compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
         slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
         query, inputs = evaluation_query(qrels_source, run_source, specs, True, slices, ties, scores, depth, queries)
         values = run_query(con, query, inputs)
-    systems = run_source.systems if isinstance(named, Mapping) else sorted(values["system"].dropna().unique())
+    systems = [system for system in run_source.systems if system is not None]
     pairs = _pairs(systems, baseline)
     rows = []
     group_keys = ["i", "measure"] + (["slice"] if slices else [])
@@ -128,13 +126,11 @@ def _compare_pair(key: dict, table: pd.DataFrame, system: str, baseline: str, te
     paired = table[[system, baseline]].dropna()
     missing = int(table[[system, baseline]].isna().any(axis=1).sum() - table[[system, baseline]].isna().all(axis=1).sum())
     if missing:
-        warnings.warn(f"{key['measure']}: {missing} queries are evaluated for only one of {system} and {baseline} "
-                      f"and are left out of their comparison; queries='qrels' scores missing queries 0",
-                      stacklevel=3)
+        warn(f"{key['measure']}: {missing} queries are evaluated for only one of {system} and {baseline} "
+             f"and are left out of their comparison; queries='qrels' scores missing queries 0")
     result = stats.paired_test(paired[system], paired[baseline], test, alpha=alpha, seed=seed, resamples=resamples)
     return {**key, "system": system, "baseline": baseline,
-            "mean": float(paired[system].mean()) if len(paired) else np.nan,
-            "baseline_mean": float(paired[baseline].mean()) if len(paired) else np.nan,
+            "mean": stats.mean(paired[system]), "baseline_mean": stats.mean(paired[baseline]),
             **asdict(result)}
 
 
@@ -146,18 +142,6 @@ def _pairs(systems: list[str], baseline: str | None) -> list[tuple[str, str]]:
     if baseline not in systems:
         raise InputError(f"baseline {baseline!r} is not one of the systems: {', '.join(systems)}")
     return [(baseline, other) for other in systems if other != baseline]
-
-
-def _named_runs(runs):
-    """A list of run files becomes a dict named by file name; anything else is returned as it is."""
-    if not isinstance(runs, (list, tuple)):
-        return runs
-    if not all(isinstance(r, (str, Path)) for r in runs):
-        raise InputError("runs: give a dict {name: run} to name runs that are not file paths")
-    names = [Path(r).name for r in runs]
-    if len(set(names)) < len(names):
-        raise InputError("runs: two run files share a name; give a dict {name: path} to tell them apart")
-    return dict(zip(names, runs))
 
 
 def format_comparison(frame: pd.DataFrame, digits: int = 4) -> str:

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-__all__ = ["RankkitError", "InputError", "MeasureError", "RankkitWarning"]
+import sys
+import warnings
+from pathlib import Path
+
+__all__ = ["RankkitError", "InputError", "MeasureError", "RankkitWarning", "warn"]
+
+_PACKAGE = str(Path(__file__).resolve().parent)
 
 
 class RankkitError(ValueError):
@@ -19,3 +25,11 @@ class MeasureError(RankkitError):
 
 class RankkitWarning(UserWarning):
     """Something trec_eval accepts but a user should know: queries without judgments, fractional grades ..."""
+
+
+def warn(message: str, category: type[Warning] = None) -> None:
+    """Warn at the caller's line: the first frame outside rankkit, however deep the call that warns."""
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(_PACKAGE):
+        level, frame = level + 1, frame.f_back
+    warnings.warn(message, category or RankkitWarning, stacklevel=level + 1)  # + 1: this function

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
@@ -12,14 +11,14 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 import duckdb
 
 from rankkit._sql import connect, store, stored
-from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning
-from rankkit.io import Source, default_connection, is_frame, is_table, load, release
+from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning, warn
+from rankkit.io import Source, default_connection, is_frame, is_table, load, release, run_name
 from rankkit.progress import Progress
 
 if TYPE_CHECKING:  # pandas loads with the first frame: the command line's path never needs it
     import pandas as pd
 
-__all__ = ["evaluate", "measure_specs", "resolve", "run_query", "slice_source", "macro_query", "load_runs",
+__all__ = ["evaluate", "measure_specs", "resolve", "run_query", "slice_source", "macro_query", "load_runs", "unique_name",
            "compare_inputs"]
 
 _views = itertools.count(1)
@@ -40,7 +39,7 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
              by: str | None = None, query_table=None, ci: float | None = None, seed: int | None = 0,
              resamples: int = 10000, columns: Mapping[str, str | None] | None = None,
              duplicates: str = "error", output: str | Path | None = None, relation: bool = False,
-             progress: bool | None = None) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
+             progress: bool | None = None, split_by_tag: bool = False) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
     """Evaluate a run (or several systems in one run table, or a list or dict of runs) against qrels.
 
     Parameters
@@ -50,8 +49,11 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         a pandas DataFrame, a DuckDB relation, or the name of a table or view in ``con``. Qrels
         columns: ``query_id, doc_id, relevance``; run columns: ``query_id, doc_id, score`` and
         optionally ``system`` and ``rank``; common other names (``qid``, ``docno``, ``rel``, ``sim``,
-        ``run_id`` ...) are recognised. ``run`` may also be a list of runs (named by file stem, or
-        ``run1``, ``run2`` ...) or a dict ``{name: run}``; each becomes a ``system``.
+        ``run_id`` ...) are recognised. ``run`` may also be a list of runs (named by file stem, made
+        unique when stems collide, or ``run1``, ``run2`` ...) or a dict ``{name: run}``; each becomes
+        a ``system`` (``name/system`` for one that holds several). What a system is: a TREC run file
+        is one run (its tags are ignored, as trec_eval ignores them), a table with a ``system``
+        column holds several (see :func:`rankkit.read_run`).
     measures:
         Names such as ``"nDCG@10"``, ``"AP"``, ``"P(rel=2)@5"`` or trec_eval's ``"ndcg_cut_10"``.
     per_query:
@@ -86,6 +88,8 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     progress:
         Show a progress bar on steps longer than two seconds; default: when stderr is a terminal
         or in a notebook.
+    split_by_tag:
+        Make each tag of a TREC run file a system (by default a file is one run, as in trec_eval).
 
     Returns
     -------
@@ -113,7 +117,7 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         raise RankkitError("ci is computed in Python over a frame: it does not go with output= or relation=True")
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=rel)
-    with checked_sources(con, qrels, run, columns, duplicates, progress) as (qrels_source, run_source):
+    with checked_sources(con, qrels, run, columns, duplicates, progress, split_by_tag) as (qrels_source, run_source):
         return _evaluate(con, qrels_source, run_source, specs, per_query, ties=ties, scores=scores, depth=depth,
                          queries=queries, by=by, query_table=query_table, ci=ci, seed=seed,
                          resamples=resamples, output=output, relation=relation, progress=progress)
@@ -121,29 +125,34 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
 
 def evaluate_rows(qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
                   con: duckdb.DuckDBPyConnection | None = None, rel: float = 1, ties: str = "trec",
-                  depth: int | None = None, queries: str = "both") -> list[dict]:
-    """evaluate() without pandas, for the command line: the same rows, in the same order, as dicts
-    (``measure, system, query_id`` for per_query, ``value``, ...); a NULL value is None."""
+                  depth: int | None = None, queries: str = "both", columns=None, duplicates: str = "error",
+                  split_by_tag: bool = False) -> tuple[list[str | None], list[dict], list[dict] | None]:
+    """evaluate() without pandas, for the command line: the systems (in the order given), the
+    aggregate rows and, with ``per_query``, the per-query rows, as dicts (``measure, system,
+    [query_id,] value ...``) in evaluate()'s order; a NULL value is None. One reading of the inputs."""
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=rel)
-    with checked_sources(con, qrels, run, None, "error", None) as (qrels_source, run_source):
+    with checked_sources(con, qrels, run, columns, duplicates, None, split_by_tag) as (qrels_source, run_source):
         compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
-        query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, None, ties, "double", depth, queries)
-        with Progress(con, "evaluating"):
-            rows = run_rows(con, query, inputs)
+        found = []
+        for each in (False, True) if per_query else (False,):
+            query, inputs = evaluation_query(qrels_source, run_source, specs, each, None, ties, "double", depth, queries)
+            with Progress(con, "evaluating"):
+                found.append(run_rows(con, query, inputs))
     if per_query:  # evaluate()'s order: measure as asked, then system and query_id, NULLs last
-        rows.sort(key=lambda row: [(row[key] is None, row[key]) for key in ("i", "system", "query_id")])
-    return rows
+        found[1].sort(key=lambda row: [(row[key] is None, row[key]) for key in ("i", "system", "query_id")])
+    return run_source.systems, found[0], found[1] if per_query else None
 
 
 @contextmanager
-def checked_sources(con, qrels, run, columns, duplicates: str, progress) -> Iterator[tuple[Source, Source]]:
+def checked_sources(con, qrels, run, columns, duplicates: str, progress,
+                    split_by_tag: bool = False) -> Iterator[tuple[Source, Source]]:
     """The checked qrels and run; what was made here to read them goes at the end (read_qrels/read_run
     results stay)."""
     with Progress(con, "reading", enabled=progress):
         qrels_source = load(con, qrels, "qrels", columns=columns, duplicates=duplicates)
         try:
-            run_source = load_runs(con, run, columns=columns, duplicates=duplicates)
+            run_source = load_runs(con, run, columns=columns, duplicates=duplicates, split_by_tag=split_by_tag)
         except BaseException:
             release(con, qrels_source)
             raise
@@ -264,7 +273,7 @@ def query_table_view(con: duckdb.DuckDBPyConnection, query_table, id_column: str
     elif isinstance(query_table, duckdb.DuckDBPyRelation):
         name = f"rankkit_query_table_{next(_views)}"
         query_table.create_view(name, replace=True)
-    elif isinstance(query_table, (str, Path)) and is_table(con, str(query_table)):
+    elif isinstance(query_table, str) and is_table(con, query_table):
         name = str(query_table)
     elif isinstance(query_table, (str, Path)) and Path(query_table).exists():
         name = f"rankkit_query_table_{next(_views)}"
@@ -279,10 +288,12 @@ def query_table_view(con: duckdb.DuckDBPyConnection, query_table, id_column: str
     return name
 
 
-def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: str = "error") -> Source:
-    """One checked run source; a list or dict of runs becomes one view whose ``system`` names each."""
+def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: str = "error",
+              split_by_tag: bool = False) -> Source:
+    """One checked run source; a list or dict of runs becomes one view whose ``system`` names each
+    (``name/system`` for a run that holds several systems)."""
     if not isinstance(run, (list, tuple, dict)):
-        return load(con, run, "run", columns=columns, duplicates=duplicates)
+        return load(con, run, "run", columns=columns, duplicates=duplicates, split_by_tag=split_by_tag)
     items = list(run.items()) if isinstance(run, dict) else [(_run_name(r, i), r) for i, r in enumerate(run, 1)]
     if not items:
         raise InputError("run: the list of runs is empty")
@@ -290,9 +301,9 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
     tags = []
     sources = []
     for name, one in items:
-        name = _unique(str(name), names)
+        name = unique_name(str(name), names)
         try:
-            source = load(con, one, "run", columns=columns, duplicates=duplicates)
+            source = load(con, one, "run", columns=columns, duplicates=duplicates, split_by_tag=split_by_tag)
         except BaseException:
             for done in sources:
                 release(con, done)
@@ -310,7 +321,7 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
     counts = f"{view}_queries"
     con.execute(
         f"CREATE TEMP TABLE {counts} AS " + " UNION ALL ".join(
-            f"SELECT {_quote(name)} AS system, query_id, n, docs, no_rank FROM {s.queries}" for name, s in zip(names, sources))
+            f"SELECT {tag} AS system, query_id, n, docs, no_rank FROM {s.queries}" for tag, s in zip(tags, sources))
     )
     systems = [f"{name}/{s}" if len([x for x in src.systems if x is not None]) > 1 else name
                for name, src in zip(names, sources) for s in (src.systems if len(src.systems) > 1 else [None])]
@@ -322,16 +333,14 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
 
 def _run_name(run, position: int) -> str:
     if isinstance(run, (str, Path)) and not isinstance(run, str) or (isinstance(run, str) and ("/" in run or "." in run)):
-        name = Path(str(run)).name
-        for suffix in (".gz", ".parquet", ".csv", ".tsv", ".txt", ".run", ".trec"):
-            name = name[: -len(suffix)] if name.lower().endswith(suffix) else name
-        return name or f"run{position}"
+        return run_name(run) or f"run{position}"
     if isinstance(run, str):
         return run
     return f"run{position}"
 
 
-def _unique(name: str, taken: list[str]) -> str:
+def unique_name(name: str, taken: list[str]) -> str:
+    """``name``, or ``name (2)``, ``name (3)`` ... when it is taken: two runs never share a name."""
     candidate, n = name, 2
     while candidate in taken:
         candidate, n = f"{name} ({n})", n + 1
@@ -373,32 +382,28 @@ def compare_inputs(con: duckdb.DuckDBPyConnection, qrels: Source, run: Source, s
 
 def _warn_coverage(counts: dict, qrels: Source, run: Source, queries: str) -> None:
     if counts["run_only"]:
-        warnings.warn(
+        warn(
             f"{run.label}: {counts['run_only']} of {counts['run_queries']} queries have no judgments in "
-            f"{qrels.label} (such as {_examples(counts['run_only_examples'])}) and are not evaluated",
-            RankkitWarning, stacklevel=4)
+            f"{qrels.label} (such as {_examples(counts['run_only_examples'])}) and are not evaluated")
     if counts["qrels_only"]:
         then = ("score 0 (queries='qrels')" if queries == "qrels"
                 else "are left out of the mean (queries='qrels', trec_eval -c, counts them as 0)")
-        warnings.warn(
+        warn(
             f"{qrels.label}: {counts['qrels_only']} of {counts['qrels_queries']} judged queries are missing "
-            f"from {run.label} (such as {_examples(counts['qrels_only_examples'])}) and {then}",
-            RankkitWarning, stacklevel=4)
+            f"from {run.label} (such as {_examples(counts['qrels_only_examples'])}) and {then}")
 
 
 def _warn_grades(qrels: Source, specs) -> None:
     if qrels.fractional:
         query_id, doc_id, grade = qrels.fractional
-        warnings.warn(
+        warn(
             f"{qrels.label}: fractional grades (such as {grade:g} for document {doc_id} of query {query_id}); "
-            f"rankkit keeps them for gain where trec_eval truncates them (integer_grades=True does too)",
-            RankkitWarning, stacklevel=4)
+            f"rankkit keeps them for gain where trec_eval truncates them (integer_grades=True does too)")
     tops = sorted({s["max"] for s in specs if s["metric"] == "err"})
     if qrels.top_grade is not None and tops and qrels.top_grade > tops[0]:
-        warnings.warn(
+        warn(
             f"{qrels.label}: grade {qrels.top_grade:g} is above ERR's scale (max={tops[0]:g}), where it counts "
-            f"as {tops[0]:g}; say ERR(max={qrels.top_grade:g})@k to use the whole scale",
-            RankkitWarning, stacklevel=4)
+            f"as {tops[0]:g}; say ERR(max={qrels.top_grade:g})@k to use the whole scale")
 
 
 def _examples(values) -> str:

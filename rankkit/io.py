@@ -122,33 +122,44 @@ def read_qrels(source, *, con: duckdb.DuckDBPyConnection | None = None, columns:
 
 
 def read_run(source, *, con: duckdb.DuckDBPyConnection | None = None, columns: Mapping[str, str] | None = None,
-             system: str | None = None, duplicates: str = "error",
-             format: str | None = None) -> duckdb.DuckDBPyRelation:
+             system: str | None = None, duplicates: str = "error", format: str | None = None,
+             split_by_tag: bool = False) -> duckdb.DuckDBPyRelation:
     """Read and check a run: a path, DataFrame, relation or table name (see the module docstring).
 
-    Returns a relation with ``system, query_id, doc_id, rank, score``. A TREC run's tag (or a
-    ``system`` column) becomes ``system`` unless ``system`` names it. Extra fields after a TREC
-    run's tag are ignored, as trec_eval ignores them.
+    Returns a relation with ``system, query_id, doc_id, rank, score``. What a system is (the same
+    rule in ``evaluate``, ``compare``, ``rankkit eval`` and ``rankkit check``):
+
+    - A TREC run file is one run, as in trec_eval, which ignores the tag column (it may change from
+      line to line): its ``system`` is the file's stem (``bm25`` for ``bm25.run.gz``).
+      ``split_by_tag=True`` makes each tag a system instead.
+    - A table, CSV or Parquet with a ``system`` column (or ``run_id``, ``tag`` ...), or a folder
+      partitioned by ``system=``, holds one system per value. A CSV or Parquet file without one is
+      one run named by its stem; a frame, relation or table without one has ``system`` NULL.
+    - ``system="name"`` names the whole source as one run, whatever its columns say.
+
+    Extra fields after a TREC run's tag are ignored, as trec_eval ignores them.
     """
     con = connect(con) if con is not None else default_connection()
     with Progress(con, "reading run"):
-        loaded = load(con, source, "run", columns=columns, duplicates=duplicates, format=format, system=system)
+        loaded = load(con, source, "run", columns=columns, duplicates=duplicates, format=format, system=system,
+                      split_by_tag=split_by_tag)
     return con.table(loaded.table)
 
 
 def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[str, str] | None = None,
          duplicates: str = "error", format: str | None = None, system: str | None = None,
-         integer_grades: bool = False, label: str | None = None) -> Source:
+         integer_grades: bool = False, label: str | None = None, split_by_tag: bool = False) -> Source:
     """Read ``source`` into a checked temp table or view with rankkit's columns.
 
-    TREC text has fixed columns: ``columns`` applies to headed and typed sources only.
+    TREC text has fixed columns: ``columns`` applies to headed and typed sources only. Which
+    systems a run holds follows the rule in :func:`read_run`.
 
     ``duplicates="keep"`` (for ``rankkit check``) counts duplicates without raising.
     """
     if duplicates not in DUPLICATES + ("keep",):
         raise InputError(f"duplicates must be error or first, got {duplicates!r}")
     known = _known(con, source, kind)
-    if known is not None and not columns and system is None and duplicates != "keep":
+    if known is not None and not columns and system is None and not split_by_tag and duplicates != "keep":
         return replace(known, owned=[])  # the caller's to keep: releasing this copy drops nothing
     raw, label, text = _raw(con, source, kind, format, label)
     loaded = Source(table=_temp_name(kind), label=label, kind=kind)
@@ -158,9 +169,11 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
         loaded.owned.append(("frame" if is_frame(source) else "view", raw))
     try:
         if text is not None and text[0] == "trec":
-            loaded.raw, tag = _load_trec(con, text[1], kind, keep_tag=system is None)
+            split = split_by_tag and system is None
+            loaded.raw, tag = _load_trec(con, text[1], kind, keep_tag=split)
             loaded.owned.append(("table", loaded.raw))
-            loaded.select = _trec_select(kind, system if system is not None else tag, integer_grades)
+            loaded.select = _trec_select(kind, system if system is not None else tag if split else run_name(text[1]),
+                                         integer_grades)
             if kind == "run":
                 loaded.keyed = loaded.table + "_keyed"
                 loaded.owned.append(("view", loaded.keyed))
@@ -168,9 +181,13 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
             names = _describe(con, raw, label)
             found = _match_columns(names, kind, columns or {}, label)
             loaded.raw, loaded.number_column = raw, found.get(NUMBER[kind])
-            loaded.select = _select(con, raw, names, found, kind, system, integer_grades, label)
+            unnamed = run_name(text[1]) if text is not None and not _is_glob(str(text[1])) and not Path(text[1]).is_dir() else None
+            loaded.select = _select(con, raw, names, found, kind, system, integer_grades, label, unnamed)
         _materialise(con, loaded, duplicates, text)
         _check(con, loaded, duplicates, text)
+    except InputError as error:
+        release(con, loaded)
+        raise InputError(_nan_named(str(error), source, loaded.number_column)) from None
     except Exception:
         release(con, loaded)
         raise
@@ -223,6 +240,8 @@ def _plain_scan(relation: duckdb.DuckDBPyRelation) -> bool:
 def _raw(con, source, kind: str, format: str | None, label: str | None):
     """A FROM-able SQL text for the source, a label for messages, and (format, path) for files."""
     if is_frame(source):
+        if len(source) == 0:  # as an empty file is
+            raise InputError(f"{label or f'the {kind} DataFrame'}: no rows, expected {', '.join(REQUIRED[kind])} rows")
         name = _temp_name(f"{kind}_frame")
         con.register(name, source)
         return name, label or f"the {kind} DataFrame", None
@@ -233,7 +252,8 @@ def _raw(con, source, kind: str, format: str | None, label: str | None):
         except duckdb.Error as error:
             raise InputError(f"the {kind} relation cannot be read ({_first_message(error)})") from None
         if not is_table(con, name):
-            raise InputError(f"the {kind} relation belongs to another DuckDB connection; pass con= the one it came from")
+            raise InputError(f"the {kind} relation belongs to another DuckDB connection (read_{kind}() without con= "
+                             f"reads into rankkit's own); pass the same con= to read_{kind}() and to this call")
         return name, label or f"the {kind} relation", None
     if isinstance(source, str) and is_table(con, source):
         return _table_ident(source), label or f"table {source}", None
@@ -389,8 +409,9 @@ def _listing(names: list[tuple[str, str]]) -> str:
     return ", ".join(f"{n} ({t})" for n, t in names) or "none"
 
 
-def _select(con, raw, names, found, kind, system, integer_grades, label) -> str:
-    """The SELECT list giving rankkit's columns; a column of the wrong type is refused here."""
+def _select(con, raw, names, found, kind, system, integer_grades, label, unnamed: str | None = None) -> str:
+    """The SELECT list giving rankkit's columns; a column of the wrong type is refused here. A run
+    without a system column is the system ``unnamed`` (a file's stem), or NULL."""
     types = dict(names)
     for ours in ("query_id", "doc_id", "system"):
         if ours in found and not _ID_TYPES.fullmatch(types[found[ours]]):
@@ -411,7 +432,7 @@ def _select(con, raw, names, found, kind, system, integer_grades, label) -> str:
     elif "system" in found:
         tag = f"CAST({_ident(found['system'])} AS VARCHAR)"
     else:
-        tag = "CAST(NULL AS VARCHAR)"
+        tag = _quote(unnamed) if unnamed is not None else "CAST(NULL AS VARCHAR)"
     rank = f"TRY_CAST(TRY_CAST({_ident(found['rank'])} AS DOUBLE) AS BIGINT)" if "rank" in found else "CAST(NULL AS BIGINT)"
     return (f"{tag} AS system, CAST({q} AS VARCHAR) AS query_id, CAST({d} AS VARCHAR) AS doc_id, "
             f"{rank} AS rank, TRY_CAST({_ident(found['score'])} AS DOUBLE) AS score")
@@ -428,11 +449,7 @@ def _trec_select(kind: str, system: str | None, integer_grades: bool) -> str:
 def _materialise(con, loaded: Source, duplicates: str, text) -> None:
     """Text is parsed once into a temp table; Parquet, frames and tables stay where they are (a view)."""
     table, select = loaded.raw, loaded.select + (", rankkit_key" if loaded.keyed else "")
-    keys = "query_id, doc_id" if loaded.kind == "qrels" else "system, query_id, doc_id"
     body = f"SELECT {select} FROM {table}"
-    if duplicates == "first":
-        body = (f"SELECT * EXCLUDE (rankkit_row) FROM (SELECT {select}, row_number() OVER () AS rankkit_row FROM {table}) "
-                f"QUALIFY row_number() OVER (PARTITION BY {keys} ORDER BY rankkit_row) = 1")
     # TREC text is in a temp table already; CSV is parsed once here.
     what = "TABLE" if text is not None and text[0] in ("csv", "tsv") else "VIEW"
     try:
@@ -441,6 +458,36 @@ def _materialise(con, loaded: Source, duplicates: str, text) -> None:
         raise InputError(_read_error(error, loaded.label)) from None
     if loaded.keyed:  # the key is the engine's: users see rankkit's columns
         con.execute(f"CREATE TEMP VIEW {loaded.table} AS SELECT * EXCLUDE (rankkit_key) FROM {loaded.keyed}")
+    if duplicates == "first":
+        _keep_first(con, loaded, what, split=text is not None and text[0] in ("trec", "csv", "tsv"))
+
+
+def _keep_first(con, loaded: Source, what: str, split: bool) -> None:
+    """duplicates="first": the first row of each (system,) query and document. The hash search finds
+    the repeated hashes; a source without any costs what duplicates="error" costs. Otherwise the rows
+    go into a table that replaces the source under its name: those whose hash never repeats as they
+    are, the few others through a window keeping each key's first row. Parsed text is dropped once
+    copied, so the peak holds two copies of the run for a moment, never more."""
+    repeated = f"{loaded.engine}_repeated"
+    try:
+        if not _may_repeat(con, loaded, split, into=repeated):
+            return
+        keys = "query_id, doc_id" if loaded.kind == "qrels" else "system, query_id, doc_id"
+        row, first = _row_hash(loaded), f"{loaded.engine}_first"
+        con.execute(
+            f"CREATE TEMP TABLE {first} AS SELECT * FROM {loaded.engine} WHERE {row} NOT IN (SELECT h FROM {repeated}) "
+            f"UNION ALL (SELECT * EXCLUDE (rankkit_row) FROM (SELECT *, row_number() OVER () AS rankkit_row "
+            f"FROM {loaded.engine} WHERE {row} IN (SELECT h FROM {repeated})) "
+            f"QUALIFY row_number() OVER (PARTITION BY {keys} ORDER BY rankkit_row) = 1)")
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS {repeated}")
+    if what == "TABLE":
+        con.execute(f"DROP TABLE {loaded.engine}")
+        loaded.owned = [("view", name) if name == loaded.engine else (kind, name) for kind, name in loaded.owned]
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {loaded.engine} AS SELECT * FROM {first}")
+    if loaded.keyed:  # parsed TREC text: its table is copied, and only the copy is read from now on
+        con.execute(f"DROP TABLE {loaded.raw}")
+    loaded.owned.append(("table", first))
 
 
 def _read_error(error: Exception, label: str) -> str:
@@ -484,6 +531,8 @@ def _check(con, loaded: Source, duplicates: str, text) -> None:
         f"SELECT count(*) FILTER (WHERE query_id IS NULL), sum(null_docs), sum(bad_numbers), sum(n) "
         f"FROM {loaded.queries}"
     ).fetchall()[0]
+    if not bad[3]:  # an empty table, frame or file is an error, as an empty TREC file is
+        raise InputError(f"{loaded.label}: no rows, expected {', '.join(REQUIRED[kind])} rows")
     if bad[0] or bad[1] or bad[2]:
         _raise_bad_row(con, loaded, text)
     held = text is not None and text[0] in ("trec", "csv", "tsv")
@@ -502,6 +551,17 @@ def _check(con, loaded: Source, duplicates: str, text) -> None:
             loaded.fractional = (frac["query_id"], frac["doc_id"], frac["grade"])
 
 
+def _nan_named(message: str, source, column: str | None) -> str:
+    """DuckDB reads a DataFrame's NaN as NULL: say NaN where the frame holds one."""
+    found = re.search(r"row (\d+): the (score|relevance) is missing \(NULL or empty\)", message)
+    if not found or column is None or not is_frame(source) or column not in source.columns:
+        return message
+    value = source[column].iloc[int(found.group(1)) - 1]
+    if isinstance(value, float) and math.isnan(value):
+        return message.replace(found.group(0), f"row {found.group(1)}: the {found.group(2)} is NaN, not a finite number")
+    return message
+
+
 def _raise_bad_row(con, loaded: Source, text) -> None:
     """Find the first bad row, say where it is (line, row or file and row) and what is wrong."""
     if text is not None and text[0] == "trec":
@@ -513,6 +573,7 @@ def _raise_bad_row(con, loaded: Source, text) -> None:
                f"WHEN rankkit_original IS NOT NULL AND {number} IS NULL "
                f"THEN 'the {number} ''' || rankkit_original || ''' is not a number' "
                f"WHEN {number} IS NULL THEN 'the {number} is missing (NULL or empty)' "
+               f"WHEN isnan({number}) THEN 'the {number} is NaN, not a finite number' "
                f"ELSE 'the {number} ' || {number} || ' is not a finite number' END")
     bad = f"query_id IS NULL OR doc_id IS NULL OR {number} IS NULL OR NOT isfinite({number})"
     if text is not None and text[0] == "parquet":
@@ -544,7 +605,14 @@ def _raise_bad_row(con, loaded: Source, text) -> None:
     raise InputError(f"{where}: {found[1]}")
 
 
-def _may_repeat(con, loaded: Source, split: bool) -> bool:
+def _row_hash(loaded: Source) -> str:
+    """The 64-bit hash of a row's (system,) query and document: equal rows have equal hashes."""
+    if loaded.keyed:
+        return "hash(system, rankkit_key)"
+    return "hash(query_id, doc_id)" if loaded.kind == "qrels" else "hash(system, query_id, doc_id)"
+
+
+def _may_repeat(con, loaded: Source, split: bool, into: str | None = None) -> bool:
     """Whether two rows share a hash of (system,) query and document: sorting 64-bit hashes is several
     times cheaper in time and memory than grouping the strings. Equal rows have equal hashes; equal
     hashes of different rows (a chance in a million for 10^7 rows, in 4,000 for 10^8) cost only the
@@ -553,17 +621,19 @@ def _may_repeat(con, loaded: Source, split: bool) -> bool:
     A large source held in memory (parsed text) has the sort's memory on top of its own: ``split``
     sorts part of the hashes at a time (equal rows fall in the same part), a lower peak for more
     scans. Parsed TREC text stores the hash of query and document, so a scan is cheap: a quarter at
-    a time costs no more time than halves, and a third of their memory."""
-    keys = "query_id, doc_id" if loaded.kind == "qrels" else "system, query_id, doc_id"
-    if loaded.keyed:
-        keys = "system, rankkit_key"
+    a time costs no more time than halves, and a third of their memory.
+
+    ``into`` names a temp table to create holding every repeated hash (all parts searched)."""
     parts = (4 if loaded.keyed else 2) if split else 1
+    repeats = (f"SELECT h FROM (SELECT h, lag(h) OVER (ORDER BY h) AS before FROM (SELECT {_row_hash(loaded)} AS h "
+               f"FROM {loaded.engine}) WHERE h % {parts} = {{part}}) WHERE h = before")
+    if into is not None:  # one part after another, as below: one sort's memory at a time
+        con.execute(f"CREATE TEMP TABLE {into} (h UBIGINT)")
+        for part in range(parts):
+            con.execute(f"INSERT INTO {into} SELECT DISTINCT h FROM ({repeats.format(part=part)})")
+        return con.execute(f"SELECT count(*) FROM {into}").fetchall()[0][0] > 0
     for part in range(parts):
-        found = con.execute(
-            f"SELECT count(*) FROM (SELECT h, lag(h) OVER (ORDER BY h) AS before "
-            f"FROM (SELECT hash({keys}) AS h FROM {loaded.engine}) WHERE h % {parts} = {part}) WHERE h = before"
-        ).fetchall()
-        if found[0][0]:
+        if con.execute(f"SELECT count(*) FROM ({repeats.format(part=part)})").fetchall()[0][0]:
             return True
     return False
 
@@ -821,13 +891,31 @@ def _first_line(path: Path) -> str:
 # ---- names ------------------------------------------------------------------------------------
 
 def is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    if Path(name).exists() or not re.fullmatch(r"[A-Za-z_][\w.]*", name):
+    """Whether ``name`` (a string, not a Path: a Path is a file) is a table or view of ``con``. A name
+    that is also a file is refused rather than read one way silently: the caller says which."""
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][\w.]*", name):
         return False
     try:  # binding the name: a catalog query would cost 8 ms the first time
         con.table(name)
     except duckdb.Error:
         return False
+    if Path(name).exists():
+        raise InputError(
+            f"'{name}' is both a table in the connection and a file in {Path.cwd()}: pass con.table('{name}') "
+            f"for the table, or pathlib.Path('{name}') (or './{name}') for the file")
     return True
+
+
+RUN_SUFFIXES = (".gz", ".parquet", ".pq", ".csv", ".tsv", ".txt", ".run", ".trec", ".res")
+
+
+def run_name(path) -> str:
+    """A run file's name for its system: the file name without its run and compression suffixes
+    (``bm25`` for ``bm25.run.gz``; ``dl19.BM25.trec_results`` for ``dl19.BM25.trec_results.txt``)."""
+    name = Path(str(path)).name
+    for suffix in RUN_SUFFIXES:
+        name = name[: -len(suffix)] if name.lower().endswith(suffix) and len(name) > len(suffix) else name
+    return name
 
 
 def _temp_name(kind: str) -> str:

@@ -29,12 +29,15 @@ def _base(name: str) -> str:
 
 
 def _long(frames) -> list[dict]:
-    """One table of every run: per-query rows, then the aggregate as query 'all'."""
+    """One table of every run: per-query rows, then the aggregate as query 'all' with the number of
+    queries it averages (None on per-query rows)."""
     rows = []
     for run, aggregate, per_query in frames:
         for row in per_query or ():
-            rows.append({"run": run, "measure": row["measure"], "query_id": row["query_id"], "value": row["value"]})
-        rows += [{"run": run, "measure": row["measure"], "query_id": "all", "value": row["value"]} for row in aggregate]
+            rows.append({"run": run, "measure": row["measure"], "query_id": row["query_id"], "value": row["value"],
+                         "queries": None})
+        rows += [{"run": run, "measure": row["measure"], "query_id": "all", "value": row["value"],
+                  "queries": row["queries"]} for row in aggregate]
     return rows
 
 
@@ -57,13 +60,13 @@ def write_eval(out: IO[str], frames, fmt: str, digits: int) -> None:
         _write_trec(out, frames, several, digits)
         return
     table = _long(frames)
-    columns = ["run", "measure", "query_id", "value"] if several else ["measure", "query_id", "value"]
+    columns = (["run"] if several else []) + ["measure", "query_id", "value", "queries"]
     if fmt == "csv":
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(columns)
         for row in table:  # as pandas' to_csv with float_format wrote it: a missing value is empty
             value = "" if _missing(row["value"]) else f"{row['value']:.{digits}f}"
-            writer.writerow([row[c] for c in columns[:-1]] + [value])
+            writer.writerow([row[c] for c in columns[:-2]] + [value, "" if row["queries"] is None else row["queries"]])
     elif fmt == "json":
         records = [{c: row[c] for c in columns} for row in table]
         for record in records:
@@ -73,7 +76,8 @@ def write_eval(out: IO[str], frames, fmt: str, digits: int) -> None:
     elif fmt == "markdown":
         out.write("| " + " | ".join(columns) + " |\n|" + "---|" * len(columns) + "\n")
         for row in table:
-            shown = {**row, "value": _format_value(row["measure"], row["value"], digits)}
+            shown = {**row, "value": _format_value(row["measure"], row["value"], digits),
+                     "queries": "" if row["queries"] is None else row["queries"]}
             out.write("| " + " | ".join(str(shown[c]) for c in columns) + " |\n")
 
 
@@ -102,6 +106,18 @@ def _write_trec(out: IO[str], frames, several: bool, digits: int) -> None:
             for row in sorted(per_query, key=lambda row: (row["query_id"], order.get(row["measure"]))):
                 out.write(f"{prefix}{row['measure']:<22}\t{row['query_id']}\t"
                           f"{_format_value(row['measure'], row['value'], digits)}\n")
+        for name, count in _num_q(aggregate):
+            out.write(f"{prefix}{name:<22}\tall\t{count}\n")
         for name in ordered:
             for row in (row for row in aggregate if row["measure"] == name):
                 out.write(f"{prefix}{name:<22}\tall\t{_format_value(name, row['value'], digits)}\n")
+
+
+def _num_q(aggregate) -> list[tuple[str, int]]:
+    """trec_eval's num_q line: the queries averaged. A measure averaging fewer (empty=skip leaves
+    queries out) gets its own line, num_q(measure)."""
+    counts = [(row["measure"], row["queries"]) for row in aggregate if row.get("queries") is not None]
+    if not counts:
+        return []
+    most = max(count for _, count in counts)
+    return [("num_q", most)] + [(f"num_q({name})", count) for name, count in counts if count != most]

@@ -18,7 +18,7 @@ from scipy import stats
 
 from rankkit.errors import RankkitError
 
-__all__ = ["TESTS", "CORRECTIONS", "Paired", "paired_test", "bootstrap_ci", "correct"]
+__all__ = ["TESTS", "CORRECTIONS", "Paired", "paired_test", "bootstrap_ci", "correct", "mean"]
 
 TESTS = {
     "t": "paired t-test",
@@ -68,12 +68,12 @@ def paired_test(x, y, test: str = "t", *, alpha: float = 0.05, seed: int | None 
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     d = differences(x, y)
     n = len(d)
-    mean = float(np.mean(d)) if n else float("nan")
+    average = mean(d)
     counts = dict(wins=int(np.sum(d > 0)), ties=int(np.sum(d == 0)), losses=int(np.sum(d < 0)), queries=n)
     if n < 2:
-        return Paired(mean, float("nan"), float("nan"), float("nan"), float("nan"), **counts)
+        return Paired(average, float("nan"), float("nan"), float("nan"), float("nan"), **counts)
     sd = float(np.std(d, ddof=1))
-    effect = mean / sd if sd > 0 else float("nan")
+    effect = average / sd if sd > 0 else float("nan")
     if test == "t":
         low, high, p = _t(d, alpha)
     else:
@@ -81,14 +81,22 @@ def paired_test(x, y, test: str = "t", *, alpha: float = 0.05, seed: int | None 
         if test == "bootstrap":
             # Efron and Tibshirani (1993) 16.4: resampling d - mean(d) (the null shifted in) gives
             # boot - mean; count how often that is at least as far from 0 as the observed mean.
-            p = (1 + np.sum(np.abs(boot - mean) >= abs(mean))) / (len(boot) + 1)
+            p = (1 + np.sum(np.abs(boot - average) >= abs(average))) / (len(boot) + 1)
         elif test == "permutation":
             p = permutation_p(d, seed, resamples)
         else:
             p = _wilcoxon(d)
     if not np.any(d):
         p = 1.0  # identical systems: no evidence of a difference (scipy gives NaN or 1)
-    return Paired(mean, float(low), float(high), effect, float(p), **counts)
+    return Paired(average, float(low), float(high), effect, float(p), **counts)
+
+
+def mean(values) -> float:
+    """The mean as trec_eval and rankkit.over_queries take it: the values added one after another in
+    the order given, then divided by their count (np.mean adds pairwise: another last bit). NaN when
+    there is none."""
+    values = np.asarray(values, dtype=float)
+    return float(np.cumsum(values)[-1] / len(values)) if len(values) else float("nan")
 
 
 def differences(x, y) -> np.ndarray:

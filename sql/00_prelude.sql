@@ -21,6 +21,13 @@ CREATE OR REPLACE MACRO rankkit.gain(grade, gain := 'linear') AS
         ELSE grade * 1.0E0
     END;
 
+-- A sum in a fixed order: the values of an ordered list() added left to right. trec_eval adds a
+-- query's terms in rank order and the queries' values in query order; sum() and avg() add them in
+-- whatever order DuckDB's threads meet the rows, so their last bit, and sometimes a printed digit,
+-- would change from run to run. Use as ordered_sum(list(x ORDER BY rank)); NULL for no values.
+CREATE OR REPLACE MACRO rankkit.ordered_sum(terms) AS
+    list_reduce(terms::DOUBLE[], lambda total, x: total + x, 0.0E0);
+
 -- The DCG discount of rank i (ranks start at 1).
 CREATE OR REPLACE MACRO rankkit.discount(i) AS log2(i + 1.0E0);
 

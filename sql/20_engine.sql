@@ -1,3 +1,12 @@
+-- What is wrong with a row the engine refuses, naming its query and document.
+CREATE OR REPLACE MACRO rankkit.bad_row(query_id, doc_id, what, number) AS
+    CASE WHEN query_id IS NULL THEN 'a NULL query id (document ' || coalesce(doc_id, 'NULL') || ')'
+         WHEN doc_id IS NULL THEN 'a NULL document id for query ' || query_id
+         ELSE 'the ' || what || ' of document ' || doc_id || ' for query ' || query_id || ' is '
+              || CASE WHEN number IS NULL THEN 'NULL' WHEN isnan(number) THEN 'NaN'
+                      ELSE number::VARCHAR END
+              || '; expected a finite number' END;
+
 -- rankkit.per_query: the engine behind every table macro and rankkit.evaluate.
 --
 -- specs is a list of measure specs, one struct each:
@@ -91,10 +100,28 @@ qrels_duplicates AS (
     SELECT query_id, doc_id FROM qrels WHERE validate
     GROUP BY query_id, doc_id HAVING count(*) > 1
 ),
+-- What the Python readers refuse, refused here too: a NULL id, or a score or grade that is NULL, NaN
+-- or infinite (DuckDB sorts NaN above every number: it would rank first).
+run_bad AS (
+    SELECT query_id, doc_id, score FROM run
+    WHERE validate AND (query_id IS NULL OR doc_id IS NULL OR score IS NULL OR NOT isfinite(score))
+    LIMIT 1
+),
+qrels_bad AS (
+    SELECT query_id, doc_id, grade FROM qrels
+    WHERE validate AND (query_id IS NULL OR doc_id IS NULL OR grade IS NULL OR NOT isfinite(grade))
+    LIMIT 1
+),
 checks AS (
     SELECT CASE
         WHEN queries NOT IN ('both', 'qrels')
             THEN error('rankkit: queries must be both or qrels, got ''' || queries || '''')
+        WHEN EXISTS (FROM run_bad)
+            THEN error((SELECT 'rankkit: run table ' || run_table::VARCHAR || ': '
+                               || rankkit.bad_row(query_id, doc_id, 'score', score) FROM run_bad))
+        WHEN EXISTS (FROM qrels_bad)
+            THEN error((SELECT 'rankkit: qrels table ' || qrels_table::VARCHAR || ': '
+                               || rankkit.bad_row(query_id, doc_id, 'relevance', grade) FROM qrels_bad))
         WHEN ties = 'average' AND EXISTS (SELECT 1 FROM spec WHERE metric NOT IN ('cg', 'dcg', 'idcg', 'ndcg'))
             THEN error('rankkit: ties=average applies to the gain-based measures (CG, DCG, IDCG, nDCG) only, not '
                        || (SELECT string_agg(measure, ', ' ORDER BY i) FROM spec WHERE metric NOT IN ('cg', 'dcg', 'idcg', 'ndcg')))
@@ -128,7 +155,8 @@ qrels_stats AS (
 -- the ideal ordering: every judged document by grade, best first (trec_eval's ideal=qrels)
 ideal_qrels AS (
     SELECT i, query_id,
-           sum(rankkit.gain(grade, gain) / rankkit.discount(pos)) FILTER (WHERE k IS NULL OR pos <= k) AS idcg
+           rankkit.ordered_sum(list(rankkit.gain(grade, gain) / rankkit.discount(pos) ORDER BY pos)
+                               FILTER (WHERE k IS NULL OR pos <= k)) AS idcg
     FROM (
         SELECT spec.i, spec.k, spec.gain, qrels.query_id, qrels.grade,
                row_number() OVER (PARTITION BY spec.i, qrels.query_id ORDER BY qrels.grade DESC) AS pos
@@ -155,7 +183,7 @@ discount_sums AS (
 ),
 -- each judged document of a tie group, per spec: the last rank of its group within the cutoff
 tie_spans AS (
-    SELECT spec.i, judged.system, judged.query_id, t.tie_first, t.tie_size,
+    SELECT spec.i, judged.system, judged.query_id, judged.rank, t.tie_first, t.tie_size,
            rankkit.gain(judged.grade, spec.gain) AS g,
            least(t.tie_first + t.tie_size - 1, coalesce(spec.k, t.tie_first + t.tie_size - 1)) AS last_cut
     FROM judged
@@ -165,8 +193,8 @@ tie_spans AS (
 ),
 tie_features AS (
     SELECT i, system, query_id,
-           sum(g * (last_cut - tie_first + 1) / tie_size) AS cg,
-           sum(g * (hi.cum - coalesce(lo.cum, 0.0E0)) / tie_size) AS dcg
+           rankkit.ordered_sum(list(g * (last_cut - tie_first + 1) / tie_size ORDER BY rank)) AS cg,
+           rankkit.ordered_sum(list(g * (hi.cum - coalesce(lo.cum, 0.0E0)) / tie_size ORDER BY rank)) AS dcg
     FROM tie_spans
     JOIN discount_sums hi ON hi.r = last_cut
     LEFT JOIN discount_sums lo ON lo.r = tie_first - 1
@@ -192,8 +220,8 @@ own_rank AS (
            count(*) FILTER (WHERE relevant AND in_cut) AS rel_ret,
            count(*) FILTER (WHERE in_cut) AS judged_ret,
            count(*) FILTER (WHERE relevant AND rank <= num_rel) AS rel_in_r,
-           sum(g) FILTER (WHERE in_cut) AS cg,
-           sum(g / rankkit.discount(rank)) FILTER (WHERE in_cut) AS dcg,
+           rankkit.ordered_sum(list(g ORDER BY rank) FILTER (WHERE in_cut)) AS cg,
+           rankkit.ordered_sum(list(g / rankkit.discount(rank) ORDER BY rank) FILTER (WHERE in_cut)) AS dcg,
            min(rank) FILTER (WHERE relevant AND in_cut) AS first_rel
     FROM judged_spec
     GROUP BY i, system, query_id
@@ -204,10 +232,11 @@ own_rank AS (
 -- are all within it too), bpref the judged ones (it has no cutoff). A window's cost is its rows.
 above AS (
     SELECT i, system, query_id,
-           sum(relevant_so_far * 1.0E0 / rank) FILTER (WHERE relevant AND in_cut) AS ap_sum,
+           rankkit.ordered_sum(list(relevant_so_far * 1.0E0 / rank ORDER BY rank)
+                               FILTER (WHERE relevant AND in_cut)) AS ap_sum,
            -- bpref: each relevant document loses the share of judged non-relevant ones above it
-           sum(1.0E0 - rankkit.ratio(least(nonrelevant_so_far, num_rel), least(num_rel, num_nonrel)))
-               FILTER (WHERE relevant) AS bpref_sum
+           rankkit.ordered_sum(list(1.0E0 - rankkit.ratio(least(nonrelevant_so_far, num_rel), least(num_rel, num_nonrel))
+                                    ORDER BY rank) FILTER (WHERE relevant)) AS bpref_sum
     FROM (
         SELECT *,
                count(*) FILTER (WHERE relevant) OVER down AS relevant_so_far,
@@ -219,7 +248,7 @@ above AS (
     GROUP BY i, system, query_id
 ),
 err_sum AS (
-    SELECT i, system, query_id, sum(p_stop * p_reach / rank) AS err
+    SELECT i, system, query_id, rankkit.ordered_sum(list(p_stop * p_reach / rank ORDER BY rank)) AS err
     FROM (
         SELECT *,
                coalesce(product(1.0E0 - p_stop) OVER (
@@ -233,7 +262,8 @@ err_sum AS (
 -- ideal := 'run': the retrieved judged documents by grade, best first
 ideal_run AS (
     SELECT i, system, query_id,
-           sum(g / rankkit.discount(ideal_pos)) FILTER (WHERE k IS NULL OR ideal_pos <= k) AS idcg_run
+           rankkit.ordered_sum(list(g / rankkit.discount(ideal_pos) ORDER BY ideal_pos)
+                               FILTER (WHERE k IS NULL OR ideal_pos <= k)) AS idcg_run
     FROM (
         SELECT *, row_number() OVER (PARTITION BY i, system, query_id ORDER BY grade DESC) AS ideal_pos
         FROM judged_spec
@@ -287,16 +317,22 @@ valued AS (
 SELECT i, measure, agg, system, query_id, rankkit.measure_value(metric, f, s) AS value FROM valued;
 
 -- How a measure's per-query values combine: the mean over queries, the sum for counts (as trec_eval).
--- An aggregate expression: use it in a GROUP BY query.
-CREATE OR REPLACE MACRO rankkit.over_queries(agg, value) AS
-    CASE WHEN any_value(agg) = 'sum' THEN sum(value) ELSE avg(value) END;
+-- An aggregate expression: use it in a GROUP BY query. trec_eval adds the per-query values in query
+-- order (its qrels sorted by strcmp) and divides the sum by the number of queries; the values are
+-- added here in the same order, so the mean is trec_eval's double on any number of threads
+-- (avg() would add them in whatever order its threads meet them). NULL values (empty := 'skip')
+-- are left out of the sum and the count.
+CREATE OR REPLACE MACRO rankkit.over_queries(agg, value, query_id) AS
+    CASE WHEN count(value) = 0 THEN NULL
+         WHEN any_value(agg) = 'sum' THEN rankkit.ordered_sum(list(value ORDER BY query_id) FILTER (WHERE value IS NOT NULL))
+         ELSE rankkit.ordered_sum(list(value ORDER BY query_id) FILTER (WHERE value IS NOT NULL)) / count(value) END;
 
 -- rankkit.aggregate: one row per measure and system: the mean over evaluated queries (the sum for
 -- counts, as trec_eval), and how many queries it covers (empty := 'skip' leaves some out).
 CREATE OR REPLACE MACRO rankkit.aggregate(qrels_table, run_table, specs, ties := 'trec',
         scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false) AS TABLE
     SELECT measure, system,
-           rankkit.over_queries(agg, value) AS value,
+           rankkit.over_queries(agg, value, query_id) AS value,
            count(value) AS queries
     FROM rankkit.per_query(qrels_table, run_table, specs, ties := ties, scores := scores,
                            depth := depth, queries := queries, validate := validate, keyed := keyed)

@@ -30,8 +30,11 @@ CREATE OR REPLACE MACRO rankkit.param_value(pairs, name) AS
 
 CREATE OR REPLACE MACRO rankkit.measure_specs(names, rel := 1) AS TABLE
 WITH
+-- a name given twice is one measure, in its first place
 given AS (
-    SELECT unnest(names) AS measure, generate_subscripts(names, 1) AS i
+    SELECT measure, min(i) AS i
+    FROM (SELECT unnest(names) AS measure, generate_subscripts(names, 1) AS i)
+    GROUP BY measure
 ),
 catalog AS (FROM rankkit.catalog()),
 plain_names AS (

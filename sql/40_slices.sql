@@ -34,7 +34,7 @@ WHERE checks.ok;
 CREATE OR REPLACE MACRO rankkit.aggregate_by(qrels_table, run_table, specs, queries_table, attribute,
         ties := 'trec', scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false) AS TABLE
     SELECT measure, system, slice,
-           rankkit.over_queries(agg, value) AS value,
+           rankkit.over_queries(agg, value, query_id) AS value,
            count(value) AS queries
     FROM rankkit.per_query_by(qrels_table, run_table, specs, queries_table, attribute, ties := ties,
                               scores := scores, depth := depth, queries := queries, validate := validate, keyed := keyed)

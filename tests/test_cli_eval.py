@@ -9,7 +9,7 @@ def test_eval_matches_trec_eval_output_byte_for_byte(capsys):
     run = shared_path("data", "rank_llm", "dl19.BM25.trec_results.txt")
     expected = shared_path("data", "rank_llm", "expected", "dl19.BM25.all_trec.q.txt")
     assert main(["eval", "-q", "-m", "ndcg_cut_10", "-m", "map", str(qrels), str(run)]) == 0
-    wanted = [line for line in expected.read_text().splitlines() if line.split("\t")[0].strip() in ("ndcg_cut_10", "map")]
+    wanted = [line for line in expected.read_text().splitlines() if line.split("\t")[0].strip() in ("num_q", "ndcg_cut_10", "map")]
     assert capsys.readouterr().out.splitlines() == wanted
 
 

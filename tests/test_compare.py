@@ -153,15 +153,15 @@ def test_runs_as_a_dict_or_one_table_give_the_same_comparison():
     assert list(zip(table["system"], table["baseline"])) == [("b", "a"), ("c", "a"), ("c", "b")]
 
 
-def test_run_files_named_by_file_name(tmp_path):
+def test_run_files_named_by_file_stem(tmp_path):
     qrels, run = _sample(9, queries=8, systems=("x", "y"))
     paths = []
     for system, rows in run.groupby("system"):
         path = tmp_path / f"{system}.run"
         path.write_text("".join(f"{r.query_id} Q0 {r.doc_id} 0 {r.score} tag\n" for r in rows.itertuples()))
         paths.append(str(path))
-    result = rankkit.compare(qrels, paths, "nDCG@5", baseline="x.run")
-    assert list(result["system"]) == ["y.run"]
+    result = rankkit.compare(qrels, paths, "nDCG@5", baseline="x")
+    assert list(result["system"]) == ["y"]
 
 
 def test_identical_systems_are_not_different():

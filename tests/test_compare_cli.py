@@ -24,8 +24,8 @@ def test_compare_prints_marks_and_names_the_test(tmp_path, capsys):
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[0].split()[:4] == ["measure", "system", "mean", "baseline"]
-    assert [line.split()[:2] for line in lines[1:5]] == [["nDCG@10", "b.run"], ["nDCG@10", "c.run"],
-                                                         ["map", "b.run"], ["map", "c.run"]]
+    assert [line.split()[:2] for line in lines[1:5]] == [["nDCG@10", "b"], ["nDCG@10", "c"],
+                                                         ["map", "b"], ["map", "c"]]
     assert "test: paired randomisation (sign-flip permutation) test, two-sided, seed 3" in out
     assert "correction: Benjamini-Hochberg" in out and "* p adj < 0.05" in out
     assert any(line.split()[5].endswith("*") for line in lines[1:5])  # c beats a clearly
@@ -48,7 +48,7 @@ def test_compare_bad_usage_exits_2_with_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "baseline 'nope.run' is not one of the systems" in err[0]
     assert main(["compare", qrels, runs[0], "-m", "AP"]) == 2
-    assert "two or more run files" in capsys.readouterr().err
+    assert "compare needs two or more systems, got 1: a" in capsys.readouterr().err
 
 
 def test_compare_with_average_ties(tmp_path, capsys):

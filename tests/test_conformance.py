@@ -2,8 +2,9 @@
 
 For each pair listed in ``shared/data/*/expected/PAIRS.tsv`` and
 ``shared/conformance/trec_eval/expected/PAIRS.tsv``, every measure rankkit shares with trec_eval is
-compared per query and in aggregate with trec_eval's full-precision (``%.17g``) output at 1e-9, and
-with its printed ``-c`` and ``-l 2`` outputs at four decimals. The hand-made probes pin the edge
+compared per query and in aggregate with trec_eval's full-precision (``%.17g``) output (the same
+double, not merely within 1e-9: rankkit adds the same terms in the same order), and with its printed
+``-q``, ``-c`` and ``-l 2`` outputs as text. The hand-made probes pin the edge
 cases (ties, rank column, negative and fractional grades, ``-c``, ``-l``, ``-M``, duplicates).
 
 A run file is read as one run (``system=`` the pair's name), as trec_eval reads it: trec_eval
@@ -32,22 +33,22 @@ SHARED_MEASURE = re.compile(
     r"|num_ret|num_rel|num_rel_ret|set_P|set_recall)"
 )
 RANKKIT_NAME = {"set_P": "P", "set_recall": "R"}
+NUM_Q = re.compile("num_q")
 HIGH_PRECISION = 1e-9
 # Queries on one side only are the point here: rankkit warns about them, as it should.
 pytestmark = pytest.mark.filterwarnings("ignore::rankkit.errors.RankkitWarning")
-PRINTED = 5e-5 + 1e-9  # half the last printed decimal, and summation order
 
 
 # ---- reading trec_eval's outputs ----------------------------------------------------------------
 
-def read_trec_eval(path: Path) -> dict[tuple[str, str], str]:
+def read_trec_eval(path: Path, pattern: re.Pattern = SHARED_MEASURE) -> dict[tuple[str, str], str]:
     """(measure, query) -> the value as trec_eval printed it, for the measures rankkit shares."""
     opener = gzip.open if path.suffix == ".gz" else open
     found = {}
     with opener(path, "rt") as lines:
         for line in lines:
             parts = line.split()
-            if len(parts) == 3 and SHARED_MEASURE.fullmatch(parts[0]):
+            if len(parts) == 3 and pattern.fullmatch(parts[0]):
                 found[(parts[0], parts[1])] = parts[2]
     return found
 
@@ -87,11 +88,13 @@ def mismatches(expected: dict[tuple[str, str], str], got: dict[tuple[str, str], 
 
 
 def agrees(text: str, value: float, printed: bool) -> bool:
+    """trec_eval's full-precision text (%.17g) reads back as its double: rankkit's must be that double,
+    as it adds the same terms in the same order. Printed text must be the text rankkit prints."""
     if not printed:
-        return abs(float(text) - value) <= HIGH_PRECISION
+        return float(text) == value
     if "." not in text:  # counts are printed as integers
         return float(text) == value
-    return f"{value:.4f}" == text or abs(float(text) - value) <= PRINTED
+    return f"{value:.4f}" == text
 
 
 def assert_agree(expected, got, printed: bool = False) -> None:
@@ -140,7 +143,7 @@ def full_precision(name: str):
 
 
 @pytest.mark.parametrize("name", PAIR_IDS)
-def test_every_shared_measure_per_query_and_aggregate_to_1e9(name):
+def test_every_shared_measure_per_query_and_aggregate_is_trec_evals_double(name):
     wanted, got = full_precision(name)
     assert len(measures_of(wanted)) >= 40 and len(wanted) > 40
     assert_agree(wanted, got)
@@ -350,8 +353,53 @@ def test_cli_prints_trec_eval_lines_byte_for_byte(capsys, output, options, qrels
 
     folder = shared_path("conformance", "trec_eval")
     wanted = [line for line in (folder / output).read_text().splitlines()
-              if SHARED_MEASURE.fullmatch(line.split()[0]) and line.split()[0] not in RANKKIT_NAME]
-    measures = list(dict.fromkeys(line.split()[0] for line in wanted))
+              if (SHARED_MEASURE.fullmatch(line.split()[0]) and line.split()[0] not in RANKKIT_NAME)
+              or line.split()[0] == "num_q"]
+    measures = list(dict.fromkeys(line.split()[0] for line in wanted if line.split()[0] != "num_q"))
     args = ["eval", *options, *[arg for m in measures for arg in ("-m", m)], str(folder / qrels), str(folder / run)]
     assert main(args) == 0
     assert capsys.readouterr().out.splitlines() == wanted
+
+
+# ---- the printed text, on any number of threads -------------------------------------------------
+
+def printed_reference(name: str) -> tuple[Path, list[str]]:
+    """trec_eval 10.0's printed -q output of a pair and the options that made it: the plain run, or
+    -c where 10.0 aborted on a qrels topic missing from the run (it prints the -c -q run then)."""
+    expected, _, _ = pair(name)
+    short = name.split("/", 1)[1]
+    if (expected / f"{short}.all_trec.q.txt").exists():
+        return expected / f"{short}.all_trec.q.txt", []
+    return shared_path(*expected.relative_to(SHARED).parts, f"{short}.all_trec.cq.txt"), ["-c"]
+
+
+def cli_printed(args: list[str], capsys) -> dict[tuple[str, str], str]:
+    """(measure, query) -> the text rankkit eval printed."""
+    from rankkit.cli import main
+
+    assert main(args) == 0
+    found = {}
+    for line in capsys.readouterr().out.splitlines():
+        measure, query, value = line.split()
+        found[(measure, query)] = value
+    return found
+
+
+@pytest.mark.parametrize("threads", [1, 4])
+@pytest.mark.parametrize("name", PAIR_IDS)
+def test_cli_prints_trec_eval_text_on_every_pair_whatever_the_thread_count(name, threads, capsys):
+    """Every value rankkit shares with trec_eval, per query and 'all', printed as trec_eval prints it
+    (4 decimals, counts as integers): the same text, not merely values within 1e-9. Means add the
+    per-query values in trec_eval's order, so the thread count changes no digit."""
+    reference, options = printed_reference(name)
+    _, qrels, run = pair(name)
+    wanted = read_trec_eval(reference)
+    measures = measures_of(wanted)
+    wanted.update(read_trec_eval(reference, pattern=NUM_Q))  # and the number of queries averaged
+    args = ["eval", "-q", *options, "--threads", str(threads), *[a for m in measures for a in ("-m", m)],
+            str(qrels), str(run)]
+    got = cli_printed(args, capsys)
+    problems = [f"{m} {q}: trec_eval {text}, rankkit {got.get((m, q))}"
+                for (m, q), text in sorted(wanted.items()) if got.get((m, q)) != text]
+    extra = sorted(set(got) - set(wanted))
+    assert not problems and not extra, f"{len(problems)} lines differ:\n" + "\n".join(problems[:40]) + f"\nextra: {extra[:5]}"

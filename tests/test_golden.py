@@ -159,7 +159,7 @@ def test_example_4_average_ties_as_scikit_learn(con):
 
 def test_example_5_mrr(con):
     ranked = {"q1": [0, 0, 1], "q2": [1, 0], "q3": [0, 0, 0, 0, 1], "q4": [0, 0]}
-    rrs = [scalar(con, f"rankkit.rr({grades})") for grades in ranked.values()]
+    rrs = [scalar(con, f"rankkit.rr({grades}, NULL)") for grades in ranked.values()]
     assert sum(rrs) / len(rrs) == pytest.approx(0.38333, abs=TOL)
     tables(con, ranked)
     per_query = con.execute("SELECT list(value ORDER BY query_id) FROM rankkit.rr('golden_qrels', 'golden_run')").fetchall()[0][0]

@@ -75,14 +75,14 @@ def test_a_tab_inside_a_space_separated_line_splits_as_trec_eval_splits(tmp_path
     # DuckDB's reader, told the separator is a space, would keep "tag\textra" as the tag
     (tmp_path / "q.txt").write_text("q1 0 a 1\n")
     (tmp_path / "r.txt").write_text("q1 Q0 a 1 2.0 tag\textra\nq1 Q0 b 2 1.0 tag\n")
-    run = rankkit.read_run(tmp_path / "r.txt", con=rankkit.connect())
+    run = rankkit.read_run(tmp_path / "r.txt", con=rankkit.connect(), split_by_tag=True)
     assert run.df()["system"].tolist() == ["tag", "tag"]
 
 
-def test_a_run_with_several_tags_has_several_systems(tmp_path):
+def test_a_run_split_by_tag_has_a_system_per_tag(tmp_path):
     # the first line's tag is a guess (most runs have one tag); a line with another is read again
     (tmp_path / "r.txt").write_text("q1 Q0 a 1 2.0 x\nq1 Q0 b 2 1.0 x\nq1 Q0 a 1 3.0 y\n")
-    run = rankkit.read_run(tmp_path / "r.txt", con=rankkit.connect())
+    run = rankkit.read_run(tmp_path / "r.txt", con=rankkit.connect(), split_by_tag=True)
     assert run.df()[["system", "doc_id"]].values.tolist() == [["x", "a"], ["x", "b"], ["y", "a"]]
 
 
@@ -94,14 +94,14 @@ def test_a_run_of_several_systems_is_parsed_once_when_its_last_tag_differs(tmp_p
     original = io._read_trec
     monkeypatch.setattr(io, "_read_trec", lambda *args: reads.append(args[-1]) or original(*args))
     (tmp_path / "r.txt").write_text("q1 Q0 a 1 2.0 x\nq1 Q0 b 2 1.0 x\nq1 Q0 a 1 3.0 y\n\n")
-    run = rankkit.read_run(tmp_path / "r.txt", con=rankkit.connect())
+    run = rankkit.read_run(tmp_path / "r.txt", con=rankkit.connect(), split_by_tag=True)
     assert run.df()["system"].tolist() == ["x", "x", "y"]
     assert reads == [None]
 
 
 def test_a_tag_in_the_middle_only_is_found_when_the_first_and_last_agree(tmp_path):
     (tmp_path / "r.txt").write_text("q1 Q0 a 1 2.0 x\nq1 Q0 a 1 3.0 y\nq1 Q0 b 2 1.0 x\n")
-    run = rankkit.read_run(tmp_path / "r.txt", con=rankkit.connect())
+    run = rankkit.read_run(tmp_path / "r.txt", con=rankkit.connect(), split_by_tag=True)
     assert run.df()[["system", "doc_id"]].values.tolist() == [["x", "a"], ["y", "a"], ["x", "b"]]
 
 
@@ -177,7 +177,8 @@ def test_read_functions_return_rankkits_columns_with_string_ids(tmp_path):
     (tmp_path / "r.txt").write_text("007 Q0 0042 1 0.5 bm25\n")
     run = rankkit.read_run(tmp_path / "r.txt")  # parsed text keeps a join key for the engine, out of sight
     assert run.columns == ["system", "query_id", "doc_id", "rank", "score"]
-    assert run.fetchall() == [("bm25", "007", "0042", 1, 0.5)]
+    assert run.fetchall() == [("r", "007", "0042", 1, 0.5)]  # a TREC file is one run, named by its stem
+    assert rankkit.read_run(tmp_path / "r.txt", split_by_tag=True).fetchall() == [("bm25", "007", "0042", 1, 0.5)]
 
 
 def test_ids_are_strings_so_007_is_not_7(tmp_path):
@@ -267,7 +268,7 @@ def test_cli_reads_csv_and_parquet_with_memory_limit(data, tmp_path, capsys):
     assert main(["eval", "-q", *args, "-o", str(out), str(data["qrels_path"]), str(data["run_path"]),
                  str(tmp_path / "run.parquet")]) == 0
     written = pd.read_csv(out, dtype={"query_id": str})
-    assert set(written["system"]) == {"run.txt", "run.parquet"} and capsys.readouterr().out == ""
+    assert set(written["system"]) == {"run", "run (2)"} and capsys.readouterr().out == ""  # stems made unique
     assert written.groupby("system")["value"].sum().nunique() == 1
 
 

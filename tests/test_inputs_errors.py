@@ -59,7 +59,7 @@ def test_trec_run_line_with_an_empty_field_has_a_field_too_few(tmp_path, line, g
 
 def test_trec_run_rank_that_is_not_an_integer_is_no_rank(tmp_path):
     q, r = files(tmp_path, run="q1 Q0 a x 2.0 s\nq1 Q0 b - 1.0 s\n")
-    assert rankkit.read_run(r, con=rankkit.connect()).fetchall() == [("s", "q1", "a", None, 2.0), ("s", "q1", "b", None, 1.0)]
+    assert rankkit.read_run(r, con=rankkit.connect()).fetchall() == [("r", "q1", "a", None, 2.0), ("r", "q1", "b", None, 1.0)]
     fails(q, r, "ties='rank' needs an integer rank on every row", ties="rank")
 
 
@@ -107,9 +107,9 @@ def test_the_same_document_in_two_systems_is_no_duplicate(tmp_path, monkeypatch)
     monkeypatch.setattr(rankkit.io, "SPLIT_ROWS", 0)
     lines = [f"q{i % 50} Q0 d{i} {i} {1000 - i}.5 {tag}" for tag in ("s", "t") for i in range(2000)]
     q, r = files(tmp_path, qrels="q7 0 d7 1\n", run="\n".join(lines) + "\n")
-    assert sorted(rankkit.evaluate(q, r, ["AP"], con=rankkit.connect())["system"]) == ["s", "t"]
+    assert sorted(rankkit.evaluate(q, r, ["AP"], con=rankkit.connect(), split_by_tag=True)["system"]) == ["s", "t"]
     r.write_text("\n".join(lines + ["q7 Q0 d7 9 3.0 t"]) + "\n")
-    fails(q, r, f"{r}:4001:", "duplicate document d7 for query q7 in system t", "lines 2008 and 4001")
+    fails(q, r, f"{r}:4001:", "duplicate document d7 for query q7 in system t", "lines 2008 and 4001", split_by_tag=True)
 
 
 def test_empty_file(tmp_path):
@@ -195,7 +195,7 @@ def test_csv_not_utf8(tmp_path):
 def test_frame_nan_score_names_the_row():
     qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]})
     run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [1.0, math.nan]})
-    fails(qrels, run, "the run DataFrame: row 2:", "score is missing")
+    fails(qrels, run, "the run DataFrame: row 2:", "score is NaN, not a finite number")
 
 
 def test_frame_infinite_score():

@@ -16,8 +16,8 @@ def value(con, expression: str):
     ("rankkit.cg([]::INTEGER[], 5)", 0.0),
     ("rankkit.dcg([]::INTEGER[], 5)", 0.0),
     ("rankkit.ndcg([0, 0], 2)", 0.0),               # no ideal gain: 0, as trec_eval
-    ("rankkit.rr([0, 0])", 0.0),
-    ("rankkit.ap([0, 0])", 0.0),
+    ("rankkit.rr([0, 0], NULL)", 0.0),
+    ("rankkit.ap([0, 0], NULL)", 0.0),
     ("rankkit.err([]::INTEGER[], 3)", 0.0),
     ("rankkit.cg([2, NULL, -1, 1], NULL)", 3.0),    # NULL is unjudged, negative gains nothing
     ("rankkit.cg([2, 1], 1, gain := 'exp')", 3.0),
@@ -26,10 +26,13 @@ def value(con, expression: str):
     ("rankkit.p([1, 0, 2], NULL)", 2 / 3),
     ("rankkit.p([1, 0, 2], 2.0)", 1 / 2),
     ("rankkit.p([1, 0, 2], 2, rel := 2)", 0.0),
-    ("rankkit.rr([0, 1, 2], rel := 2)", 1 / 3),
-    ("rankkit.ap([1, 0, 1])", (1 + 2 / 3) / 2),
-    ("rankkit.ap([1, 0, 1], num_rel := 4)", (1 + 2 / 3) / 4),
-    ("rankkit.ap([2, 1, 2], rel := 2)", (1 + 2 / 3) / 2),
+    ("rankkit.rr([0, 1, 2], NULL, rel := 2)", 1 / 3),
+    ("rankkit.rr([0, 0, 1], 10)", 1 / 3),              # k second, as in every list macro
+    ("rankkit.rr([0, 0, 1], 2)", 0.0),
+    ("rankkit.ap([1, 0, 1], NULL)", (1 + 2 / 3) / 2),
+    ("rankkit.ap([1, 0, 1], 2)", 1 / 2),
+    ("rankkit.ap([1, 0, 1], NULL, num_rel := 4)", (1 + 2 / 3) / 4),
+    ("rankkit.ap([2, 1, 2], NULL, rel := 2)", (1 + 2 / 3) / 2),
     ("rankkit.err([4, 4], 2, max := 4)", 15 / 16 + (15 / 16) * (1 / 16) / 2),
     ("rankkit.err([1], 1, max := 1)", 1 / 2),
     ("rankkit.idcg([1, NULL, 3], 2)", 3 + 1 / 1.584962500721156),
@@ -58,8 +61,8 @@ def test_list_macros_agree_with_the_table_macros(con, k):
     con.register("lr", pd.DataFrame(run, columns=["query_id", "doc_id", "score"]))
     checks = {
         "cg": "rankkit.cg({g}, {k})", "dcg": "rankkit.dcg({g}, {k}, gain := 'exp')",
-        "ndcg": "rankkit.ndcg({g}, {k}, ideal := {g})", "rr": "rankkit.rr({g}[1:{k}])",
-        "ap": "rankkit.ap({g}[1:{k}], num_rel := len([x FOR x IN {g} IF x >= 1]))",
+        "ndcg": "rankkit.ndcg({g}, {k}, ideal := {g})", "rr": "rankkit.rr({g}, {k})",
+        "ap": "rankkit.ap({g}, {k}, num_rel := len([x FOR x IN {g} IF x >= 1]))",
         "p": "rankkit.p({g}, {k})", "err": "rankkit.err({g}, {k})",
     }
     args = {"dcg": ", gain := 'exp'"}
