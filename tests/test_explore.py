@@ -72,7 +72,18 @@ def test_first_view_is_ndcg_at_10_of_every_system(ex, sample):
 
 
 def test_the_measure_control_lists_every_registered_measure(ex):
-    assert list(ex.controls["measure"].options) == [m.name for m in registry().values()]
+    # every one whose values are numbers: trec_eval's runid and relstring are text
+    assert list(ex.controls["measure"].options) == [m.name for m in registry().values() if m.aggregate != "text"]
+
+
+@pytest.mark.skipif(not any(m.aggregate == "text" for m in registry().values()), reason="no text measure registered")
+def test_a_text_measure_is_not_offered_and_refused_with_a_reason(ex):
+    text = [m for m in registry().values() if m.aggregate == "text"]
+    assert not {m.name for m in text} & set(ex.controls["measure"].options)
+    before = ex.per_query
+    with pytest.raises((traitlets.TraitError, MeasureError), match=f"{text[0].name}"):
+        ex.measure = text[0].name
+    assert ex.per_query is before
 
 
 def test_measure_control_and_trait_change_the_values_and_the_plots(ex, sample):

@@ -72,6 +72,9 @@ class Explorer(widgets.VBox):
     @validate("measure")
     def _check_measure(self, proposal):
         setting = parse_measure(self.data.con, proposal["value"])
+        if not _numeric(setting.measure):
+            raise traitlets.TraitError(f"{setting.measure.name} is text, not a number: the explorer draws numbers "
+                                       f"(rankkit eval prints it)")
         text = proposal["value"]
         # a name carrying a cutoff, gain or level moves it to the control that holds it
         if setting.k is not None:
@@ -545,12 +548,17 @@ def _offered_measures(data: ExplorerData, measures: list[str] | None) -> list[st
     """The measure control's choices: every registered measure, or the measures given (as the
     measure trait holds them: parameters of their own, no cutoff, gain or level)."""
     if not measures:
-        return [m.name for m in registry().values()]
+        return [m.name for m in registry().values() if _numeric(m)]
     offered = []
     for name in measures:
         setting = parse_measure(data.con, name)
         offered.append(measure_name(setting.measure, None, "linear", 1.0, dict(setting.extras)))
     return list(dict.fromkeys(offered))
+
+
+def _numeric(measure) -> bool:
+    """Whether a measure's values are numbers (trec_eval's runid and relstring are text)."""
+    return measure.aggregate != "text"
 
 
 class _Rendered:
