@@ -277,6 +277,100 @@ def _run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- report -----------------------------------------------------------------------------------
+
+def _add_report(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("qrels", help="qrels: TREC text (plain or gzip), CSV/TSV with a header, Parquet file/glob/folder")
+    sub.add_argument("runs", nargs="+", metavar="run", help="one or more runs, each one system named by its file stem")
+    sub.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE", required=True,
+                     help="a measure (nDCG@10, AP, ...) or trec_eval name; repeatable")
+    sub.add_argument("-o", "--output", metavar="FILE", required=True,
+                     help="the report: .html, .md, .tex (a document for pdflatex), .csv, .json or .parquet")
+    sub.add_argument("--baseline", metavar="NAME", help="compare every run with this one (its file stem or path); "
+                     "default: every pair")
+    sub.add_argument("--test", choices=("t", "wilcoxon", "permutation", "bootstrap"), default="t",
+                     help="paired test over queries (default t)")
+    sub.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="holm",
+                     help="multiple-testing correction over each measure's comparisons (default holm)")
+    sub.add_argument("--alpha", type=number, default=0.05, help="significance level (default 0.05)")
+    sub.add_argument("--ci", type=number, default=0.95, help="level of the bootstrap interval of each mean "
+                     "(default 0.95; 0: none)")
+    sub.add_argument("--seed", type=int, default=0, help="seed of the randomised tests and intervals (default 0)")
+    sub.add_argument("--by", metavar="COLUMN", help="also split the aggregate by this column of --queries")
+    sub.add_argument("--queries", metavar="FILE", help="query table (CSV/TSV/Parquet) with query_id and attribute columns")
+    sub.add_argument("--title", help="the report's title")
+    _add_conventions(sub)
+    _add_inputs(sub)
+
+
+def _add_conventions(sub: argparse.ArgumentParser) -> None:
+    """trec_eval's -c, -l, -M and the tie rule: the options that make rankkit.Conventions."""
+    sub.add_argument("-c", action="store_true", dest="complete",
+                     help="every qrels query, those missing from a run scoring 0")
+    sub.add_argument("-l", type=number, default=1, dest="rel", metavar="LEVEL",
+                     help="relevance level: a grade >= LEVEL is relevant (default 1)")
+    sub.add_argument("-M", type=positive_int, default=None, dest="depth", metavar="N",
+                     help="keep only the top N documents of each query")
+    sub.add_argument("--ties", choices=("trec", "rank", "average"), default="trec",
+                     help="trec: score then doc_id descending (trec_eval); rank: the run's rank column; "
+                          "average: expected value over the orderings of equal scores (gain-based measures)")
+
+
+def _conventions(args: argparse.Namespace):
+    from rankkit.conventions import Conventions
+
+    return Conventions(rel=args.rel, depth=args.depth, ties=args.ties, queries="qrels" if args.complete else "both")
+
+
+def _run_report(args: argparse.Namespace) -> int:
+    from rankkit.report.build import build, run_names
+    from rankkit.report.model import SUFFIXES
+
+    if Path(args.output).suffix.lower() not in SUFFIXES:
+        raise UsageError(f"-o {args.output}: a report is written as {', '.join(SUFFIXES)}; the suffix says which")
+    if (args.by is None) != (args.queries is None):
+        raise UsageError("--by and --queries go together: the column, and the query table that has it")
+    stems = run_names(args.runs)
+    baseline = args.baseline
+    if baseline is not None and baseline in args.runs:
+        baseline = stems[args.runs.index(baseline)]
+    result = build(args.qrels, list(args.runs), expand_measures(args.measures), baseline=baseline, test=args.test,
+                   correction=args.correction, alpha=args.alpha, ci=args.ci or None, seed=args.seed,
+                   resamples=10000, by=args.by, queries=args.queries, title=args.title, con=_connect(args),
+                   columns=_columns(args), conventions=_conventions(args), call=_command_line(args))
+    result.save(args.output)
+    print(f"rankkit report: wrote {args.output}")
+    return 0
+
+
+def _command_line(args: argparse.Namespace) -> str:
+    """The command as the parser understood it, every option spelled out, for the report's record."""
+    import shlex
+
+    words = ["rankkit", "report", args.qrels, *args.runs]
+    words += [word for measure in args.measures for word in ("-m", measure)]
+    for flag, value in (("--baseline", args.baseline), ("--test", args.test), ("--correction", args.correction),
+                        ("--alpha", args.alpha), ("--ci", args.ci), ("--seed", args.seed), ("--by", args.by),
+                        ("--queries", args.queries), ("--title", args.title), ("-l", args.rel), ("-M", args.depth),
+                        ("--ties", args.ties)):
+        if value is not None:
+            words += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
+    words += ["-c"] * args.complete + [f"--column={item}" for item in args.columns] + ["-o", args.output]
+    return shlex.join(words)
+
+
+def _add_verify(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("report", help="a report saved as JSON (rankkit report ... -o report.json)")
+
+
+def _run_verify(args: argparse.Namespace) -> int:
+    from rankkit.report.verify import verify
+
+    outcome = verify(args.report)
+    print(outcome)
+    return 0 if outcome.holds else 1
+
+
 # ---- macros -----------------------------------------------------------------------------------
 
 def _add_macros(sub: argparse.ArgumentParser) -> None:
@@ -351,6 +445,11 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "check": ("Check qrels and runs (queries on each side, judged share, duplicates, ties) without evaluating.",
               _add_check, _run_check),
     "compare": ("Compare runs measure by measure with paired significance tests.", _add_compare, _run_compare),
+    "report": ("Write a report (aggregate with intervals and significance, comparison, per-query values, "
+               "judgment coverage, how it was made) as HTML, Markdown, LaTeX, CSV, JSON or Parquet.",
+               _add_report, _run_report),
+    "verify": ("Recompute a saved report (JSON) from the inputs it records; exit 1 when a number moved.",
+               _add_verify, _run_verify),
     "macros": ("Print the SQL macros as one script for the duckdb shell (.read it).", _add_macros, _run_macros),
     "demo": ("Generate the sample data, evaluate two systems on it, write per-query results.", _add_demo, _run_demo),
     "explore": ("Serve the explorer (per-query plots, system against system, traces) on 127.0.0.1 with Voila.",

@@ -16,11 +16,12 @@ import pandas as pd
 
 from rankkit import stats
 from rankkit._sql import connect
+from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, RankkitError, warn
 from rankkit.evaluate import checked_sources, evaluation_query, compare_inputs, measure_specs, run_query, slice_source
 from rankkit.io import default_connection
 
-__all__ = ["compare", "format_comparison"]
+__all__ = ["compare", "compare_values", "format_comparison"]
 
 COLUMNS = ["measure", "system", "baseline", "mean", "baseline_mean", "diff", "ci_low", "ci_high", "effect",
            "p_value", "p_adjusted", "significant", "wins", "ties", "losses", "queries"]
@@ -30,7 +31,8 @@ def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = N
             correction: str = "holm", alpha: float = 0.05, seed: int | None = 0, resamples: int = 10000,
             by: str | None = None, query_table=None, con: duckdb.DuckDBPyConnection | None = None,
             rel: float = 1, ties: str = "trec", scores: str = "double", depth: int | None = None,
-            queries: str = "both", columns=None, split_by_tag: bool = False) -> pd.DataFrame:
+            queries: str = "both", columns=None, split_by_tag: bool = False,
+            conventions: Conventions | None = None) -> pd.DataFrame:
     """Compare systems measure by measure: means, paired differences, intervals and p-values.
 
     Parameters
@@ -62,7 +64,7 @@ def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = N
     by, query_table:
         Compare within slices: ``query_table`` (path, DataFrame, relation or table name) has
         ``query_id`` and an attribute column named by ``by``; the result gets a column ``by``.
-    rel, ties, scores, depth, queries, columns, split_by_tag:
+    rel, ties, scores, depth, queries, columns, split_by_tag, conventions:
         As for :func:`rankkit.evaluate`.
 
     Returns
@@ -86,18 +88,34 @@ def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = N
     >>> result[["system", "baseline", "mean", "baseline_mean", "diff", "wins", "losses"]].to_dict("records")
     [{'system': 'x', 'baseline': 'y', 'mean': 1.0, 'baseline_mean': 0.5, 'diff': 0.5, 'wins': 3, 'losses': 0}]
     """
-    stats.paired_test([0.0, 0.0], [0.0, 0.0], test, alpha=alpha)  # validates test and alpha early
-    stats.correct([], correction)
+    check_options(test, correction, alpha)
     if by in COLUMNS:
         raise InputError(f"by: the attribute column cannot be called {by!r}; rename it in the query table")
+    conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries)
     con = connect(con) if con is not None else default_connection()
-    specs = measure_specs(con, measures, rel=rel)
-    with checked_sources(con, qrels, runs, columns, "error", None, split_by_tag) as (qrels_source, run_source):
-        compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
+    specs = measure_specs(con, measures, rel=conventions.rel)
+    with checked_sources(con, qrels, runs, columns, conventions.duplicates, None, split_by_tag) as (qrels_source,
+                                                                                                   run_source):
+        compare_inputs(con, qrels_source, run_source, specs, queries=conventions.queries, ties=conventions.ties)
         slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
-        query, inputs = evaluation_query(qrels_source, run_source, specs, True, slices, ties, scores, depth, queries)
+        query, inputs = evaluation_query(qrels_source, run_source, specs, True, slices, conventions)
         values = run_query(con, query, inputs)
     systems = [system for system in run_source.systems if system is not None]
+    return compare_values(values, systems, baseline, test=test, correction=correction, alpha=alpha, seed=seed,
+                          resamples=resamples, by=by if slices else None)
+
+
+def check_options(test: str, correction: str, alpha: float) -> None:
+    """Refuse a bad test, correction or alpha before any input is read."""
+    stats.paired_test([0.0, 0.0], [0.0, 0.0], test, alpha=alpha)
+    stats.correct([], correction)
+
+
+def compare_values(values: pd.DataFrame, systems: list[str], baseline: str | None, *, test: str, correction: str,
+                   alpha: float, seed: int | None, resamples: int, by: str | None = None) -> pd.DataFrame:
+    """compare() on per-query values already computed (``i, measure, system, query_id, value`` and
+    ``slice`` with ``by``), as ``rankkit.per_query`` returns them."""
+    slices = by is not None
     pairs = _pairs(systems, baseline)
     rows = []
     group_keys = ["i", "measure"] + (["slice"] if slices else [])

@@ -43,14 +43,15 @@ def write_sample(folder: Path, queries: int = 300, seed: int = 2024) -> dict[str
 
 
 def run_demo(folder: Path, queries: int, out: IO[str]) -> pd.DataFrame:
-    """Generate the sample, evaluate both systems, print the table, write per-query results."""
+    """Generate the sample, evaluate both systems, print the table, write per-query results and a report."""
     import rankkit
 
     started = time.perf_counter()
     paths = write_sample(folder, queries)
     con = rankkit.connect()
     qrels = rankkit.read_qrels(paths["qrels.txt"], con=con)
-    runs = rankkit.read_run(paths["bm25.run"], con=con).union(rankkit.read_run(paths["dense.run"], con=con))
+    runs_of = {name: rankkit.read_run(paths[f"{name}.run"], con=con) for name in ("bm25", "dense")}
+    runs = runs_of["bm25"].union(runs_of["dense"])
     aggregate = rankkit.evaluate(qrels, runs, DEMO_MEASURES, con=con)
     per_query = rankkit.evaluate(qrels, runs, DEMO_MEASURES, per_query=True, con=con)
     per_query_path = folder / "per_query.csv"
@@ -59,5 +60,9 @@ def run_demo(folder: Path, queries: int, out: IO[str]) -> pd.DataFrame:
     out.write(f"rankkit demo: {queries} queries, 2 systems, sample data in {folder}/\n\n")
     out.write(table.to_string(float_format=lambda v: f"{v:.4f}") + "\n\n")
     out.write(f"per-query results: {per_query_path} ({len(per_query)} rows)\n")
+    report_path = rankkit.report(qrels, {"bm25": runs_of["bm25"], "dense": runs_of["dense"]}, DEMO_MEASURES,
+                                 baseline="bm25", con=con, title=f"rankkit demo: {queries} queries, bm25 and dense"
+                                 ).save(folder / "report.html")
+    out.write(f"report: {report_path}\n")
     out.write(f"done in {time.perf_counter() - started:.2f} s\n")
     return aggregate

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 import duckdb
 
 from rankkit._sql import connect, store, stored
+from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning, warn
 from rankkit.io import Source, default_connection, is_frame, is_table, load, release, run_name
 from rankkit.progress import Progress
@@ -39,7 +40,8 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
              by: str | None = None, query_table=None, ci: float | None = None, seed: int | None = 0,
              resamples: int = 10000, columns: Mapping[str, str | None] | None = None,
              duplicates: str = "error", output: str | Path | None = None, relation: bool = False,
-             progress: bool | None = None, split_by_tag: bool = False) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
+             progress: bool | None = None, split_by_tag: bool = False,
+             conventions: Conventions | None = None) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
     """Evaluate a run (or several systems in one run table, or a list or dict of runs) against qrels.
 
     Parameters
@@ -78,6 +80,9 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         "qid": "query_id"}``; applied to the qrels and the run wherever such a column exists.
     duplicates:
         ``"error"`` (default, as trec_eval) or ``"first"``: keep a document's first occurrence.
+    conventions:
+        A :class:`rankkit.Conventions` holding ``rel, ties, scores, depth, queries, duplicates`` in
+        one object, in place of those keywords (giving both, differently, is an error).
     output:
         Write the result to this file (``.parquet``, ``.csv``, ``.tsv``, ``.json``, ``.jsonl``)
         with DuckDB's ``COPY``, streaming, and return its path instead of a DataFrame.
@@ -115,12 +120,15 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         raise RankkitError("ci is an interval over queries: it applies to the aggregate, not to per_query")
     if ci is not None and (output is not None or relation):
         raise RankkitError("ci is computed in Python over a frame: it does not go with output= or relation=True")
+    conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries,
+                                      duplicates=duplicates)
     con = connect(con) if con is not None else default_connection()
-    specs = measure_specs(con, measures, rel=rel)
-    with checked_sources(con, qrels, run, columns, duplicates, progress, split_by_tag) as (qrels_source, run_source):
-        return _evaluate(con, qrels_source, run_source, specs, per_query, ties=ties, scores=scores, depth=depth,
-                         queries=queries, by=by, query_table=query_table, ci=ci, seed=seed,
-                         resamples=resamples, output=output, relation=relation, progress=progress)
+    specs = measure_specs(con, measures, rel=conventions.rel)
+    with checked_sources(con, qrels, run, columns, conventions.duplicates, progress, split_by_tag) as (qrels_source,
+                                                                                                      run_source):
+        return _evaluate(con, qrels_source, run_source, specs, per_query, conventions=conventions, by=by,
+                         query_table=query_table, ci=ci, seed=seed, resamples=resamples, output=output,
+                         relation=relation, progress=progress)
 
 
 def evaluate_rows(qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
@@ -131,12 +139,13 @@ def evaluate_rows(qrels, run, measures: str | Iterable[str], per_query: bool = F
     aggregate rows and, with ``per_query``, the per-query rows, as dicts (``measure, system,
     [query_id,] value ...``) in evaluate()'s order; a NULL value is None. One reading of the inputs."""
     con = connect(con) if con is not None else default_connection()
-    specs = measure_specs(con, measures, rel=rel)
+    conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates)
+    specs = measure_specs(con, measures, rel=conventions.rel)
     with checked_sources(con, qrels, run, columns, duplicates, None, split_by_tag) as (qrels_source, run_source):
         compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
         found = []
         for each in (False, True) if per_query else (False,):
-            query, inputs = evaluation_query(qrels_source, run_source, specs, each, None, ties, "double", depth, queries)
+            query, inputs = evaluation_query(qrels_source, run_source, specs, each, None, conventions)
             with Progress(con, "evaluating"):
                 found.append(run_rows(con, query, inputs))
     if per_query:  # evaluate()'s order: measure as asked, then system and query_id, NULLs last
@@ -163,21 +172,21 @@ def checked_sources(con, qrels, run, columns, duplicates: str, progress,
         release(con, qrels_source)
 
 
-def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query: bool, slices, ties, scores, depth,
-           queries) -> tuple[str, list]:
+def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query: bool, slices,
+                     conventions: Conventions) -> tuple[str, list]:
     """The macro call evaluating the sources, and its parameters."""
     # validate := false: load() checked both inputs (duplicates, NULLs) already
-    inputs = [qrels_source.table, run_source.engine, specs, *(slices or ()), ties, scores, depth, queries, False,
+    inputs = [qrels_source.table, run_source.engine, specs, *(slices or ()), *conventions.sql_arguments(), False,
               bool(run_source.keyed)]
     return macro_query("per_query" if per_query else "aggregate", slices), inputs
 
 
-def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: bool, *, ties, scores, depth,
-              queries, by, query_table, ci, seed, resamples, output, relation,
+def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: bool, *, conventions: Conventions,
+              by, query_table, ci, seed, resamples, output, relation,
               progress) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
-    compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
+    compare_inputs(con, qrels_source, run_source, specs, queries=conventions.queries, ties=conventions.ties)
     slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
-    query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, ties, scores, depth, queries)
+    query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, conventions)
     select = _result_select(query, per_query, len(run_source.systems) > 1, slices)
     if output is not None:
         return _copy(con, select, inputs, Path(output), progress)
@@ -188,7 +197,7 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
     if ci is not None:
         with Progress(con, "bootstrapping", enabled=progress):
             values = run_query(con, macro_query("per_query", slices), inputs)
-        frame = _with_ci(frame, values, ci, seed, resamples, by)
+        frame = with_ci(frame, values, ci, seed, resamples, by)
     return frame
 
 
@@ -227,13 +236,14 @@ def macro_query(macro: str, slices: tuple[str, str] | None) -> str:
             f"scores := ?, depth := ?, queries := ?, validate := ?, keyed := ?)")
 
 
-def _with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int | None,
-             resamples: int, by: str | None) -> pd.DataFrame:
-    """The aggregate with a bootstrap interval over its queries (the sum's for counts)."""
+def with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int | None,
+            resamples: int, by: str | None, method: str = "bootstrap") -> pd.DataFrame:
+    """The aggregate with an interval over its queries (the sum's for counts): the percentile
+    bootstrap, or Student's t (``method="t"``, for the mean of many queries at no cost)."""
     import numpy as np
     import pandas as pd
 
-    from rankkit.stats import bootstrap_ci
+    from rankkit.stats import bootstrap_ci, t_ci
 
     if not 0 < level < 1:
         raise RankkitError(f"ci must be a confidence level between 0 and 1, such as 0.95, got {level!r}")
@@ -243,7 +253,10 @@ def _with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int 
     rows = []
     for key, group in values.groupby(keys, sort=False, dropna=False):
         statistic = np.sum if group["agg"].iloc[0] == "sum" else np.mean
-        low, high = bootstrap_ci(group["value"].dropna(), statistic, level, seed, resamples)
+        if method == "t":
+            low, high = t_ci(group["value"].dropna(), level, total=statistic is np.sum)
+        else:
+            low, high = bootstrap_ci(group["value"].dropna(), statistic, level, seed, resamples)
         rows.append({**dict(zip(keys, key)), "ci_low": low, "ci_high": high})
     intervals = pd.DataFrame(rows, columns=keys + ["ci_low", "ci_high"]).rename(columns={"slice": by})
     shared = [key for key in intervals.columns[:-2] if key in frame.columns]  # system only with several

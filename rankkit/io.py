@@ -32,7 +32,7 @@ from rankkit._sql import connect
 from rankkit.errors import InputError
 from rankkit.progress import Progress
 
-__all__ = ["read_qrels", "read_run", "default_connection", "load", "release", "Source", "ALIASES"]
+__all__ = ["read_qrels", "read_run", "default_connection", "load", "release", "forget", "Source", "ALIASES"]
 
 _default: duckdb.DuckDBPyConnection | None = None
 _counter = itertools.count(1)
@@ -210,6 +210,14 @@ def release(con: duckdb.DuckDBPyConnection, source: Source) -> None:
             pass  # already gone, or the connection is closing
     _sources.pop(source.table, None)
     source.owned = []
+
+
+def forget(con: duckdb.DuckDBPyConnection, relation: duckdb.DuckDBPyRelation) -> None:
+    """Drop what read_qrels or read_run made for ``relation``: for a caller that read inputs only
+    for its own use (a report), so that they do not stay in the connection."""
+    source = _sources.get(relation.alias)
+    if source is not None:
+        release(con, source)
 
 
 def _known(con, source, kind: str) -> Source | None:

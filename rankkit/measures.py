@@ -12,10 +12,11 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Mapping
 
 from rankkit._paths import sql_dir
 
-__all__ = ["Measure", "Param", "registry", "params", "get"]
+__all__ = ["Measure", "Param", "registry", "params", "get", "label"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
 _PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+)\s*:=\s*(\S+)\s+(.*?)\s*$")
@@ -138,3 +139,25 @@ def _lit(text: str) -> str:
 
 def _list(items: tuple[str, ...]) -> str:
     return "[" + ", ".join(_lit(i) for i in items) + "]::VARCHAR[]"
+
+
+def label(spec: Mapping) -> str:
+    """The canonical name of a parsed measure (a spec from the SQL parser): the registry's name,
+    the parameters that differ from their declared defaults, and the cutoff; ``ndcg_cut_10`` and
+    ``NDCG@10`` are both ``nDCG@10``.
+
+    >>> label({"metric": "p", "k": 5, "rel": 2.0})
+    'P(rel=2)@5'
+    >>> label({"metric": "ap", "k": None, "rel": 1.0})
+    'AP'
+    """
+    measure = registry()[spec["metric"]]
+    shown = []
+    for name in measure.params:
+        if name == "k":
+            continue
+        value, default = spec[name], params()[name].default.strip("'")
+        if str(value) != default and not (isinstance(value, float) and f"{value:g}" == default):
+            shown.append(f"{name}={value:g}" if isinstance(value, float) else f"{name}={value}")
+    cutoff = f"@{spec['k']}" if spec.get("k") is not None else ""
+    return measure.name + (f"({', '.join(shown)})" if shown else "") + cutoff

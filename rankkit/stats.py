@@ -18,7 +18,7 @@ from scipy import stats
 
 from rankkit.errors import RankkitError
 
-__all__ = ["TESTS", "CORRECTIONS", "Paired", "paired_test", "bootstrap_ci", "correct", "mean"]
+__all__ = ["TESTS", "CORRECTIONS", "Paired", "paired_test", "bootstrap_ci", "t_ci", "correct", "mean"]
 
 TESTS = {
     "t": "paired t-test",
@@ -137,6 +137,20 @@ def bootstrap_ci(values, statistic=np.mean, level: float = 0.95, seed: int | Non
         return float("nan"), float("nan")
     low, high, _ = _bootstrap(values, statistic, level, seed, resamples)
     return low, high
+
+
+def t_ci(values, level: float = 0.95, total: bool = False) -> tuple[float, float]:
+    """Student's t interval of the mean over queries (of the sum, n times the mean, with ``total``);
+    NaN with fewer than 2 values, the value itself when they are all equal."""
+    values = np.asarray(values, dtype=float)
+    n = len(values)
+    if n < 2:
+        return float("nan"), float("nan")
+    scale = n if total else 1
+    if np.ptp(values) == 0:
+        return float(values[0] * scale), float(values[0] * scale)
+    interval = stats.ttest_1samp(values, 0.0).confidence_interval(level)
+    return float(interval.low * scale), float(interval.high * scale)
 
 
 def correct(p_values, method: str = "holm") -> np.ndarray:

@@ -326,7 +326,7 @@ def test_the_engine_joins_on_the_key_only_where_every_row_stores_it(data):
     for run, keyed in ((data["run_path"], True), (data["run"], False), ([data["run_path"], data["run_path"]], True),
                        ([data["run_path"], data["run"]], False)):
         with evaluate.checked_sources(con, data["qrels_path"], run, None, "error", False) as (qrels, source):
-            inputs = evaluate.evaluation_query(qrels, source, specs, False, None, "trec", "double", None, "both")[1]
+            inputs = evaluate.evaluation_query(qrels, source, specs, False, None, rankkit.Conventions())[1]
             assert inputs[-1] is keyed, run
 
 

@@ -1,4 +1,4 @@
-"""The wheel carries the SQL, and the plain DuckDB shell (1.5, from duckdb-cli) runs what
+"""The wheel carries the SQL and the report templates, and the plain DuckDB shell (1.5, from duckdb-cli) runs what
 ``rankkit macros`` prints: the shell path and DuckDB 1.5 compatibility in one go."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from rankkit._paths import sql_dir
 from support import ROOT, shared_path
 
 
-def test_wheel_holds_every_sql_file(tmp_path):
+def test_wheel_holds_every_sql_file_and_the_report_templates(tmp_path):
     pytest.importorskip("hatchling", reason="building offline needs the build backend: pip install hatchling")
     build = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
@@ -30,6 +30,9 @@ def test_wheel_holds_every_sql_file(tmp_path):
     wanted = {f"rankkit/sql/{p.relative_to(sql_dir()).as_posix()}" for p in sql_dir().rglob("*.sql")}
     assert len(wanted) > 20 and any(w.startswith("rankkit/sql/lists/") for w in wanted)
     assert wanted <= inside, f"missing from the wheel: {sorted(wanted - inside)}"
+    templates = ROOT / "rankkit" / "report" / "templates"
+    shipped = {f"rankkit/report/templates/{p.name}" for p in templates.glob("*.j2")}
+    assert len(shipped) >= 4 and shipped <= inside, f"report templates missing: {sorted(shipped - inside)}"
 
 
 def duckdb_shell() -> str:

@@ -1,0 +1,387 @@
+"""report(): the inputs read once, then ``evaluate`` and ``compare`` on them; nothing is computed here
+that those two do not compute, only gathered, with the record of how."""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import platform
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import duckdb
+import pandas as pd
+
+import rankkit
+
+from rankkit._sql import connect
+from rankkit.compare import check_options, compare_values
+from rankkit.conventions import Conventions, resolve_conventions
+from rankkit.errors import InputError, RankkitError
+# a run's name from its file, and a name made unique: evaluate's own rule (one rule for naming runs)
+from rankkit.evaluate import _run_name as run_name, evaluate, measure_specs, slice_source, unique_name, with_ci
+from rankkit.io import default_connection, forget, is_frame, read_qrels, read_run
+from rankkit.report.model import Report
+
+__all__ = ["report", "build", "fingerprint", "run_names"]
+
+_CHUNK = 1 << 20
+
+
+def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None = None, test: str = "t",
+           correction: str = "holm", alpha: float = 0.05, ci: float | None = 0.95, seed: int | None = 0,
+           resamples: int = 10000, by: str | None = None, queries=None, title: str | None = None,
+           con: duckdb.DuckDBPyConnection | None = None, columns: Mapping[str, str | None] | None = None,
+           rel: float = 1, ties: str = "trec", scores: str = "double", depth: int | None = None,
+           duplicates: str = "error", conventions: Conventions | None = None) -> Report:
+    """Evaluate and compare systems, and gather it all in a :class:`Report`.
+
+    Parameters
+    ----------
+    qrels:
+        As for :func:`rankkit.evaluate`.
+    runs:
+        A dict ``{name: run}``, a list of runs (files named by file stem, others ``run1``, ``run2``
+        ...), or one run (a file is one run named by its stem; a table's ``system`` column may
+        hold several). A run given as a file is one system, whatever its tag column says.
+    measures:
+        Measure names, as for :func:`rankkit.evaluate`.
+    baseline, test, correction, alpha, seed, resamples:
+        As for :func:`rankkit.compare`; with one system there is no comparison.
+    ci:
+        Confidence level of the bootstrap interval of each mean (``None``: no interval).
+    by, queries:
+        Slices: ``queries`` is a query table (path, DataFrame, relation or table name) with
+        ``query_id`` and attribute columns; ``by`` names the attribute to split the aggregate by.
+    title:
+        The report's title (default: the measures and systems).
+    columns, rel, ties, scores, depth, duplicates, conventions:
+        As for :func:`rankkit.evaluate`. The query set (trec_eval ``-c``) is
+        ``conventions=rankkit.Conventions(queries="qrels")``: here ``queries`` is the query table.
+
+    Returns
+    -------
+    Report
+        ``aggregate`` (``measure, system, value, queries, ci_low, ci_high``), ``comparison``
+        (:func:`rankkit.compare`'s table), ``per_query`` (``measure, system, query_id, value``),
+        ``coverage`` (``Judged@k`` per system at each cutoff of the measures), ``slices`` (the
+        aggregate per value of ``by``) and ``record``. Warnings raised while computing are
+        raised again and kept in the record.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankkit
+    >>> qrels = pd.DataFrame({"query_id": ["1", "2", "3"], "doc_id": ["a", "a", "a"], "relevance": [1, 1, 1]})
+    >>> run = pd.DataFrame({"system": ["x"] * 6 + ["y"] * 6, "query_id": ["1", "1", "2", "2", "3", "3"] * 2,
+    ...                     "doc_id": ["a", "b"] * 6, "score": [2.0, 1.0] * 3 + [1.0, 2.0] * 3})
+    >>> made = rankkit.report(qrels, run, ["RR", "P@1"], baseline="y")
+    >>> made
+    <rankkit Report 'RR, P@1 of x, y': 2 systems, 2 measures, 3 queries>
+    >>> made.aggregate[["measure", "system", "value", "queries"]].to_dict("records")[:2]
+    [{'measure': 'RR', 'system': 'x', 'value': 1.0, 'queries': 3},
+     {'measure': 'RR', 'system': 'y', 'value': 0.5, 'queries': 3}]
+    >>> made.record["coverage"]
+    ['Judged@1', 'Judged']
+    >>> print(made.to_markdown().splitlines()[6])
+    | (a) x | **1.0000**<sup>b</sup> [1.0000, 1.0000] | **1.0000**<sup>b</sup> [1.0000, 1.0000] | 3 |
+    """
+    conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth,
+                                      duplicates=duplicates)
+    options = dict(baseline=baseline, test=test, correction=correction, alpha=alpha, ci=ci, seed=seed,
+                   resamples=resamples, by=by)
+    call = _call_text(qrels, runs, measures, queries, title, conventions, options)
+    return build(qrels, runs, measures, queries=queries, title=title, con=con, columns=columns,
+                 conventions=conventions, call=call, **options)
+
+
+def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed, resamples, by, queries, title,
+          con, columns, conventions: Conventions, call: str) -> Report:
+    """report() with its call already written down (the command line gives its own)."""
+    names = [measures] if isinstance(measures, str) else list(measures)
+    if by is not None and queries is None:
+        raise RankkitError("by names a column of the query table: give queries= (a table with query_id and "
+                           f"the column {by!r}) too")
+    check_options(test, correction, alpha)
+    con = connect(con) if con is not None else default_connection()
+    with ThreadPoolExecutor(max_workers=1) as hashing, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        inputs = _inputs(qrels, runs, queries)
+        hashes = hashing.submit(lambda: [fingerprint(item["source"]) for item in inputs])
+        qrels_table, run_tables = _read(con, inputs, columns, conventions)
+        try:
+            results = _compute(con, inputs, qrels_table, run_tables, names, test=test, correction=correction,
+                               alpha=alpha, ci=ci, seed=seed, resamples=resamples, by=by, conventions=conventions,
+                               baseline=baseline)
+        finally:
+            for table in [qrels_table, *(run_tables.values() if isinstance(run_tables, dict) else [run_tables])]:
+                forget(con, table)
+        for item, (sha, files) in zip(inputs, hashes.result()):
+            item.update(sha256=sha, files=files)
+    specs, judged, asked, aggregate, systems, comparison, slices = results
+    said = _raise_again(caught)
+    record = {
+        "rankkit": rankkit.__version__, "duckdb": duckdb.__version__, "python": platform.python_version(),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "call": call,
+        "conventions": conventions.as_dict(),
+        "measures": [_measure_record(spec) for spec in specs],
+        "coverage": judged,
+        "statistics": {"test": test, "correction": correction, "alpha": alpha,
+                       "ci": ci, "interval": ("t" if test == "t" else "bootstrap") if ci is not None else None,
+                       "seed": seed, "resamples": resamples, "baseline": baseline},
+        "by": by,
+        "columns": dict(columns or {}),
+        "systems": systems,
+        "inputs": [{key: value for key, value in item.items() if key != "source"} for item in inputs],
+        "warnings": said,
+    }
+    per_query = asked[["measure", "system", "query_id", "value"]].reset_index(drop=True)
+    return Report(title=title or _title(names, systems), record=record,
+                  aggregate=aggregate[aggregate["measure"].isin(names)].reset_index(drop=True),
+                  comparison=comparison, per_query=per_query, coverage=_coverage(aggregate, judged), slices=slices)
+
+
+def _compute(con, inputs: list[dict], qrels_table, run_tables, names: list[str], *, test, correction, alpha, ci, seed,
+             resamples, by, conventions: Conventions, baseline) -> tuple:
+    """One evaluation of every measure and Judged@k: the aggregate, its intervals and the comparison
+    all come from these per-query values; slices are a second evaluation, grouped in SQL."""
+    specs = measure_specs(con, names, rel=conventions.rel)
+    judged = _judged_names(specs)
+    every = measure_specs(con, names + judged, rel=conventions.rel)
+    values = _values(evaluate(qrels_table, run_tables, [spec["measure"] for spec in every], per_query=True, con=con,
+                              conventions=conventions), run_tables, every)
+    aggregate = _aggregate(con, values)
+    if ci is not None:  # the interval follows the test, as compare's does
+        aggregate = with_ci(aggregate, values, ci, seed, resamples, None, method="t" if test == "t" else "bootstrap")
+    systems = list(run_tables) if isinstance(run_tables, dict) else sorted(values["system"].dropna().unique())
+    asked = values[values["measure"].isin(names)]
+    comparison = (compare_values(asked, systems, baseline, test=test, correction=correction, alpha=alpha, seed=seed,
+                                 resamples=resamples) if len(systems) > 1 else pd.DataFrame())
+    slices = pd.DataFrame()
+    if by is not None:
+        slices = _with_system(evaluate(qrels_table, run_tables, names, by=by, query_table=inputs[-1]["source"], con=con,
+                                       conventions=conventions), run_tables)
+    _count_rows(con, inputs, qrels_table, run_tables, by)
+    return specs, judged, asked, aggregate, systems, comparison, slices
+
+
+# ---- inputs ---------------------------------------------------------------------------------------
+
+def _inputs(qrels, runs, queries) -> list[dict]:
+    """One entry per input, in the record's order: qrels, each run, the query table."""
+    items = [_describe("qrels", None, qrels)]
+    if isinstance(runs, Mapping):
+        named = [(str(name), run) for name, run in runs.items()]
+    elif isinstance(runs, (list, tuple)):
+        named = list(zip(run_names(runs), runs))
+    elif isinstance(runs, (str, Path)) and Path(str(runs)).is_file() and not _is_table_file(runs):
+        named = [(run_name(runs, 1), runs)]  # a TREC file is one run, named by its stem
+    else:
+        named = [(None, runs)]  # one table: its system column names the systems
+    items += [_describe("run", name, run) for name, run in named]
+    if queries is not None:
+        items.append(_describe("queries", None, queries))
+    return items
+
+
+def _is_table_file(path) -> bool:
+    """Parquet, CSV or TSV: a table, whose system column (if any) names its systems."""
+    name = str(path).lower().removesuffix(".gz")
+    return name.endswith((".parquet", ".pq", ".csv", ".tsv"))
+
+
+def run_names(runs: list) -> list[str]:
+    """The names of a list of runs: files by their stem, others run1, run2 ...; made unique."""
+    if not runs:
+        raise InputError("runs: the list of runs is empty")
+    taken: list[str] = []
+    for position, run in enumerate(runs, 1):
+        taken.append(unique_name(run_name(run, position), taken))
+    return taken
+
+
+def _describe(role: str, name: str | None, source) -> dict:
+    if is_frame(source):
+        kind, path = "DataFrame", None
+    elif isinstance(source, duckdb.DuckDBPyRelation):
+        kind, path = "relation", None
+    elif isinstance(source, (str, Path)) and (Path(str(source)).exists() or _is_glob(str(source))):
+        kind, path = "file", str(Path(str(source)).resolve()) if Path(str(source)).exists() else str(source)
+    elif isinstance(source, str):
+        kind, path = "table", None
+    else:
+        kind, path = type(source).__name__, None
+    return {"role": role, "name": name, "kind": kind, "path": path, "given": str(source) if kind in ("file", "table")
+            else None, "source": source}
+
+
+def _read(con, inputs: list[dict], columns, conventions: Conventions):
+    """Read every input once; evaluate and compare then find them already checked."""
+    qrels = read_qrels(inputs[0]["source"], con=con, columns=columns, duplicates=conventions.duplicates)
+    runs = [item for item in inputs if item["role"] == "run"]
+    read: dict = {}
+    try:
+        if runs[0]["name"] is None:
+            return qrels, read_run(runs[0]["source"], con=con, columns=columns, duplicates=conventions.duplicates)
+        # a run given by name is one system, whatever its tag column says (trec_eval reads a file so)
+        for item in runs:
+            read[item["name"]] = read_run(item["source"], con=con, columns=columns, duplicates=conventions.duplicates,
+                                          system=item["name"])
+        return qrels, read
+    except BaseException:
+        for table in [qrels, *read.values()]:
+            forget(con, table)
+        raise
+
+
+def fingerprint(source) -> tuple[str | None, int | None]:
+    """sha256 of a file (of every file's name and sha256, for a Parquet folder or glob) and the file count."""
+    if not isinstance(source, (str, Path)):
+        return None, None
+    path = Path(str(source))
+    if path.is_file():
+        return _sha256(path), 1
+    if path.is_dir():
+        base, files = path, sorted(p for p in path.rglob("*") if p.is_file())
+    else:  # a glob: names relative to its fixed leading folders
+        import glob
+
+        fixed = [part for part in path.parts[: next(i for i, part in enumerate(path.parts) if _is_glob(part))]]
+        base = Path(*fixed) if fixed else Path(".")
+        files = sorted(Path(p) for p in glob.glob(str(source), recursive=True) if Path(p).is_file())
+    if not files:
+        return None, 0
+    listing = "".join(f"{_relative(p, base)}\t{_sha256(p)}\n" for p in files)
+    return hashlib.sha256(listing.encode()).hexdigest(), len(files)
+
+
+def _is_glob(text: str) -> bool:
+    return any(c in text for c in "*?[")
+
+
+def _relative(path: Path, base: Path) -> str:
+    try:
+        return path.relative_to(base).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(_CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _count_rows(con, inputs: list[dict], qrels, runs, by) -> None:
+    """Rows and queries of each input as rankkit read it."""
+    def counts(relation) -> tuple[int, int]:
+        return relation.aggregate("count(*), count(DISTINCT query_id)").fetchall()[0]
+
+    tables = [qrels] + (list(runs.values()) if isinstance(runs, dict) else [runs])
+    if inputs[-1]["role"] == "queries":
+        tables.append(con.table(slice_source(con, inputs[-1]["source"], by)[0]))
+    for item, table in zip(inputs, tables, strict=True):
+        item["rows"], item["queries"] = (int(n) for n in counts(table))
+
+
+# ---- tables ---------------------------------------------------------------------------------------
+
+def _judged_names(specs: list[dict]) -> list[str]:
+    """Judged@k at every cutoff the measures use (and over the whole list when one has none)."""
+    asked = {spec["k"] for spec in specs if spec["metric"] == "judged"}
+    cutoffs = sorted({spec["k"] for spec in specs if spec["k"] is not None} - asked)
+    names = [f"Judged@{k}" for k in cutoffs]
+    if any(spec["k"] is None for spec in specs) and None not in asked:
+        names.append("Judged")
+    return names
+
+
+def _with_system(frame: pd.DataFrame, runs) -> pd.DataFrame:
+    """evaluate leaves out the system column when there is one system; a report always names it."""
+    if "system" in frame.columns:
+        return frame
+    name = next(iter(runs)) if isinstance(runs, dict) else "run"
+    frame.insert(1, "system", name)
+    return frame
+
+
+def _values(per_query: pd.DataFrame, runs, specs: list[dict]) -> pd.DataFrame:
+    """evaluate's per-query values with what compare and the aggregate need: the measure's
+    position ``i`` and how it combines over queries ``agg``."""
+    per_query = _with_system(per_query, runs)
+    position = {spec["measure"]: spec["i"] for spec in specs}
+    combine = {spec["measure"]: spec["agg"] for spec in specs}
+    per_query.insert(0, "i", per_query["measure"].map(position))
+    per_query["agg"] = per_query["measure"].map(combine)
+    return per_query
+
+
+def _aggregate(con, values: pd.DataFrame) -> pd.DataFrame:
+    """evaluate's aggregate from per-query values, combined in SQL by the macro evaluate uses."""
+    name = f"rankkit_report_values_{id(values)}"
+    con.register(name, values)
+    try:
+        return con.execute(f"SELECT measure, system, rankkit.over_queries(agg, value, query_id) AS value, "
+                           f"count(value) AS queries FROM {name} GROUP BY i, measure, system ORDER BY i, system").df()
+    finally:
+        con.unregister(name)
+
+
+def _coverage(aggregate: pd.DataFrame, judged: list[str]) -> pd.DataFrame:
+    """Judged@k per system: the share of the top k that has a judgment, mean over queries."""
+    found = aggregate[aggregate["measure"].isin(judged)]
+    return found[[c for c in ("measure", "system", "value", "queries", "ci_low", "ci_high") if c in found.columns]
+                 ].reset_index(drop=True)
+
+
+def _measure_record(spec: dict) -> dict:
+    from rankkit import measures as registry
+
+    measure = registry.registry()[spec["metric"]]
+    return {"name": spec["measure"], "label": registry.label(spec), "measure": measure.name, "metric": spec["metric"],
+            "k": spec["k"], "rel": spec["rel"], "gain": spec["gain"], "ideal": spec["ideal"], "empty": spec["empty"],
+            "max": spec["max"], "aggregate": spec["agg"], "summary": measure.summary, "cite": measure.cite,
+            "params": list(measure.params)}
+
+
+def _raise_again(caught) -> list[str]:
+    """Each warning once, to the caller and into the record."""
+    said: list[str] = []
+    for item in caught:
+        text = str(item.message)
+        if text not in said:
+            said.append(text)
+            warnings.warn(text, item.category, stacklevel=4)
+    return said
+
+
+def _title(names: list[str], systems: list[str]) -> str:
+    return f"{', '.join(names)} of {', '.join(systems)}"
+
+
+def _call_text(qrels, runs, measures, queries, title, conventions: Conventions, options: dict) -> str:
+    """The call, written as Python, with every option it used (frames shown by their shape)."""
+    def shown(value) -> str:
+        if is_frame(value):
+            return f"<DataFrame {len(value)} rows>"
+        if isinstance(value, duckdb.DuckDBPyRelation):
+            return "<DuckDB relation>"
+        if isinstance(value, Mapping):
+            return "{" + ", ".join(f"{k!r}: {shown(v)}" for k, v in value.items()) + "}"
+        if isinstance(value, (list, tuple)):
+            return "[" + ", ".join(shown(v) for v in value) + "]"
+        return repr(str(value) if isinstance(value, Path) else value)
+
+    parts = [shown(qrels), shown(runs), shown(measures)]
+    parts += [f"{key}={shown(value)}" for key, value in options.items()]
+    if queries is not None:
+        parts.append(f"queries={shown(queries)}")
+    if title is not None:
+        parts.append(f"title={title!r}")
+    parts.append(f"conventions={conventions!r}")
+    return f"rankkit.report({', '.join(parts)})"
+

@@ -1,0 +1,149 @@
+"""The Report: tables and record in memory, written to any format, read back from its JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from rankkit.errors import InputError
+
+__all__ = ["Report", "FORMAT_VERSION", "SUFFIXES"]
+
+FORMAT_VERSION = 1
+SUFFIXES = (".html", ".htm", ".md", ".tex", ".csv", ".json", ".parquet")
+TABLES = ("aggregate", "comparison", "per_query", "coverage", "slices")
+
+
+@dataclass(repr=False)
+class Report:
+    """What :func:`rankkit.report` made: tables, and the record of how their numbers were made.
+
+    ``aggregate``: ``measure, system, value, queries[, ci_low, ci_high]``; ``comparison``:
+    :func:`rankkit.compare`'s table (empty with one system); ``per_query``: ``measure, system,
+    query_id, value``; ``coverage``: ``Judged@k`` per system; ``slices``: the aggregate per value
+    of the ``by`` column; ``record``: versions, date, call, conventions, measures, statistics,
+    inputs (path, sha256, rows, queries) and warnings.
+    """
+
+    title: str
+    record: dict
+    aggregate: pd.DataFrame
+    comparison: pd.DataFrame = field(default_factory=pd.DataFrame)
+    per_query: pd.DataFrame = field(default_factory=pd.DataFrame)
+    coverage: pd.DataFrame = field(default_factory=pd.DataFrame)
+    slices: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def __repr__(self) -> str:
+        queries = self.per_query["query_id"].nunique() if "query_id" in self.per_query.columns else 0
+        return (f"<rankkit Report {self.title!r}: {len(self.record['systems'])} systems, "
+                f"{len(self.record['measures'])} measures, {queries} queries>")
+
+    # ---- exports ----------------------------------------------------------------------------------
+
+    def to_html(self) -> str:
+        """One self-contained HTML page: styles inline, plots embedded as images, no network request."""
+        from rankkit.report.render import html
+
+        return html(self)
+
+    def _repr_html_(self) -> str:
+        from rankkit.report.render import html
+
+        return html(self, fragment=True)
+
+    def to_markdown(self) -> str:
+        """GitHub-flavoured Markdown, to paste into a pull request."""
+        from rankkit.report.render import markdown
+
+        return markdown(self)
+
+    def to_latex(self) -> str:
+        """A booktabs table fragment: best values bold, significance as superscript letters, a note."""
+        from rankkit.report.render import latex_table
+
+        return latex_table(self)
+
+    def to_csv(self) -> str:
+        """The aggregate table, one row per measure and system, with interval, best and significance."""
+        from rankkit.report.render import csv_text
+
+        return csv_text(self)
+
+    def to_json(self) -> str:
+        """Every table and the whole record; :meth:`load` reads it back."""
+        document = {"rankkit_report": FORMAT_VERSION, "title": self.title, "record": self.record}
+        document.update({name: _records(getattr(self, name)) for name in TABLES})
+        return json.dumps(document, indent=1, allow_nan=False) + "\n"
+
+    def to_parquet(self, path: str | Path) -> Path:
+        """Per-query values in long form (``system, query_id, measure, value``), the record in the
+        file's key-value metadata under ``rankkit_report``."""
+        from rankkit.report.render import parquet
+
+        return parquet(self, Path(path))
+
+    def save(self, path: str | Path) -> Path:
+        """Write the report in the format its suffix names; ``.tex`` is a document pdflatex compiles."""
+        from rankkit.report.render import latex_document
+
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix == ".parquet":
+            return self.to_parquet(path)
+        writers = {".html": self.to_html, ".htm": self.to_html, ".md": self.to_markdown,
+                   ".tex": lambda: latex_document(self), ".csv": self.to_csv, ".json": self.to_json}
+        if suffix not in writers:
+            raise InputError(f"{path}: a report is saved as {', '.join(SUFFIXES)}; the suffix says which")
+        path.write_text(writers[suffix](), encoding="utf-8")
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> Report:
+        """A report saved with ``save("report.json")``, to export again without the inputs."""
+        path = Path(path)
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError(f"{path}: no such file") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise InputError(f"{path}: not a rankkit report saved as JSON ({error})") from None
+        if not isinstance(document, dict) or document.get("rankkit_report") != FORMAT_VERSION:
+            raise InputError(f"{path}: not a rankkit report (expected a JSON object with \"rankkit_report\": "
+                             f"{FORMAT_VERSION})")
+        tables = {name: _frame(document.get(name) or [], name) for name in TABLES}
+        return cls(title=document["title"], record=document["record"], **tables)
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    """Rows as JSON values: NaN is null, numpy scalars plain numbers (floats keep every bit)."""
+    rows = []
+    for row in frame.to_dict("records"):
+        rows.append({str(key): _plain(value) for key, value in row.items()})
+    return rows
+
+
+def _plain(value):
+    if value is None:
+        return None
+    if hasattr(value, "item"):  # numpy scalar
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is pd.NA or value is pd.NaT:
+        return None
+    return value
+
+
+def _frame(rows: list[dict], name: str) -> pd.DataFrame:
+    frame = pd.DataFrame(rows)
+    if "query_id" in frame.columns:
+        frame["query_id"] = frame["query_id"].astype(str)  # ids are strings: "007" stays "007"
+    for column in ("value", "ci_low", "ci_high", "mean", "baseline_mean", "diff", "effect", "p_value",
+                   "p_adjusted"):
+        if column in frame.columns:
+            frame[column] = frame[column].astype(float)
+    return frame

@@ -1,0 +1,420 @@
+"""Writing a Report: one table model (cells with best and significance marks) rendered by the Jinja2
+templates in ``templates/`` as HTML, Markdown and LaTeX; CSV and Parquet from the frames."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import string
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import pandas as pd
+
+from rankkit.compare import _p as format_p
+from rankkit.conventions import DESCRIPTIONS
+from rankkit.output import is_count
+from rankkit.stats import CORRECTIONS, TESTS
+
+__all__ = ["html", "markdown", "latex_table", "latex_document", "csv_text", "parquet", "summary"]
+
+DIGITS = 4
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+# Values this close are the same value summed in another order: both are best.
+BEST_TOLERANCE = 1e-12
+
+
+@dataclass
+class Cell:
+    value: float
+    low: float | None = None
+    high: float | None = None
+    queries: int | None = None
+    best: bool = False
+    beats: list[str] = field(default_factory=list)  # letters of the systems it is significantly better than
+
+    def number(self, name: str) -> str:
+        return number(self.value, name)
+
+    def interval(self, name: str = "") -> str:
+        if self.low is None or pd.isna(self.low):
+            return ""
+        return f"[{number(self.low, name)}, {number(self.high, name)}]"
+
+
+@dataclass
+class Summary:
+    """The aggregate table as the templates show it: systems down, measures across."""
+
+    measures: list[str]  # as the caller named them: the frames' keys
+    labels: list[str]  # as the registry names them: the headers
+    systems: list[dict]  # {"letter", "name", "cells": [Cell], "queries": str}
+    notes: list[str]  # what the value is, its interval, bold and the superscripts
+    interval_note: str  # the interval's: left out where the intervals are not shown
+
+    @property
+    def notes_without_interval(self) -> list[str]:
+        return [note for note in self.notes if note != self.interval_note]
+
+
+def number(value, name: str = "") -> str:
+    if value is None or pd.isna(value):
+        return "–"
+    if name and is_count(name):
+        return str(int(round(value)))
+    return f"{value:.{DIGITS}f}"
+
+
+def letters(systems: list[str]) -> dict[str, str]:
+    """a, b, c ... for the systems in order (a1, b1 ... beyond 26)."""
+    found = {}
+    for i, system in enumerate(systems):
+        found[system] = string.ascii_lowercase[i % 26] + (str(i // 26) if i >= 26 else "")
+    return found
+
+
+def summary(report) -> Summary:
+    """Means with intervals, the best per measure and the significance marks, from the report's frames."""
+    record = report.record
+    measures = [m["name"] for m in record["measures"]]
+    means = {m["name"]: m["aggregate"] == "mean" for m in record["measures"]}
+    systems = record["systems"]
+    letter = letters(systems)
+    aggregate = report.aggregate.set_index(["measure", "system"])
+    beats: dict[tuple[str, str], list[str]] = {}
+    for row in report.comparison.itertuples(index=False) if not report.comparison.empty else ():
+        if row.significant and row.diff != 0:
+            winner, loser = (row.system, row.baseline) if row.diff > 0 else (row.baseline, row.system)
+            beats.setdefault((row.measure, winner), []).append(letter[loser])
+    rows = []
+    for system in systems:
+        cells, counts = [], set()
+        for name in measures:
+            found = aggregate.loc[(name, system)] if (name, system) in aggregate.index else None
+            if found is None:
+                cells.append(Cell(float("nan")))
+                continue
+            top = report.aggregate.loc[report.aggregate["measure"] == name, "value"].max()
+            cells.append(Cell(float(found["value"]), _get(found, "ci_low"), _get(found, "ci_high"),
+                              int(found["queries"]),
+                              best=bool(means[name] and len(systems) > 1 and found["value"] >= top - BEST_TOLERANCE),
+                              beats=sorted(beats.get((name, system), []))))
+            counts.add(int(found["queries"]))
+        rows.append({"letter": letter[system], "name": system, "cells": cells,
+                     "queries": " / ".join(str(c) for c in sorted(counts))})
+    notes = _notes(record, bool(beats))
+    interval = _interval_note(record)
+    notes = notes[:1] + [interval] * bool(interval) + notes[1:]
+    return Summary(measures, [labels(record)[name] for name in measures], rows, notes, interval)
+
+
+def labels(record: dict) -> dict[str, str]:
+    """Each measure's name as given, to its canonical name from the registry (nDCG@10 for ndcg_cut_10)."""
+    return {m["name"]: m.get("label", m["name"]) for m in record["measures"]}
+
+
+def _get(row, column):
+    return float(row[column]) if column in row.index and not pd.isna(row[column]) else None
+
+
+def _interval_note(record: dict) -> str:
+    stats = record["statistics"]
+    return f"In brackets: the {_interval(stats)}." if stats.get("ci") is not None else ""
+
+
+def _interval(stats: dict) -> str:
+    if stats.get("interval") == "t":
+        return (f"{_percent(stats['ci'])} Student's t interval of the mean over queries (of the sum for counts); "
+                f"symmetric, it may pass 0 or 1 (test='permutation' gives bootstrap intervals)")
+    return (f"{_percent(stats['ci'])} percentile bootstrap interval over queries ({stats['resamples']} resamples, "
+            f"seed {stats['seed']})")
+
+
+def _notes(record: dict, marked: bool) -> list[str]:
+    stats = record["statistics"]
+    counts = [m.get("label", m["name"]) for m in record["measures"] if m["aggregate"] == "sum"]
+    notes = ["Mean over queries" + (f" (sum for {', '.join(counts)})." if counts else ".")]
+    if len(record["systems"]) > 1:
+        notes.append("Bold: the best system for the measure.")
+        against = (f"against the baseline {stats['baseline']}" if stats.get("baseline") is not None
+                   else "between every pair of systems")
+        notes.append(f"A superscript letter: significantly better than the system of that letter "
+                     f"({TESTS.get(stats['test'], stats['test'])}, two-sided, {against}, "
+                     f"{CORRECTIONS.get(stats['correction'], stats['correction'])} correction over each "
+                     f"measure's comparisons, adjusted p < {stats['alpha']:g})."
+                     + ("" if marked else " No difference is significant."))
+    return notes
+
+
+def _percent(level: float) -> str:
+    return f"{round(100 * level, 6):g}%"
+
+
+def comparison_rows(report) -> list[dict]:
+    if report.comparison.empty:
+        return []
+    rows = []
+    slice_columns = [c for c in report.comparison.columns if c not in _COMPARE_COLUMNS]
+    named = labels(report.record)
+    letter = letters(report.record["systems"])
+    for row in report.comparison.to_dict("records"):
+        rows.append({
+            "measure": named.get(row["measure"], row["measure"]), "system": row["system"], "baseline": row["baseline"],
+            "system_letter": letter.get(row["system"], "?"), "baseline_letter": letter.get(row["baseline"], "?"),
+            "slice": " ".join(str(row[c]) for c in slice_columns),
+            "diff": f"{row['diff']:+.{DIGITS}f}" if not pd.isna(row["diff"]) else "–",
+            "interval": (f"[{row['ci_low']:+.{DIGITS}f}, {row['ci_high']:+.{DIGITS}f}]"
+                         if not pd.isna(row["ci_low"]) else "–"),
+            "effect": f"{row['effect']:.2f}" if not pd.isna(row["effect"]) else "–",
+            "p": format_p(row["p_value"]), "p_adjusted": format_p(row["p_adjusted"]),
+            "significant": bool(row["significant"]),
+            "wtl": f"{row['wins']}/{row['ties']}/{row['losses']}", "queries": row["queries"],
+        })
+    return rows
+
+
+_COMPARE_COLUMNS = {"measure", "system", "baseline", "mean", "baseline_mean", "diff", "ci_low", "ci_high",
+                    "effect", "p_value", "p_adjusted", "significant", "wins", "ties", "losses", "queries"}
+
+
+def coverage_rows(report) -> tuple[list[str], list[dict]]:
+    """Judged@k across, systems down."""
+    names = list(report.record.get("coverage") or [])
+    if report.coverage.empty or not names:
+        return names, []
+    table = report.coverage.set_index(["measure", "system"])["value"]
+    return names, [{"name": system, "values": [number(table.get((name, system))) for name in names]}
+                   for system in report.record["systems"]]
+
+
+def slice_rows(report) -> tuple[str | None, list[str], list[dict]]:
+    by = report.record.get("by")
+    if report.slices.empty or by is None:
+        return by, [], []
+    measures = [m["name"] for m in report.record["measures"]]
+    rows = []
+    frame = report.slices.copy()
+    frame["_slice"] = frame[by].astype(object).where(frame[by].notna(), "(none)").astype(str)
+    for (value, system), group in frame.groupby(["_slice", "system"], sort=True):
+        values = group.set_index("measure")
+        rows.append({"slice": value, "system": system, "letter": letters(report.record["systems"]).get(system, "?"),
+                     "values": [number(values["value"].get(m), m) for m in measures],
+                     "queries": int(values["queries"].max())})
+    return by, [labels(report.record)[m] for m in measures], rows
+
+
+def per_query_wide(report) -> pd.DataFrame:
+    """query_id down; system and measure across."""
+    frame = report.per_query
+    if frame.empty:
+        return pd.DataFrame()
+    wide = frame.pivot_table(index="query_id", columns=["system", "measure"], values="value", aggfunc="first",
+                             dropna=False)
+    order = [(s, m["name"]) for s in report.record["systems"] for m in report.record["measures"]]
+    wide = wide.reindex(columns=[c for c in order if c in wide.columns])
+    named = labels(report.record)
+    return wide.rename(columns=named, level="measure")
+
+
+def record_items(record: dict) -> dict:
+    """The record, said in words, for the templates."""
+    conventions = [(name, _shown(value), DESCRIPTIONS.get(name, "")) for name, value in record["conventions"].items()]
+    measures = []
+    for m in record["measures"]:
+        params = {"k": m["k"], "rel": m["rel"], "gain": m["gain"], "ideal": m["ideal"], "empty": m["empty"],
+                  "max": m["max"]}
+        used = ", ".join(f"{key}={_shown(params[key])}" for key in m.get("params", []) if key in params
+                         and (key != "k" or m["k"] is not None))
+        measures.append((m["name"], m.get("label", m["name"]), used, m["aggregate"], m["summary"]))
+    stats = record["statistics"]
+    compared = len(record["systems"]) > 1
+    statistics = [("test", TESTS.get(stats["test"], stats["test"]) if compared else "none (one system)"),
+                  ("correction", CORRECTIONS.get(stats["correction"], stats["correction"])),
+                  ("alpha", _shown(stats["alpha"])),
+                  ("interval", _interval(stats) if stats["ci"] is not None else "none"),
+                  ("seed", _shown(stats["seed"])), ("resamples", _shown(stats["resamples"])),
+                  ("baseline", _shown(stats["baseline"]) if stats["baseline"] is not None else "none: every pair")]
+    return {"versions": f"rankkit {record['rankkit']}, DuckDB {record['duckdb']}, Python {record['python']}",
+            "date": record["date"], "call": record["call"], "conventions": conventions, "measures": measures,
+            "statistics": statistics, "inputs": record["inputs"], "warnings": record["warnings"]}
+
+
+def _shown(value) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+# ---- templates ------------------------------------------------------------------------------------
+
+@cache
+def _environment(kind: str):
+    import jinja2
+
+    if kind == "latex":  # LaTeX is made of braces: other delimiters keep the template readable
+        return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), block_start_string="<%",
+                                  block_end_string="%>", variable_start_string="<<", variable_end_string=">>",
+                                  comment_start_string="<#", comment_end_string="#>", trim_blocks=True,
+                                  lstrip_blocks=True, keep_trailing_newline=True, autoescape=False,
+                                  undefined=jinja2.StrictUndefined)
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), trim_blocks=True, lstrip_blocks=True,
+                              keep_trailing_newline=True, autoescape=kind == "html",
+                              undefined=jinja2.StrictUndefined)
+
+
+def _context(report) -> dict:
+    by, slice_measures, slices = slice_rows(report)
+    judged, coverage = coverage_rows(report)
+    return {"title": report.title, "summary": summary(report), "comparison": comparison_rows(report),
+            "judged": judged, "coverage": coverage, "by": by, "slice_measures": slice_measures, "slices": slices,
+            "record": record_items(report.record), "per_query": per_query_wide(report),
+            "alpha": report.record["statistics"]["alpha"], "level": _percent(1 - report.record["statistics"]["alpha"])}
+
+
+def html(report, fragment: bool = False) -> str:
+    context = _context(report)
+    wide = context.pop("per_query")
+    context["per_query_systems"] = [(system, sum(1 for s, _ in wide.columns if s == system))
+                                    for system in dict.fromkeys(s for s, _ in wide.columns)]
+    context["per_query_measures"] = [measure for _, measure in wide.columns]
+    context["per_query_rows"] = _per_query_cells(wide)[1]
+    context["figures"] = figures(report)
+    context["fragment"] = fragment
+    return _environment("html").get_template("report.html.j2").render(context)
+
+
+def _per_query_cells(wide: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    """The per-query table's header (system and measure) and rows, formatted: Markdown and HTML
+    print the same cells (a Styler takes seconds over thousands of queries; this, milliseconds)."""
+    header = [f"{system} {measure}" for system, measure in wide.columns]
+    counts = [is_count(measure) for _, measure in wide.columns]  # once per column, not per cell
+    rows = [[str(query)] + ["–" if value != value else str(int(round(value))) if count else f"{value:.{DIGITS}f}"
+                            for value, count in zip(values, counts)]
+            for query, values in zip(wide.index, wide.to_numpy(dtype=float))]
+    return header, rows
+
+
+def markdown(report) -> str:
+    context = _context(report)
+    header, rows = _per_query_cells(context.pop("per_query"))
+    context["per_query_header"] = ["query"] + header
+    context["per_query_rows"] = rows
+    environment = _environment("markdown")
+    environment.filters["md"] = _markdown_escape
+    return environment.get_template("report.md.j2").render(context)
+
+
+def _markdown_escape(text) -> str:
+    text = str(text)
+    for char in "\\|*_`<>":
+        text = text.replace(char, "\\" + char)
+    return text
+
+
+def latex_table(report) -> str:
+    environment = _environment("latex")
+    environment.filters["tex"] = latex_escape
+    return environment.get_template("table.tex.j2").render({**_context(report), "fit": False})
+
+
+def latex_document(report) -> str:
+    environment = _environment("latex")
+    environment.filters["tex"] = latex_escape
+    environment.filters["texttt"] = latex_breakable
+    environment.filters["texbreak"] = lambda text: latex_breakable(text, typewriter=False)
+    # in the document a table wider than the page (long run names) is scaled down to its width
+    table = environment.get_template("table.tex.j2").render({**_context(report), "fit": True})
+    return environment.get_template("report.tex.j2").render({**_context(report), "table": table})
+
+
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+          "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"$<$",
+          ">": r"$>$", "|": r"$|$", "–": "--"}
+
+
+def latex_escape(text) -> str:
+    return "".join(_LATEX.get(char, char) for char in str(text))
+
+
+def latex_breakable(text, typewriter: bool = True) -> str:
+    """Escaped, with a break allowed after every character: paths, hashes, calls and long names
+    (in \\texttt, cmtt keeps its straight quote at position 13)."""
+    special = _TYPEWRITER if typewriter else {}
+    return "".join(special.get(char, _LATEX.get(char, char)) + r"\allowbreak{}" for char in str(text))
+
+
+_TYPEWRITER = {"'": r"{\char13}", "<": "<", ">": ">"}
+
+
+# ---- data files -----------------------------------------------------------------------------------
+
+def csv_text(report) -> str:
+    """One row per measure and system: value, interval, queries, best, and whom it significantly beats."""
+    table = summary(report)
+    names = {row["letter"]: row["name"] for row in table.systems}
+    lines = []
+    for row in table.systems:
+        for measure, cell in zip(table.measures, row["cells"]):
+            lines.append({"measure": measure, "system": row["name"], "value": cell.value, "ci_low": cell.low,
+                          "ci_high": cell.high, "queries": cell.queries, "best": cell.best,
+                          "better_than": ";".join(names[letter] for letter in cell.beats)})
+    frame = pd.DataFrame(lines, columns=["measure", "system", "value", "ci_low", "ci_high", "queries", "best",
+                                         "better_than"])
+    # repr precision: the CSV reads back to the same floats
+    return frame.to_csv(index=False, lineterminator="\n", float_format=None)
+
+
+def parquet(report, path: Path) -> Path:
+    """Long per-query values written by DuckDB (no pyarrow needed), the record in the metadata."""
+    import duckdb
+
+    frame = report.per_query
+    columns = ["system", "query_id", "measure", "value"]
+    long = frame[columns].copy()
+    con = duckdb.connect()
+    try:
+        con.register("rankkit_report_values", long)
+        metadata = json.dumps({"title": report.title, "record": report.record}).replace("'", "''")
+        target = str(path).replace("'", "''")
+        con.execute(f"COPY (SELECT system::VARCHAR AS system, query_id::VARCHAR AS query_id, "
+                    f"measure::VARCHAR AS measure, value::DOUBLE AS value FROM rankkit_report_values) "
+                    f"TO '{target}' (FORMAT parquet, KV_METADATA {{rankkit_report: '{metadata}'}})")
+    finally:
+        con.close()
+    return path
+
+
+# ---- figures --------------------------------------------------------------------------------------
+
+def figures(report) -> list[dict]:
+    """Per measure, the distribution of per-query values and (with two systems or more) the sorted
+    per-query differences against the baseline, drawn by rankkit.plot, as PNG data URIs."""
+    from rankkit import plot
+
+    if report.per_query.empty:
+        return []
+    systems = report.record["systems"]
+    baseline = report.record["statistics"].get("baseline") or systems[0]
+    # the plots name the measure as the registry does, as the tables do
+    per_query = report.per_query.assign(measure=report.per_query["measure"].map(labels(report.record)))
+    drawn = []
+    for measure in (m.get("label", m["name"]) for m in report.record["measures"]):
+        drawn.append({"src": _png(plot.distribution(per_query, measure=measure, systems=systems)),
+                      "alt": f"distribution of {measure} over queries, one panel per system",
+                      "caption": f"{measure}: per-query values of each system, mean and median marked."})
+        if len(systems) > 1:
+            drawn.append({"src": _png(plot.differences(per_query, baseline, measure=measure)),
+                          "alt": f"per-query differences in {measure} against {baseline}",
+                          "caption": f"{measure}: each system minus {baseline} per query, sorted; "
+                                     f"wins green, losses red."})
+    return drawn
+
+
+def _png(figure) -> str:
+    buffer = io.BytesIO()  # rankkit.plot's figures are not pyplot's: nothing to close
+    figure.savefig(buffer, format="png", dpi=100)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
