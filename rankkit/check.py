@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 
 from rankkit._sql import connect
-from rankkit.evaluate import compare_inputs, load_runs, measure_specs
+from rankkit.evaluate import SPEC_TYPE, compare_inputs, load_runs, measure_specs
 from rankkit.io import default_connection, load, release
 
 __all__ = ["diagnose"]
@@ -45,9 +45,8 @@ def _diagnose(con, qrels_source, run_source) -> dict:
     ).fetchall()[0]
     specs = measure_specs(con, ["Judged@10"])
     judged = con.execute(  # over the systems in a fixed order, as every mean
-        "SELECT rankkit.ordered_sum(list(value ORDER BY system)) / count(value) FROM rankkit.aggregate(?, ?, ?::STRUCT(i INTEGER, measure VARCHAR, metric VARCHAR, "
-        "k BIGINT, rel DOUBLE, gain VARCHAR, ideal VARCHAR, empty VARCHAR, max DOUBLE, agg VARCHAR)[], "
-        "validate := false)", [qrels_source.table, run_source.engine, specs]
+        f"SELECT rankkit.ordered_sum(list(value ORDER BY system)) / count(value) FROM rankkit.aggregate(?, ?, "
+        f"?::{SPEC_TYPE}[], validate := false)", [qrels_source.table, run_source.engine, specs]
     ).fetchall()[0][0]
     return {
         "qrels": qrels_source.label, "run": run_source.label,

@@ -6,7 +6,10 @@ Every command exits 0 on success and 2 on bad usage or bad input, with one line 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
+import shutil
+import tempfile
 import sys
 import warnings
 from pathlib import Path
@@ -14,9 +17,6 @@ from typing import Callable, Sequence
 
 __all__ = ["main"]
 
-# trec_eval's default ("official") measures, those rankkit computes.
-TREC_DEFAULT = ["num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
-                "P_5", "P_10", "P_15", "P_20", "P_30", "P_100", "P_200", "P_500", "P_1000"]
 FORMATS = ("trec", "csv", "json", "markdown")
 RUN_HELP = ("one or more runs, in the same kinds of file, each PATH or NAME=PATH; a TREC file is one run named by "
             "its stem (--split-by-tag: one per tag), a table with a system column holds several")
@@ -121,8 +121,9 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("qrels", help="qrels: TREC text (plain or gzip), CSV/TSV with a header, Parquet file/glob/folder")
     sub.add_argument("runs", nargs="+", metavar="run", help=RUN_HELP)
     sub.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                     help="a measure (nDCG@10, AP, P(rel=2)@5) or trec_eval name (ndcg_cut_10, map, "
-                          "P.5,10); repeatable; default: trec_eval's official measures rankkit offers")
+                     help="a measure (nDCG@10, AP, P(rel=2)@5), a trec_eval name (ndcg_cut_10, map, "
+                          "P.5,10, iprec_at_recall..10,.25) or nickname (official, all_trec, set); "
+                          "repeatable; default: official, as trec_eval")
     sub.add_argument("-q", action="store_true", dest="per_query", help="also print every query's values")
     sub.add_argument("-c", action="store_true", dest="complete",
                      help="average over every qrels query, those missing from a run scoring 0")
@@ -130,6 +131,12 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
                      help="relevance level: a grade >= LEVEL is relevant (default 1)")
     sub.add_argument("-M", type=positive_int, default=None, dest="depth", metavar="N",
                      help="keep only the top N documents of each query")
+    sub.add_argument("-J", action="store_true", dest="judged_only",
+                     help="keep only the documents the qrels judge, ranked among themselves (trec_eval -J)")
+    sub.add_argument("-N", type=int, default=0, dest="docs", metavar="N",
+                     help="documents in the collection, for utility (trec_eval -N; default 0)")
+    sub.add_argument("-n", action="store_false", dest="summary",
+                     help="no summary: print per-query values only (with -q)")
     sub.add_argument("--format", choices=FORMATS, default="trec", help="output format (default trec)")
     sub.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
     sub.add_argument("--ties", choices=("trec", "rank"), default="trec",
@@ -169,19 +176,6 @@ def _columns(args: argparse.Namespace) -> dict[str, str]:
     return mapping
 
 
-def expand_measures(given: Sequence[str] | None) -> list[str]:
-    """trec_eval's ``name.a,b`` form gives one measure per parameter, spelled ``name_a``; a measure
-    asked twice is computed and printed once."""
-    names: list[str] = []
-    for text in given or TREC_DEFAULT:
-        match = re.fullmatch(r"([A-Za-z_]+)\.([\d,]+)", text.strip())
-        if match:
-            names += [f"{match.group(1)}_{k}" for k in match.group(2).split(",") if k]
-        else:
-            names.append(text)
-    return list(dict.fromkeys(names))
-
-
 def run_arguments(given: Sequence[str]) -> str | dict[str, str]:
     """The runs as evaluate() takes them, named as Python names them: one PATH as it is (its systems
     are what the file holds), or ``{name: path}`` with names from NAME=PATH or the file stem, made
@@ -209,27 +203,76 @@ def _run_eval(args: argparse.Namespace) -> int:
     # rows, not frames: printing numbers does not need pandas (half a second to import)
     from rankkit.evaluate import evaluate_rows
     from rankkit.output import write_eval
+    from rankkit.trec import expand, family_of
 
     import rankkit
 
-    measures = expand_measures(args.measures)
+    names = expand(args.measures or ["official"])
+    text = [name for name in names if (family := family_of(name)) is not None and family.text]
+    measures = [name for name in names if name not in text]
     con = _connect(args)
     columns = _columns(args)
-    runs = run_arguments(args.runs)
     qrels = rankkit.read_qrels(args.qrels, con=con, columns=columns, duplicates=args.duplicates)
     options = dict(con=con, rel=args.rel, depth=args.depth, ties=args.ties, columns=columns,
                    duplicates=args.duplicates, split_by_tag=args.split_by_tag,
-                   queries="qrels" if args.complete else "both")
-    if args.output:
-        rankkit.evaluate(qrels, runs, measures, per_query=args.per_query, output=args.output, **options)
-        return 0
-    # one evaluation of every run, the same as Python's: each system printed apart, in the order given
-    systems, aggregate, per_query = evaluate_rows(qrels, runs, measures, per_query=args.per_query, **options)
+                   queries="qrels" if args.complete else "both", judged_only=args.judged_only, docs=args.docs)
+    with _stdin_runs(args.runs) as given:
+        runs = run_arguments(given)
+        if args.output:
+            rankkit.evaluate(qrels, runs, measures or ["num_q"], per_query=args.per_query, output=args.output, **options)
+            return 0
+        # one evaluation of every run, the same as Python's: each system printed apart, in the order given
+        systems, aggregate, per_query = evaluate_rows(qrels, runs, measures or ["num_q"], per_query=args.per_query,
+                                                      **options)
+        if not measures:  # text measures only: num_q only named the systems
+            aggregate, per_query = [], None if per_query is None else []
+        aggregate, per_query = _with_text(con, text, systems, runs, qrels, aggregate, per_query, args)
     frames = [(system, [row for row in aggregate if row["system"] == system],
                None if per_query is None else [row for row in per_query if row["system"] == system])
               for system in systems]
-    write_eval(sys.stdout, frames, args.format, args.digits)
+    write_eval(sys.stdout, frames, args.format, args.digits, summary=args.summary)
     return 0
+
+
+def _with_text(con, text: list[str], systems, runs, qrels, aggregate, per_query, args):
+    """The measures whose value is text: runid (the tag of a run file's last line, as trec_eval
+    reads it) in the summary, relstring per query."""
+    import rankkit
+    from rankkit.io import last_tag
+
+    for system in systems:
+        path = runs if isinstance(runs, str) else runs.get(system, runs.get(str(system).split("/")[0]))
+        if "runid" in text:
+            aggregate = [{"measure": "runid", "system": system, "value": last_tag(path) or system,
+                          "queries": None}] + aggregate
+        relstrings = [name for name in text if name != "runid"]
+        if not relstrings or per_query is None:
+            continue
+        run = rankkit.read_run(path, con=con, columns=_columns(args), duplicates=args.duplicates)
+        for name in relstrings:
+            k = int(name.rsplit("_", 1)[1]) if "_" in name else 10
+            rows = con.execute(
+                "SELECT query_id, value FROM rankkit.relstring(?, ?, k := ?, ties := ?, depth := ?, queries := ?, "
+                "judged_only := ?)", [qrels.alias, run.alias, k, args.ties, args.depth,
+                                      "qrels" if args.complete else "both", args.judged_only]).fetchall()
+            per_query = per_query + [{"measure": name, "system": system, "query_id": q, "value": f"'{v}'"}
+                                     for q, v in rows]
+    return aggregate, per_query
+
+
+@contextlib.contextmanager
+def _stdin_runs(runs: list[str]):
+    """The runs' paths, '-' (standard input, as trec_eval reads it) copied to a temporary file first."""
+    if "-" not in runs:
+        yield list(runs)
+        return
+    if runs.count("-") > 1:
+        raise UsageError("standard input (-) can be read once: give - for one run only")
+    with tempfile.TemporaryDirectory(prefix="rankkit-stdin-") as folder:
+        path = Path(folder) / "stdin"
+        with open(path, "wb") as copy:
+            shutil.copyfileobj(sys.stdin.buffer, copy)
+        yield [str(path) if run == "-" else run for run in runs]
 
 
 # ---- compare ----------------------------------------------------------------------------------
@@ -261,7 +304,7 @@ def _run_compare(args: argparse.Namespace) -> int:
 
     import rankkit
 
-    measures = expand_measures(args.measures)
+    measures = args.measures
     runs = run_arguments(args.runs)
     baseline = args.baseline
     if isinstance(runs, dict) and baseline not in runs:  # a run given by its path or file name
@@ -387,6 +430,41 @@ def _run_macros(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- measures ---------------------------------------------------------------------------------
+
+def _add_measures(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("name", nargs="?", help="show one measure in full (a name or alias)")
+
+
+def _run_measures(args: argparse.Namespace) -> int:
+    from rankkit.measures import get, params, registry
+    from rankkit.trec import NICKNAMES
+
+    if args.name:
+        try:
+            measure = get(args.name.split("(")[0].split("@")[0])
+        except KeyError:
+            raise UsageError(f"unknown measure '{args.name}'; rankkit measures lists them") from None
+        print(f"{measure.name}: {measure.summary}")
+        print(f"  aliases:   {', '.join(measure.aliases) or '-'}")
+        print(f"  aggregate: {measure.aggregate}")
+        print(f"  cite:      {measure.cite}")
+        for name in measure.params:
+            param = params()[name]
+            print(f"  {name} ({param.type}, default {param.default}): {param.description}")
+        print(f"  SQL:       {measure.path.name}")
+        return 0
+    rows = [(m.name, ", ".join(m.aliases) or "-", ", ".join(m.params) or "-", m.aggregate) for m in registry().values()]
+    widths = [max(len(row[i]) for row in rows + [("measure", "aliases", "parameters", "aggregate")]) for i in range(3)]
+    print(f"{'measure':<{widths[0]}}  {'aliases':<{widths[1]}}  {'parameters':<{widths[2]}}  aggregate")
+    for row in sorted(rows, key=lambda row: row[0].lower()):
+        print(f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  {row[3]}")
+    print()
+    print("nicknames (trec_eval's): " + ", ".join(NICKNAMES) + "; a family name alone (P, recall, ndcg_cut ...) "
+          "stands for trec_eval's default cutoffs")
+    return 0
+
+
 # ---- demo -------------------------------------------------------------------------------------
 
 def _add_demo(sub: argparse.ArgumentParser) -> None:
@@ -445,6 +523,7 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "check": ("Check qrels and runs (queries on each side, judged share, duplicates, ties) without evaluating.",
               _add_check, _run_check),
     "compare": ("Compare runs measure by measure with paired significance tests.", _add_compare, _run_compare),
+    "measures": ("List every measure with its aliases and parameters (or one in full).", _add_measures, _run_measures),
     "report": ("Write a report (aggregate with intervals and significance, comparison, per-query values, "
                "judgment coverage, how it was made) as HTML, Markdown, LaTeX, CSV, JSON or Parquet.",
                _add_report, _run_report),

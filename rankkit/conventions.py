@@ -29,6 +29,8 @@ DESCRIPTIONS = {
                "(every judged query, missing ones scoring 0, trec_eval -c)",
     "rel": "relevance level: a grade >= rel is relevant, for measures that do not set their own (trec_eval -l)",
     "duplicates": "a document listed twice for one query: error (trec_eval) or first (keep the first)",
+    "judged_only": "only the documents the qrels judge, ranked among themselves (trec_eval -J)",
+    "docs": "documents in the collection, for utility's non-relevant documents not retrieved (trec_eval -N)",
 }
 
 
@@ -39,7 +41,7 @@ class Conventions:
     Examples
     --------
     >>> Conventions(queries="qrels").as_dict()
-    {'ties': 'trec', 'scores': 'double', 'depth': None, 'queries': 'qrels', 'rel': 1.0, 'duplicates': 'error'}
+    {'ties': 'trec', 'scores': 'double', 'depth': None, 'queries': 'qrels', 'rel': 1.0, 'duplicates': 'error', 'judged_only': False, 'docs': 0}
     """
 
     ties: str = "trec"
@@ -48,6 +50,8 @@ class Conventions:
     queries: str = "both"
     rel: float = 1.0
     duplicates: str = "error"
+    judged_only: bool = False
+    docs: int = 0
 
     def __post_init__(self) -> None:
         # Plain Python values, so that the record written to JSON reads back equal.
@@ -62,8 +66,9 @@ class Conventions:
         return asdict(self)
 
     def sql_arguments(self) -> list:
-        """ties, scores, depth and queries: the named arguments of the ``rankkit.per_query`` family."""
-        return [self.ties, self.scores, self.depth, self.queries]
+        """ties, scores, depth, queries and judged_only: the named arguments of the ``rankkit.per_query``
+        family (rel and docs go to the measures, through ``rankkit.measure_specs``)."""
+        return [self.ties, self.scores, self.depth, self.queries, self.judged_only]
 
     @classmethod
     def from_dict(cls, values: dict) -> Conventions:

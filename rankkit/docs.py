@@ -19,7 +19,8 @@ def measure_table() -> str:
     for m in registry().values():
         aliases = ", ".join(f"`{a.replace('{k}', 'k')}`" for a in m.aliases) or "—"
         taken = ", ".join(f"`{p}`" if p == "k" else f"`{p}={params()[p].default.strip(chr(39))}`" for p in m.params)
-        example = f"`{m.name}@10`" if "k" in m.params else f"`{m.name}`"
+        example = (f"`{m.name}@10`" if "k" in m.params else f"`{m.name}@0.5`" if "recall" in m.params
+                   else f"`{m.name}`")
         summary = m.summary.replace("|", "\\|")
         rows.append(f"| {example} | {aliases} | {taken or '—'} | {summary} | {m.aggregate} | "
                     f"[{m.metric}.sql](sql/metrics/{m.metric}.sql) |")

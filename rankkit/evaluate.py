@@ -15,6 +15,7 @@ from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning, warn
 from rankkit.io import Source, default_connection, is_frame, is_table, load, release, run_name
 from rankkit.progress import Progress
+from rankkit.trec import expand
 
 if TYPE_CHECKING:  # pandas loads with the first frame: the command line's path never needs it
     import pandas as pd
@@ -26,7 +27,8 @@ _views = itertools.count(1)
 
 
 SPEC_TYPE = ("STRUCT(i INTEGER, measure VARCHAR, metric VARCHAR, k BIGINT, rel DOUBLE, gain VARCHAR, "
-             "ideal VARCHAR, empty VARCHAR, max DOUBLE, agg VARCHAR)")
+             "ideal VARCHAR, empty VARCHAR, max DOUBLE, levels DOUBLE[], mult DOUBLE, beta DOUBLE, p DOUBLE, "
+             "coef DOUBLE[], gains STRUCT(level DOUBLE, gain DOUBLE)[], docs BIGINT, agg VARCHAR)")
 # result columns an attribute column (by=) must not shadow
 RESERVED = ("measure", "system", "query_id", "value", "queries", "ci_low", "ci_high")
 OUTPUT_FORMATS = {".parquet": "(FORMAT parquet)", ".csv": "(FORMAT csv, HEADER true)",
@@ -37,7 +39,8 @@ OUTPUT_FORMATS = {".parquet": "(FORMAT parquet)", ".csv": "(FORMAT csv, HEADER t
 def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
              con: duckdb.DuckDBPyConnection | None = None, rel: float = 1, ties: str = "trec",
              scores: str = "double", depth: int | None = None, queries: str = "both",
-             by: str | None = None, query_table=None, ci: float | None = None, seed: int | None = 0,
+             judged_only: bool = False, docs: int = 0, by: str | None = None, query_table=None,
+             ci: float | None = None, seed: int | None = 0,
              resamples: int = 10000, columns: Mapping[str, str | None] | None = None,
              duplicates: str = "error", output: str | Path | None = None, relation: bool = False,
              progress: bool | None = None, split_by_tag: bool = False,
@@ -66,6 +69,9 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         scores, for CG, DCG, IDCG and nDCG), score precision (``double`` or ``float32``),
         documents kept per query (trec_eval ``-M``), and the query set (``both`` or ``qrels``,
         trec_eval ``-c``).
+    judged_only, docs:
+        trec_eval's ``-J`` (only the documents the qrels judge, ranked among themselves) and ``-N``
+        (documents in the collection, for ``utility``).
     by, query_table:
         Slices: ``query_table`` (a path to CSV/TSV/Parquet, a DataFrame, a relation or a table
         name) has a ``query_id`` column and attribute columns; the aggregate is computed (in SQL)
@@ -121,9 +127,9 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     if ci is not None and (output is not None or relation):
         raise RankkitError("ci is computed in Python over a frame: it does not go with output= or relation=True")
     conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries,
-                                      duplicates=duplicates)
+                                      duplicates=duplicates, judged_only=judged_only, docs=docs)
     con = connect(con) if con is not None else default_connection()
-    specs = measure_specs(con, measures, rel=conventions.rel)
+    specs = measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs)
     with checked_sources(con, qrels, run, columns, conventions.duplicates, progress, split_by_tag) as (qrels_source,
                                                                                                       run_source):
         return _evaluate(con, qrels_source, run_source, specs, per_query, conventions=conventions, by=by,
@@ -134,13 +140,15 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
 def evaluate_rows(qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
                   con: duckdb.DuckDBPyConnection | None = None, rel: float = 1, ties: str = "trec",
                   depth: int | None = None, queries: str = "both", columns=None, duplicates: str = "error",
-                  split_by_tag: bool = False) -> tuple[list[str | None], list[dict], list[dict] | None]:
+                  split_by_tag: bool = False, judged_only: bool = False,
+                  docs: int = 0) -> tuple[list[str | None], list[dict], list[dict] | None]:
     """evaluate() without pandas, for the command line: the systems (in the order given), the
     aggregate rows and, with ``per_query``, the per-query rows, as dicts (``measure, system,
     [query_id,] value ...``) in evaluate()'s order; a NULL value is None. One reading of the inputs."""
     con = connect(con) if con is not None else default_connection()
-    conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates)
-    specs = measure_specs(con, measures, rel=conventions.rel)
+    conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
+                              judged_only=judged_only, docs=docs)
+    specs = measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs)
     with checked_sources(con, qrels, run, columns, duplicates, None, split_by_tag) as (qrels_source, run_source):
         compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
         found = []
@@ -233,7 +241,7 @@ def macro_query(macro: str, slices: tuple[str, str] | None) -> str:
     """SQL calling rankkit.<macro> (or its _by form with slices); parameters as evaluate passes them."""
     by = ", ?, ?" if slices else ""
     return (f"SELECT * FROM rankkit.{macro}{'_by' if slices else ''}(?, ?, ?::{SPEC_TYPE}[]{by}, ties := ?, "
-            f"scores := ?, depth := ?, queries := ?, validate := ?, keyed := ?)")
+            f"scores := ?, depth := ?, queries := ?, judged_only := ?, validate := ?, keyed := ?)")
 
 
 def with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int | None,
@@ -252,8 +260,8 @@ def with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int |
     values = values.drop_duplicates(keys + ["query_id"]).sort_values(keys + ["query_id"], kind="stable")
     rows = []
     for key, group in values.groupby(keys, sort=False, dropna=False):
-        statistic = np.sum if group["agg"].iloc[0] == "sum" else np.mean
-        if method == "t":
+        statistic = {"sum": np.sum, "gmean": _geometric_mean}.get(group["agg"].iloc[0], np.mean)
+        if method == "t" and statistic is not _geometric_mean:
             low, high = t_ci(group["value"].dropna(), level, total=statistic is np.sum)
         else:
             low, high = bootstrap_ci(group["value"].dropna(), statistic, level, seed, resamples)
@@ -261,6 +269,14 @@ def with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int |
     intervals = pd.DataFrame(rows, columns=keys + ["ci_low", "ci_high"]).rename(columns={"slice": by})
     shared = [key for key in intervals.columns[:-2] if key in frame.columns]  # system only with several
     return frame.merge(intervals[shared + ["ci_low", "ci_high"]], on=shared, how="left")
+
+
+def _geometric_mean(values, axis=None):
+    """gm_map's aggregate for the bootstrap, as rankkit.over_queries computes it in SQL (values
+    floored at rankkit.geometric_floor(), trec_eval's 0.00001)."""
+    import numpy as np
+
+    return np.exp(np.mean(np.log(np.maximum(values, 1e-5)), axis=axis))
 
 
 def slice_source(con: duckdb.DuckDBPyConnection, query_table, by: str | None) -> tuple[str, str]:
@@ -423,15 +439,18 @@ def _examples(values) -> str:
     return ", ".join(f"'{v}'" for v in (values or [])) or "none"
 
 
-def measure_specs(con: duckdb.DuckDBPyConnection, measures: str | Iterable[str], rel: float = 1) -> list[dict]:
-    """Parse measure names with the SQL parser; a bad name raises MeasureError."""
-    names = [measures] if isinstance(measures, str) else list(measures)
+def measure_specs(con: duckdb.DuckDBPyConnection, measures: str | Iterable[str], rel: float = 1,
+                  docs: int = 0) -> list[dict]:
+    """Parse measure names with the SQL parser; a bad name raises MeasureError. trec_eval's
+    nicknames (official, all_trec, set), its parameter forms (P.5,10) and family names (P, recall)
+    expand to the measures they stand for, and an ir_measures measure object is read by its name."""
+    names = expand(measures, text=False)
     if not names:
         raise MeasureError("no measure given; name at least one, such as nDCG@10 or AP")
     for name in names:
         if not isinstance(name, str):
             raise MeasureError(f"a measure name must be a string, got {name!r}")
-    key = (tuple(names), rel)
+    key = (tuple(names), rel, docs)
     if key not in _parsed:  # a loop over many runs asks for the same names: parsing costs 20 ms
         _parsed[key] = _stored_specs(key) or _parse_specs(con, key)
     return [dict(spec) for spec in _parsed[key]]
@@ -444,9 +463,10 @@ STORED_SPECS = 256  # lists of names kept; the oldest go first
 
 
 def _parse_specs(con: duckdb.DuckDBPyConnection, key: tuple) -> list[dict]:
-    names, rel = key
+    names, rel, docs = key
     try:
-        rows = con.execute("SELECT spec FROM rankkit.measure_specs(?::VARCHAR[], rel := ?)", [list(names), rel]).fetchall()
+        rows = con.execute("SELECT spec FROM rankkit.measure_specs(?::VARCHAR[], rel := ?, docs := ?)",
+                           [list(names), rel, docs]).fetchall()
     except duckdb.Error as error:
         raise MeasureError(_message(error)) from None
     specs = [row[0] for row in rows]
@@ -463,7 +483,7 @@ def _stored_specs(key: tuple) -> list[dict] | None:
 def _spec_key(key: tuple) -> str:
     import json
 
-    return json.dumps([list(key[0]), key[1]])
+    return json.dumps([list(key[0]), *key[1:]])
 
 
 def resolve(con: duckdb.DuckDBPyConnection, source, kind: str) -> tuple[str, bool]:

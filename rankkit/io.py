@@ -878,12 +878,32 @@ def _magic(path: Path, size: int) -> bytes:
         return b""
 
 
+def last_tag(path) -> str | None:
+    """The tag (sixth field) of a TREC run file's last content line: trec_eval's runid. None when the
+    file is not TREC text with a tag. A plain file is read from its end; a gzip file is streamed."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    if _magic(path, 2) == b"\x1f\x8b":
+        last = None
+        with _open_text(path) as lines:
+            for line in lines:
+                if line.strip() and not line.lstrip().startswith("#"):
+                    last = line
+    else:
+        last = _last_line(path)
+    fields = last.split() if last else []
+    return fields[5] if len(fields) >= 6 else None
+
+
 def _last_line(path: Path, tail: int = 4096) -> str:
-    """The last line that is not blank, from the file's last bytes (a plain file; "" if none there)."""
+    """The last line that is neither blank nor a comment, from the file's last bytes (a plain file; ""
+    if none there)."""
     with open(path, "rb") as file:
         size = file.seek(0, 2)
         file.seek(max(0, size - tail))
-        lines = [line for line in file.read().decode("utf-8", errors="replace").splitlines() if line.strip()]
+        lines = [line for line in file.read().decode("utf-8", errors="replace").splitlines()
+                 if line.strip() and not line.lstrip().startswith("#")]
     return lines[-1] if lines else ""
 
 

@@ -19,7 +19,7 @@ from rankkit._paths import sql_dir
 __all__ = ["Measure", "Param", "registry", "params", "get", "label"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
-_PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+)\s*:=\s*(\S+)\s+(.*?)\s*$")
+_PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+(?:\[\])?)\s*:=\s*(\S+)\s+(.*?)\s*$")
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,9 @@ def catalog_sql() -> str:
     cases = "\n        ".join(
         f"WHEN {_lit(m.metric)} THEN rankkit.{m.metric}_value(f, s)" for m in registry().values()
     )
-    return f"""-- Generated from the headers of sql/metrics/*.sql by rankkit.measures.catalog_sql().
+    from rankkit.trec import catalog_sql as trec_catalog_sql
+
+    return trec_catalog_sql() + f"""-- Generated from the headers of sql/metrics/*.sql by rankkit.measures.catalog_sql().
 CREATE OR REPLACE MACRO rankkit.catalog() AS TABLE
     SELECT * FROM (VALUES
         {rows}

@@ -12,6 +12,7 @@ import math
 from typing import IO, Sequence
 
 from rankkit import measures
+from rankkit.trec import family_of, printed_in_summary, printed_per_query, trec_sorted
 
 __all__ = ["write_eval", "is_count"]
 
@@ -45,7 +46,9 @@ def _missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def _format_value(name: str, value: float | None, digits: int) -> str:
+def _format_value(name: str, value: float | str | None, digits: int) -> str:
+    if isinstance(value, str):  # runid, relstring
+        return value
     if _missing(value):
         return "NaN"
     if is_count(name):
@@ -53,9 +56,12 @@ def _format_value(name: str, value: float | None, digits: int) -> str:
     return f"{value:.{digits}f}"
 
 
-def write_eval(out: IO[str], frames, fmt: str, digits: int) -> None:
-    """``frames``: (run name, aggregate rows, per-query rows or None) per run."""
+def write_eval(out: IO[str], frames, fmt: str, digits: int, summary: bool = True) -> None:
+    """``frames``: (run name, aggregate rows, per-query rows or None) per run. ``summary=False``
+    leaves the aggregate out (trec_eval -n)."""
     several = len(frames) > 1
+    if not summary:
+        frames = [(run, [], per_query) for run, _, per_query in frames]
     if fmt == "trec":
         _write_trec(out, frames, several, digits)
         return
@@ -65,12 +71,14 @@ def write_eval(out: IO[str], frames, fmt: str, digits: int) -> None:
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(columns)
         for row in table:  # as pandas' to_csv with float_format wrote it: a missing value is empty
-            value = "" if _missing(row["value"]) else f"{row['value']:.{digits}f}"
+            value = ("" if _missing(row["value"]) else row["value"] if isinstance(row["value"], str)
+                     else f"{row['value']:.{digits}f}")
             writer.writerow([row[c] for c in columns[:-2]] + [value, "" if row["queries"] is None else row["queries"]])
     elif fmt == "json":
         records = [{c: row[c] for c in columns} for row in table]
         for record in records:
-            record["value"] = None if _missing(record["value"]) else round(float(record["value"]), digits)
+            value = record["value"]
+            record["value"] = None if _missing(value) else value if isinstance(value, str) else round(float(value), digits)
         json.dump(records, out, indent=1)
         out.write("\n")
     elif fmt == "markdown":
@@ -81,35 +89,25 @@ def write_eval(out: IO[str], frames, fmt: str, digits: int) -> None:
             out.write("| " + " | ".join(str(shown[c]) for c in columns) + " |\n")
 
 
-# trec_eval prints measures in the order of its measure table, whatever the order of -m.
-TREC_ORDER = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
-              "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success", "set_P", "set_recall")
-
-
-def trec_order(names: Sequence[str]) -> list[str]:
-    """``names`` sorted as trec_eval prints them; names trec_eval lacks keep their order, last."""
-    def key(item: tuple[int, str]) -> tuple[int, int]:
-        position, name = item
-        family = name.rsplit("_", 1)[0] if name.rsplit("_", 1)[-1].isdigit() else name
-        rank = TREC_ORDER.index(family) if family in TREC_ORDER else len(TREC_ORDER)
-        return rank, position
-    return [name for _, name in sorted(enumerate(names), key=key)]
-
-
 def _write_trec(out: IO[str], frames, several: bool, digits: int) -> None:
     # trec_eval prints every measure of one query together, queries in string order, then 'all'.
     for run, aggregate, per_query in frames:
         prefix = f"{run}\t" if several else ""
-        ordered = trec_order([row["measure"] for row in aggregate])
+        names = [row["measure"] for row in aggregate] + [row["measure"] for row in per_query or ()]
+        ordered = trec_sorted(dict.fromkeys(names))
         if per_query is not None:
             order = {m: i for i, m in enumerate(ordered)}
             for row in sorted(per_query, key=lambda row: (row["query_id"], order.get(row["measure"]))):
-                out.write(f"{prefix}{row['measure']:<22}\t{row['query_id']}\t"
-                          f"{_format_value(row['measure'], row['value'], digits)}\n")
-        for name, count in _num_q(aggregate):
-            out.write(f"{prefix}{name:<22}\tall\t{count}\n")
+                if printed_per_query(row["measure"]):
+                    out.write(f"{prefix}{row['measure']:<22}\t{row['query_id']}\t"
+                              f"{_format_value(row['measure'], row['value'], digits)}\n")
+        # trec_eval's layout when its names are asked for (num_q printed where it asks for it, as
+        # trec_eval); otherwise the query count line before the summary
+        if not all(family_of(name) is not None for name in ordered):
+            for name, count in _num_q(aggregate):
+                out.write(f"{prefix}{name:<22}\tall\t{count}\n")
         for name in ordered:
-            for row in (row for row in aggregate if row["measure"] == name):
+            for row in (row for row in aggregate if row["measure"] == name and printed_in_summary(name)):
                 out.write(f"{prefix}{name:<22}\tall\t{_format_value(name, row['value'], digits)}\n")
 
 

@@ -10,16 +10,39 @@
 -- param: ideal  VARCHAR := 'qrels'   ideal ordering: qrels (every judged document, trec_eval's) or run (retrieved documents only, scikit-learn's)
 -- param: empty  VARCHAR := 'zero'    a query whose ideal DCG is 0: zero (scores 0, trec_eval's) or skip (left out of the mean)
 -- param: max    DOUBLE  := 4         top of the grading scale for ERR's stopping probability (gdeval's 4)
+-- param: recall DOUBLE  := 0         recall level at which interpolated precision is read (iprec_at_recall; trec_eval rounds level x R to a number of relevant documents)
+-- param: levels DOUBLE[] := [0,.1,.2,.3,.4,.5,.6,.7,.8,.9,1]  recall levels averaged by 11pt_avg (trec_eval's 11 points)
+-- param: mult   DOUBLE  := 1         multiple of R, the number of relevant documents, at which Rprec_mult reads precision
+-- param: beta   DOUBLE  := 1         weight of recall against precision in set_F (trec_eval's default 1)
+-- param: p      DOUBLE  := 0.9       persistence of rank-biased precision: the chance of reading on (trec_eval's 0.9)
+-- param: coef   DOUBLE[] := [1,-1,0,0]  utility's worth of a relevant retrieved, non-relevant retrieved, relevant missed and non-relevant missed document
+-- param: gains  VARCHAR := NULL      gain per relevance level as trec_eval writes it ('1=3,2=9,4=4.5'); other levels gain their grade
+-- param: docs   INTEGER := 0         documents in the collection (trec_eval -N): the non-relevant missed documents of utility
 
 ATTACH IF NOT EXISTS ':memory:' AS rankkit;
 
--- Negative grades mean judged-but-unusable: they never gain.
-CREATE OR REPLACE MACRO rankkit.gain(grade, gain := 'linear') AS
+-- Negative grades mean judged-but-unusable: they never gain. gains, trec_eval's gain per relevance
+-- level (a list of {level, gain}, see rankkit.gain_map), overrides the gain of the levels it names.
+CREATE OR REPLACE MACRO rankkit.gain(grade, gain := 'linear', gains := NULL) AS
     CASE
-        WHEN grade IS NULL OR grade <= 0 THEN 0.0E0
+        WHEN grade IS NULL OR grade < 0 THEN 0.0E0
+        WHEN gains IS NOT NULL THEN coalesce([x.gain FOR x IN gains IF x.level = grade][1], grade * 1.0E0)
+        WHEN grade = 0 THEN 0.0E0
         WHEN gain = 'exp' THEN pow(2.0E0, grade) - 1.0E0
         ELSE grade * 1.0E0
     END;
+
+-- Interpolated precision at a recall level (trec_eval's iprec_at_recall): curve[j] is the best
+-- precision at or after the j-th relevant document retrieved; the level stands for
+-- round(level x num_rel) relevant documents (trec_eval 10's lround; 9 added 0.9 and truncated), and
+-- a level beyond the relevant documents retrieved reads 0.
+CREATE OR REPLACE MACRO rankkit.interpolated_precision(curve, level, num_rel) AS
+    CASE WHEN curve IS NULL OR round(level * num_rel) > len(curve) THEN 0.0E0
+         ELSE curve[greatest(round(level * num_rel), 1)::BIGINT] END;
+
+-- Geometric means (gm_map, gm_bpref) floor each query's value at trec_eval's 0.00001, so a query
+-- scoring 0 counts as log(0.00001) rather than sending the mean to 0.
+CREATE OR REPLACE MACRO rankkit.geometric_floor() AS 1.0E-5;
 
 -- A sum in a fixed order: the values of an ordered list() added left to right. trec_eval adds a
 -- query's terms in rank order and the queries' values in query order; sum() and avg() add them in

@@ -17,12 +17,15 @@ CREATE OR REPLACE MACRO rankkit.bad_row(query_id, doc_id, what, number) AS
 --
 -- queries := 'both'  queries present in both the run and the qrels (trec_eval's default)
 -- queries := 'qrels' every query of the qrels, those missing from a run scoring 0 (trec_eval -c)
+-- judged_only := true keeps only the documents the qrels judge (grade >= 0), ranked among themselves,
+--                  as trec_eval -J does (after the depth cut, as there)
 -- A query counts as judged when the qrels list it at all, even with only zero or negative grades.
 -- Duplicates (a document twice for one query, in the qrels or in one system's run) are an error,
 -- as in trec_eval; validate := false skips that check for inputs already validated.
 
 CREATE OR REPLACE MACRO rankkit.per_query(qrels_table, run_table, specs, ties := 'trec',
-        scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false) AS TABLE
+        scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false,
+        judged_only := false) AS TABLE
 WITH
 spec AS (SELECT unnest(s) FROM (SELECT unnest(specs) AS s)),
 qrels AS (SELECT *, hash(query_id, doc_id) AS key FROM rankkit.qrels_rows(qrels_table)),
@@ -78,18 +81,30 @@ windowed AS (
     SELECT ranked.system, ranked.query_id, ranked.rank, qrels.grade
     FROM ranked JOIN qrels USING (query_id, doc_id)
 ),
-retrieved AS (
-    SELECT system, query_id, least(max(num_rows), coalesce(depth, max(num_rows))) AS num_ret
-    FROM counted GROUP BY system, query_id
-),
--- the judged documents of the ranked run (within depth), with their ranks
-judged AS (
+cut AS (
     SELECT system, query_id, rank, grade FROM (
         SELECT system, query_id, rank, grade FROM counted WHERE doc_id IS NOT NULL
         UNION ALL
         SELECT system, query_id, rank, grade FROM windowed
     )
     WHERE depth IS NULL OR rank <= depth
+),
+-- the judged documents of the ranked run (within depth), with their ranks; judged_only := true
+-- ranks the documents judged >= 0 among themselves (trec_eval -J)
+judged AS (
+    SELECT system, query_id, rank, grade FROM cut WHERE NOT judged_only
+    UNION ALL
+    SELECT system, query_id, row_number() OVER (PARTITION BY system, query_id ORDER BY rank) AS rank, grade
+    FROM cut WHERE judged_only AND grade >= 0
+),
+retrieved AS (
+    SELECT system, query_id, least(max(num_rows), coalesce(depth, max(num_rows))) AS num_ret
+    FROM counted WHERE NOT judged_only GROUP BY system, query_id
+    UNION ALL
+    SELECT c.system, c.query_id, count(j.rank) AS num_ret
+    FROM (SELECT DISTINCT system, query_id FROM counted WHERE judged_only) c
+    LEFT JOIN judged j ON j.system IS NOT DISTINCT FROM c.system AND j.query_id = c.query_id
+    GROUP BY c.system, c.query_id
 ),
 -- Duplicates cost a hash table as large as the run, so only inputs not yet checked are checked.
 run_duplicates AS (
@@ -148,21 +163,40 @@ evaluated AS (
 qrels_stats AS (
     SELECT spec.i, qrels.query_id,
            count(*) FILTER (WHERE qrels.grade >= spec.rel) AS num_rel,
-           count(*) FILTER (WHERE qrels.grade >= 0 AND qrels.grade < spec.rel) AS num_nonrel
+           count(*) FILTER (WHERE qrels.grade >= 0 AND qrels.grade < spec.rel) AS num_nonrel,
+           max(qrels.grade) AS max_grade
     FROM qrels CROSS JOIN spec
     GROUP BY spec.i, qrels.query_id
 ),
--- the ideal ordering: every judged document by grade, best first (trec_eval's ideal=qrels)
+-- the ideal ordering: every judged document of positive gain, best first (trec_eval's ideal=qrels),
+-- with what the trec_eval measures built on it read at each position: the ideal DCG so far, the
+-- gain above 1 so far (G's cost) and whether the gain drops there (Rndcg's R levels)
+ideal_list AS (
+    SELECT i, k, metric, query_id, pos, ideal_gain,
+           sum(ideal_gain / rankkit.discount(pos)) OVER up AS idcg_so_far,
+           sum(greatest(ideal_gain - 1.0E0, 0.0E0)) OVER up AS extra_cost,
+           ideal_gain IS DISTINCT FROM lag(ideal_gain) OVER (PARTITION BY i, query_id ORDER BY pos) AS drops
+    FROM (
+        SELECT i, k, metric, query_id, ideal_gain,
+               row_number() OVER (PARTITION BY i, query_id ORDER BY ideal_gain DESC) AS pos
+        FROM (
+            SELECT spec.i, spec.k, spec.metric, qrels.query_id,
+                   rankkit.gain(qrels.grade, spec.gain, spec.gains) AS ideal_gain
+            FROM qrels CROSS JOIN spec
+            WHERE qrels.grade >= 0 AND spec.ideal = 'qrels'
+              AND spec.metric IN ('idcg', 'ndcg', 'ndcg_rel', 'rndcg', 'g')
+        )
+        WHERE ideal_gain > 0
+    )
+    WINDOW up AS (PARTITION BY i, query_id ORDER BY pos ROWS UNBOUNDED PRECEDING)
+),
 ideal_qrels AS (
     SELECT i, query_id,
-           rankkit.ordered_sum(list(rankkit.gain(grade, gain) / rankkit.discount(pos) ORDER BY pos)
-                               FILTER (WHERE k IS NULL OR pos <= k)) AS idcg
-    FROM (
-        SELECT spec.i, spec.k, spec.gain, qrels.query_id, qrels.grade,
-               row_number() OVER (PARTITION BY spec.i, qrels.query_id ORDER BY qrels.grade DESC) AS pos
-        FROM qrels CROSS JOIN spec
-        WHERE qrels.grade > 0 AND spec.ideal = 'qrels' AND spec.metric IN ('idcg', 'ndcg')
-    )
+           rankkit.ordered_sum(list(ideal_gain / rankkit.discount(pos) ORDER BY pos)
+                               FILTER (WHERE k IS NULL OR pos <= k)) AS idcg,
+           sum(ideal_gain) AS ideal_cg,
+           count(*) AS num_gain
+    FROM ideal_list
     GROUP BY i, query_id
 ),
 -- ties := 'average' (McSherry and Najork, ECIR 2008; scikit-learn's dcg_score): a judged document
@@ -184,7 +218,7 @@ discount_sums AS (
 -- each judged document of a tie group, per spec: the last rank of its group within the cutoff
 tie_spans AS (
     SELECT spec.i, judged.system, judged.query_id, judged.rank, t.tie_first, t.tie_size,
-           rankkit.gain(judged.grade, spec.gain) AS g,
+           rankkit.gain(judged.grade, spec.gain, spec.gains) AS g,
            least(t.tie_first + t.tie_size - 1, coalesce(spec.k, t.tie_first + t.tie_size - 1)) AS last_cut
     FROM judged
     JOIN tie_groups t ON t.system IS NOT DISTINCT FROM judged.system AND t.query_id = judged.query_id
@@ -202,15 +236,19 @@ tie_features AS (
     GROUP BY i, system, query_id
 ),
 judged_spec AS (
-    SELECT spec.i, spec.k, spec.metric, spec.ideal, spec.gain,
+    SELECT spec.i, spec.k, spec.metric, spec.ideal, spec.gain, spec.p,
            judged.system, judged.query_id, judged.rank, judged.grade,
            spec.k IS NULL OR judged.rank <= spec.k AS in_cut,
            judged.grade >= spec.rel AS relevant,
            judged.grade >= 0 AND judged.grade < spec.rel AS nonrelevant,
-           rankkit.gain(judged.grade, spec.gain) AS g,
+           rankkit.gain(judged.grade, spec.gain, spec.gains) AS g,
            rankkit.stop_probability(judged.grade, spec.max) AS p_stop,
            coalesce(qrels_stats.num_rel, 0) AS num_rel,
-           coalesce(qrels_stats.num_nonrel, 0) AS num_nonrel
+           coalesce(qrels_stats.num_nonrel, 0) AS num_nonrel,
+           -- Rprec_mult reads precision at mult x R documents, rounded up from 0.1 as trec_eval does
+           floor(spec.mult * coalesce(qrels_stats.num_rel, 0) + 9.0E-1) AS mult_cut,
+           -- rbp: gains above 1 are scaled to [0, 1] by the query's top grade, as trec_eval does
+           greatest(coalesce(qrels_stats.max_grade, 0.0E0), 1.0E0) AS rbp_scale
     FROM judged CROSS JOIN spec
     LEFT JOIN qrels_stats ON qrels_stats.i = spec.i AND qrels_stats.query_id = judged.query_id
 ),
@@ -220,6 +258,12 @@ own_rank AS (
            count(*) FILTER (WHERE relevant AND in_cut) AS rel_ret,
            count(*) FILTER (WHERE in_cut) AS judged_ret,
            count(*) FILTER (WHERE relevant AND rank <= num_rel) AS rel_in_r,
+           count(*) FILTER (WHERE relevant AND rank <= mult_cut) AS rel_in_mult,
+           count(*) FILTER (WHERE nonrelevant AND in_cut) AS nonrel_ret,
+           count(*) FILTER (WHERE grade >= 0 AND in_cut) AS pooled_ret,
+           rankkit.ordered_sum(list(g / rbp_scale * pow(p, rank - 1) ORDER BY rank)
+                               FILTER (WHERE metric = 'rbp' AND grade > 0)) AS rbp_sum,
+           rankkit.ordered_sum(list(pow(p, rank - 1) ORDER BY rank) FILTER (WHERE metric = 'rbp_resid' AND grade >= 0)) AS rbp_pooled,
            rankkit.ordered_sum(list(g ORDER BY rank) FILTER (WHERE in_cut)) AS cg,
            rankkit.ordered_sum(list(g / rankkit.discount(rank) ORDER BY rank) FILTER (WHERE in_cut)) AS dcg,
            min(rank) FILTER (WHERE relevant AND in_cut) AS first_rel
@@ -228,24 +272,108 @@ own_rank AS (
 ),
 -- Features from the documents above a document need a window; each window sees only the rows of
 -- the measures that use it, so a measure not asked for costs nothing, and only the rows those
--- measures read: AP the relevant documents within the cutoff (the relevant ones above a document
--- are all within it too), bpref the judged ones (it has no cutoff). A window's cost is its rows.
+-- measures read: AP (and gm_map, binG, interpolated precision) the relevant documents within the
+-- cutoff (the relevant ones above a document are all within it too), bpref the judged ones (it has
+-- no cutoff), infAP every judged document. A window's cost is its rows.
+above_rows AS (
+    SELECT *,
+           count(*) FILTER (WHERE relevant) OVER down AS relevant_so_far,
+           count(*) FILTER (WHERE nonrelevant) OVER down AS nonrelevant_so_far,
+           count(*) OVER down AS judged_so_far
+    FROM judged_spec
+    WHERE (metric IN ('ap', 'gm_map', 'bing', 'iprec_at_recall', 'eleven_pt_avg') AND relevant AND in_cut)
+       OR (metric IN ('bpref', 'gm_bpref') AND (relevant OR nonrelevant))
+       OR metric = 'infap'
+    WINDOW down AS (PARTITION BY i, system, query_id ORDER BY rank ROWS UNBOUNDED PRECEDING)
+),
 above AS (
     SELECT i, system, query_id,
            rankkit.ordered_sum(list(relevant_so_far * 1.0E0 / rank ORDER BY rank)
                                FILTER (WHERE relevant AND in_cut)) AS ap_sum,
            -- bpref: each relevant document loses the share of judged non-relevant ones above it
            rankkit.ordered_sum(list(1.0E0 - rankkit.ratio(least(nonrelevant_so_far, num_rel), least(num_rel, num_nonrel))
-                                    ORDER BY rank) FILTER (WHERE relevant)) AS bpref_sum
+                                    ORDER BY rank) FILTER (WHERE relevant AND metric IN ('bpref', 'gm_bpref'))) AS bpref_sum,
+           -- infAP (Yilmaz and Aslam): precision above a relevant document estimated from the judged
+           -- documents above it (those judged negative count as pooled but unjudged), as trec_eval
+           rankkit.ordered_sum(list(CASE WHEN rank = 1 THEN 1.0E0
+                    ELSE 1.0E0 / rank + ((rank - 1.0E0) / rank)
+                         * ((judged_so_far - 1.0E0) / (rank - 1.0E0))
+                         * ((relevant_so_far - 1.0E0 + 1.0E-5) / (relevant_so_far - 1.0E0 + nonrelevant_so_far + 2.0E-5)) END
+                    ORDER BY rank) FILTER (WHERE relevant AND metric = 'infap')) AS infap_sum,
+           -- binG: a relevant document gains 1 / log2(2 + the documents above it that are not relevant)
+           rankkit.ordered_sum(list(1.0E0 / log2(2.0E0 + rank - relevant_so_far) ORDER BY rank)
+                               FILTER (WHERE relevant AND metric = 'bing')) AS bing_sum
+    FROM above_rows
+    GROUP BY i, system, query_id
+),
+-- interpolated precision: after the j-th relevant document retrieved, the best precision at or below it
+precision_curve AS (
+    SELECT i, system, query_id, list(best ORDER BY relevant_so_far) AS curve
     FROM (
-        SELECT *,
-               count(*) FILTER (WHERE relevant) OVER down AS relevant_so_far,
-               count(*) FILTER (WHERE nonrelevant) OVER down AS nonrelevant_so_far
-        FROM judged_spec
-        WHERE (metric = 'ap' AND relevant AND in_cut) OR (metric = 'bpref' AND (relevant OR nonrelevant))
-        WINDOW down AS (PARTITION BY i, system, query_id ORDER BY rank ROWS UNBOUNDED PRECEDING)
+        SELECT i, system, query_id, relevant_so_far,
+               max(relevant_so_far * 1.0E0 / rank) OVER (PARTITION BY i, system, query_id ORDER BY rank DESC
+                                                        ROWS UNBOUNDED PRECEDING) AS best
+        FROM above_rows
+        WHERE relevant AND metric IN ('iprec_at_recall', 'eleven_pt_avg')
     )
     GROUP BY i, system, query_id
+),
+-- the DCG and CG so far at each judged document of gain (trec_eval's ndcg_rel, G)
+gain_rows AS (
+    SELECT j.i, j.metric, j.system, j.query_id, j.rank, j.g,
+           sum(j.g / rankkit.discount(j.rank)) OVER down AS dcg_so_far,
+           sum(j.g) OVER down AS cg_so_far,
+           coalesce(q.num_gain, 0) AS num_gain
+    FROM judged_spec j
+    LEFT JOIN ideal_qrels q ON q.i = j.i AND q.query_id = j.query_id
+    WHERE j.metric IN ('ndcg_rel', 'g') AND j.g <> 0
+    WINDOW down AS (PARTITION BY j.i, j.system, j.query_id ORDER BY j.rank ROWS UNBOUNDED PRECEDING)
+),
+gain_features AS (
+    SELECT r.i, r.system, r.query_id,
+           -- ndcg_rel: nDCG at each retrieved document of positive gain (the ideal stops growing once
+           -- its gains run out)
+           rankkit.ordered_sum(list(r.dcg_so_far / l.idcg_so_far ORDER BY r.rank)
+                               FILTER (WHERE r.metric = 'ndcg_rel' AND r.g > 0)) AS ndcg_rel_sum,
+           count(*) FILTER (WHERE r.metric = 'ndcg_rel' AND r.g > 0) AS gain_ret,
+           -- G: each gain over log2(2 + what the ideal ranking would have gained so far, at least 1 a
+           -- rank, minus what this ranking gained)
+           rankkit.ordered_sum(list(r.g / log2(2.0E0 + r.rank + l.extra_cost - r.cg_so_far) ORDER BY r.rank)
+                               FILTER (WHERE r.metric = 'g')) AS g_sum
+    FROM gain_rows r
+    JOIN ideal_list l ON l.i = r.i AND l.query_id = r.query_id AND l.pos = least(r.rank, r.num_gain)
+    GROUP BY r.i, r.system, r.query_id
+),
+-- Rndcg: nDCG where the ideal gain drops (the R levels of each grade) and at the end of the ranking
+r_levels AS (
+    SELECT l.i, l.query_id, l.pos - 1 AS at, l.idcg_so_far - l.ideal_gain / rankkit.discount(l.pos) AS idcg_at
+    FROM ideal_list l
+    WHERE l.metric = 'rndcg' AND l.drops AND l.pos > 1
+    UNION ALL
+    SELECT i, query_id, num_gain, idcg FROM ideal_qrels
+    WHERE i IN (SELECT i FROM spec WHERE metric = 'rndcg')
+),
+rndcg_points AS (
+    SELECT r.i, ret.system, ret.query_id, r.at, r.idcg_at, ret.num_ret
+    FROM r_levels r JOIN retrieved ret ON ret.query_id = r.query_id
+    UNION ALL
+    -- a ranking running on past the last R level ends with one more point
+    SELECT q.i, ret.system, ret.query_id, ret.num_ret, q.idcg, ret.num_ret
+    FROM ideal_qrels q JOIN retrieved ret ON ret.query_id = q.query_id
+    WHERE q.i IN (SELECT i FROM spec WHERE metric = 'rndcg') AND ret.num_ret > q.num_gain + 1
+),
+rndcg_features AS (
+    SELECT p.i, p.system, p.query_id,
+           rankkit.ordered_sum(list(coalesce(p.dcg_at, 0.0E0) / p.idcg_at ORDER BY p.at)) AS rndcg_sum, count(*) AS rndcg_points
+    FROM (
+        SELECT p.i, p.system, p.query_id, p.at, p.idcg_at,
+               rankkit.ordered_sum(list(j.g / rankkit.discount(j.rank) ORDER BY j.rank)) AS dcg_at
+        FROM rndcg_points p
+        LEFT JOIN judged_spec j ON j.i = p.i AND j.system IS NOT DISTINCT FROM p.system AND j.query_id = p.query_id
+                               AND j.rank <= least(p.at, p.num_ret)
+        GROUP BY p.i, p.system, p.query_id, p.at, p.idcg_at
+    ) p
+    GROUP BY p.i, p.system, p.query_id
 ),
 err_sum AS (
     SELECT i, system, query_id, rankkit.ordered_sum(list(p_stop * p_reach / rank ORDER BY rank)) AS err
@@ -272,10 +400,18 @@ ideal_run AS (
     GROUP BY i, system, query_id
 ),
 features AS (
-    SELECT own_rank.*, above.ap_sum, above.bpref_sum, err_sum.err, ideal_run.idcg_run
+    SELECT own_rank.*, above.ap_sum, above.bpref_sum, above.infap_sum, above.bing_sum, precision_curve.curve,
+           gain_features.ndcg_rel_sum, gain_features.gain_ret, gain_features.g_sum,
+           rndcg_features.rndcg_sum, rndcg_features.rndcg_points, err_sum.err, ideal_run.idcg_run
     FROM own_rank
     LEFT JOIN above ON above.i = own_rank.i AND above.system IS NOT DISTINCT FROM own_rank.system
                    AND above.query_id = own_rank.query_id
+    LEFT JOIN precision_curve ON precision_curve.i = own_rank.i AND precision_curve.system IS NOT DISTINCT FROM own_rank.system
+                   AND precision_curve.query_id = own_rank.query_id
+    LEFT JOIN gain_features ON gain_features.i = own_rank.i AND gain_features.system IS NOT DISTINCT FROM own_rank.system
+                   AND gain_features.query_id = own_rank.query_id
+    LEFT JOIN rndcg_features ON rndcg_features.i = own_rank.i AND rndcg_features.system IS NOT DISTINCT FROM own_rank.system
+                   AND rndcg_features.query_id = own_rank.query_id
     LEFT JOIN err_sum ON err_sum.i = own_rank.i AND err_sum.system IS NOT DISTINCT FROM own_rank.system
                      AND err_sum.query_id = own_rank.query_id
     LEFT JOIN ideal_run ON ideal_run.i = own_rank.i AND ideal_run.system IS NOT DISTINCT FROM own_rank.system
@@ -295,6 +431,21 @@ valued AS (
                'rel_ret': coalesce(features.rel_ret, 0),
                'judged_ret': coalesce(features.judged_ret, 0),
                'rel_in_r': coalesce(features.rel_in_r, 0),
+               'rel_in_mult': coalesce(features.rel_in_mult, 0),
+               'nonrel_ret': coalesce(features.nonrel_ret, 0),
+               'pooled_ret': coalesce(features.pooled_ret, 0),
+               'rbp_sum': coalesce(features.rbp_sum, 0.0E0),
+               'rbp_pooled': coalesce(features.rbp_pooled, 0.0E0),
+               'infap_sum': coalesce(features.infap_sum, 0.0E0),
+               'bing_sum': coalesce(features.bing_sum, 0.0E0),
+               'curve': features.curve,
+               'ndcg_rel_sum': coalesce(features.ndcg_rel_sum, 0.0E0),
+               'gain_ret': coalesce(features.gain_ret, 0),
+               'g_sum': coalesce(features.g_sum, 0.0E0),
+               'rndcg_sum': coalesce(features.rndcg_sum, 0.0E0),
+               'rndcg_points': coalesce(features.rndcg_points, 0),
+               'num_gain': coalesce(ideal_qrels.num_gain, 0),
+               'ideal_cg': coalesce(ideal_qrels.ideal_cg, 0.0E0),
                'cg': coalesce(CASE WHEN ties = 'average' THEN tie_features.cg ELSE features.cg END, 0.0E0),
                'dcg': coalesce(CASE WHEN ties = 'average' THEN tie_features.dcg ELSE features.dcg END, 0.0E0),
                'idcg': coalesce(CASE WHEN spec.ideal = 'run' THEN features.idcg_run ELSE ideal_qrels.idcg END, 0.0E0),
@@ -325,16 +476,20 @@ SELECT i, measure, agg, system, query_id, rankkit.measure_value(metric, f, s) AS
 CREATE OR REPLACE MACRO rankkit.over_queries(agg, value, query_id) AS
     CASE WHEN count(value) = 0 THEN NULL
          WHEN any_value(agg) = 'sum' THEN rankkit.ordered_sum(list(value ORDER BY query_id) FILTER (WHERE value IS NOT NULL))
+         -- gm_map, gm_bpref: the geometric mean, each value floored at trec_eval's 0.00001
+         WHEN any_value(agg) = 'gmean'
+             THEN exp(rankkit.ordered_sum(list(ln(greatest(value, rankkit.geometric_floor())) ORDER BY query_id)
+                                          FILTER (WHERE value IS NOT NULL)) / count(value))
          ELSE rankkit.ordered_sum(list(value ORDER BY query_id) FILTER (WHERE value IS NOT NULL)) / count(value) END;
 
 -- rankkit.aggregate: one row per measure and system: the mean over evaluated queries (the sum for
 -- counts, as trec_eval), and how many queries it covers (empty := 'skip' leaves some out).
 CREATE OR REPLACE MACRO rankkit.aggregate(qrels_table, run_table, specs, ties := 'trec',
-        scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false) AS TABLE
+        scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false, judged_only := false) AS TABLE
     SELECT measure, system,
            rankkit.over_queries(agg, value, query_id) AS value,
            count(value) AS queries
     FROM rankkit.per_query(qrels_table, run_table, specs, ties := ties, scores := scores,
-                           depth := depth, queries := queries, validate := validate, keyed := keyed)
+                           depth := depth, queries := queries, validate := validate, keyed := keyed, judged_only := judged_only)
     GROUP BY i, measure, system
     ORDER BY i, system;

@@ -5,7 +5,9 @@
 -- catalog (rankkit.catalog, made from the headers of sql/metrics/*.sql).
 
 CREATE OR REPLACE MACRO rankkit.spec(metric, measure, agg, k := NULL, rel := 1, gain := 'linear',
-        ideal := 'qrels', empty := 'zero', max := 4, i := 1) AS {
+        ideal := 'qrels', empty := 'zero', max := 4, levels := [0.0E0, 1.0E-1, 2.0E-1, 3.0E-1, 4.0E-1, 5.0E-1,
+        6.0E-1, 7.0E-1, 8.0E-1, 9.0E-1, 1.0E0], mult := 1, beta := 1, p := 9.0E-1, coef := [1.0E0, -1.0E0, 0.0E0, 0.0E0],
+        gains := NULL, docs := 0, i := 1) AS {
     'i': i::INTEGER,
     'measure': measure::VARCHAR,
     'metric': metric::VARCHAR,
@@ -21,56 +23,122 @@ CREATE OR REPLACE MACRO rankkit.spec(metric, measure, agg, k := NULL, rel := 1, 
                   ELSE error('rankkit: measure ' || measure || ': empty must be zero or skip, got ' || coalesce(empty, 'NULL')) END,
     'max': CASE WHEN max IS NOT NULL AND max::DOUBLE > 0 AND isfinite(max::DOUBLE) THEN max::DOUBLE
                 ELSE error('rankkit: measure ' || measure || ': max must be a positive number, got ' || coalesce(max::VARCHAR, 'NULL')) END,
+    'levels': CASE WHEN len(levels) > 0 AND len([x FOR x IN levels IF x IS NULL OR NOT isfinite(x::DOUBLE) OR x < 0 OR x > 1]) = 0
+                   THEN levels::DOUBLE[]
+                   ELSE error('rankkit: measure ' || measure || ': recall levels must be numbers from 0 to 1, got ' || coalesce(levels::VARCHAR, 'NULL')) END,
+    'mult': CASE WHEN mult IS NOT NULL AND isfinite(mult::DOUBLE) AND mult::DOUBLE >= 0 THEN mult::DOUBLE
+                 ELSE error('rankkit: measure ' || measure || ': mult must be a number >= 0, got ' || coalesce(mult::VARCHAR, 'NULL')) END,
+    'beta': CASE WHEN beta IS NOT NULL AND isfinite(beta::DOUBLE) AND beta::DOUBLE >= 0 THEN beta::DOUBLE
+                 ELSE error('rankkit: measure ' || measure || ': beta must be a number >= 0, got ' || coalesce(beta::VARCHAR, 'NULL')) END,
+    'p': CASE WHEN p IS NOT NULL AND isfinite(p::DOUBLE) AND p::DOUBLE >= 0 AND p::DOUBLE <= 1 THEN p::DOUBLE
+              ELSE error('rankkit: measure ' || measure || ': p must be a number from 0 to 1, got ' || coalesce(p::VARCHAR, 'NULL')) END,
+    'coef': CASE WHEN len(coef) = 4 AND len([x FOR x IN coef IF x IS NULL OR NOT isfinite(x::DOUBLE)]) = 0 THEN coef::DOUBLE[]
+                 ELSE error('rankkit: measure ' || measure || ': utility takes four numbers, got ' || coalesce(coef::VARCHAR, 'NULL')) END,
+    'gains': rankkit.gain_map(trim(gains::VARCHAR, '[] '), measure),
+    'docs': CASE WHEN docs IS NOT NULL AND docs >= 0 AND docs = floor(docs) THEN docs::BIGINT
+                 ELSE error('rankkit: measure ' || measure || ': the number of documents must be an integer >= 0, got ' || coalesce(docs::VARCHAR, 'NULL')) END,
     'agg': agg::VARCHAR
 };
+
+-- trec_eval's gain per relevance level, '1=3,2=9,4=4.5', as a list of {level, gain} (NULL: none given).
+CREATE OR REPLACE MACRO rankkit.gain_map(gains, measure) AS
+    CASE WHEN gains IS NULL OR gains = '' THEN NULL
+         WHEN regexp_full_match(gains, '\s*-?[0-9]+\s*=\s*[-+]?[0-9]*\.?[0-9]+(\s*,\s*-?[0-9]+\s*=\s*[-+]?[0-9]*\.?[0-9]+)*\s*')
+             THEN [{'level': split_part(pair, '=', 1)::DOUBLE, 'gain': split_part(pair, '=', 2)::DOUBLE}
+                   FOR pair IN string_split(replace(gains, ' ', ''), ',')]
+         ELSE error('rankkit: measure ' || measure || ': gains must read level=gain,level=gain (such as 1=3,2=9), got ''' || gains || '''') END;
 
 -- The value of parameter name in a list of [name, value] pairs, or NULL.
 CREATE OR REPLACE MACRO rankkit.param_value(pairs, name) AS
     [p[2] FOR p IN pairs IF p[1] = name][1];
 
-CREATE OR REPLACE MACRO rankkit.measure_specs(names, rel := 1) AS TABLE
+-- The text a trec_eval-style name may carry as the value of each parameter: ndcg_cut_10 (k, trec_eval
+-- reads 23.4 as 23), iprec_at_recall_0.10, utility_2,-1,0,0 and 11pt_avg_.25,.5,.75 (lists),
+-- ndcg_1=3,2=9 (gains per relevance level).
+CREATE OR REPLACE MACRO rankkit.param_pattern(param) AS
+    CASE param
+        WHEN 'k' THEN '[0-9]+(?:\.[0-9]*)?'
+        WHEN 'gains' THEN '-?[0-9]+=[-+]?[0-9]*\.?[0-9]+(?:,-?[0-9]+=[-+]?[0-9]*\.?[0-9]+)*'
+        WHEN 'levels' THEN '[-+]?[0-9]*\.?[0-9]+(?:,[-+]?[0-9]*\.?[0-9]+)*'
+        WHEN 'coef' THEN '[-+]?[0-9]*\.?[0-9]+(?:,[-+]?[0-9]*\.?[0-9]+)*'
+        ELSE '[-+]?[0-9]*\.?[0-9]+'
+    END;
+
+-- A list parameter's text ('.25,.5,.75', or '[.25, .5]' in parentheses) as numbers; NULL if not numbers.
+CREATE OR REPLACE MACRO rankkit.param_list(text) AS
+    [TRY_CAST(trim(x) AS DOUBLE) FOR x IN string_split(trim(text, '[] '), ',')];
+
+CREATE OR REPLACE MACRO rankkit.measure_specs(names, rel := 1, docs := 0) AS TABLE
 WITH
--- a name given twice is one measure, in its first place
+-- trec_eval's nicknames (official, all_trec, set) and family names (P, recall, ndcg_cut ...) stand
+-- for the measures rankkit.trec_names() lists; a name given twice is one measure, in its first place
+named AS (
+    SELECT unnest(names) AS measure, generate_subscripts(names, 1) AS position
+),
+expanded AS (
+    SELECT coalesce(t.measure, named.measure) AS measure,
+           row_number() OVER (ORDER BY named.position, t.j) AS place
+    FROM named
+    LEFT JOIN (SELECT name, unnest(measures) AS measure, generate_subscripts(measures, 1) AS j FROM rankkit.trec_names()) t
+        ON t.name = named.measure
+),
 given AS (
-    SELECT measure, min(i) AS i
-    FROM (SELECT unnest(names) AS measure, generate_subscripts(names, 1) AS i)
-    GROUP BY measure
+    SELECT measure, min(place) AS i FROM expanded GROUP BY measure
 ),
 catalog AS (FROM rankkit.catalog()),
 plain_names AS (
     SELECT metric, lower(name) AS lname FROM catalog
     UNION
     SELECT metric, lower(alias) FROM (SELECT metric, unnest(aliases) AS alias FROM catalog)
-    WHERE alias NOT LIKE '%{k}%'
+    WHERE alias NOT LIKE '%{%'
 ),
--- trec_eval's names carry the cutoff in the name: ndcg_cut_10, P_5, recall.100
+-- trec_eval's names carry a parameter in the name: ndcg_cut_10, P_5, recall.100, iprec_at_recall_0.10,
+-- rbp_p=0.8. An alias 'name_{param}' reads 'name_<value>' and 'name.<value>'.
 templates AS (
-    SELECT metric, '^' || regexp_escape(lower(replace(alias, '_{k}', ''))) || '[_.]([0-9]+)$' AS pattern
-    FROM (SELECT metric, unnest(aliases) AS alias FROM catalog)
-    WHERE alias LIKE '%_{k}'
+    SELECT metric, param,
+           '^' || regexp_escape(lower(left(prefix, cut - 1))) || '[_.]' || regexp_escape(lower(substr(prefix, cut + 1)))
+               || '(' || rankkit.param_pattern(param) || ')$' AS pattern
+    FROM (
+        SELECT metric, split_part(alias, '{', 1) AS prefix,
+               length(split_part(alias, '{', 1)) - strpos(reverse(split_part(alias, '{', 1)), '_') + 1 AS cut,
+               regexp_extract(alias, '\{([a-z]+)\}', 1) AS param
+        FROM (SELECT metric, unnest(aliases) AS alias FROM catalog)
+        WHERE alias LIKE '%{%}'
+    )
 ),
 parsed AS (
     SELECT i, measure,
-           regexp_extract(trim(measure), '^([A-Za-z][A-Za-z0-9_-]*?)(?:\(([^()]*)\))?(?:@(.*))?$',
+           regexp_extract(trim(measure), '^([A-Za-z0-9][A-Za-z0-9_-]*?)(?:\(([^()]*)\))?(?:@(.*))?$',
                           ['base', 'params', 'cutoff']) AS p
     FROM given
 ),
 resolved AS (
     SELECT parsed.i, parsed.measure,
            coalesce(t.metric, n.metric) AS metric,
-           CASE WHEN t.metric IS NOT NULL THEN regexp_extract(lower(trim(parsed.measure)), t.pattern, 1)
-                ELSE nullif(parsed.p.cutoff, '') END AS cutoff,
+           t.param AS template_param,
+           regexp_extract(lower(trim(parsed.measure)), t.pattern, 1) AS template_value,
+           nullif(parsed.p.cutoff, '') AS at,
            CASE WHEN t.metric IS NULL AND parsed.p.params <> ''
                 THEN [[trim(split_part(kv, '=', 1)), trim(substr(kv, strpos(kv, '=') + 1))]
-                      FOR kv IN string_split(parsed.p.params, ',')]
-                ELSE [] END AS pairs,
+                      FOR kv IN regexp_extract_all(parsed.p.params, '[^,=\[]+=\s*(?:\[[^\]]*\]|[^,]*)|[^,]+')]
+                ELSE [] END AS given_pairs,
            parsed.p.base AS base
     FROM parsed
     LEFT JOIN templates t ON regexp_full_match(lower(trim(parsed.measure)), t.pattern)
     LEFT JOIN plain_names n ON t.metric IS NULL AND n.lname = lower(parsed.p.base)
 ),
+-- what @ sets: the cutoff k, or the recall level of IPrec@0.5; template values join the pairs
+located AS (
+    SELECT r.*, c.name, c.params, c.agg,
+           CASE WHEN r.template_param IS NOT NULL AND r.template_param <> 'k' THEN [[r.template_param, r.template_value]]
+                WHEN r.at IS NOT NULL AND NOT list_contains(c.params, 'k') AND list_contains(c.params, 'recall') THEN [['recall', r.at]]
+                ELSE [] END || r.given_pairs AS pairs,
+           CASE WHEN r.template_param = 'k' THEN split_part(r.template_value, '.', 1)
+                WHEN list_contains(c.params, 'k') OR NOT list_contains(c.params, 'recall') THEN r.at END AS cutoff
+    FROM resolved r LEFT JOIN catalog c USING (metric)
+),
 checked AS (
-    SELECT r.i, r.measure, r.metric, r.cutoff, r.pairs, c.name, c.params, c.agg,
+    SELECT r.i, r.measure, r.metric, r.cutoff, r.pairs, r.name, r.params, r.agg,
         CASE
             WHEN r.metric IS NULL THEN error('rankkit: unknown measure ''' || r.measure || ''''
                 || coalesce('; did you mean ' || (
@@ -78,23 +146,32 @@ checked AS (
                         SELECT name, min(levenshtein(lower(coalesce(nullif(r.base, ''), r.measure)), lower(n))) AS d
                         FROM (SELECT name, unnest(list_prepend(name, aliases)) AS n FROM catalog)
                         GROUP BY name ORDER BY d, name LIMIT 3)) || '?', ''))
+            WHEN r.agg = 'text' THEN error('rankkit: measure ''' || r.measure || ''' is text, not a number: '
+                || 'FROM rankkit.' || r.metric || '(qrels_table, run_table) gives it')
             WHEN r.cutoff IS NOT NULL AND (NOT regexp_full_match(r.cutoff, '[0-9]+') OR r.cutoff::HUGEINT < 1)
                 THEN error('rankkit: measure ''' || r.measure || ''': the cutoff after @ must be a positive integer, got ''' || r.cutoff || '''')
-            WHEN r.cutoff IS NOT NULL AND NOT list_contains(c.params, 'k')
-                THEN error('rankkit: measure ''' || r.measure || ''': ' || c.name || ' takes no cutoff')
-            WHEN len([p FOR p IN r.pairs IF p[1] = '' OR p[2] = '' OR NOT list_contains(c.params, p[1]) OR p[1] = 'k']) > 0
+            WHEN r.cutoff IS NOT NULL AND NOT list_contains(r.params, 'k')
+                THEN error('rankkit: measure ''' || r.measure || ''': ' || r.name || ' takes no cutoff')
+            WHEN len([p FOR p IN r.pairs IF p[1] = '' OR p[2] = '' OR NOT list_contains(r.params, p[1]) OR p[1] = 'k']) > 0
                 THEN error('rankkit: measure ''' || r.measure || ''': unknown or empty parameter '''
-                    || [p[1] || '=' || p[2] FOR p IN r.pairs IF p[1] = '' OR p[2] = '' OR NOT list_contains(c.params, p[1]) OR p[1] = 'k'][1]
-                    || '''; ' || c.name || ' takes '
-                    || coalesce(nullif(array_to_string(list_filter(c.params, lambda p: p <> 'k'), ', '), ''), 'no parameters')
-                    || CASE WHEN list_contains(c.params, 'k') THEN ' and a cutoff @k' ELSE '' END)
-            WHEN rankkit.param_value(r.pairs, 'rel') IS NOT NULL AND TRY_CAST(rankkit.param_value(r.pairs, 'rel') AS DOUBLE) IS NULL
-                THEN error('rankkit: measure ''' || r.measure || ''': rel must be a number, got ''' || rankkit.param_value(r.pairs, 'rel') || '''')
-            WHEN rankkit.param_value(r.pairs, 'max') IS NOT NULL AND TRY_CAST(rankkit.param_value(r.pairs, 'max') AS DOUBLE) IS NULL
-                THEN error('rankkit: measure ''' || r.measure || ''': max must be a number, got ''' || rankkit.param_value(r.pairs, 'max') || '''')
+                    || [p[1] || CASE WHEN p[2] IS NULL THEN '' ELSE '=' || p[2] END
+                        FOR p IN r.pairs IF p[1] = '' OR p[2] = '' OR NOT list_contains(r.params, p[1]) OR p[1] = 'k'][1]
+                    || '''; ' || r.name || ' takes '
+                    || coalesce(nullif(array_to_string(list_filter(r.params, lambda p: p <> 'k'), ', '), ''), 'no parameters')
+                    || CASE WHEN list_contains(r.params, 'k') THEN ' and a cutoff @k' ELSE '' END)
+            WHEN len([p FOR p IN r.pairs IF p[1] IN ('rel', 'max', 'recall', 'mult', 'beta', 'p', 'docs')
+                                            AND TRY_CAST(p[2] AS DOUBLE) IS NULL]) > 0
+                THEN error('rankkit: measure ''' || r.measure || ''': '
+                    || [p[1] || ' must be a number, got ''' || p[2] || '''' FOR p IN r.pairs
+                        IF p[1] IN ('rel', 'max', 'recall', 'mult', 'beta', 'p', 'docs') AND TRY_CAST(p[2] AS DOUBLE) IS NULL][1])
+            WHEN len([p FOR p IN r.pairs IF p[1] IN ('levels', 'coef')
+                                            AND list_contains(rankkit.param_list(p[2]), NULL)]) > 0
+                THEN error('rankkit: measure ''' || r.measure || ''': '
+                    || [p[1] || ' must be numbers separated by commas, got ''' || p[2] || '''' FOR p IN r.pairs
+                        IF p[1] IN ('levels', 'coef') AND list_contains(rankkit.param_list(p[2]), NULL)][1])
             ELSE true
         END AS ok
-    FROM resolved r LEFT JOIN catalog c USING (metric)
+    FROM located r
 )
 SELECT rankkit.spec(metric, measure, agg,
         k := cutoff::BIGINT,
@@ -103,6 +180,15 @@ SELECT rankkit.spec(metric, measure, agg,
         ideal := coalesce(rankkit.param_value(pairs, 'ideal'), 'qrels'),
         empty := coalesce(rankkit.param_value(pairs, 'empty'), 'zero'),
         max := coalesce(rankkit.param_value(pairs, 'max')::DOUBLE, 4),
+        levels := CASE WHEN list_contains(params, 'recall') THEN [coalesce(rankkit.param_value(pairs, 'recall')::DOUBLE, 0.0E0)]
+                       ELSE coalesce(rankkit.param_list(rankkit.param_value(pairs, 'levels')),
+                                     [0.0E0, 1.0E-1, 2.0E-1, 3.0E-1, 4.0E-1, 5.0E-1, 6.0E-1, 7.0E-1, 8.0E-1, 9.0E-1, 1.0E0]) END,
+        mult := coalesce(rankkit.param_value(pairs, 'mult')::DOUBLE, 1.0E0),
+        beta := coalesce(rankkit.param_value(pairs, 'beta')::DOUBLE, 1.0E0),
+        p := coalesce(rankkit.param_value(pairs, 'p')::DOUBLE, 9.0E-1),
+        coef := coalesce(rankkit.param_list(rankkit.param_value(pairs, 'coef')), [1.0E0, -1.0E0, 0.0E0, 0.0E0]),
+        gains := rankkit.param_value(pairs, 'gains'),
+        docs := coalesce(rankkit.param_value(pairs, 'docs')::DOUBLE, docs),
         i := i) AS spec
 FROM checked
 WHERE ok
@@ -111,16 +197,16 @@ ORDER BY i;
 -- rankkit.evaluate: measures by name, one row per measure and system (the mean over queries, the
 -- sum for counts) with the number of queries it covers.
 CREATE OR REPLACE MACRO rankkit.evaluate(qrels_table, run_table, measures, rel := 1, ties := 'trec',
-        scores := 'double', depth := NULL, queries := 'both') AS TABLE
+        scores := 'double', depth := NULL, queries := 'both', docs := 0) AS TABLE
     FROM rankkit.aggregate(qrels_table, run_table,
-        (SELECT list(spec ORDER BY spec.i) FROM rankkit.measure_specs(measures, rel := rel)),
+        (SELECT list(spec ORDER BY spec.i) FROM rankkit.measure_specs(measures, rel := rel, docs := docs)),
         ties := ties, scores := scores, depth := depth, queries := queries);
 
 -- rankkit.evaluate_queries: the same, one row per measure, system and query.
 CREATE OR REPLACE MACRO rankkit.evaluate_queries(qrels_table, run_table, measures, rel := 1,
-        ties := 'trec', scores := 'double', depth := NULL, queries := 'both') AS TABLE
+        ties := 'trec', scores := 'double', depth := NULL, queries := 'both', docs := 0) AS TABLE
     SELECT measure, system, query_id, value
     FROM rankkit.per_query(qrels_table, run_table,
-        (SELECT list(spec ORDER BY spec.i) FROM rankkit.measure_specs(measures, rel := rel)),
+        (SELECT list(spec ORDER BY spec.i) FROM rankkit.measure_specs(measures, rel := rel, docs := docs)),
         ties := ties, scores := scores, depth := depth, queries := queries)
     ORDER BY i, system, query_id;

@@ -13,7 +13,7 @@ CREATE OR REPLACE MACRO rankkit.query_slices(queries_table, attribute) AS TABLE
 
 -- rankkit.per_query with each query's slice.
 CREATE OR REPLACE MACRO rankkit.per_query_by(qrels_table, run_table, specs, queries_table, attribute,
-        ties := 'trec', scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false) AS TABLE
+        ties := 'trec', scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false, judged_only := false) AS TABLE
 WITH
 slices AS (FROM rankkit.query_slices(queries_table, attribute)),
 checks AS (
@@ -25,19 +25,19 @@ checks AS (
 )
 SELECT p.i, p.measure, p.agg, p.system, slices.slice, p.query_id, p.value
 FROM rankkit.per_query(qrels_table, run_table, specs, ties := ties, scores := scores, depth := depth,
-                       queries := queries, validate := validate, keyed := keyed) p
+                       queries := queries, validate := validate, keyed := keyed, judged_only := judged_only) p
 LEFT JOIN slices USING (query_id)
 CROSS JOIN checks
 WHERE checks.ok;
 
 -- rankkit.aggregate per slice: the mean (the sum for counts) and the query count of each slice.
 CREATE OR REPLACE MACRO rankkit.aggregate_by(qrels_table, run_table, specs, queries_table, attribute,
-        ties := 'trec', scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false) AS TABLE
+        ties := 'trec', scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false, judged_only := false) AS TABLE
     SELECT measure, system, slice,
            rankkit.over_queries(agg, value, query_id) AS value,
            count(value) AS queries
     FROM rankkit.per_query_by(qrels_table, run_table, specs, queries_table, attribute, ties := ties,
-                              scores := scores, depth := depth, queries := queries, validate := validate, keyed := keyed)
+                              scores := scores, depth := depth, queries := queries, validate := validate, keyed := keyed, judged_only := judged_only)
     GROUP BY i, measure, system, slice
     ORDER BY i, system, slice NULLS LAST;
 

@@ -27,7 +27,7 @@ def run_cli(capsys, tmp_path, qrels=QRELS, run=RUN, args=("-m", "map")):
 def test_good_input_exits_0(capsys, tmp_path):
     status, out, err = run_cli(capsys, tmp_path)
     assert status == 0 and err == []
-    assert out == "num_q                 \tall\t2\nmap                   \tall\t1.0000\n"
+    assert out == "map                   \tall\t1.0000\n"  # trec_eval's names: trec_eval's lines, no num_q
 
 
 @pytest.mark.parametrize(
@@ -87,5 +87,5 @@ def test_gzip_input_reads_like_plain(capsys, tmp_path):
     q.write_bytes(gzip.compress(QRELS.encode()))
     r.write_bytes(gzip.compress(RUN.encode()))
     assert main(["eval", "-m", "map", "-m", "P_1", str(q), str(r)]) == 0
-    assert capsys.readouterr().out == ("num_q                 \tall\t2\nmap                   \tall\t1.0000\n"
+    assert capsys.readouterr().out == ("map                   \tall\t1.0000\n"
                                        "P_1                   \tall\t1.0000\n")

@@ -188,3 +188,90 @@ def test_float32_scores_agree_with_pytrec_eval(data):
     assert set(got["query_id"]) == set(expected)
     for row in got.itertuples():
         assert row.value == pytest.approx(expected[row.query_id][row.measure], abs=1e-9), (row.measure, row.query_id)
+
+
+# ---- every all_trec measure: pytrec_eval (9.0.8) and, where it is installed, trec_eval 10.0 ---------
+
+# 9.0.8 turns recall levels into ranks otherwise (adds 0.9 and truncates; 10.0 rounds) and has no
+# rbp, rbp_resid or unj; runid and relstring are text.
+NOT_IN_9 = ("iprec_at_recall", "11pt_avg", "runid", "relstring")
+GEOMETRIC = {"gm_map", "gm_bpref"}
+COUNTS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
+
+
+@given(collections(QUERY_IDS, st.integers(min_value=-2, max_value=3)))
+@example(TIES)
+@settings(max_examples=25, derandomize=True, deadline=None)
+def test_all_trec_agrees_with_pytrec_eval(data):
+    import math
+
+    qrels, run = data
+    qrels = {query: {doc: int(grade) for doc, grade in docs.items()} for query, docs in qrels.items()}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"all_trec"}).evaluate(run)
+    names = sorted(key for key in next(iter(expected.values())) if not key.startswith(NOT_IN_9))
+    got, aggregate = rankkit_values(qrels, run, names)
+    for name in names:
+        for query, values in expected.items():
+            want = math.exp(values[name]) if name in GEOMETRIC else values[name]  # pytrec_eval gives the log
+            mine = max(got[(name, query)], 1e-5) if name in GEOMETRIC else got[(name, query)]
+            assert mine == pytest.approx(want, abs=1e-9), (name, query)
+        column = [v[name] for v in expected.values()]
+        combined = (math.exp(mean(column)) if name in GEOMETRIC else sum(column) if name in COUNTS else mean(column))
+        assert aggregate[name] == pytest.approx(combined, abs=1e-9), name
+
+
+def trec_eval_10():
+    """trec_eval 10.0's binary: $RANKKIT_TREC_EVAL or the oracle build beside the project, else skip."""
+    import os
+    from pathlib import Path
+
+    from support import ROOT
+
+    for candidate in (os.environ.get("RANKKIT_TREC_EVAL"), ROOT.parent.parent / "oracle" / "trec_eval" / "trec_eval",
+                      ROOT.parent / "oracle" / "trec_eval" / "trec_eval"):
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    pytest.skip("trec_eval 10.0 is absent (set RANKKIT_TREC_EVAL to its binary)")
+
+
+def trec_files(folder, qrels: dict, run: dict):
+    qrels_path, run_path = folder / "qrels.txt", folder / "run.txt"
+    qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
+    run_path.write_text("".join(f"{q} Q0 {d} {i} {s} tag{len(q)}\n" for q, docs in run.items()
+                                for i, (d, s) in enumerate(docs.items(), 1)))
+    return qrels_path, run_path
+
+
+@pytest.mark.parametrize("options", [["-c"], ["-c", "-J"], ["-c", "-M", "3", "-l", "2"]])
+@given(data=collections(QUERY_IDS, st.integers(min_value=-2, max_value=3)))
+@example(data=TIES)
+@settings(max_examples=15, derandomize=True, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_cli_all_trec_agrees_with_trec_eval_10(tmp_path_factory, capsys, options, data):
+    """rankkit eval -q -m all_trec against trec_eval 10.0 itself on generated files: the same lines,
+    values to the printed 4 decimals (nan: trec_eval's 0/0 on an empty -J ranking, rankkit's 0)."""
+    import subprocess
+
+    from rankkit.cli import main
+
+    binary = trec_eval_10()
+    qrels, run = data
+    qrels = {query: {doc: int(grade) for doc, grade in docs.items()} for query, docs in qrels.items()}
+    qrels_path, run_path = trec_files(tmp_path_factory.mktemp("trec"), qrels, run)
+    args = [*options, "-q", "-m", "all_trec", str(qrels_path), str(run_path)]
+    wanted = subprocess.run([binary, *args], capture_output=True, text=True, check=True).stdout.splitlines()
+    capsys.readouterr()
+    assert main(["eval", *args]) == 0
+    got = capsys.readouterr().out.splitlines()
+    assert [line.split()[:2] for line in got] == [line.split()[:2] for line in wanted]
+    for mine, theirs in zip(got, wanted):
+        name, query, value = theirs.split("\t")
+        if "nan" in value or (query == "all" and any("nan" in w and w.split()[0] == name.strip() for w in wanted)):
+            continue
+        if (name.strip(), query) == ("num_rel", "all") and "-l" in options:
+            # trec_eval -c sums grades > 0 for this summary whatever -l says: not its per-query num_rel
+            continue
+        if name.startswith(("runid", "relstring")) or "." not in value:
+            assert mine == theirs
+        else:
+            assert abs(float(mine.split("\t")[2]) - float(value)) <= 5e-5 + 1e-9, theirs

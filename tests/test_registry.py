@@ -37,7 +37,7 @@ def test_header_declares_the_measure(metric):
     for field in ("name", "aliases", "params", "aggregate", "summary", "cite"):
         assert field in fields, f"{measure.path.name}: header lacks '{field}:'"
     assert measure.name and measure.summary and measure.cite
-    assert measure.aggregate in ("mean", "sum")
+    assert measure.aggregate in ("mean", "sum", "gmean", "text")
 
 
 @pytest.mark.parametrize("metric", MEASURES)

@@ -1,6 +1,6 @@
 -- name:      DCG
 -- aliases:   
--- params:    k, gain
+-- params:    k, gain, gains
 -- aggregate: mean
 -- summary:   discounted cumulative gain: each gain divided by log2(rank + 1), summed over the top k
 -- cite:      Järvelin and Kekäläinen, ACM TOIS 20(4), 2002
@@ -8,9 +8,9 @@
 CREATE OR REPLACE MACRO rankkit.dcg_value(f, s) AS
     f.dcg;
 
-CREATE OR REPLACE MACRO rankkit.dcg(qrels_table, run_table, k := NULL, gain := 'linear', ties := 'trec', scores := 'double', depth := NULL, queries := 'both') AS TABLE
+CREATE OR REPLACE MACRO rankkit.dcg(qrels_table, run_table, k := NULL, gain := 'linear', gains := NULL, ties := 'trec', scores := 'double', depth := NULL, queries := 'both') AS TABLE
     SELECT system, query_id, value
     FROM rankkit.per_query(qrels_table, run_table,
-        [rankkit.spec('dcg', 'DCG', 'mean', k := k, gain := gain)],
+        [rankkit.spec('dcg', 'DCG', 'mean', k := k, gain := gain, gains := gains)],
         ties := ties, scores := scores, depth := depth, queries := queries)
     ORDER BY system, query_id;

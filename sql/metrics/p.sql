@@ -1,5 +1,5 @@
 -- name:      P
--- aliases:   P_{k}, precision, set_P
+-- aliases:   P_{k}, precision, set_P, SetP
 -- params:    k, rel
 -- aggregate: mean
 -- summary:   precision: relevant documents in the top k over k (k even when fewer were retrieved, as trec_eval; no cutoff: over the number retrieved)

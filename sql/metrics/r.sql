@@ -1,5 +1,5 @@
 -- name:      R
--- aliases:   recall_{k}, recall, set_recall
+-- aliases:   recall_{k}, recall, set_recall, SetR
 -- params:    k, rel
 -- aggregate: mean
 -- summary:   recall: relevant documents in the top k over the relevant documents in the qrels (0 when none)

@@ -1,0 +1,208 @@
+"""trec_eval's measure names: its nicknames, its families and their default parameters, its
+parameter forms, and the order and spelling in which it prints them.
+
+trec_eval names a measure by family and parameters: ``P.5,10`` is P at cutoffs 5 and 10, printed
+``P_5`` and ``P_10``; ``P`` alone is P at its default cutoffs; ``-m all_trec`` is every family at its
+defaults. :func:`expand` turns such names into the names rankkit's SQL parser reads (``P_5``,
+``iprec_at_recall_0.10``, ``utility_2,-1,0,0``: each also what trec_eval prints), and leaves
+rankkit's own names (``nDCG@10``) as they are. The measures themselves are declared once, in
+``sql/metrics/*.sql``; this module only knows how trec_eval spells them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+from rankkit.errors import MeasureError
+
+__all__ = ["Family", "FAMILIES", "NICKNAMES", "expand", "family_of", "trec_sorted", "printed_per_query",
+           "printed_in_summary"]
+
+
+@dataclass(frozen=True)
+class Family:
+    """One entry of trec_eval's measure table.
+
+    ``cutoffs``: the default parameters of a family that prints one measure per parameter (P_5,
+    P_10 ...), with ``number`` (int or float) and ``spell`` (how a parameter is printed); None for a
+    family that prints one measure, whose parameter text, if any, is printed as given
+    (``utility_2,-1,0,0``). ``per_query``/``summary``: whether trec_eval prints the measure per query
+    and in the summary.
+    """
+
+    name: str
+    cutoffs: tuple = ()
+    number: type = int
+    spell: str = "{}"
+    per_query: bool = True
+    summary: bool = True
+    text: bool = False
+
+
+_LONG = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_RECALL = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+# trec_eval 10.0's measure table (measures.c), in the order it prints; dcg, ideal_dcg and the
+# preference measures are not part of all_trec and rankkit does not offer them.
+FAMILIES: dict[str, Family] = {f.name: f for f in (
+    Family("runid", per_query=False, text=True),
+    Family("num_q", per_query=False),
+    Family("num_ret"), Family("num_rel"), Family("num_rel_ret"), Family("map"),
+    Family("gm_map", per_query=False),
+    Family("Rprec"), Family("bpref"), Family("recip_rank"),
+    Family("iprec_at_recall", _RECALL, float, "{:.2f}"),
+    Family("P", _LONG),
+    Family("relstring", summary=False, text=True),
+    Family("recall", _LONG),
+    Family("infAP"),
+    Family("gm_bpref", per_query=False),
+    Family("Rprec_mult", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), float, "{:.2f}"),
+    Family("utility"), Family("11pt_avg"), Family("binG"), Family("G"),
+    Family("ndcg"), Family("ndcg_rel"), Family("Rndcg"),
+    Family("ndcg_cut", _LONG), Family("map_cut", _LONG), Family("relative_P", _LONG),
+    Family("success", (1, 5, 10)),
+    Family("set_P"), Family("set_relative_P"), Family("set_recall"), Family("set_map"), Family("set_F"),
+    Family("num_nonrel_judged_ret"),
+    Family("rbp"), Family("rbp_resid"),
+    Family("unj", (5, 10, 20)),
+)}
+
+NICKNAMES: dict[str, tuple[str, ...]] = {
+    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P"),
+    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP",
+                 "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut",
+                 "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
+                 "set_F", "num_nonrel_judged_ret"),
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"),
+}
+
+
+def expand(measures, text: bool = True) -> list[str]:
+    """Measure names as the SQL parser reads them, in the order given (nicknames in trec_eval's order).
+
+    ``measures``: a name, a list of names, or ir_measures measure objects (read by their name);
+    one string may hold several names separated by spaces (``"nDCG@10 P@5 AP"``). ``text=False``
+    leaves the measures whose value is text (runid, relstring) out of nicknames.
+    """
+    items = [measures] if isinstance(measures, str) or not isinstance(measures, Iterable) else list(measures)
+    # one entry per trec_eval family, as trec_eval keeps one parameter list per measure: a family
+    # named again with parameters replaces the earlier ones (-m all_trec -m relstring.20)
+    entries: dict[object, list[str]] = {}
+    for item in items:
+        given = item if isinstance(item, str) else _ir_measures_name(item)
+        for name in _split(given):
+            for key, names in _expand_one(name, text):
+                if key is None or key not in entries or "." in name:
+                    entries[key if key is not None else (len(entries), name)] = names
+    return list(dict.fromkeys(n for names in entries.values() for n in names))
+
+
+def _ir_measures_name(measure) -> str:
+    """An ir_measures measure object (nDCG@10, RBP(p=0.8)) as rankkit's name for it. Its defaults
+    are spelled out where they differ from rankkit's (ir_measures' RBP has p=0.8, trec_eval's 0.9);
+    anything else is left to the parser to refuse."""
+    if not type(measure).__module__.startswith("ir_measures"):
+        return measure
+    params = {name: info.default for name, info in measure.SUPPORTED_PARAMS.items()
+              if isinstance(info.default, (int, float, str))}
+    params.update(measure.params)
+    name = "SetRelP" if params.pop("relative", False) else measure.NAME
+    at = params.pop("cutoff", None)
+    at = params.pop("recall") if "recall" in params else at
+    if params.get("dcg") == "exp-log2":
+        params["gain"] = "exp"
+    for param, plain in (("dcg", None), ("judged_only", False), ("rel", 1)):
+        if param in params and (plain is None or params[param] == plain):
+            del params[param]
+    text = name + (f"({','.join(f'{k}={v}' for k, v in params.items())})" if params else "")
+    return text + (f"@{at}" if isinstance(at, (int, float)) else "")
+
+
+def _split(text):
+    """'nDCG@10 P@5 AP' -> three names; spaces inside parentheses stay (P(rel = 2)@5)."""
+    if not isinstance(text, str):
+        return [text]
+    return [part for part in re.findall(r"(?:\([^()]*\)|[^\s(])+", text)] or [text]
+
+
+def _expand_one(name: str, text: bool = True) -> list[tuple[str | None, list[str]]]:
+    """(trec_eval family or None, names) for one name as given."""
+    if name in NICKNAMES:
+        return [(family, _defaults(FAMILIES[family])) for family in NICKNAMES[name] if text or not FAMILIES[family].text]
+    family, _, params = name.partition(".")
+    if family in FAMILIES:
+        return [(family, _with_params(FAMILIES[family], params) if params else _defaults(FAMILIES[family]))]
+    return [(None, [name])]
+
+
+def _defaults(family: Family) -> list[str]:
+    if family.cutoffs:
+        return [f"{family.name}_{family.spell.format(value)}" for value in family.cutoffs]
+    return [family.name]
+
+
+def _with_params(family: Family, params: str) -> list[str]:
+    """trec_eval's 'family.params': one name per cutoff, sorted as trec_eval sorts them (P.5,7,3 is
+    P_3, P_5, P_7; ndcg_cut.23.4 reads 23 as trec_eval's atol does), or one name carrying the text."""
+    if not family.cutoffs:
+        return [f"{family.name}_{params}"]
+    values = []
+    for text in params.split(","):
+        if not text:
+            continue
+        if not re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)", text):
+            kind = "positive integers" if family.number is int else "numbers"
+            raise MeasureError(f"measure '{family.name}.{params}': trec_eval's {family.name} takes {kind} "
+                               f"separated by commas, got '{text}'")
+        values.append(int(float(text)) if family.number is int else float(text))
+    return [f"{family.name}_{family.spell.format(v)}" for v in sorted(dict.fromkeys(values))]
+
+
+def catalog_sql() -> str:
+    """rankkit.trec_names(): each nickname and each family name with default parameters, and the
+    numeric measures it stands for, so that rankkit.evaluate in SQL reads them as the CLI does."""
+    rows = [(nick, expand(nick, text=False)) for nick in NICKNAMES]
+    rows += [(name, _defaults(family)) for name, family in FAMILIES.items() if family.cutoffs]
+    values = ",\n        ".join(
+        "('{}', [{}]::VARCHAR[])".format(name, ", ".join(f"'{n}'" for n in names)) for name, names in rows)
+    return f"""-- Generated from rankkit/trec.py by rankkit.trec.catalog_sql(): trec_eval's nicknames and families.
+CREATE OR REPLACE MACRO rankkit.trec_names() AS TABLE
+    SELECT * FROM (VALUES
+        {values}
+    ) AS trec_names(name, measures);
+"""
+
+
+def family_of(name: str) -> Family | None:
+    """The trec_eval family a printed name belongs to (P_5 -> P, ndcg_cut_10 -> ndcg_cut), or None."""
+    best = None
+    for family in FAMILIES:
+        if (name == family or name.startswith(family + "_")) and (best is None or len(family) > len(best)):
+            best = family
+    return FAMILIES[best] if best else None
+
+
+def trec_sorted(names: Iterable[str]) -> list[str]:
+    """Names in trec_eval's print order (by family, parameters as given); other names keep their order, last."""
+    order = list(FAMILIES)
+
+    def key(item: tuple[int, str]) -> tuple[int, int]:
+        position, name = item
+        family = family_of(name)
+        return (order.index(family.name) if family else len(order)), position
+    return [name for _, name in sorted(enumerate(names), key=key)]
+
+
+def printed_per_query(name: str) -> bool:
+    family = family_of(name)
+    return family is None or family.per_query
+
+
+def printed_in_summary(name: str) -> bool:
+    family = family_of(name)
+    return family is None or family.summary
