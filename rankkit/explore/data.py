@@ -133,7 +133,8 @@ class ExplorerData:
                 batch = {name}
             batch = sorted(batch - self._values.keys())
             specs = measure_specs(self.con, batch)
-            inputs = [self.qrels.table, self.run.engine, specs, self.ties, self.scores, self.depth, "both", False,
+            # queries, judged_only and validate as rankkit.per_query names them: inputs already checked
+            inputs = [self.qrels.table, self.run.engine, specs, self.ties, self.scores, self.depth, "both", False, False,
                       bool(self.run.keyed)]
             with Progress(self.con, "computing per-query values", enabled=self.progress is not None, delay=0.5,
                           bar=self.progress):
