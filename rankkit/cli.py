@@ -368,6 +368,7 @@ def _conventions(args: argparse.Namespace):
 def _run_report(args: argparse.Namespace) -> int:
     from rankkit.report.build import build, run_names
     from rankkit.report.model import SUFFIXES
+    from rankkit.trec import expand, family_of
 
     if Path(args.output).suffix.lower() not in SUFFIXES:
         raise UsageError(f"-o {args.output}: a report is written as {', '.join(SUFFIXES)}; the suffix says which")
@@ -377,7 +378,11 @@ def _run_report(args: argparse.Namespace) -> int:
     baseline = args.baseline
     if baseline is not None and baseline in args.runs:
         baseline = stems[args.runs.index(baseline)]
-    result = build(args.qrels, list(args.runs), expand_measures(args.measures), baseline=baseline, test=args.test,
+    # trec_eval's forms (P.5,10, families, nicknames) as rankkit eval reads them; text measures
+    # (runid, relstring) have no mean to report
+    measures = [name for name in expand(args.measures or ["official"])
+                if (family := family_of(name)) is None or not family.text]
+    result = build(args.qrels, list(args.runs), measures, baseline=baseline, test=args.test,
                    correction=args.correction, alpha=args.alpha, ci=args.ci or None, seed=args.seed,
                    resamples=10000, by=args.by, queries=args.queries, title=args.title, con=_connect(args),
                    columns=_columns(args), conventions=_conventions(args), call=_command_line(args))

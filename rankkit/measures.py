@@ -143,6 +143,17 @@ def _list(items: tuple[str, ...]) -> str:
     return "[" + ", ".join(_lit(i) for i in items) + "]::VARCHAR[]"
 
 
+def _is_default(value, default: str) -> bool:
+    """Whether a spec's value is the declared default (``NULL``, a number, a list of numbers, a word)."""
+    if value is None or default == "NULL":
+        return value is None and default == "NULL"
+    if isinstance(value, (list, tuple)):
+        return [float(v) for v in value] == [float(v) for v in default.strip("[]").split(",") if v]
+    if isinstance(value, float):
+        return f"{value:g}" == f"{float(default):g}"
+    return str(value) == default
+
+
 def label(spec: Mapping) -> str:
     """The canonical name of a parsed measure (a spec from the SQL parser): the registry's name,
     the parameters that differ from their declared defaults, and the cutoff; ``ndcg_cut_10`` and
@@ -159,7 +170,7 @@ def label(spec: Mapping) -> str:
         if name == "k":
             continue
         value, default = spec[name], params()[name].default.strip("'")
-        if str(value) != default and not (isinstance(value, float) and f"{value:g}" == default):
+        if not _is_default(value, default):
             shown.append(f"{name}={value:g}" if isinstance(value, float) else f"{name}={value}")
     cutoff = f"@{spec['k']}" if spec.get("k") is not None else ""
     return measure.name + (f"({', '.join(shown)})" if shown else "") + cutoff

@@ -3,7 +3,8 @@
 Nothing here computes a measure: the values come from :func:`rankkit.evaluate` (``per_query=True``)
 and :func:`rankkit.trace`, and are drawn as they are. Each function builds a
 :class:`matplotlib.figure.Figure` directly, never through pyplot, so no global figure state is
-touched and a figure drawn in a loop is freed with its last reference. The explorer and the reports
+touched and a figure drawn in a loop is freed with its last reference. Titles and axis labels break
+into lines that fit their panel (long system names included, every character kept). The explorer and the reports
 draw with these functions; they work as well on their own, in a notebook (a Figure displays as a
 cell's value) or in a script (``fig.savefig("plot.png")``).
 
@@ -15,11 +16,14 @@ one measure). Artists that carry data have a ``gid`` (``"values"``, ``"mean"``, 
 
 from __future__ import annotations
 
+import functools
+import textwrap
 from typing import Iterable
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 
 from rankkit.errors import RankkitError
 from rankkit.stats import TIE_TOLERANCE, differences as paired_differences
@@ -34,6 +38,7 @@ WIN, LOSS, MARK = "#2ca02c", "#d62728", "#000000"
 ONE_SYSTEM = "run"
 WIDTH = 7.0          # inches: fits a notebook cell and an A4 text column
 PANEL_HEIGHT = 2.3   # inches per row of panels
+MARGIN = 0.75        # inches of a panel's width taken by its tick labels and axis label
 
 
 def distribution(per_query: pd.DataFrame, *, measure: str | None = None, highlight: str | None = None,
@@ -226,10 +231,12 @@ def scatter(per_query: pd.DataFrame, x: str, y: str, *, measure: str | None = No
     ax.set_aspect("equal")
     _remember(ax, "point", pd.Series(list(zip(pairs["base"], pairs["value"])), index=pairs.index, dtype=object))
     d = paired_differences(pairs["value"], pairs["base"])
-    ax.set_title(f"{label} of {len(d)} queries: {y} above the diagonal on {int(np.sum(d > 0))},\n"
-                 f"below it on {int(np.sum(d < 0))}, on it on {int(np.sum(d == 0))}", fontsize=9)
-    ax.set_xlabel(f"{x} {label}")
-    ax.set_ylabel(f"{y} {label}")
+    width = _panel_width(ax)
+    ax.set_title("\n".join([_fit([f"{label} of {len(d)} queries:", f"{y} above the diagonal on {int(np.sum(d > 0))},"],
+                                  width, 9),
+                            f"below it on {int(np.sum(d < 0))}, on it on {int(np.sum(d == 0))}"]), fontsize=9)
+    ax.set_xlabel(_fit([x, label], width, 10))
+    ax.set_ylabel(_fit([y, label], fig.get_size_inches()[1] - MARGIN, 10))
     if highlight is not None:
         mark(fig, highlight)
     return fig
@@ -279,7 +286,7 @@ def trace_curve(trace: pd.DataFrame, *, systems: Iterable[str] | None = None,
             raise RankkitError(f"trace has no {column!r} column: expected the frame rankkit.trace returns "
                                f"(system, query_id, rank, ..., dcg, idcg, ndcg); it has {', '.join(map(str, trace.columns))}")
     ranked = trace[trace["rank"].notna()]
-    queries = list(dict.fromkeys(ranked["query_id"]))
+    queries = _in_order(ranked["query_id"])
     if not queries:
         raise RankkitError("trace has no ranked rows: the run retrieved nothing for its queries")
     colors = _colors(ranked)
@@ -325,9 +332,11 @@ def mark(fig: Figure, query_id: str | None) -> list:
         if kind == "vline":
             value = float(where[query_id])
             drawn.append(ax.axvline(value, color=LOSS, linewidth=1.5, linestyle="--", gid="highlight"))
+            # right of the line, or left of it in the right half, where the label would leave the panel
+            left = value > sum(ax.get_xlim()) / 2
             drawn.append(ax.annotate(str(query_id), (value, 1.0), xycoords=("data", "axes fraction"),
-                                     xytext=(3, -10), textcoords="offset points", fontsize=8, color=LOSS,
-                                     gid="highlight"))
+                                     xytext=(-3 if left else 3, -10), textcoords="offset points", fontsize=8,
+                                     color=LOSS, ha="right" if left else "left", gid="highlight"))
         else:
             x, y = where[query_id]
             drawn.append(ax.scatter([x], [y], s=120, facecolors="none", edgecolors=MARK, linewidths=1.5,
@@ -335,6 +344,50 @@ def mark(fig: Figure, query_id: str | None) -> list:
             drawn.append(ax.annotate(str(query_id), (x, y), xytext=(6, 6), textcoords="offset points", fontsize=9,
                                      gid="highlight"))
     return drawn
+
+
+def _fit(parts: list[str], width: float, fontsize: float) -> str:
+    """Parts of a title joined by spaces into lines that fit ``width`` inches at ``fontsize``: a part
+    starts a new line where it would run past the edge, and a part longer than a line (a long system
+    name) is broken inside. Every character is kept, so the full name stays readable."""
+    font = FontProperties(size=fontsize)
+    room = width * 72  # points
+
+    def points(text: str) -> float:
+        # as Agg draws it at matplotlib's default 100 dpi (its hinting widens small text), with 5% to spare
+        return _measurer().get_text_width_height_descent(text, font, ismath=False)[0] * 0.72 * 1.05
+
+    lines: list[str] = []
+    for part in parts:
+        if lines and points(lines[-1] + " " + part) <= room:
+            lines[-1] += " " + part
+        elif points(part) <= room:
+            lines.append(part)
+        else:  # as many characters a line as the part's own average width allows
+            chars = max(8, int(len(part) * room / points(part)))
+            lines += textwrap.wrap(part, chars, break_long_words=True, break_on_hyphens=False)
+    return "\n".join(lines)
+
+
+def _clauses(line: str) -> list[str]:
+    """A title line's comma-separated statements, each keeping its comma: where _fit may break it."""
+    parts = line.split(", ")
+    return [part + "," for part in parts[:-1]] + parts[-1:]
+
+
+@functools.cache
+def _measurer():
+    from matplotlib.backends.backend_agg import RendererAgg
+
+    return RendererAgg(1, 1, 100)
+
+
+def _panel_width(ax) -> float:
+    """The inches of figure width one column of panels has for its title, tick labels aside."""
+    spec = ax.get_subplotspec()
+    columns = spec.get_gridspec().ncols if spec else 1
+    # panels side by side share the first one's y axis: only the first has tick labels and a label
+    return ax.figure.get_size_inches()[0] / columns - (MARGIN if not spec or spec.colspan.start == 0 else 0.2)
 
 
 def _remember(ax, kind: str, where: pd.Series) -> None:
@@ -360,7 +413,12 @@ def _histogram(ax, rows: pd.DataFrame, edges: np.ndarray, color: str, title: str
             shares += f", {_share(_near(values, 1))} at 1"
         lines.append(shares)
     # side by side panels (by=) are narrow: one statement a line
-    ax.set_title("\n".join(lines) if compact else f"{lines[0]}: " + "\n".join(lines[1:]), fontsize=8 if compact else 9)
+    size = 8 if compact else 9
+    if compact:
+        title = "\n".join(_fit(_clauses(line), _panel_width(ax), size) for line in lines)
+    else:
+        title = "\n".join([_fit([f"{lines[0]}:", *lines[1:2]], _panel_width(ax), size), *lines[2:]])
+    ax.set_title(title, fontsize=size)
 
 
 def _difference_panel(ax, values: pd.Series, base: pd.Series, title: str, color: str) -> None:
@@ -377,8 +435,8 @@ def _difference_panel(ax, values: pd.Series, base: pd.Series, title: str, color:
     _remember(ax, "point", pd.Series(list(zip(positions, d)), index=ids, dtype=object))
     wins, ties, losses = int(np.sum(d > 0)), int(np.sum(d == 0)), int(np.sum(d < 0))
     mean = f", mean {float(np.mean(d)):+.4g}" if len(d) else ""
-    ax.set_title(f"{title}: {_count(wins, 'win')}, {_count(ties, 'tie')}, {_count(losses, 'loss')} "
-                 f"of {len(d)} queries{mean}", fontsize=9)
+    counts = f"{_count(wins, 'win')}, {_count(ties, 'tie')}, {_count(losses, 'loss')} of {len(d)} queries{mean}"
+    ax.set_title(_fit([f"{title}:", counts], _panel_width(ax), 9), fontsize=9)
 
 
 def _curve_panel(ax, rows: pd.DataFrame, names: list[str], colors: dict[str, str], query_id) -> None:
@@ -398,7 +456,8 @@ def _curve_panel(ax, rows: pd.DataFrame, names: list[str], colors: dict[str, str
         own = rows[systems == names[0]].sort_values("rank")
         ax.plot(own["rank"], own["idcg"], color=MARK, linestyle="--", label="IDCG (ideal ordering)", gid="idcg")
     depth = int(rows["rank"].max())
-    ax.set_title(f"query {query_id}, nDCG@{depth}: {', '.join(finals)}", fontsize=9)
+    ax.set_title(_fit([f"query {query_id}, nDCG@{depth}:", *[f"{final}," for final in finals[:-1]], *finals[-1:]],
+                      _panel_width(ax), 9), fontsize=9)
     ax.set_xlabel("rank")
     ax.set_ylabel("running DCG")
     ax.xaxis.get_major_locator().set_params(integer=True)
@@ -415,7 +474,7 @@ def _one_measure(per_query: pd.DataFrame, measure: str | None) -> tuple[pd.DataF
                                f"{', '.join(map(str, per_query.columns))}")
     if "measure" not in per_query.columns:
         return per_query, measure or "value"
-    present = list(dict.fromkeys(per_query["measure"]))
+    present = _in_order(per_query["measure"])
     if measure is None:
         if len(present) != 1:
             raise RankkitError(f"per_query holds {len(present)} measures ({', '.join(map(str, present))}): "
@@ -437,12 +496,18 @@ def _one_measure(per_query: pd.DataFrame, measure: str | None) -> tuple[pd.DataF
 def _system_column(frame: pd.DataFrame) -> pd.Series:
     """Each row's system name; a frame of one unnamed system calls it ``run``."""
     if "system" not in frame.columns:
-        return frame["query_id"].map(lambda _: ONE_SYSTEM)
+        return pd.Series(ONE_SYSTEM, index=frame.index)
     return frame["system"].where(frame["system"].notna(), ONE_SYSTEM).astype(str)
 
 
+def _in_order(column: pd.Series) -> list:
+    """A column's distinct values in the order they first appear (pandas' unique, not a Python loop
+    over thousands of rows)."""
+    return list(pd.unique(column))
+
+
 def _system_names(frame: pd.DataFrame, chosen: Iterable[str] | None) -> list[str]:
-    present = list(dict.fromkeys(_system_column(frame)))
+    present = _in_order(_system_column(frame))
     if chosen is None:
         return present
     chosen = [chosen] if isinstance(chosen, str) else list(chosen)
@@ -456,7 +521,7 @@ def _system_names(frame: pd.DataFrame, chosen: Iterable[str] | None) -> list[str
 
 def _colors(frame: pd.DataFrame) -> dict[str, str]:
     """A colour per system by its place in the whole frame, so a subset keeps the colours."""
-    names = dict.fromkeys(_system_column(frame))
+    names = _in_order(_system_column(frame))
     return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)}
 
 

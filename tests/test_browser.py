@@ -26,6 +26,7 @@ CHROMIUM = os.environ.get("RANKKIT_CHROMIUM") or shutil.which("chromium") or "/u
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 STARTUP = 240_000  # ms: Voila starts a kernel, which runs the notebook, on a shared machine
+STEP = 180_000  # ms: one control change or query click, redrawn by the kernel; CI machines are shared and loaded
 
 pytestmark = [
     pytest.mark.slow,
@@ -86,8 +87,8 @@ def _drive(page, url: str, folder: Path, measure: str, prefix: str):
     before = distribution.get_attribute("src")
 
     explorer.locator("select").first.select_option(label=measure)
-    sync_api.expect(title).to_contain_text(f"{measure}@10", timeout=60_000)
-    sync_api.expect(distribution).not_to_have_attribute("src", before, timeout=60_000)
+    sync_api.expect(title).to_contain_text(f"{measure}@10", timeout=STEP)
+    sync_api.expect(distribution).not_to_have_attribute("src", before, timeout=STEP)
     page.screenshot(path=str(folder / f"{prefix}-2-measure.png"))
 
     query_buttons = explorer.locator("button").filter(has_text=re.compile(r"^q\d{3}$"))
@@ -97,10 +98,10 @@ def _drive(page, url: str, folder: Path, measure: str, prefix: str):
     unmarked = [image.get_attribute("src") for image in plots]
     chosen.click()
     drill = explorer.locator("h3").filter(has_text=f"query {query_id}")
-    sync_api.expect(drill).to_be_visible(timeout=60_000)
-    sync_api.expect(explorer.locator("table").first).to_contain_text("log2(r+1)", timeout=60_000)
+    sync_api.expect(drill).to_be_visible(timeout=STEP)
+    sync_api.expect(explorer.locator("table").first).to_contain_text("log2(r+1)", timeout=STEP)
     for image, before_mark in zip(plots, unmarked):  # the query is marked in all three
-        sync_api.expect(image).not_to_have_attribute("src", before_mark, timeout=60_000)
+        sync_api.expect(image).not_to_have_attribute("src", before_mark, timeout=STEP)
     page.screenshot(path=str(folder / f"{prefix}-3-query.png"))
     return explorer, query_id
 

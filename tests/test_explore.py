@@ -72,7 +72,18 @@ def test_first_view_is_ndcg_at_10_of_every_system(ex, sample):
 
 
 def test_the_measure_control_lists_every_registered_measure(ex):
-    assert list(ex.controls["measure"].options) == [m.name for m in registry().values()]
+    # every one whose values are numbers: trec_eval's runid and relstring are text
+    assert list(ex.controls["measure"].options) == [m.name for m in registry().values() if m.aggregate != "text"]
+
+
+@pytest.mark.skipif(not any(m.aggregate == "text" for m in registry().values()), reason="no text measure registered")
+def test_a_text_measure_is_not_offered_and_refused_with_a_reason(ex):
+    text = [m for m in registry().values() if m.aggregate == "text"]
+    assert not {m.name for m in text} & set(ex.controls["measure"].options)
+    before = ex.per_query
+    with pytest.raises((traitlets.TraitError, MeasureError), match=f"{text[0].name}"):
+        ex.measure = text[0].name
+    assert ex.per_query is before
 
 
 def test_measure_control_and_trait_change_the_values_and_the_plots(ex, sample):
@@ -283,3 +294,25 @@ def test_a_long_step_shows_progress_in_the_widget(ex):
         ex.data.con.execute("SELECT sum(i * i) FROM range(30000000) t(i)").fetchall()
         assert bar.layout.display == "" and bar.description == "computing"
     assert bar.layout.display == "none" and bar.value == 100
+
+
+def test_a_redrawn_plot_reuses_the_layout_the_constrained_layout_gave(ex):
+    """A change of measure draws the plots without the constrained layout where an earlier figure
+    had the same shape; the axes must stand where that layout would have put them."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    ex.measure = "AP"
+    ex.measure = "P"
+    reused = [name for name, fig in ex.figures.items()
+              if name != "trace_curve" and not isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)]
+    assert reused, "no plot took a known layout"
+    frame = ex.per_query.assign(measure=ex.measure_label)
+    fresh = {"distribution": rankkit.plot.distribution(frame),
+             "differences": rankkit.plot.differences(frame, ex.baseline, systems=ex.compared),
+             "scatter": rankkit.plot.scatter(frame, ex.baseline, ex.compared[0])}
+    for name in reused:
+        fresh[name].set_dpi(ex.figures[name].get_dpi())
+        FigureCanvasAgg(fresh[name]).draw()
+        for mine, theirs in zip(ex.figures[name].axes, fresh[name].axes):
+            assert mine.get_position().bounds == pytest.approx(theirs.get_position().bounds, abs=0.01), name

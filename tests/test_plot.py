@@ -112,7 +112,8 @@ def test_distribution_split_by_a_slice_column():
     fig = plot.distribution(frame, by="topic")
     assert len(fig.axes) == 6  # 2 systems x (news, web, no value)
     titles = [ax.get_title() for ax in fig.axes]
-    assert titles[0] == "a, topic = news\n2 queries, mean 0.5, median 0.5\n50% at 0, 50% at 1"
+    # a narrow panel's title breaks between its statements
+    assert titles[0] == "a, topic = news\n2 queries, mean 0.5,\nmedian 0.5\n50% at 0, 50% at 1"
     assert titles[1].startswith("a, topic = web\n1 queries, mean 0.5")
     assert titles[2].startswith("a, topic = nan\n1 queries, mean 0.25")
     assert titles[3].startswith("b, topic = news\n2 queries, mean 1")
@@ -319,3 +320,61 @@ def test_every_query_is_counted_once(pairs):
     d = np.array([y - x for x, y in pairs])
     d[np.abs(d) <= 1e-12] = 0
     assert (wins, ties, losses) == (np.sum(d > 0), np.sum(d == 0), np.sum(d < 0))
+
+
+# titles and labels fit their figure, whatever the systems are called
+
+LONG, OTHER = "dl19.SPLADE_P_P_ENSEMBLE_DISTIL.trec_results", "dl19.BM25.trec_results"
+
+
+def _texts_outside(fig: Figure) -> list[str]:
+    """The titles and axis labels whose drawn extent leaves the figure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    bounds = fig.bbox
+    outside = []
+    for ax in fig.axes:
+        for text in (ax.title, ax.xaxis.label, ax.yaxis.label):
+            if not text.get_text():
+                continue
+            box = text.get_window_extent(renderer)
+            if box.x0 < bounds.x0 - 0.5 or box.x1 > bounds.x1 + 0.5 or box.y0 < bounds.y0 - 0.5 or box.y1 > bounds.y1 + 0.5:
+                outside.append(text.get_text())
+    return outside
+
+
+@pytest.mark.parametrize("names", [(OTHER, LONG), ("bm25", "x" * 150), ("a system with a long name " * 4, "b")])
+def test_titles_and_labels_of_long_system_names_fit_in_the_figure(names):
+    frame = _frame({names[0]: [0.0, 0.5, 1.0, 0.25], names[1]: [0.5, 0.5, 0.75, 0.0]})
+    figures = {"distribution": plot.distribution(frame),
+               "distribution by": plot.distribution(frame.assign(kind=["x", "y", "z", "w"] * 2), by="kind"),
+               "differences": plot.differences(frame, names[0]),
+               "scatter": plot.scatter(frame, names[0], names[1])}
+    for name, fig in figures.items():
+        assert _texts_outside(fig) == [], name
+        # every character of both names is still there (in a title or an axis label), only line breaks added
+        texts = "".join(text.get_text() for ax in fig.axes for text in (ax.title, ax.xaxis.label, ax.yaxis.label))
+        for system in names:
+            assert system.replace(" ", "") in texts.replace("\n", "").replace(" ", ""), (name, system)
+
+
+def test_long_titles_break_between_their_parts():
+    fig = plot.differences(_frame({OTHER: [0.0, 0.5], LONG: [0.5, 0.25]}), OTHER)
+    assert fig.axes[0].get_title() == f"{LONG} - {OTHER}:\n1 win, 0 ties, 1 loss of 2 queries, mean +0.125"
+
+
+def test_titles_without_a_fit_would_leave_the_figure():
+    # the check above can fail: the same title unwrapped runs past both edges
+    fig = plot.differences(_frame({OTHER: [0.0, 0.5], LONG: [0.5, 0.25]}), OTHER)
+    fig.axes[0].set_title(fig.axes[0].get_title().replace("\n", " ") + " " + LONG, fontsize=9)
+    assert _texts_outside(fig) != []
+
+
+def test_a_marked_query_near_the_right_edge_is_labelled_inside_the_figure():
+    fig = plot.distribution(_frame({"a": [0.0, 0.5, 1.0]}), highlight="q2")
+    assert _texts_outside(fig) == []
+    (label,) = [a for a in _by_gid(fig.axes[0], "highlight") if hasattr(a, "get_text")]
+    assert label.get_text() == "q2" and label.get_horizontalalignment() == "right"

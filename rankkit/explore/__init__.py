@@ -24,7 +24,7 @@ def explore(qrels, runs, measures: str | Iterable[str] | None = None, *, queries
         list or dict of runs, or one run (a table whose ``system`` column holds several systems,
         or a single run, named by its file stem).
     measures:
-        The measures offered, the first shown (default: every registered measure, nDCG@10 shown).
+        The measures offered, the first shown (default: every registered measure with numeric values, nDCG@10 shown).
     queries:
         Optional table (DataFrame, relation, CSV/TSV/Parquet path or table name) with ``query_id``
         and ``text`` and/or attribute columns; attributes become the "split by" control.

@@ -51,6 +51,7 @@ class Explorer(widgets.VBox):
         self.data = data
         self.figures: dict[str, Figure] = {}
         self._rendered: dict[str, _Rendered] = {}  # the three plots, drawn once per setting
+        self._layouts: dict[tuple, list] = {}  # axes positions the constrained layout found, by _layout_key
         self._row_buttons: list[widgets.Button] = []  # the query table's buttons on this page
         self.table = pd.DataFrame()  # the query table's rows on the current page
         self._sort, self._ascending, self._search, self._page = "query id", True, "", 0
@@ -71,6 +72,9 @@ class Explorer(widgets.VBox):
     @validate("measure")
     def _check_measure(self, proposal):
         setting = parse_measure(self.data.con, proposal["value"])
+        if not _numeric(setting.measure):
+            raise traitlets.TraitError(f"{setting.measure.name} is text, not a number: the explorer draws numbers "
+                                       f"(rankkit eval prints it)")
         text = proposal["value"]
         # a name carrying a cutoff, gain or level moves it to the control that holds it
         if setting.k is not None:
@@ -366,7 +370,7 @@ class Explorer(widgets.VBox):
     def _draw_plots(self) -> None:
         label = self.measure_label
         frame = self.per_query.assign(measure=label)
-        self._rendered["distribution"] = _Rendered(plot.distribution(frame, by=self.by))
+        self._rendered["distribution"] = self._render("distribution", plot.distribution(frame, by=self.by))
         self._draw_comparisons()
         self._views["title"].value = (f"<h3 style='margin:4px 0'>rankkit explorer: {html.escape(label)}, "
                                       f"{len(self._query_ids)} queries, {len(self.systems)} "
@@ -381,12 +385,28 @@ class Explorer(widgets.VBox):
             self._rendered.pop(name, None)
             self.figures.pop(name, None)
         if self.compared and self.baseline in self.systems:
-            self._rendered["differences"] = _Rendered(plot.differences(frame, self.baseline, systems=self.compared))
-            self._rendered["scatter"] = _Rendered(plot.scatter(frame, self.baseline, self.compared[0]))
+            self._rendered["differences"] = self._render(
+                "differences", plot.differences(frame, self.baseline, systems=self.compared))
+            self._rendered["scatter"] = self._render("scatter", plot.scatter(frame, self.baseline, self.compared[0]))
         for name in ("differences", "scatter"):
             if name not in self._rendered:
                 self._views[name].value, self._views[name].layout.display = b"", "none"
         self._show_marks()
+
+    def _render(self, name: str, fig: Figure) -> _Rendered:
+        """Draw a plot; a figure laid out as an earlier one (same size, panels, lines of titles and
+        labels, width of tick labels) takes that one's axes positions instead of the constrained
+        layout, which took about half of each drawing: a change of measure draws all three."""
+        key = (name, *_layout_key(fig))
+        known = self._layouts.get(key)
+        if known is not None:
+            fig.set_layout_engine("none")
+            for ax, position in zip(fig.axes, known):
+                ax.set_position(position)
+        rendered = _Rendered(fig)
+        if known is None:
+            self._layouts[key] = [ax.get_position() for ax in fig.axes]
+        return rendered
 
     def _show_marks(self) -> None:
         """The plots with the chosen query marked: only the mark is drawn, over each plot's first drawing."""
@@ -528,12 +548,17 @@ def _offered_measures(data: ExplorerData, measures: list[str] | None) -> list[st
     """The measure control's choices: every registered measure, or the measures given (as the
     measure trait holds them: parameters of their own, no cutoff, gain or level)."""
     if not measures:
-        return [m.name for m in registry().values()]
+        return [m.name for m in registry().values() if _numeric(m)]
     offered = []
     for name in measures:
         setting = parse_measure(data.con, name)
         offered.append(measure_name(setting.measure, None, "linear", 1.0, dict(setting.extras)))
     return list(dict.fromkeys(offered))
+
+
+def _numeric(measure) -> bool:
+    """Whether a measure's values are numbers (trec_eval's runid and relstring are text)."""
+    return measure.aggregate != "text"
 
 
 class _Rendered:
@@ -557,6 +582,24 @@ class _Rendered:
         buffer = io.BytesIO()
         image.save(buffer, format="png", compress_level=1)  # speed over bytes: the page is local
         return buffer.getvalue()
+
+
+def _layout_key(fig: Figure) -> tuple:
+    """What the constrained layout of a figure depends on: its size, and per panel the lines of its
+    title and labels and the longest tick label of each axis."""
+    def lines(text) -> int:
+        return text.get_text().count("\n") + 1 if text.get_text() else 0
+
+    def longest(axis) -> int:  # of the tick labels drawn: those within the axis' limits
+        low, high = sorted(axis.get_view_interval())
+        labels = axis.get_major_formatter().format_ticks(axis.get_majorticklocs())
+        return max((len(label) for loc, label in zip(axis.get_majorticklocs(), labels) if low <= loc <= high),
+                   default=0)
+
+    return (tuple(fig.get_size_inches()),
+            tuple((lines(ax.title), lines(ax.xaxis.label), lines(ax.yaxis.label), longest(ax.xaxis), longest(ax.yaxis),
+                   ax.xaxis.get_tick_params().get("labelbottom", True), ax.yaxis.get_tick_params().get("labelleft", True))
+                  for ax in fig.axes))
 
 
 def _marked(fig: Figure) -> bool:
