@@ -316,3 +316,24 @@ def test_a_redrawn_plot_reuses_the_layout_the_constrained_layout_gave(ex):
         FigureCanvasAgg(fresh[name]).draw()
         for mine, theirs in zip(ex.figures[name].axes, fresh[name].axes):
             assert mine.get_position().bounds == pytest.approx(theirs.get_position().bounds, abs=0.01), name
+
+
+def test_the_runs_are_ranked_once_and_every_setting_reads_those_ranks(sample, queries):
+    """A change of measure, cutoff, gain or level computes values from the ranks kept at the first
+    view (rankkit.ranks), not from the runs: the values equal evaluate's, and no second ranking ran."""
+    data = ExplorerData(sample["qrels.txt"], [sample["bm25.run"], sample["dense.run"]], queries=queries)
+    ex = Explorer(data)
+    kept = data._ranks_table
+    for change in ({"k": 5}, {"gain": "exp"}, {"measure": "AP"}, {"measure": "ERR", "k": 20}, {"rel": 2.0}):
+        for name, value in change.items():
+            setattr(ex, name, value)
+        expected = _expected(sample, ex.measure_label).rename(columns={"value": "expected"})
+        got = ex.per_query.merge(expected, on=["system", "query_id"], how="outer", validate="one_to_one")
+        assert len(got) == len(expected) and got["value"].notna().all()
+        assert (got["value"] == got["expected"]).all(), ex.measure_label  # the same doubles
+    tables = [name for (name,) in data.con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE table_name LIKE 'rankkit_explore_ranks%'").fetchall()]
+    assert tables == [kept]
+    data.close()
+    assert not data.con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'rankkit_explore_ranks%'").fetchall()[0][0]
