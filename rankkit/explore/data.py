@@ -98,13 +98,13 @@ class ExplorerData:
 
     def __init__(self, qrels, runs, *, queries=None, docs=None, con: duckdb.DuckDBPyConnection | None = None,
                  ties: str = "trec", scores: str = "double", depth: int | None = None,
-                 progress: Callable | None = None):
+                 progress: Callable | None = None, split_by_tag: bool = False):
         # an own connection unless given one: the explorer's temp tables live as long as it does
         self.con = connect(con) if con is not None else connect()
         self.ties, self.scores, self.depth = ties, scores, depth
         self.progress = progress
         self.qrels = load(self.con, qrels, "qrels")
-        self.run = self._load_runs(runs)
+        self.run = self._load_runs(runs, split_by_tag)
         self.systems = [str(name) for name in self.run.systems]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RankkitWarning)
@@ -118,8 +118,8 @@ class ExplorerData:
         self._values: dict[str, pd.DataFrame] = {}
         self._ranks_table: str | None = None
 
-    def _load_runs(self, runs):
-        source = load_runs(self.con, runs)
+    def _load_runs(self, runs, split_by_tag: bool):
+        source = load_runs(self.con, runs, split_by_tag=split_by_tag)
         if None in source.systems and not isinstance(runs, (list, tuple, dict)):
             # one run without a system column: name it as a list of one names it (by file stem)
             release(self.con, source)
