@@ -7,10 +7,17 @@ CREATE OR REPLACE MACRO rankkit.bad_row(query_id, doc_id, what, number) AS
                       ELSE number::VARCHAR END
               || '; expected a finite number' END;
 
--- rankkit.per_query: the engine behind every table macro and rankkit.evaluate.
+-- rankkit.per_query: the engine behind every table macro and rankkit.evaluate, in two stages.
+--
+-- 1. rankkit.ranks ranks the run: per system and query, the judged documents of the ranked run with
+--    their ranks and grades. It reads no measure, so a caller who keeps its result (the explorer,
+--    between settings) can change cutoffs, gains and measures without ranking the run again.
+-- 2. rankkit.per_query_ranked computes each measure's per-query value from that table and the qrels.
+--
+-- rankkit.per_query checks the raw inputs and runs both stages in one statement.
 --
 -- specs is a list of measure specs, one struct each:
---   {i, measure, metric, k, rel, gain, ideal, empty, max, agg}
+--   {i, measure, metric, k, rel, gain, ideal, empty, max, agg ...}
 -- (rankkit.measure_specs builds them from names such as 'nDCG@10'). The run is ranked once; only
 -- the judged documents of the ranked run go on, with their ranks, to the per-spec work, so the cost
 -- of many measures is close to the cost of one.
@@ -23,11 +30,18 @@ CREATE OR REPLACE MACRO rankkit.bad_row(query_id, doc_id, what, number) AS
 -- Duplicates (a document twice for one query, in the qrels or in one system's run) are an error,
 -- as in trec_eval; validate := false skips that check for inputs already validated.
 
-CREATE OR REPLACE MACRO rankkit.per_query(qrels_table, run_table, specs, ties := 'trec',
-        scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false,
-        judged_only := false) AS TABLE
+-- rankkit.ranks: the ranking stage. One row per judged document of the ranked run (after depth and
+-- judged_only), per system and query:
+--   system, query_id  as in the run
+--   num_ret           the documents the query retrieved (after depth; with judged_only, the judged ones)
+--   rank, grade       the document's rank in the ranked run and its grade in the qrels
+--   tie_first, tie_size  ties := 'average' only: the first rank and the size of its group of equal scores
+-- and one row with rank, grade and tie columns NULL for a query that retrieved no judged document,
+-- so that every query of the run is there. The arguments are rankkit.per_query's; the rows are not
+-- checked (rankkit.per_query does that).
+CREATE OR REPLACE MACRO rankkit.ranks(qrels_table, run_table, ties := 'trec', scores := 'double', depth := NULL,
+        judged_only := false, keyed := false) AS TABLE
 WITH
-spec AS (SELECT unnest(s) FROM (SELECT unnest(specs) AS s)),
 qrels AS (SELECT *, hash(query_id, doc_id) AS key FROM rankkit.qrels_rows(qrels_table)),
 run AS NOT MATERIALIZED (FROM rankkit.run_keys(run_table, ties := ties, scores := scores, depth := depth)),
 -- Ranking. Sorting every run row would cost most of an evaluation, yet the measures need only the
@@ -106,6 +120,28 @@ retrieved AS (
     LEFT JOIN judged j ON j.system IS NOT DISTINCT FROM c.system AND j.query_id = c.query_id
     GROUP BY c.system, c.query_id
 ),
+-- the groups of equal scores, for ties := 'average' (every row of those queries was ranked by the window)
+tie_groups AS (
+    SELECT system, query_id, rank,
+           min(rank) OVER tie AS tie_first, count(*) OVER tie AS tie_size
+    FROM ranked
+    WHERE ties = 'average'
+    WINDOW tie AS (PARTITION BY system, query_id, score_key)
+)
+SELECT retrieved.system, retrieved.query_id, retrieved.num_ret, judged.rank, judged.grade,
+       tie_groups.tie_first, tie_groups.tie_size
+FROM retrieved
+LEFT JOIN judged ON judged.system IS NOT DISTINCT FROM retrieved.system AND judged.query_id = retrieved.query_id
+LEFT JOIN tie_groups ON tie_groups.system IS NOT DISTINCT FROM judged.system AND tie_groups.query_id = judged.query_id
+                    AND tie_groups.rank = judged.rank;
+
+-- rankkit.input_checks: one row, ok = true, or an error naming what is wrong with the raw inputs:
+-- a NULL id, score or grade, a NaN or infinite one, or (validate := true) a duplicate document.
+CREATE OR REPLACE MACRO rankkit.input_checks(qrels_table, run_table, ties := 'trec', scores := 'double',
+        depth := NULL, validate := true) AS TABLE
+WITH
+qrels AS (FROM rankkit.qrels_rows(qrels_table)),
+run AS NOT MATERIALIZED (FROM rankkit.run_keys(run_table, ties := ties, scores := scores, depth := depth)),
 -- Duplicates cost a hash table as large as the run, so only inputs not yet checked are checked.
 run_duplicates AS (
     SELECT system, query_id, doc_id FROM run WHERE validate
@@ -129,17 +165,12 @@ qrels_bad AS (
 ),
 checks AS (
     SELECT CASE
-        WHEN queries NOT IN ('both', 'qrels')
-            THEN error('rankkit: queries must be both or qrels, got ''' || queries || '''')
         WHEN EXISTS (FROM run_bad)
             THEN error((SELECT 'rankkit: run table ' || run_table::VARCHAR || ': '
                                || rankkit.bad_row(query_id, doc_id, 'score', score) FROM run_bad))
         WHEN EXISTS (FROM qrels_bad)
             THEN error((SELECT 'rankkit: qrels table ' || qrels_table::VARCHAR || ': '
                                || rankkit.bad_row(query_id, doc_id, 'relevance', grade) FROM qrels_bad))
-        WHEN ties = 'average' AND EXISTS (SELECT 1 FROM spec WHERE metric NOT IN ('cg', 'dcg', 'idcg', 'ndcg'))
-            THEN error('rankkit: ties=average applies to the gain-based measures (CG, DCG, IDCG, nDCG) only, not '
-                       || (SELECT string_agg(measure, ', ' ORDER BY i) FROM spec WHERE metric NOT IN ('cg', 'dcg', 'idcg', 'ndcg')))
         WHEN EXISTS (FROM run_duplicates)
             THEN error((SELECT 'rankkit: duplicate document ' || doc_id || ' for query ' || query_id
                                || coalesce(' in system ' || system, '') || ' in the run'
@@ -149,6 +180,26 @@ checks AS (
                                || ' in the qrels'
                         FROM qrels_duplicates ORDER BY query_id, doc_id LIMIT 1))
         ELSE true END AS ok
+)
+SELECT ok FROM checks;
+
+-- rankkit.per_query_ranked: the value stage. ranks_table names a table (or a CTE of the calling
+-- query) in the columns of rankkit.ranks; ties and queries are rankkit.per_query's. One row per
+-- measure spec, system and evaluated query: i, measure, agg, system, query_id, value.
+CREATE OR REPLACE MACRO rankkit.per_query_ranked(qrels_table, ranks_table, specs, ties := 'trec',
+        queries := 'both') AS TABLE
+WITH
+ranks AS (FROM query_table(ranks_table::VARCHAR)),
+spec AS (SELECT unnest(s) FROM (SELECT unnest(specs) AS s)),
+qrels AS (FROM rankkit.qrels_rows(qrels_table)),
+judged AS (SELECT system, query_id, rank, grade, tie_first, tie_size FROM ranks WHERE rank IS NOT NULL),
+retrieved AS (SELECT system, query_id, any_value(num_ret) AS num_ret FROM ranks GROUP BY system, query_id),
+checks AS (
+    SELECT CASE
+        WHEN ties = 'average' AND EXISTS (SELECT 1 FROM spec WHERE metric NOT IN ('cg', 'dcg', 'idcg', 'ndcg'))
+            THEN error('rankkit: ties=average applies to the gain-based measures (CG, DCG, IDCG, nDCG) only, not '
+                       || (SELECT string_agg(measure, ', ' ORDER BY i) FROM spec WHERE metric NOT IN ('cg', 'dcg', 'idcg', 'ndcg')))
+        ELSE true END AS ok
 ),
 judged_queries AS (SELECT DISTINCT query_id FROM qrels),
 evaluated AS (
@@ -157,7 +208,9 @@ evaluated AS (
     UNION ALL
     SELECT s.system, q.query_id
     FROM (SELECT DISTINCT system FROM retrieved) s CROSS JOIN judged_queries q
-    WHERE queries = 'qrels'
+    -- the query-set check sits here: a value that selects no query would otherwise skip every check
+    WHERE CASE WHEN queries = 'qrels' THEN true WHEN queries = 'both' THEN false
+               ELSE error('rankkit: queries must be both or qrels, got ''' || queries || '''') END
 ),
 -- per spec and query, what the qrels alone determine
 qrels_stats AS (
@@ -202,28 +255,19 @@ ideal_qrels AS (
 -- ties := 'average' (McSherry and Najork, ECIR 2008; scikit-learn's dcg_score): a judged document
 -- in a group of equal scores spanning ranks [a, b] is equally likely at each of those ranks, so it
 -- gains g * (discounts of ranks a..min(b, k)) / (b - a + 1). Empty, and so free, for other tie rules.
-tie_groups AS (
-    SELECT system, query_id, rank,
-           min(rank) OVER tie AS tie_first, count(*) OVER tie AS tie_size
-    FROM ranked
-    WHERE ties = 'average'
-    WINDOW tie AS (PARTITION BY system, query_id, score_key)
-),
 -- running sums of 1 / log2(r + 1): the discounts of ranks a..b are cum(b) - cum(a - 1), as
--- scikit-learn computes them (every query's ranks run 1..n, so the distinct ranks are 1..max n)
+-- scikit-learn computes them
 discount_sums AS (
     SELECT r, sum(1.0E0 / rankkit.discount(r)) OVER (ORDER BY r ROWS UNBOUNDED PRECEDING) AS cum
-    FROM (SELECT DISTINCT rank AS r FROM tie_groups)
+    FROM (SELECT unnest(range(1, max(tie_first + tie_size - 1) + 1)) AS r FROM judged WHERE ties = 'average')
 ),
 -- each judged document of a tie group, per spec: the last rank of its group within the cutoff
 tie_spans AS (
-    SELECT spec.i, judged.system, judged.query_id, judged.rank, t.tie_first, t.tie_size,
+    SELECT spec.i, judged.system, judged.query_id, judged.rank, judged.tie_first, judged.tie_size,
            rankkit.gain(judged.grade, spec.gain, spec.gains) AS g,
-           least(t.tie_first + t.tie_size - 1, coalesce(spec.k, t.tie_first + t.tie_size - 1)) AS last_cut
-    FROM judged
-    JOIN tie_groups t ON t.system IS NOT DISTINCT FROM judged.system AND t.query_id = judged.query_id
-                     AND t.rank = judged.rank
-    CROSS JOIN spec
+           least(judged.tie_first + judged.tie_size - 1, coalesce(spec.k, judged.tie_first + judged.tie_size - 1)) AS last_cut
+    FROM judged CROSS JOIN spec
+    WHERE ties = 'average' AND judged.tie_first IS NOT NULL
 ),
 tie_features AS (
     SELECT i, system, query_id,
@@ -466,6 +510,20 @@ valued AS (
     WHERE checks.ok
 )
 SELECT i, measure, agg, system, query_id, rankkit.measure_value(metric, f, s) AS value FROM valued;
+
+CREATE OR REPLACE MACRO rankkit.per_query(qrels_table, run_table, specs, ties := 'trec',
+        scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false,
+        judged_only := false) AS TABLE
+-- query_table() inside per_query_ranked reads this CTE: a name no input table is expected to have
+WITH rankkit_ranked_run AS (
+    FROM rankkit.ranks(qrels_table, run_table, ties := ties, scores := scores, depth := depth,
+                       judged_only := judged_only, keyed := keyed)
+)
+SELECT p.i, p.measure, p.agg, p.system, p.query_id, p.value
+FROM rankkit.input_checks(qrels_table, run_table, ties := ties, scores := scores, depth := depth,
+                          validate := validate) c
+CROSS JOIN rankkit.per_query_ranked(qrels_table, 'rankkit_ranked_run', specs, ties := ties, queries := queries) p
+WHERE c.ok;
 
 -- How a measure's per-query values combine: the mean over queries, the sum for counts (as trec_eval).
 -- An aggregate expression: use it in a GROUP BY query. trec_eval adds the per-query values in query

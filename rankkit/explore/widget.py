@@ -371,7 +371,8 @@ class Explorer(widgets.VBox):
     def _draw_plots(self) -> None:
         label = self.measure_label
         frame = self.per_query.assign(measure=label)
-        self._rendered["distribution"] = self._render("distribution", plot.distribution(frame, by=self.by))
+        self._rendered["distribution"] = self._render(
+            "distribution", plot.distribution(frame, by=self.by, reuse=self._drawn("distribution")))
         self._draw_comparisons()
         self._views["title"].value = (f"<h3 style='margin:4px 0'>rankkit explorer: {html.escape(label)}, "
                                       f"{len(self._query_ids)} queries, {len(self.systems)} "
@@ -382,17 +383,23 @@ class Explorer(widgets.VBox):
 
     def _draw_comparisons(self) -> None:
         frame = self.per_query.assign(measure=self.measure_label)
+        before = {name: self._drawn(name) for name in ("differences", "scatter")}
         for name in ("differences", "scatter"):
             self._rendered.pop(name, None)
             self.figures.pop(name, None)
         if self.compared and self.baseline in self.systems:
             self._rendered["differences"] = self._render(
-                "differences", plot.differences(frame, self.baseline, systems=self.compared))
-            self._rendered["scatter"] = self._render("scatter", plot.scatter(frame, self.baseline, self.compared[0]))
+                "differences", plot.differences(frame, self.baseline, systems=self.compared, reuse=before["differences"]))
+            self._rendered["scatter"] = self._render(
+                "scatter", plot.scatter(frame, self.baseline, self.compared[0], reuse=before["scatter"]))
         for name in ("differences", "scatter"):
             if name not in self._rendered:
                 self._views[name].value, self._views[name].layout.display = b"", "none"
         self._show_marks()
+
+    def _drawn(self, name: str) -> Figure | None:
+        """The figure last drawn for a view, for the plot function to draw into again."""
+        return self.figures.get(name)
 
     def _render(self, name: str, fig: Figure) -> _Rendered:
         """Draw a plot; a figure laid out as an earlier one (same size, panels, lines of titles and
@@ -404,6 +411,8 @@ class Explorer(widgets.VBox):
             fig.set_layout_engine("none")
             for ax, position in zip(fig.axes, known):
                 ax.set_position(position)
+        else:  # a figure drawn into again may have had its layout fixed for another key
+            fig.set_layout_engine("constrained")
         rendered = _Rendered(fig)
         if known is None:
             self._layouts[key] = [ax.get_position() for ax in fig.axes]
@@ -455,33 +464,34 @@ class Explorer(widgets.VBox):
         self._views["table"].children = [self._table_grid(self.table)]
 
     def _table_grid(self, rows: pd.DataFrame) -> widgets.Widget:
+        """The page of the query table as a grid: a button per query (click: open it), a cell per value.
+        A page of the same columns and length as the last one reuses its widgets, changing only their
+        text: making a hundred widgets cost more than drawing a plot."""
         columns = [c for c in rows.columns if c != "query_id"]
-        header = [widgets.HTML("<b>query</b>")] + [widgets.HTML(f"<b>{html.escape(str(c))}</b>") for c in columns]
-        cells = list(header)
-        self._row_buttons = []
-        for _, row in rows.iterrows():
-            button = widgets.Button(description=str(row["query_id"]), tooltip="open this query",
-                                    layout=widgets.Layout(width="auto", height="26px"),
-                                    button_style="info" if row["query_id"] == self.query else "")
-            button.on_click(lambda _, q=str(row["query_id"]): setattr(self, "query", q))
-            cells.append(button)
-            self._row_buttons.append(button)
-            for c in columns:
-                value = row[c]
-                if c == "text":
-                    text = html.escape(str(value)[:60])
-                elif isinstance(value, (float, np.floating)) and np.isnan(value):
-                    text = "–"
-                elif str(c).startswith("Δ "):
-                    color = "#2ca02c" if value > 0 else "#d62728" if value < 0 else "#555"
-                    text = f"<span style='color:{color}'>{value:+.4f}</span>"
-                else:
-                    text = f"{value:.4f}"
-                cells.append(widgets.HTML(text))
-        template = "minmax(70px, auto) " + ("minmax(160px, 2fr) " if "text" in columns else "") + " ".join(
-            "90px" for c in columns if c != "text")
-        return widgets.GridBox(cells, layout=widgets.Layout(grid_template_columns=template, grid_gap="1px 8px",
-                                                           align_items="center"))
+        shape = (tuple(columns), len(rows))
+        if getattr(self, "_grid_shape", None) != shape:
+            self._grid_shape = shape
+            self._grid_header = [widgets.HTML() for _ in range(len(columns) + 1)]
+            self._row_buttons = [widgets.Button(tooltip="open this query", layout=widgets.Layout(width="auto", height="26px"))
+                                 for _ in range(len(rows))]
+            for button in self._row_buttons:
+                button.on_click(lambda b: setattr(self, "query", b.description))
+            self._grid_cells = [[widgets.HTML() for _ in columns] for _ in range(len(rows))]
+            template = "minmax(70px, auto) " + ("minmax(160px, 2fr) " if "text" in columns else "") + " ".join(
+                "90px" for c in columns if c != "text")
+            cells = list(self._grid_header)
+            for button, row_cells in zip(self._row_buttons, self._grid_cells):
+                cells += [button, *row_cells]
+            self._grid = widgets.GridBox(cells, layout=widgets.Layout(grid_template_columns=template,
+                                                                      grid_gap="1px 8px", align_items="center"))
+        for cell, name in zip(self._grid_header, ["query", *columns]):
+            cell.value = f"<b>{html.escape(str(name))}</b>"
+        for button, row_cells, (_, row) in zip(self._row_buttons, self._grid_cells, rows.iterrows()):
+            button.description = str(row["query_id"])
+            button.button_style = "info" if row["query_id"] == self.query else ""
+            for cell, c in zip(row_cells, columns):
+                cell.value = _cell(c, row[c])
+        return self._grid
 
     def _draw_drilldown(self) -> None:
         view = self._views["drilldown"]
@@ -510,7 +520,7 @@ class Explorer(widgets.VBox):
         missed = _missed_by_all(trace, self.systems)
         missed_html = ("<p><b>judged documents no system retrieved</b> (IDCG counts them): "
                        + (", ".join(f"{html.escape(d)} (grade {g:g})" for d, g in missed) or "none") + "</p>")
-        curve = plot.trace_curve(trace[trace["rank"].notna()], systems=self.systems)
+        curve = plot.trace_curve(trace[trace["rank"].notna()], systems=self.systems, reuse=self._drawn("trace_curve"))
         # one panel: fixed margins instead of the constrained layout, which took half of its drawing
         curve.set_layout_engine("none")
         curve.axes[0].set_position([0.08, 0.15, 0.9, 0.75])
@@ -577,7 +587,8 @@ class _Rendered:
     def __init__(self, fig: Figure):
         fig.set_dpi(DPI)
         self.fig = fig
-        self.canvas = FigureCanvasAgg(fig)
+        # a figure drawn again keeps its canvas, and with it the text sizes matplotlib measured
+        self.canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
         self.canvas.draw()
         self.background = self.canvas.copy_from_bbox(fig.bbox)
 
@@ -623,6 +634,18 @@ def _show(view: widgets.Image, rendered: _Rendered, query_id: str | None = None)
     view.layout.display = ""
     view.layout.flex = "0 0 auto"
     return view
+
+
+def _cell(column, value) -> str:
+    """One value of the query table as HTML: text cut short, a difference in colour, a dash for none."""
+    if column == "text":
+        return html.escape(str(value)[:60])
+    if isinstance(value, (float, np.floating)) and np.isnan(value):
+        return "–"
+    if str(column).startswith("Δ "):
+        color = "#2ca02c" if value > 0 else "#d62728" if value < 0 else "#555"
+        return f"<span style='color:{color}'>{value:+.4f}</span>"
+    return f"{value:.4f}"
 
 
 def _missed_by_all(trace: pd.DataFrame, systems: list[str]) -> list[tuple[str, float]]:
