@@ -230,16 +230,17 @@ class Explorer(widgets.VBox):
             "drilldown": widgets.VBox(),
         }
         self._table_tools = self._build_table_tools()
-        top = widgets.Layout(align_items="flex-start")
+        # rows wrap: where the output is narrower than the explorer (JupyterLab beside its sidebar,
+        # Notebook 7's centred page), the scatter and the query table go below instead of being cut off
         plots = widgets.VBox([
-            widgets.HBox([self._views["distribution"], self._views["scatter"]], layout=top),
+            widgets.HBox([self._views["distribution"], self._views["scatter"]], layout=_wrapping()),
             widgets.HBox([self._views["differences"], widgets.VBox([self._table_tools, self._views["table"]])],
-                         layout=widgets.Layout(align_items="flex-start")),
+                         layout=_wrapping()),
         ])
         self.children = [
             self._views["title"],
-            widgets.HBox([self.controls[n] for n in ("measure", "k", "gain", "rel")]),
-            widgets.HBox([self.controls[n] for n in ("systems", "baseline", "by", "search", "open")]),
+            widgets.HBox([self.controls[n] for n in ("measure", "k", "gain", "rel")], layout=_wrapping()),
+            widgets.HBox([self.controls[n] for n in ("systems", "baseline", "by", "search", "open")], layout=_wrapping()),
             self._progress,
             self._views["summary"],
             plots,
@@ -457,7 +458,8 @@ class Explorer(widgets.VBox):
         pages = max(1, -(-len(wide) // PAGE_SIZE))
         self._page = min(self._page, pages - 1)
         self.table = wide.iloc[self._page * PAGE_SIZE:(self._page + 1) * PAGE_SIZE].reset_index(drop=True)
-        self._pager["label"].value = (f"<span style='padding:0 6px'>{self._page * PAGE_SIZE + min(1, len(wide))}–"
+        self._pager["label"].value = (f"<span style='padding:0 6px;white-space:nowrap'>"
+                                      f"{self._page * PAGE_SIZE + min(1, len(wide))}–"
                                       f"{self._page * PAGE_SIZE + len(self.table)} of {len(wide)}</span>")
         self._views["table"].children = [self._table_grid(self.table)]
 
@@ -512,7 +514,9 @@ class Explorer(widgets.VBox):
             other = self.baseline if system != self.baseline else (self.compared[0] if self.compared else None)
             theirs = ranks[ranks["system"] == other]
             other_ranks = dict(zip(theirs["doc_id"], theirs["rank"])) if other else {}
-            tables.append(widgets.HTML(_trace_table(rows, system, other, other_ranks, texts, self.setting)))
+            # side by side where two fit (Voila's page), one under the other where not (a notebook's output)
+            tables.append(widgets.HTML(_trace_table(rows, system, other, other_ranks, texts, self.setting),
+                                       layout=widgets.Layout(flex="1 1 0", min_width="600px")))
         missed = _missed_by_all(trace, self.systems)
         missed_html = ("<p><b>judged documents no system retrieved</b> (IDCG counts them): "
                        + (", ".join(f"{html.escape(d)} (grade {g:g})" for d, g in missed) or "none") + "</p>")
@@ -527,7 +531,7 @@ class Explorer(widgets.VBox):
         view.children = [
             widgets.HTML(f"<h3 style='margin:6px 0'>query {html.escape(self.query)}{query_text}</h3>"
                          f"<p>{html.escape(self.measure_label)}: {value_line}</p>"),
-            widgets.HBox(tables, layout=widgets.Layout(overflow="auto", align_items="flex-start")),
+            widgets.HBox(tables, layout=_wrapping(overflow="auto")),
             widgets.HTML(missed_html),
             _show(widgets.Image(format="png"), _Rendered(self.figures["trace_curve"])),
         ]
@@ -552,6 +556,11 @@ class _WidgetBar:
 
     def close(self) -> None:
         self.widget.layout.display = "none"
+
+
+def _wrapping(**more) -> widgets.Layout:
+    """A row of views that wraps onto the next line rather than overflow its output area."""
+    return widgets.Layout(flex_flow="row wrap", align_items="flex-start", **more)
 
 
 def _offered_measures(data: ExplorerData, measures: list[str] | None) -> list[str]:
