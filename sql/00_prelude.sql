@@ -51,6 +51,14 @@ CREATE OR REPLACE MACRO rankkit.geometric_floor() AS 1.0E-5;
 CREATE OR REPLACE MACRO rankkit.ordered_sum(terms) AS
     list_reduce(terms::DOUBLE[], lambda total, x: total + x, 0.0E0);
 
+-- The running sums of an ordered list, left to right, as trec_eval keeps its running totals: element
+-- t is ordered_sum(terms[:t]) bit for bit (0.0 + x is x). Each term rides in a one-element list
+-- because DuckDB 1.5's list_reduce keeps the element type for its accumulator.
+CREATE OR REPLACE MACRO rankkit.running_sum(terms) AS
+    CASE WHEN len(terms) > 0
+         THEN list_reduce(list_transform(terms::DOUBLE[], lambda x: [x]), lambda sums, x: list_append(sums, sums[-1] + x[1]))
+         ELSE []::DOUBLE[] END;
+
 -- The DCG discount of rank i (ranks start at 1).
 CREATE OR REPLACE MACRO rankkit.discount(i) AS log2(i + 1.0E0);
 

@@ -183,17 +183,27 @@ checks AS (
 )
 SELECT ok FROM checks;
 
+-- ties := 'average': the last rank of a tie group (from first, of size) within the cutoff k.
+CREATE OR REPLACE MACRO rankkit.tie_last(first, size, k) AS least(first + size - 1, coalesce(k, first + size - 1));
+
 -- rankkit.per_query_ranked: the value stage. ranks_table names a table (or a CTE of the calling
 -- query) in the columns of rankkit.ranks; ties and queries are rankkit.per_query's. One row per
 -- measure spec, system and evaluated query: i, measure, agg, system, query_id, value.
+--
+-- Each (system, query) becomes two lists, the ranks and the grades of its judged documents in rank
+-- order, and each query one list, its qrels grades best first. Every feature is then one list
+-- expression over them, per spec, evaluated only for the measures that read it (the CASEs on
+-- metric): a plan of a few operators, whose cost is its rows, where a window per feature cost
+-- milliseconds each even on a few thousand rows. What windows did, indexes do: the j-th relevant
+-- document has j - 1 relevant ones above it, the t-th judged document t - 1 judged ones. Sums are
+-- rankkit.ordered_sum in rank order, running sums rankkit.running_sum, as trec_eval adds them; a
+-- sum may add 0.0 for a document it skips (x + 0.0 is x, and an ordered sum never holds -0.0).
 CREATE OR REPLACE MACRO rankkit.per_query_ranked(qrels_table, ranks_table, specs, ties := 'trec',
         queries := 'both') AS TABLE
 WITH
 ranks AS (FROM query_table(ranks_table::VARCHAR)),
 spec AS (SELECT unnest(s) FROM (SELECT unnest(specs) AS s)),
 qrels AS (FROM rankkit.qrels_rows(qrels_table)),
-judged AS (SELECT system, query_id, rank, grade, tie_first, tie_size FROM ranks WHERE rank IS NOT NULL),
-retrieved AS (SELECT system, query_id, any_value(num_ret) AS num_ret FROM ranks GROUP BY system, query_id),
 checks AS (
     SELECT CASE
         WHEN ties = 'average' AND EXISTS (SELECT 1 FROM spec WHERE metric NOT IN ('cg', 'dcg', 'idcg', 'ndcg'))
@@ -201,313 +211,213 @@ checks AS (
                        || (SELECT string_agg(measure, ', ' ORDER BY i) FROM spec WHERE metric NOT IN ('cg', 'dcg', 'idcg', 'ndcg')))
         ELSE true END AS ok
 ),
-judged_queries AS (SELECT DISTINCT query_id FROM qrels),
+-- per system and query: the ranks and grades of the judged documents in rank order (and, for
+-- ties := 'average', their tie groups)
+judged AS (
+    SELECT system, query_id, num_ret,
+           coalesce(list_transform(docs, lambda d: d.rank), []) AS ranks,
+           coalesce(list_transform(docs, lambda d: d.grade), []) AS grades,
+           CASE WHEN ties = 'average' THEN list_transform(docs, lambda d: d.tie_first) END AS tie_firsts,
+           CASE WHEN ties = 'average' THEN list_transform(docs, lambda d: d.tie_size) END AS tie_sizes
+    FROM (
+        -- one sort of each list by rank (first field), cheaper than an ordered aggregate per column
+        SELECT system, query_id, any_value(num_ret) AS num_ret,
+               list_sort(list({'rank': rank, 'grade': grade, 'tie_first': tie_first, 'tie_size': tie_size})
+                         FILTER (WHERE rank IS NOT NULL)) AS docs
+        FROM ranks
+        GROUP BY system, query_id
+    )
+),
+-- per query: its qrels grades, best first
+judgments AS (SELECT query_id, list(grade ORDER BY grade DESC) AS qrels_grades FROM qrels GROUP BY query_id),
 evaluated AS (
-    SELECT system, query_id FROM retrieved SEMI JOIN judged_queries USING (query_id)
+    SELECT judged.*, judgments.qrels_grades
+    FROM judged JOIN judgments USING (query_id)
     WHERE queries = 'both'
     UNION ALL
-    SELECT s.system, q.query_id
-    FROM (SELECT DISTINCT system FROM retrieved) s CROSS JOIN judged_queries q
+    SELECT s.system, judgments.query_id, judged.num_ret, coalesce(judged.ranks, []), coalesce(judged.grades, []),
+           judged.tie_firsts, judged.tie_sizes, judgments.qrels_grades
+    FROM (SELECT DISTINCT system FROM judged) s CROSS JOIN judgments
+    LEFT JOIN judged ON judged.system IS NOT DISTINCT FROM s.system AND judged.query_id = judgments.query_id
     -- the query-set check sits here: a value that selects no query would otherwise skip every check
     WHERE CASE WHEN queries = 'qrels' THEN true WHEN queries = 'both' THEN false
                ELSE error('rankkit: queries must be both or qrels, got ''' || queries || '''') END
 ),
--- per spec and query, what the qrels alone determine
-qrels_stats AS (
-    SELECT spec.i, qrels.query_id,
-           count(*) FILTER (WHERE qrels.grade >= spec.rel) AS num_rel,
-           count(*) FILTER (WHERE qrels.grade >= 0 AND qrels.grade < spec.rel) AS num_nonrel,
-           max(qrels.grade) AS max_grade
-    FROM qrels CROSS JOIN spec
-    GROUP BY spec.i, qrels.query_id
-),
--- the ideal ordering: every judged document of positive gain, best first (trec_eval's ideal=qrels),
--- with what the trec_eval measures built on it read at each position: the ideal DCG so far, the
--- gain above 1 so far (G's cost) and whether the gain drops there (Rndcg's R levels)
-ideal_list AS (
-    SELECT i, k, metric, query_id, pos, ideal_gain,
-           sum(ideal_gain / rankkit.discount(pos)) OVER up AS idcg_so_far,
-           sum(greatest(ideal_gain - 1.0E0, 0.0E0)) OVER up AS extra_cost,
-           ideal_gain IS DISTINCT FROM lag(ideal_gain) OVER (PARTITION BY i, query_id ORDER BY pos) AS drops
-    FROM (
-        SELECT i, k, metric, query_id, ideal_gain,
-               row_number() OVER (PARTITION BY i, query_id ORDER BY ideal_gain DESC) AS pos
-        FROM (
-            SELECT spec.i, spec.k, spec.metric, qrels.query_id,
-                   rankkit.gain(qrels.grade, spec.gain, spec.gains) AS ideal_gain
-            FROM qrels CROSS JOIN spec
-            WHERE qrels.grade >= 0 AND spec.ideal = 'qrels'
-              AND spec.metric IN ('idcg', 'ndcg', 'ndcg_rel', 'rndcg', 'g')
-        )
-        WHERE ideal_gain > 0
-    )
-    WINDOW up AS (PARTITION BY i, query_id ORDER BY pos ROWS UNBOUNDED PRECEDING)
-),
-ideal_qrels AS (
-    SELECT i, query_id,
-           rankkit.ordered_sum(list(ideal_gain / rankkit.discount(pos) ORDER BY pos)
-                               FILTER (WHERE k IS NULL OR pos <= k)) AS idcg,
-           sum(ideal_gain) AS ideal_cg,
-           count(*) AS num_gain
-    FROM ideal_list
-    GROUP BY i, query_id
-),
 -- ties := 'average' (McSherry and Najork, ECIR 2008; scikit-learn's dcg_score): a judged document
 -- in a group of equal scores spanning ranks [a, b] is equally likely at each of those ranks, so it
--- gains g * (discounts of ranks a..min(b, k)) / (b - a + 1). Empty, and so free, for other tie rules.
--- running sums of 1 / log2(r + 1): the discounts of ranks a..b are cum(b) - cum(a - 1), as
--- scikit-learn computes them
+-- gains g * (discounts of ranks a..min(b, k)) / (b - a + 1). The discounts of ranks a..b are
+-- cum[b] - cum[a - 1], cum the running sums of 1 / log2(r + 1), as scikit-learn computes them.
+-- NULL, and so free, for other tie rules.
 discount_sums AS (
-    SELECT r, sum(1.0E0 / rankkit.discount(r)) OVER (ORDER BY r ROWS UNBOUNDED PRECEDING) AS cum
-    FROM (SELECT unnest(range(1, max(tie_first + tie_size - 1) + 1)) AS r FROM judged WHERE ties = 'average')
+    SELECT list(cum ORDER BY r) AS cum FROM (
+        SELECT r, sum(1.0E0 / rankkit.discount(r)) OVER (ORDER BY r ROWS UNBOUNDED PRECEDING) AS cum
+        FROM (SELECT unnest(range(1, max(tie_first + tie_size - 1) + 1)) AS r FROM ranks WHERE ties = 'average')
+    )
 ),
--- each judged document of a tie group, per spec: the last rank of its group within the cutoff
-tie_spans AS (
-    SELECT spec.i, judged.system, judged.query_id, judged.rank, judged.tie_first, judged.tie_size,
-           rankkit.gain(judged.grade, spec.gain, spec.gains) AS g,
-           least(judged.tie_first + judged.tie_size - 1, coalesce(spec.k, judged.tie_first + judged.tie_size - 1)) AS last_cut
-    FROM judged CROSS JOIN spec
-    WHERE ties = 'average' AND judged.tie_first IS NOT NULL
+-- Per spec and query, what the cutoff and the qrels give: the judged documents within k (a prefix
+-- of the lists), the relevant documents in the qrels, and the ideal gains (trec_eval's ideal=qrels:
+-- every judged document of positive gain, best first).
+per_spec AS (
+    SELECT spec.i, spec.measure, spec.agg, spec.metric, spec AS s, e.system, e.query_id,
+           e.num_ret IS NOT NULL AS retrieved, coalesce(e.num_ret, 0) AS num_ret, e.ranks, e.grades,
+           e.tie_firsts, e.tie_sizes, e.qrels_grades, discount_sums.cum,
+           CASE WHEN spec.k IS NULL THEN len(e.ranks) ELSE len(list_filter(e.ranks, lambda r: r <= spec.k)) END AS n_cut,
+           CASE WHEN spec.metric IN ('ap', 'gm_map', 'bing', 'bpref', 'gm_bpref', 'infap', 'iprec_at_recall',
+                                     'eleven_pt_avg', 'r', 'relative_p', 'rndcg', 'rprec', 'rprec_mult', 'set_f',
+                                     'set_map', 'utility', 'numrel')
+                THEN len(list_filter(e.qrels_grades, lambda g: g >= spec.rel)) ELSE 0 END AS num_rel,
+           CASE WHEN spec.metric IN ('bpref', 'gm_bpref')
+                THEN len(list_filter(e.qrels_grades, lambda g: g >= 0 AND g < spec.rel)) ELSE 0 END AS num_nonrel,
+           CASE WHEN spec.metric IN ('idcg', 'ndcg', 'ndcg_rel', 'rndcg', 'g') AND spec.ideal = 'qrels'
+                THEN list_reverse_sort(list_filter(list_transform(list_filter(e.qrels_grades, lambda g: g >= 0),
+                                                                  lambda g: rankkit.gain(g, spec.gain, spec.gains)),
+                                                   lambda x: x > 0))
+                ELSE [] END AS ideal,
+           -- the gain of each judged document, for the measures that read gains
+           CASE WHEN spec.metric IN ('cg', 'dcg', 'ndcg', 'ndcg_rel', 'g', 'rndcg', 'rbp')
+                THEN list_transform(e.grades, lambda g: rankkit.gain(g, spec.gain, spec.gains)) END AS gains
+    FROM evaluated e CROSS JOIN spec CROSS JOIN discount_sums CROSS JOIN checks
+    WHERE checks.ok
 ),
-tie_features AS (
-    SELECT i, system, query_id,
-           rankkit.ordered_sum(list(g * (last_cut - tie_first + 1) / tie_size ORDER BY rank)) AS cg,
-           rankkit.ordered_sum(list(g * (hi.cum - coalesce(lo.cum, 0.0E0)) / tie_size ORDER BY rank)) AS dcg
-    FROM tie_spans
-    JOIN discount_sums hi ON hi.r = last_cut
-    LEFT JOIN discount_sums lo ON lo.r = tie_first - 1
-    WHERE last_cut >= tie_first
-    GROUP BY i, system, query_id
-),
-judged_spec AS (
-    SELECT spec.i, spec.k, spec.metric, spec.ideal, spec.gain, spec.p,
-           judged.system, judged.query_id, judged.rank, judged.grade,
-           spec.k IS NULL OR judged.rank <= spec.k AS in_cut,
-           judged.grade >= spec.rel AS relevant,
-           judged.grade >= 0 AND judged.grade < spec.rel AS nonrelevant,
-           rankkit.gain(judged.grade, spec.gain, spec.gains) AS g,
-           rankkit.stop_probability(judged.grade, spec.max) AS p_stop,
-           coalesce(qrels_stats.num_rel, 0) AS num_rel,
-           coalesce(qrels_stats.num_nonrel, 0) AS num_nonrel,
-           -- Rprec_mult reads precision at mult x R documents, rounded up from 0.1 as trec_eval does
-           floor(spec.mult * coalesce(qrels_stats.num_rel, 0) + 9.0E-1) AS mult_cut,
-           -- rbp: gains above 1 are scaled to [0, 1] by the query's top grade, as trec_eval does
-           greatest(coalesce(qrels_stats.max_grade, 0.0E0), 1.0E0) AS rbp_scale
-    FROM judged CROSS JOIN spec
-    LEFT JOIN qrels_stats ON qrels_stats.i = spec.i AND qrels_stats.query_id = judged.query_id
-),
--- Features from each document's own rank: one aggregate, no window.
-own_rank AS (
-    SELECT i, system, query_id,
-           count(*) FILTER (WHERE relevant AND in_cut) AS rel_ret,
-           count(*) FILTER (WHERE in_cut) AS judged_ret,
-           count(*) FILTER (WHERE relevant AND rank <= num_rel) AS rel_in_r,
-           count(*) FILTER (WHERE relevant AND rank <= mult_cut) AS rel_in_mult,
-           count(*) FILTER (WHERE nonrelevant AND in_cut) AS nonrel_ret,
-           count(*) FILTER (WHERE grade >= 0 AND in_cut) AS pooled_ret,
-           rankkit.ordered_sum(list(g / rbp_scale * pow(p, rank - 1) ORDER BY rank)
-                               FILTER (WHERE metric = 'rbp' AND grade > 0)) AS rbp_sum,
-           rankkit.ordered_sum(list(pow(p, rank - 1) ORDER BY rank) FILTER (WHERE metric = 'rbp_resid' AND grade >= 0)) AS rbp_pooled,
-           rankkit.ordered_sum(list(g ORDER BY rank) FILTER (WHERE in_cut)) AS cg,
-           rankkit.ordered_sum(list(g / rankkit.discount(rank) ORDER BY rank) FILTER (WHERE in_cut)) AS dcg,
-           min(rank) FILTER (WHERE relevant AND in_cut) AS first_rel
-    FROM judged_spec
-    GROUP BY i, system, query_id
-),
--- Features from the documents above a document need a window; each window sees only the rows of
--- the measures that use it, so a measure not asked for costs nothing, and only the rows those
--- measures read: AP (and gm_map, binG, interpolated precision) the relevant documents within the
--- cutoff (the relevant ones above a document are all within it too), bpref the judged ones (it has
--- no cutoff), infAP every judged document. A window's cost is its rows.
-above_rows AS (
+-- the lists the features below share
+shared AS (
     SELECT *,
-           count(*) FILTER (WHERE relevant) OVER down AS relevant_so_far,
-           count(*) FILTER (WHERE nonrelevant) OVER down AS nonrelevant_so_far,
-           count(*) OVER down AS judged_so_far
-    FROM judged_spec
-    WHERE (metric IN ('ap', 'gm_map', 'bing', 'iprec_at_recall', 'eleven_pt_avg') AND relevant AND in_cut)
-       OR (metric IN ('bpref', 'gm_bpref') AND (relevant OR nonrelevant))
-       OR metric = 'infap'
-    WINDOW down AS (PARTITION BY i, system, query_id ORDER BY rank ROWS UNBOUNDED PRECEDING)
+           -- the ranks of the relevant documents within the cutoff: the j-th has j - 1 relevant above it
+           CASE WHEN metric IN ('ap', 'gm_map', 'bing', 'iprec_at_recall', 'eleven_pt_avg', 'rr', 'p', 'r',
+                                'numrelret', 'success', 'relative_p', 'set_f', 'set_map', 'utility')
+                THEN list_filter(ranks[:n_cut], lambda r, t: grades[t] >= s.rel) END AS rel_ranks,
+           -- bpref, infAP: the judged documents that are relevant or judged non-relevant (grade >= 0)
+           CASE WHEN metric IN ('bpref', 'gm_bpref', 'infap')
+                THEN list_filter(grades, lambda g: g >= s.rel OR g >= 0) END AS rated_grades,
+           -- infAP: where the relevant documents are in the judged list
+           CASE WHEN metric = 'infap' THEN list_filter(range(1, len(grades) + 1), lambda t: grades[t] >= s.rel) END AS rel_at,
+           -- ndcg_rel, G: where the judged documents that gain (or lose) something are
+           CASE WHEN metric IN ('ndcg_rel', 'g') AND len(ideal) > 0
+                THEN list_filter(range(1, len(gains) + 1), lambda t: gains[t] <> 0) END AS gain_at,
+           CASE WHEN metric IN ('ndcg_rel', 'g', 'rndcg') THEN rankkit.running_sum(list_transform(ideal, lambda x, pos: x / rankkit.discount(pos))) END AS idcg_so_far,
+           CASE WHEN metric = 'rndcg' THEN list_transform(gains, lambda x, t: x / rankkit.discount(ranks[t])) END AS dcg_terms,
+           -- ERR: the chance of reading on past each document within the cutoff
+           CASE WHEN metric = 'err' THEN list_transform(grades[:n_cut], lambda g: rankkit.stop_probability(g, s.max)) END AS stops,
+           CASE WHEN metric = 'err' THEN list_transform(grades[:n_cut], lambda g: 1.0E0 - rankkit.stop_probability(g, s.max)) END AS reads_on
+    FROM per_spec
 ),
-above AS (
-    SELECT i, system, query_id,
-           rankkit.ordered_sum(list(relevant_so_far * 1.0E0 / rank ORDER BY rank)
-                               FILTER (WHERE relevant AND in_cut)) AS ap_sum,
-           -- bpref: each relevant document loses the share of judged non-relevant ones above it
-           rankkit.ordered_sum(list(1.0E0 - rankkit.ratio(least(nonrelevant_so_far, num_rel), least(num_rel, num_nonrel))
-                                    ORDER BY rank) FILTER (WHERE relevant AND metric IN ('bpref', 'gm_bpref'))) AS bpref_sum,
-           -- infAP (Yilmaz and Aslam): precision above a relevant document estimated from the judged
-           -- documents above it (those judged negative count as pooled but unjudged), as trec_eval
-           rankkit.ordered_sum(list(CASE WHEN rank = 1 THEN 1.0E0
-                    ELSE 1.0E0 / rank + ((rank - 1.0E0) / rank)
-                         * ((judged_so_far - 1.0E0) / (rank - 1.0E0))
-                         * ((relevant_so_far - 1.0E0 + 1.0E-5) / (relevant_so_far - 1.0E0 + nonrelevant_so_far + 2.0E-5)) END
-                    ORDER BY rank) FILTER (WHERE relevant AND metric = 'infap')) AS infap_sum,
-           -- binG: a relevant document gains 1 / log2(2 + the documents above it that are not relevant)
-           rankkit.ordered_sum(list(1.0E0 / log2(2.0E0 + rank - relevant_so_far) ORDER BY rank)
-                               FILTER (WHERE relevant AND metric = 'bing')) AS bing_sum
-    FROM above_rows
-    GROUP BY i, system, query_id
-),
--- interpolated precision: after the j-th relevant document retrieved, the best precision at or below it
-precision_curve AS (
-    SELECT i, system, query_id, list(best ORDER BY relevant_so_far) AS curve
-    FROM (
-        SELECT i, system, query_id, relevant_so_far,
-               max(relevant_so_far * 1.0E0 / rank) OVER (PARTITION BY i, system, query_id ORDER BY rank DESC
-                                                        ROWS UNBOUNDED PRECEDING) AS best
-        FROM above_rows
-        WHERE relevant AND metric IN ('iprec_at_recall', 'eleven_pt_avg')
-    )
-    GROUP BY i, system, query_id
-),
--- the DCG and CG so far at each judged document of gain (trec_eval's ndcg_rel, G)
-gain_rows AS (
-    SELECT j.i, j.metric, j.system, j.query_id, j.rank, j.g,
-           sum(j.g / rankkit.discount(j.rank)) OVER down AS dcg_so_far,
-           sum(j.g) OVER down AS cg_so_far,
-           coalesce(q.num_gain, 0) AS num_gain
-    FROM judged_spec j
-    LEFT JOIN ideal_qrels q ON q.i = j.i AND q.query_id = j.query_id
-    WHERE j.metric IN ('ndcg_rel', 'g') AND j.g <> 0
-    WINDOW down AS (PARTITION BY j.i, j.system, j.query_id ORDER BY j.rank ROWS UNBOUNDED PRECEDING)
-),
-gain_features AS (
-    SELECT r.i, r.system, r.query_id,
-           -- ndcg_rel: nDCG at each retrieved document of positive gain (the ideal stops growing once
-           -- its gains run out)
-           rankkit.ordered_sum(list(r.dcg_so_far / l.idcg_so_far ORDER BY r.rank)
-                               FILTER (WHERE r.metric = 'ndcg_rel' AND r.g > 0)) AS ndcg_rel_sum,
-           count(*) FILTER (WHERE r.metric = 'ndcg_rel' AND r.g > 0) AS gain_ret,
-           -- G: each gain over log2(2 + what the ideal ranking would have gained so far, at least 1 a
-           -- rank, minus what this ranking gained)
-           rankkit.ordered_sum(list(r.g / log2(2.0E0 + r.rank + l.extra_cost - r.cg_so_far) ORDER BY r.rank)
-                               FILTER (WHERE r.metric = 'g')) AS g_sum
-    FROM gain_rows r
-    JOIN ideal_list l ON l.i = r.i AND l.query_id = r.query_id AND l.pos = least(r.rank, r.num_gain)
-    GROUP BY r.i, r.system, r.query_id
-),
--- Rndcg: nDCG where the ideal gain drops (the R levels of each grade) and at the end of the ranking
-r_levels AS (
-    SELECT l.i, l.query_id, l.pos - 1 AS at, l.idcg_so_far - l.ideal_gain / rankkit.discount(l.pos) AS idcg_at
-    FROM ideal_list l
-    WHERE l.metric = 'rndcg' AND l.drops AND l.pos > 1
-    UNION ALL
-    SELECT i, query_id, num_gain, idcg FROM ideal_qrels
-    WHERE i IN (SELECT i FROM spec WHERE metric = 'rndcg')
-),
-rndcg_points AS (
-    SELECT r.i, ret.system, ret.query_id, r.at, r.idcg_at, ret.num_ret
-    FROM r_levels r JOIN retrieved ret ON ret.query_id = r.query_id
-    UNION ALL
-    -- a ranking running on past the last R level ends with one more point
-    SELECT q.i, ret.system, ret.query_id, ret.num_ret, q.idcg, ret.num_ret
-    FROM ideal_qrels q JOIN retrieved ret ON ret.query_id = q.query_id
-    WHERE q.i IN (SELECT i FROM spec WHERE metric = 'rndcg') AND ret.num_ret > q.num_gain + 1
-),
-rndcg_features AS (
-    SELECT p.i, p.system, p.query_id,
-           rankkit.ordered_sum(list(coalesce(p.dcg_at, 0.0E0) / p.idcg_at ORDER BY p.at)) AS rndcg_sum, count(*) AS rndcg_points
-    FROM (
-        SELECT p.i, p.system, p.query_id, p.at, p.idcg_at,
-               rankkit.ordered_sum(list(j.g / rankkit.discount(j.rank) ORDER BY j.rank)) AS dcg_at
-        FROM rndcg_points p
-        LEFT JOIN judged_spec j ON j.i = p.i AND j.system IS NOT DISTINCT FROM p.system AND j.query_id = p.query_id
-                               AND j.rank <= least(p.at, p.num_ret)
-        GROUP BY p.i, p.system, p.query_id, p.at, p.idcg_at
-    ) p
-    GROUP BY p.i, p.system, p.query_id
-),
-err_sum AS (
-    SELECT i, system, query_id, rankkit.ordered_sum(list(p_stop * p_reach / rank ORDER BY rank)) AS err
-    FROM (
-        SELECT *,
-               coalesce(product(1.0E0 - p_stop) OVER (
-                   PARTITION BY i, system, query_id ORDER BY rank
-                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 1.0E0) AS p_reach
-        FROM judged_spec
-        WHERE metric = 'err' AND in_cut
-    )
-    GROUP BY i, system, query_id
-),
--- ideal := 'run': the retrieved judged documents by grade, best first
-ideal_run AS (
-    SELECT i, system, query_id,
-           rankkit.ordered_sum(list(g / rankkit.discount(ideal_pos) ORDER BY ideal_pos)
-                               FILTER (WHERE k IS NULL OR ideal_pos <= k)) AS idcg_run
-    FROM (
-        SELECT *, row_number() OVER (PARTITION BY i, system, query_id ORDER BY grade DESC) AS ideal_pos
-        FROM judged_spec
-        WHERE ideal = 'run' AND metric IN ('idcg', 'ndcg')
-    )
-    GROUP BY i, system, query_id
-),
-features AS (
-    SELECT own_rank.*, above.ap_sum, above.bpref_sum, above.infap_sum, above.bing_sum, precision_curve.curve,
-           gain_features.ndcg_rel_sum, gain_features.gain_ret, gain_features.g_sum,
-           rndcg_features.rndcg_sum, rndcg_features.rndcg_points, err_sum.err, ideal_run.idcg_run
-    FROM own_rank
-    LEFT JOIN above ON above.i = own_rank.i AND above.system IS NOT DISTINCT FROM own_rank.system
-                   AND above.query_id = own_rank.query_id
-    LEFT JOIN precision_curve ON precision_curve.i = own_rank.i AND precision_curve.system IS NOT DISTINCT FROM own_rank.system
-                   AND precision_curve.query_id = own_rank.query_id
-    LEFT JOIN gain_features ON gain_features.i = own_rank.i AND gain_features.system IS NOT DISTINCT FROM own_rank.system
-                   AND gain_features.query_id = own_rank.query_id
-    LEFT JOIN rndcg_features ON rndcg_features.i = own_rank.i AND rndcg_features.system IS NOT DISTINCT FROM own_rank.system
-                   AND rndcg_features.query_id = own_rank.query_id
-    LEFT JOIN err_sum ON err_sum.i = own_rank.i AND err_sum.system IS NOT DISTINCT FROM own_rank.system
-                     AND err_sum.query_id = own_rank.query_id
-    LEFT JOIN ideal_run ON ideal_run.i = own_rank.i AND ideal_run.system IS NOT DISTINCT FROM own_rank.system
-                       AND ideal_run.query_id = own_rank.query_id
+staged AS (
+    SELECT *,
+           CASE WHEN metric IN ('bpref', 'gm_bpref', 'infap')
+                THEN list_filter(range(1, len(rated_grades) + 1), lambda u: rated_grades[u] >= s.rel) END AS rel_rated_at,
+           CASE WHEN metric IN ('iprec_at_recall', 'eleven_pt_avg')
+                THEN list_transform(rel_ranks, lambda r, j: j * 1.0E0 / r) END AS precisions,
+           list_transform(gain_at, lambda t: gains[t]) AS gain_values,
+           rankkit.running_sum(list_transform(gain_at, lambda t: gains[t] / rankkit.discount(ranks[t]))) AS dcg_so_far,
+           CASE WHEN metric = 'g' THEN rankkit.running_sum(list_transform(ideal, lambda x: greatest(x - 1.0E0, 0.0E0))) END AS extra_cost,
+           -- Rndcg: nDCG where the ideal gain drops (the R levels of each grade) and at the end of the ranking
+           CASE WHEN metric = 'rndcg' AND retrieved AND len(ideal) > 0
+                THEN list_filter(range(2, len(ideal) + 1), lambda pos: ideal[pos] <> ideal[pos - 1]) END AS drops
+    FROM shared
 ),
 -- Each row's features as one struct, f. rankkit.measure_value (below) is applied to the column, not
 -- to this expression: a macro argument is substituted into every branch of its CASE, and each
--- measure's _value macro reads several fields, so passing the struct expression itself would have
--- the binder and optimizer work through (measures x features) copies of it (a quarter of the plan
--- time of a small evaluation). A new feature is a new field here.
+-- measure's _value macro reads several fields. A new feature is a new field here.
 valued AS (
-    SELECT spec.i, spec.measure, spec.agg, spec.metric, spec AS s, evaluated.system, evaluated.query_id, {
-               'num_ret': coalesce(retrieved.num_ret, 0),
-               'ret_k': least(coalesce(retrieved.num_ret, 0), coalesce(spec.k, retrieved.num_ret, 0)),
-               'num_rel': coalesce(qrels_stats.num_rel, 0),
-               'num_nonrel': coalesce(qrels_stats.num_nonrel, 0),
-               'rel_ret': coalesce(features.rel_ret, 0),
-               'judged_ret': coalesce(features.judged_ret, 0),
-               'rel_in_r': coalesce(features.rel_in_r, 0),
-               'rel_in_mult': coalesce(features.rel_in_mult, 0),
-               'nonrel_ret': coalesce(features.nonrel_ret, 0),
-               'pooled_ret': coalesce(features.pooled_ret, 0),
-               'rbp_sum': coalesce(features.rbp_sum, 0.0E0),
-               'rbp_pooled': coalesce(features.rbp_pooled, 0.0E0),
-               'infap_sum': coalesce(features.infap_sum, 0.0E0),
-               'bing_sum': coalesce(features.bing_sum, 0.0E0),
-               'curve': features.curve,
-               'ndcg_rel_sum': coalesce(features.ndcg_rel_sum, 0.0E0),
-               'gain_ret': coalesce(features.gain_ret, 0),
-               'g_sum': coalesce(features.g_sum, 0.0E0),
-               'rndcg_sum': coalesce(features.rndcg_sum, 0.0E0),
-               'rndcg_points': coalesce(features.rndcg_points, 0),
-               'num_gain': coalesce(ideal_qrels.num_gain, 0),
-               'ideal_cg': coalesce(ideal_qrels.ideal_cg, 0.0E0),
-               'cg': coalesce(CASE WHEN ties = 'average' THEN tie_features.cg ELSE features.cg END, 0.0E0),
-               'dcg': coalesce(CASE WHEN ties = 'average' THEN tie_features.dcg ELSE features.dcg END, 0.0E0),
-               'idcg': coalesce(CASE WHEN spec.ideal = 'run' THEN features.idcg_run ELSE ideal_qrels.idcg END, 0.0E0),
-               'ap_sum': coalesce(features.ap_sum, 0.0E0),
-               'first_rel': features.first_rel,
-               'err': coalesce(features.err, 0.0E0),
-               'bpref_sum': coalesce(features.bpref_sum, 0.0E0)
+    SELECT i, measure, agg, metric, s, system, query_id, {
+               'num_ret': num_ret,
+               'ret_k': least(num_ret, coalesce(s.k, num_ret)),
+               'num_rel': num_rel,
+               'num_nonrel': num_nonrel,
+               'rel_ret': coalesce(len(rel_ranks), 0),
+               'judged_ret': n_cut,
+               'rel_in_r': CASE WHEN metric = 'rprec'
+                                THEN len(list_filter(ranks, lambda r, t: grades[t] >= s.rel AND r <= num_rel)) ELSE 0 END,
+               -- Rprec_mult reads precision at mult x R documents, rounded up from 0.1 as trec_eval does
+               'rel_in_mult': CASE WHEN metric = 'rprec_mult'
+                                   THEN len(list_filter(ranks, lambda r, t: grades[t] >= s.rel
+                                                                           AND r <= floor(s.mult * num_rel + 9.0E-1))) ELSE 0 END,
+               'nonrel_ret': CASE WHEN metric = 'num_nonrel_judged_ret'
+                                  THEN len(list_filter(grades[:n_cut], lambda g: g >= 0 AND g < s.rel)) ELSE 0 END,
+               'pooled_ret': CASE WHEN metric IN ('unj', 'rbp_resid') THEN len(list_filter(grades[:n_cut], lambda g: g >= 0)) ELSE 0 END,
+               -- rbp: gains above 1 are scaled to [0, 1] by the query's top grade, as trec_eval does
+               'rbp_sum': CASE WHEN metric = 'rbp' THEN rankkit.ordered_sum(list_transform(ranks, lambda r, t:
+                              CASE WHEN grades[t] > 0
+                                   THEN gains[t] / greatest(coalesce(qrels_grades[1], 0.0E0), 1.0E0)
+                                        * pow(s.p, r - 1)
+                                   ELSE 0.0E0 END)) ELSE 0.0E0 END,
+               'rbp_pooled': CASE WHEN metric = 'rbp_resid' THEN rankkit.ordered_sum(list_transform(ranks, lambda r, t:
+                                 CASE WHEN grades[t] >= 0 THEN pow(s.p, r - 1) ELSE 0.0E0 END)) ELSE 0.0E0 END,
+               -- infAP (Yilmaz and Aslam): precision above a relevant document estimated from the judged
+               -- documents above it (those judged negative count as pooled but unjudged), as trec_eval;
+               -- the j-th relevant document, at t in the judged list and u among the rated ones, has t - 1
+               -- judged, j - 1 relevant and u - j judged non-relevant documents above it
+               'infap_sum': CASE WHEN metric = 'infap' THEN rankkit.ordered_sum(list_transform(rel_at, lambda t, j:
+                                CASE WHEN ranks[t] = 1 THEN 1.0E0
+                                     ELSE 1.0E0 / ranks[t] + ((ranks[t] - 1.0E0) / ranks[t])
+                                          * ((t - 1.0E0) / (ranks[t] - 1.0E0))
+                                          * ((j - 1.0E0 + 1.0E-5) / (j - 1.0E0 + (rel_rated_at[j] - j) + 2.0E-5)) END))
+                            ELSE 0.0E0 END,
+               -- binG: a relevant document gains 1 / log2(2 + the documents above it that are not relevant)
+               'bing_sum': CASE WHEN metric = 'bing'
+                                THEN rankkit.ordered_sum(list_transform(rel_ranks, lambda r, j: 1.0E0 / log2(2.0E0 + r - j)))
+                                ELSE 0.0E0 END,
+               -- interpolated precision: after the j-th relevant document retrieved, the best precision at or below it
+               'curve': CASE WHEN len(precisions) > 0 THEN list_transform(precisions, lambda x, j: list_max(precisions[j:])) END,
+               -- ndcg_rel: nDCG at each retrieved document of positive gain (the ideal stops growing once
+               -- its gains run out)
+               'ndcg_rel_sum': CASE WHEN metric = 'ndcg_rel' THEN coalesce(rankkit.ordered_sum(list_transform(gain_at, lambda t, m:
+                                   CASE WHEN gain_values[m] > 0 THEN dcg_so_far[m] / idcg_so_far[least(ranks[t], len(ideal))]
+                                        ELSE 0.0E0 END)), 0.0E0) ELSE 0.0E0 END,
+               'gain_ret': CASE WHEN metric = 'ndcg_rel' THEN coalesce(len(list_filter(gain_values, lambda x: x > 0)), 0) ELSE 0 END,
+               -- G: each gain over log2(2 + what the ideal ranking would have gained so far, at least 1 a
+               -- rank, minus what this ranking gained)
+               'g_sum': CASE WHEN metric = 'g' THEN coalesce(rankkit.ordered_sum(list_transform(gain_at, lambda t, m:
+                            gain_values[m] / log2(2.0E0 + ranks[t] + extra_cost[least(ranks[t], len(ideal))]
+                                                  - rankkit.ordered_sum(gain_values[:m])))), 0.0E0) ELSE 0.0E0 END,
+               -- Rndcg: at each point, the DCG of the judged documents up to it over the ideal DCG there
+               'rndcg_sum': CASE WHEN metric = 'rndcg' AND retrieved AND len(ideal) > 0
+                                THEN rankkit.ordered_sum(
+                                    list_transform(drops, lambda pos:
+                                        rankkit.ordered_sum(dcg_terms[:len(list_filter(ranks, lambda r: r <= least(pos - 1, num_ret)))])
+                                        / (idcg_so_far[pos] - ideal[pos] / rankkit.discount(pos)))
+                                    || [rankkit.ordered_sum(dcg_terms[:len(list_filter(ranks, lambda r: r <= least(len(ideal), num_ret)))])
+                                        / idcg_so_far[len(ideal)]]
+                                    || CASE WHEN num_ret > len(ideal) + 1
+                                            THEN [rankkit.ordered_sum(dcg_terms) / idcg_so_far[len(ideal)]] ELSE [] END)
+                                ELSE 0.0E0 END,
+               'rndcg_points': CASE WHEN metric = 'rndcg' AND retrieved AND len(ideal) > 0
+                                    THEN len(drops) + 1 + CASE WHEN num_ret > len(ideal) + 1 THEN 1 ELSE 0 END ELSE 0 END,
+               'num_gain': len(ideal),
+               'ideal_cg': CASE WHEN metric = 'g' THEN rankkit.ordered_sum(ideal) ELSE 0.0E0 END,
+               'cg': CASE WHEN metric <> 'cg' THEN 0.0E0
+                          WHEN ties = 'average' THEN rankkit.ordered_sum(list_transform(gains, lambda x, t:
+                              CASE WHEN rankkit.tie_last(tie_firsts[t], tie_sizes[t], s.k) >= tie_firsts[t]
+                                   THEN x * (rankkit.tie_last(tie_firsts[t], tie_sizes[t], s.k) - tie_firsts[t] + 1) / tie_sizes[t]
+                                   ELSE 0.0E0 END))
+                          ELSE rankkit.ordered_sum(gains[:n_cut]) END,
+               'dcg': CASE WHEN metric NOT IN ('dcg', 'ndcg', 'ndcg_rel') THEN 0.0E0
+                           WHEN ties = 'average' THEN rankkit.ordered_sum(list_transform(gains, lambda x, t:
+                               CASE WHEN rankkit.tie_last(tie_firsts[t], tie_sizes[t], s.k) >= tie_firsts[t]
+                                    THEN x * (cum[rankkit.tie_last(tie_firsts[t], tie_sizes[t], s.k)] - coalesce(cum[tie_firsts[t] - 1], 0.0E0))
+                                         / tie_sizes[t]
+                                    ELSE 0.0E0 END))
+                           ELSE rankkit.ordered_sum(list_transform(gains[:n_cut], lambda x, t: x / rankkit.discount(ranks[t]))) END,
+               'idcg': CASE WHEN metric NOT IN ('idcg', 'ndcg', 'ndcg_rel') THEN 0.0E0
+                            -- ideal := 'run': the retrieved judged documents by grade, best first
+                            WHEN s.ideal = 'run'
+                                THEN rankkit.ordered_sum(list_transform(list_reverse_sort(grades)[:coalesce(s.k, len(grades))],
+                                                                        lambda g, pos: rankkit.gain(g, s.gain, s.gains) / rankkit.discount(pos)))
+                            ELSE rankkit.ordered_sum(list_transform(ideal[:coalesce(s.k, len(ideal))],
+                                                                    lambda x, pos: x / rankkit.discount(pos))) END,
+               'ap_sum': CASE WHEN metric IN ('ap', 'gm_map')
+                              THEN rankkit.ordered_sum(list_transform(rel_ranks, lambda r, j: j * 1.0E0 / r)) ELSE 0.0E0 END,
+               'first_rel': rel_ranks[1],
+               -- ERR: the chance of stopping at a document, times that of reading on past every one above it
+               'err': CASE WHEN metric = 'err' THEN rankkit.ordered_sum(list_transform(stops, lambda x, t:
+                          x * list_reduce(list_prepend(1.0E0, reads_on[:t - 1]), lambda a, b: a * b) / ranks[t]))
+                          ELSE 0.0E0 END,
+               -- bpref: each relevant document loses the share of judged non-relevant ones above it
+               'bpref_sum': CASE WHEN metric IN ('bpref', 'gm_bpref') THEN rankkit.ordered_sum(list_transform(rel_rated_at, lambda u, j:
+                                1.0E0 - rankkit.ratio(least(u - j, num_rel), least(num_rel, num_nonrel))))
+                                ELSE 0.0E0 END
            } AS f
-    FROM evaluated CROSS JOIN spec CROSS JOIN checks
-    LEFT JOIN retrieved ON retrieved.system IS NOT DISTINCT FROM evaluated.system
-                       AND retrieved.query_id = evaluated.query_id
-    LEFT JOIN qrels_stats ON qrels_stats.i = spec.i AND qrels_stats.query_id = evaluated.query_id
-    LEFT JOIN ideal_qrels ON ideal_qrels.i = spec.i AND ideal_qrels.query_id = evaluated.query_id
-    LEFT JOIN features ON features.i = spec.i AND features.system IS NOT DISTINCT FROM evaluated.system
-                      AND features.query_id = evaluated.query_id
-    LEFT JOIN tie_features ON tie_features.i = spec.i AND tie_features.system IS NOT DISTINCT FROM evaluated.system
-                          AND tie_features.query_id = evaluated.query_id
-    WHERE checks.ok
+    FROM staged
 )
 SELECT i, measure, agg, system, query_id, rankkit.measure_value(metric, f, s) AS value FROM valued;
 

@@ -145,7 +145,7 @@ class ExplorerData:
             for measure, rows in frame.groupby("measure", sort=False):
                 rows = rows.drop(columns="measure").sort_values(["system", "query_id"], kind="stable")
                 self._values[measure] = rows.reset_index(drop=True)
-            for missing in set(batch) - set(frame["measure"]):
+            for missing in set(batch) - set(frame["measure"].unique()):
                 self._values[missing] = frame.iloc[0:0].drop(columns="measure")
         return self._values[name]
 

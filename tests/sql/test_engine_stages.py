@@ -127,3 +127,14 @@ def test_per_query_ranked_refuses_what_per_query_refuses(tables):
         tables.execute(f"FROM rankkit.per_query_ranked('qrels', 'kept', {SPECS}, ties := 'average')", [["AP"]]).fetchall()
     with pytest.raises(Exception, match="queries must be both or qrels"):
         tables.execute(f"FROM rankkit.per_query_ranked('qrels', 'kept', {SPECS}, queries := 'all')", [["AP"]]).fetchall()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False), max_size=70))
+def test_running_sum_is_the_ordered_sum_of_each_prefix(con, terms):
+    """rankkit.running_sum (ndcg_rel's, G's and Rndcg's running DCG) adds left to right, as trec_eval
+    does: element t is, bit for bit, rankkit.ordered_sum of the first t terms."""
+    sums, prefixes = con.execute("SELECT rankkit.running_sum($t), [rankkit.ordered_sum($t[:n]) FOR n IN range(1, len($t) + 1)]",
+                                 {"t": terms}).fetchone()
+    assert sums == prefixes
+    assert len(sums) == len(terms)
