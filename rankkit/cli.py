@@ -509,7 +509,9 @@ def _run_check(args: argparse.Namespace) -> int:
 
 def _add_explore(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("qrels", help="qrels: TREC text (plain or gzip), CSV/TSV with a header, Parquet")
-    sub.add_argument("runs", nargs="+", metavar="run", help="one or more runs, each a system named by its file stem")
+    sub.add_argument("runs", nargs="+", metavar="run", help=RUN_HELP)
+    sub.add_argument("--split-by-tag", action="store_true",
+                     help="make each tag of a TREC run file a system (default: a file is one run, as in trec_eval)")
     sub.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                      help="a measure to offer (repeatable; the first is shown); default: every measure, nDCG@10 shown")
     sub.add_argument("--queries", metavar="FILE", help="CSV/TSV/Parquet with query_id and text and/or attribute columns")
@@ -520,7 +522,8 @@ def _add_explore(sub: argparse.ArgumentParser) -> None:
 def _run_explore(args: argparse.Namespace) -> int:
     from rankkit.explore.serve import serve
 
-    return serve(args.qrels, args.runs, measures=args.measures, queries=args.queries, docs=args.docs, port=args.port)
+    return serve(args.qrels, run_arguments(args.runs), measures=args.measures, queries=args.queries, docs=args.docs,
+                 port=args.port, split_by_tag=args.split_by_tag)
 
 
 COMMANDS: dict[str, tuple[str, Callable, Callable]] = {

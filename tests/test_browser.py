@@ -1,14 +1,17 @@
-"""The explorer in a real browser: Voila serves it on 127.0.0.1, headless Chromium (Debian's package,
-through Playwright) changes the measure and the query and sees the plots and the drill-down change.
+"""The explorer in a real browser: Voila, JupyterLab 4 and Notebook 7 serve it on 127.0.0.1, headless
+Chromium (Debian's package, through Playwright) changes the measure and the query and sees the plots
+and the drill-down change.
 
 Screenshots go to the test's temporary folder. With RANKKIT_SCREENSHOT=path the explorer
-notebook's view is also saved there (the README's docs/explorer.png is made so)."""
+notebook's view in Voila is also saved there (the README's docs/explorer.png is made so)."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import socket
@@ -76,12 +79,14 @@ def _browser():
             browser.close()
 
 
-def _drive(page, url: str, folder: Path, measure: str, prefix: str):
-    """Open the explorer, change the measure and the query; return the explorer's locator."""
-    page.goto(url, timeout=STARTUP)
+def _drive(page, folder: Path, measure: str, prefix: str, settled=lambda: None):
+    """On a page showing the explorer (or about to), change the measure and the query; return the
+    explorer's locator and the query chosen. ``settled()`` waits, where the page can tell, until the
+    kernel has sent all a change redraws, so that a screenshot shows all of it."""
     explorer = page.locator(".rankkit-explorer")
     title = explorer.locator("h3").first
     sync_api.expect(title).to_contain_text("rankkit explorer", timeout=STARTUP)
+    title.scroll_into_view_if_needed()
     page.screenshot(path=str(folder / f"{prefix}-1-opened.png"))
     distribution = explorer.locator("img").first
     before = distribution.get_attribute("src")
@@ -89,11 +94,18 @@ def _drive(page, url: str, folder: Path, measure: str, prefix: str):
     explorer.locator("select").first.select_option(label=measure)
     sync_api.expect(title).to_contain_text(f"{measure}@10", timeout=STEP)
     sync_api.expect(distribution).not_to_have_attribute("src", before, timeout=STEP)
+    if explorer.locator("h3").filter(has_text=re.compile(r"^query ")).count():
+        # a query is open (the notebook opened one): its drill-down is redrawn last, after the table
+        drill_line = explorer.locator("p").filter(has_text=re.compile(rf"^{re.escape(measure)}@10: "))
+        sync_api.expect(drill_line).to_be_visible(timeout=STEP)
+    settled()
+    title.scroll_into_view_if_needed()
     page.screenshot(path=str(folder / f"{prefix}-2-measure.png"))
 
-    query_buttons = explorer.locator("button").filter(has_text=re.compile(r"^q\d{3}$"))
-    chosen = query_buttons.nth(2)
-    query_id = chosen.inner_text().strip()
+    # a query whose row is not marked (button_style "info"): not the one already open, if any
+    query_buttons = explorer.locator("button:not(.mod-info)").filter(has_text=re.compile(r"^q\d{3}$"))
+    query_id = query_buttons.nth(2).inner_text().strip()
+    chosen = explorer.get_by_role("button", name=query_id, exact=True)  # the same query if the table is redrawn
     plots = [explorer.locator("img").nth(i) for i in range(3)]  # distribution, scatter, differences
     unmarked = [image.get_attribute("src") for image in plots]
     chosen.click()
@@ -102,6 +114,8 @@ def _drive(page, url: str, folder: Path, measure: str, prefix: str):
     sync_api.expect(explorer.locator("table").first).to_contain_text("log2(r+1)", timeout=STEP)
     for image, before_mark in zip(plots, unmarked):  # the query is marked in all three
         sync_api.expect(image).not_to_have_attribute("src", before_mark, timeout=STEP)
+    settled()
+    drill.evaluate("element => element.scrollIntoView()")  # the drill-down at the top of the screenshot
     page.screenshot(path=str(folder / f"{prefix}-3-query.png"))
     return explorer, query_id
 
@@ -114,7 +128,8 @@ def test_explorer_notebook_served_by_voila(tmp_path):
                                f"--port={port}"], cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
     with _stopping(server), _browser() as page:
         _wait_for_port(port, server)
-        explorer, query_id = _drive(page, f"http://127.0.0.1:{port}/", tmp_path, "AP", "notebook")
+        page.goto(f"http://127.0.0.1:{port}/", timeout=STARTUP)
+        explorer, query_id = _drive(page, tmp_path, "AP", "notebook")
         text = explorer.inner_text()
         assert "judged documents no system retrieved" in text and "rank in dense" in text
         explorer.screenshot(path=str(tmp_path / "explorer.png"))
@@ -132,6 +147,75 @@ def test_rankkit_explore_command_in_the_browser(tmp_path):
         line = server.stdout.readline()
         match = re.fullmatch(r"rankkit explore: serving (http://127\.0\.0\.1:(\d+)/) \(Ctrl\+C stops\)\n", line)
         assert match, line
-        explorer, query_id = _drive(page, match.group(1), tmp_path, "RR", "command")
+        page.goto(match.group(1), timeout=STARTUP)
+        explorer, query_id = _drive(page, tmp_path, "RR", "command")
         assert "bm25" in explorer.inner_text() and "dense" in explorer.inner_text()
     assert server.returncode == 0
+
+
+# JupyterLab 4 and Notebook 7: the same notebook opened as a person opens it, all cells run from the
+# Run menu. Each server gets a Jupyter home of its own under the test's folder, so the developer's
+# settings, kernels and workspaces stay out; its python3 kernel is the test's own Python.
+FRONT_ENDS = {"jupyterlab": "lab/tree/explorer.ipynb", "notebook": "notebooks/explorer.ipynb"}
+# both servers load JupyterLab's server extension: no news feed, no update check, no extension index
+QUIET = ["--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+         "--LabApp.extension_manager=readonly"]
+# the frontend plugin asking to fetch Jupyter news (a pop-up over the page); the server side is off above
+NEWS_PLUGIN = "@jupyterlab/apputils-extension:announcements"
+
+
+def _jupyter_home(folder: Path) -> dict[str, str]:
+    """The environment of a Jupyter server whose config, data, runtime and kernel dirs are under folder."""
+    home = folder / "jupyter"
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_DATA_DIR": str(home / "data"),
+           "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_PATH": str(home / "prefix" / "share" / "jupyter"),
+           "IPYTHONDIR": str(home / "ipython")}
+    subprocess.run([sys.executable, "-m", "ipykernel", "install", "--prefix", str(home / "prefix")],
+                   env=env, check=True, capture_output=True)
+    (home / "config" / "labconfig").mkdir(parents=True)
+    (home / "config" / "labconfig" / "page_config.json").write_text(
+        json.dumps({"disabledExtensions": {NEWS_PLUGIN: True}}), encoding="utf-8")
+    return env
+
+
+def _kernel_idle(page, timeout: int = STEP) -> None:
+    """Jupyter's kernel indicator shows idle: the kernel has handled every message sent to it."""
+    kernel = page.locator(".jp-Notebook-ExecutionIndicator")
+    sync_api.expect(kernel).to_have_attribute("data-status", "idle", timeout=timeout)
+
+
+def _run_all_cells(page, code_cells: int) -> None:
+    """Run > Run All Cells, once the kernel is idle and every code cell is on the page: chosen while
+    JupyterLab was still attaching cells, the command was dropped (the cells stayed unrun)."""
+    _kernel_idle(page, STARTUP)
+    prompts = page.locator(".jp-CodeCell .jp-InputPrompt")
+    sync_api.expect(prompts).to_have_count(code_cells, timeout=STARTUP)
+    page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-item:not(.lm-mod-disabled)", has_text=re.compile(r"^Run All Cells")).click()
+    # every code cell numbered: none waiting ([ ]) or running ([*]), so the explorer is as the notebook left it
+    pending = prompts.filter(has_text=re.compile(r"\[[^0-9]*\]"))
+    sync_api.expect(pending).to_have_count(0, timeout=STARTUP)
+
+
+@pytest.mark.parametrize("front_end", sorted(FRONT_ENDS))
+def test_explorer_notebook_in_jupyter(front_end, tmp_path):
+    shutil.copy(ROOT / "notebooks" / "explorer.ipynb", tmp_path / "explorer.ipynb")
+    cells = json.loads((tmp_path / "explorer.ipynb").read_text(encoding="utf-8"))["cells"]
+    env, port, token = _jupyter_home(tmp_path), _free_port(), secrets.token_hex(16)
+    log = (tmp_path / f"{front_end}.log").open("w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", front_end, "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+         "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", "--ServerApp.allow_root=True",
+         f"--ServerApp.root_dir={tmp_path}", *QUIET],
+        cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
+    with _stopping(server), _browser() as page:
+        _wait_for_port(port, server)
+        page.goto(f"http://127.0.0.1:{port}/{FRONT_ENDS[front_end]}?token={token}", timeout=STARTUP)
+        _run_all_cells(page, sum(cell["cell_type"] == "code" for cell in cells))
+        explorer, query_id = _drive(page, tmp_path, "AP", front_end, settled=lambda: _kernel_idle(page))
+        sync_api.expect(explorer).to_have_count(1)
+        notebook = page.locator(".jp-Notebook")
+        for failure in ("Error displaying widget", "Loading widget", "Traceback"):
+            sync_api.expect(notebook).not_to_contain_text(failure)
+        text = explorer.inner_text()
+        assert "judged documents no system retrieved" in text and "rank in dense" in text

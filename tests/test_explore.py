@@ -316,3 +316,51 @@ def test_a_redrawn_plot_reuses_the_layout_the_constrained_layout_gave(ex):
         FigureCanvasAgg(fresh[name]).draw()
         for mine, theirs in zip(ex.figures[name].axes, fresh[name].axes):
             assert mine.get_position().bounds == pytest.approx(theirs.get_position().bounds, abs=0.01), name
+
+
+def test_the_runs_are_ranked_once_and_every_setting_reads_those_ranks(sample, queries):
+    """A change of measure, cutoff, gain or level computes values from the ranks kept at the first
+    view (rankkit.ranks), not from the runs: the values equal evaluate's, and no second ranking ran."""
+    data = ExplorerData(sample["qrels.txt"], [sample["bm25.run"], sample["dense.run"]], queries=queries)
+    ex = Explorer(data)
+    kept = data._ranks_table
+    for change in ({"k": 5}, {"gain": "exp"}, {"measure": "AP"}, {"measure": "ERR", "k": 20}, {"rel": 2.0}):
+        for name, value in change.items():
+            setattr(ex, name, value)
+        expected = _expected(sample, ex.measure_label).rename(columns={"value": "expected"})
+        got = ex.per_query.merge(expected, on=["system", "query_id"], how="outer", validate="one_to_one")
+        assert len(got) == len(expected) and got["value"].notna().all()
+        assert (got["value"] == got["expected"]).all(), ex.measure_label  # the same doubles
+    tables = [name for (name,) in data.con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE table_name LIKE 'rankkit_explore_ranks%'").fetchall()]
+    assert tables == [kept]
+    data.close()
+    assert not data.con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'rankkit_explore_ranks%'").fetchall()[0][0]
+
+
+def _served_explorer(page: dict) -> Explorer:
+    """The explorer the served notebook's one cell builds, run here."""
+    source = page["cells"][0]["source"]
+    namespace: dict = {}
+    exec(source.replace("rankkit.explore(", "explorer = rankkit.explore(", 1), namespace)
+    return namespace["explorer"]
+
+
+def test_cli_names_runs_and_splits_by_tag_as_eval_does(sample, tmp_path):
+    """rankkit explore takes NAME=PATH and --split-by-tag as rankkit eval does."""
+    from rankkit.cli import run_arguments
+
+    named = run_arguments([f"base={sample['bm25.run']}", f"new={sample['dense.run']}"])
+    ex = _served_explorer(notebook(str(sample["qrels.txt"]), named))
+    assert ex.data.systems == ["base", "new"] and ex.systems == ["base", "new"]
+    both = tmp_path / "both.run"  # one TREC file holding two systems, told apart by their tags
+    both.write_text(sample["bm25.run"].read_text() + sample["dense.run"].read_text())
+    tags = sorted({line.split()[5] for line in both.read_text().splitlines()})
+    split = _served_explorer(notebook(str(sample["qrels.txt"]), run_arguments([str(both)]), split_by_tag=True))
+    assert sorted(split.data.systems) == tags and len(tags) == 2
+    with pytest.raises(RankkitError, match="duplicate document .* in system both"):  # one file is one run
+        _served_explorer(notebook(str(sample["qrels.txt"]), run_arguments([str(both)])))
+    done = subprocess.run([sys.executable, "-m", "rankkit.cli", "explore", str(sample["qrels.txt"]), "=x.run"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "a run is PATH or NAME=PATH, got '=x.run'" in done.stderr

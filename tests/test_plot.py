@@ -378,3 +378,61 @@ def test_a_marked_query_near_the_right_edge_is_labelled_inside_the_figure():
     assert _texts_outside(fig) == []
     (label,) = [a for a in _by_gid(fig.axes[0], "highlight") if hasattr(a, "get_text")]
     assert label.get_text() == "q2" and label.get_horizontalalignment() == "right"
+
+
+# drawing into a figure again (reuse=)
+
+def _drawn_state(fig: Figure) -> list:
+    """What a figure shows, panel by panel: titles, labels, limits, bars, lines, points, legend."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    if not isinstance(fig.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    state = []
+    for ax in fig.axes:
+        state.append((ax.get_title(), ax.get_xlabel(), ax.get_ylabel(),
+                      tuple(np.round(ax.get_xlim(), 9)), tuple(np.round(ax.get_ylim(), 9)),
+                      _heights(ax),
+                      [(line.get_gid(), np.round(np.asarray(line.get_xydata(), dtype=float), 9).tolist())
+                       for line in ax.lines],
+                      [np.round(c.get_offsets(), 9).tolist() for c in ax.collections if c.get_gid() == "values"],
+                      len(ax.collections),
+                      [t.get_text() for t in ax.get_legend().get_texts()] if ax.get_legend() else None))
+    return state
+
+
+@pytest.mark.parametrize("draw", [
+    lambda frame, reuse: plot.distribution(frame, reuse=reuse),
+    lambda frame, reuse: plot.differences(frame, "bm25", reuse=reuse),
+    lambda frame, reuse: plot.scatter(frame, "bm25", "dense", reuse=reuse),
+], ids=["distribution", "differences", "scatter"])
+def test_a_figure_drawn_into_again_shows_what_a_new_one_shows(draw):
+    first = _frame({"bm25": [0.0, 0.5, 1.0, 0.25], "dense": [0.0, 1.0, 1.0, 0.75]}, "AP")
+    second = _frame({"bm25": [2.0, 4.5, 0.0, 3.0], "dense": [1.0, 0.5, 7.0, 3.0]}, "DCG@10")
+    old = draw(first, None)
+    plot.mark(old, "q1")
+    again = draw(second, old)
+    assert again is old  # the same figure, emptied and drawn anew
+    assert _drawn_state(again) == _drawn_state(draw(second, None))
+    assert not any(a.get_gid() == "highlight" for ax in again.axes for a in ax.get_children())
+
+
+def test_trace_curve_drawn_into_again_shows_what_a_new_one_shows():
+    def trace(query_id, dcg):
+        frame = pd.DataFrame({"system": "run", "query_id": query_id, "rank": [1, 2, 3], "dcg": dcg,
+                              "idcg": [3.0, 4.9, 6.4]})
+        return frame.assign(ndcg=frame["dcg"] / frame["idcg"])
+    old = plot.trace_curve(trace("q1", [3.0, 4.2, 5.7]))
+    again = plot.trace_curve(trace("q2", [0.0, 1.2, 1.5]), reuse=old)
+    assert again is old
+    assert _drawn_state(again) == _drawn_state(plot.trace_curve(trace("q2", [0.0, 1.2, 1.5])))
+
+
+def test_a_figure_of_another_shape_or_function_is_not_drawn_into():
+    two = _frame({"bm25": [0.0, 0.5], "dense": [1.0, 0.5]})
+    three = _frame({"bm25": [0.0, 0.5], "dense": [1.0, 0.5], "splade": [0.2, 0.1]})
+    old = plot.distribution(two)
+    assert plot.distribution(three, reuse=old) is not old      # three panels, not two
+    assert plot.scatter(two, "bm25", "dense", reuse=old) is not old  # another function's figure
+    assert plot.distribution(two, reuse=Figure()) is not None  # a figure made elsewhere is left alone

@@ -14,7 +14,7 @@ __all__ = ["explore", "Explorer"]
 
 def explore(qrels, runs, measures: str | Iterable[str] | None = None, *, queries=None, docs=None,
             con: duckdb.DuckDBPyConnection | None = None, ties: str = "trec", scores: str = "double",
-            depth: int | None = None) -> Explorer:
+            depth: int | None = None, split_by_tag: bool = False) -> Explorer:
     """An ipywidgets explorer of per-query values, system against system, and one query's trace.
 
     Parameters
@@ -32,8 +32,8 @@ def explore(qrels, runs, measures: str | Iterable[str] | None = None, *, queries
         Optional table with ``doc_id`` and ``text`` (or ``title``), shown in the drill-down.
     con:
         A DuckDB connection to work in (default: a new one, kept by the explorer).
-    ties, scores, depth:
-        As for :func:`rankkit.evaluate`.
+    ties, scores, depth, split_by_tag:
+        As for :func:`rankkit.evaluate` (``split_by_tag=True``: each tag of a TREC run file is a system).
 
     Returns
     -------
@@ -43,5 +43,6 @@ def explore(qrels, runs, measures: str | Iterable[str] | None = None, *, queries
         the API: ``ex.query = "q7"`` opens the drill-down and ``ex.trace`` holds its table.
     """
     names = [measures] if isinstance(measures, str) else list(measures) if measures is not None else None
-    data = ExplorerData(qrels, runs, queries=queries, docs=docs, con=con, ties=ties, scores=scores, depth=depth)
+    data = ExplorerData(qrels, runs, queries=queries, docs=docs, con=con, ties=ties, scores=scores, depth=depth,
+                        split_by_tag=split_by_tag)
     return Explorer(data, names)

@@ -1,14 +1,16 @@
 """What the explorer shows, computed in SQL and cached: per-query values per setting, traces, ranks.
 
 Nothing here draws: :class:`ExplorerData` reads the inputs once into one DuckDB connection and
-answers the explorer's questions with the engine's macros (``rankkit.per_query``,
-``rankkit.trace``, ``rankkit.ranked``). Per-query values are computed for the measure asked for and a
-few common ones (BATCH) of the same setting (cutoff, gain, relevance level) in one SQL call, since
-ranking the run is most of the cost: changing among those measures afterwards reads the cache.
+answers the explorer's questions with the engine's macros. The runs are ranked once
+(``rankkit.ranks``, kept in a temp table); per-query values come from that table
+(``rankkit.per_query_ranked``) for the measure asked for and a few common ones (BATCH) of the same
+setting (cutoff, gain, relevance level) in one SQL call, and are cached; traces come from
+``rankkit.trace``, other systems' ranks from ``rankkit.ranked``.
 """
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
@@ -17,7 +19,7 @@ import duckdb
 
 from rankkit._sql import connect
 from rankkit.errors import RankkitError, RankkitWarning
-from rankkit.evaluate import compare_inputs, load_runs, macro_query, measure_specs, query_table_view, run_query
+from rankkit.evaluate import SPEC_TYPE, compare_inputs, load_runs, measure_specs, query_table_view, run_query
 from rankkit.io import load, release
 from rankkit.measures import Measure, registry
 from rankkit.progress import Progress
@@ -28,11 +30,12 @@ if TYPE_CHECKING:
 
 __all__ = ["ExplorerData", "Setting", "measure_name", "parse_measure"]
 
-# The measures computed with whichever one the view asks for, in the same SQL call: ranking the run
-# costs most of a call, and each of these adds little to it (on workload A, nDCG alone 2.3 s of CPU,
-# these five together 2.6 s, every registered measure about twice that), so that a change among
-# them reads the cache. The other measures are computed when asked for.
+# The measures computed with whichever one the view asks for, in the same SQL call: a call's cost is
+# mostly fixed (planning the engine's statement), each of these adds little to it, and a change among
+# them then reads the cache. The other measures are computed when asked for.
 BATCH = ("ndcg", "ap", "rr", "p", "r")
+
+_tables = itertools.count(1)
 
 # parameters a measure name carries in parentheses, with their defaults (k goes after @)
 DEFAULTS = {"gain": "linear", "rel": 1.0, "ideal": "qrels", "empty": "zero", "max": 4.0}
@@ -95,13 +98,13 @@ class ExplorerData:
 
     def __init__(self, qrels, runs, *, queries=None, docs=None, con: duckdb.DuckDBPyConnection | None = None,
                  ties: str = "trec", scores: str = "double", depth: int | None = None,
-                 progress: Callable | None = None):
+                 progress: Callable | None = None, split_by_tag: bool = False):
         # an own connection unless given one: the explorer's temp tables live as long as it does
         self.con = connect(con) if con is not None else connect()
         self.ties, self.scores, self.depth = ties, scores, depth
         self.progress = progress
         self.qrels = load(self.con, qrels, "qrels")
-        self.run = self._load_runs(runs)
+        self.run = self._load_runs(runs, split_by_tag)
         self.systems = [str(name) for name in self.run.systems]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RankkitWarning)
@@ -113,9 +116,10 @@ class ExplorerData:
             f"SELECT DISTINCT grade FROM rankkit.qrels_rows('{self.qrels.table}') WHERE grade > 0 ORDER BY grade"
         ).fetchall()]
         self._values: dict[str, pd.DataFrame] = {}
+        self._ranks_table: str | None = None
 
-    def _load_runs(self, runs):
-        source = load_runs(self.con, runs)
+    def _load_runs(self, runs, split_by_tag: bool):
+        source = load_runs(self.con, runs, split_by_tag=split_by_tag)
         if None in source.systems and not isinstance(runs, (list, tuple, dict)):
             # one run without a system column: name it as a list of one names it (by file stem)
             release(self.con, source)
@@ -133,19 +137,32 @@ class ExplorerData:
                 batch = {name}
             batch = sorted(batch - self._values.keys())
             specs = measure_specs(self.con, batch)
-            # queries, judged_only and validate as rankkit.per_query names them: inputs already checked
-            inputs = [self.qrels.table, self.run.engine, specs, self.ties, self.scores, self.depth, "both", False, False,
-                      bool(self.run.keyed)]
             with Progress(self.con, "computing per-query values", enabled=self.progress is not None, delay=0.5,
                           bar=self.progress):
-                frame = run_query(self.con, f"SELECT measure, system, query_id, value FROM ({macro_query('per_query', None)})",
-                                  inputs)
+                frame = run_query(self.con, "SELECT measure, system, query_id, value FROM rankkit.per_query_ranked("
+                                            f"?, ?, ?::{SPEC_TYPE}[], ties := ?)",
+                                  [self.qrels.table, self._ranks(), specs, self.ties])
             for measure, rows in frame.groupby("measure", sort=False):
                 rows = rows.drop(columns="measure").sort_values(["system", "query_id"], kind="stable")
                 self._values[measure] = rows.reset_index(drop=True)
             for missing in set(batch) - set(frame["measure"]):
                 self._values[missing] = frame.iloc[0:0].drop(columns="measure")
         return self._values[name]
+
+    def _ranks(self) -> str:
+        """The temp table of rankkit.ranks: the judged documents of the ranked runs, made once. Ranking
+        the runs is most of an evaluation (on workload A, 14M rows); every setting (measure, cutoff,
+        gain, level) is computed from this table, a few rows per query."""
+        if self._ranks_table is None:
+            name = f"rankkit_explore_ranks_{next(_tables)}"
+            with Progress(self.con, "ranking the runs", enabled=self.progress is not None, delay=0.5,
+                          bar=self.progress):
+                run_query(self.con, f"CREATE TEMP TABLE {name} AS FROM rankkit.ranks(?, ?, ties := ?, scores := ?, "
+                                    "depth := ?, keyed := ?)",
+                          [self.qrels.table, self.run.engine, self.ties, self.scores, self.depth, bool(self.run.keyed)],
+                          fetch=False)
+            self._ranks_table = name
+        return self._ranks_table
 
     def trace(self, query_id: str, setting: Setting) -> pd.DataFrame:
         """rankkit.trace of one query for every system, with the setting's options."""
@@ -166,6 +183,9 @@ class ExplorerData:
         return {doc_id: text for doc_id, text in rows}
 
     def close(self) -> None:
+        if self._ranks_table is not None:
+            self.con.execute(f"DROP TABLE IF EXISTS {self._ranks_table}")
+            self._ranks_table = None
         release(self.con, self.run)
         release(self.con, self.qrels)
 

@@ -10,7 +10,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import IO, Sequence
+from typing import IO, Mapping, Sequence
 
 from rankkit.errors import RankkitError
 
@@ -20,15 +20,18 @@ MISSING_VOILA = "rankkit explore serves the explorer with Voila, which is not in
 STARTUP_SECONDS = 120
 
 
-def notebook(qrels: str, runs: Sequence[str], measures: Sequence[str] | None = None, queries: str | None = None,
-             docs: str | None = None) -> dict:
-    """A notebook (nbformat 4, as a dict) whose one code cell builds and shows the explorer."""
-    args = [repr(str(Path(qrels).resolve())), repr([str(Path(r).resolve()) for r in runs])]
+def notebook(qrels: str, runs: str | Sequence[str] | Mapping[str, str], measures: Sequence[str] | None = None,
+             queries: str | None = None, docs: str | None = None, split_by_tag: bool = False) -> dict:
+    """A notebook (nbformat 4, as a dict) whose one code cell builds and shows the explorer. ``runs``
+    as the command line gives them: one path, a list, or ``{name: path}`` (NAME=PATH)."""
+    args = [repr(str(Path(qrels).resolve())), repr(_resolved(runs))]
     if measures:
         args.append(repr(list(measures)))
     for name, value in (("queries", queries), ("docs", docs)):
         if value is not None:
             args.append(f"{name}={str(Path(value).resolve())!r}")
+    if split_by_tag:
+        args.append("split_by_tag=True")
     source = f"import rankkit\n\nrankkit.explore({', '.join(args)})"
     return {
         "cells": [{"cell_type": "code", "execution_count": None, "id": "explorer", "metadata": {}, "outputs": [],
@@ -39,21 +42,34 @@ def notebook(qrels: str, runs: Sequence[str], measures: Sequence[str] | None = N
     }
 
 
-def serve(qrels: str, runs: Sequence[str], *, measures: Sequence[str] | None = None, queries: str | None = None,
-          docs: str | None = None, port: int | None = None, out: IO[str] = sys.stdout,
-          ready=None) -> int:
+def _resolved(runs: str | Sequence[str] | Mapping[str, str]) -> str | list[str] | dict[str, str]:
+    """The runs with absolute paths (the served notebook runs in a temporary folder)."""
+    if isinstance(runs, Mapping):
+        return {name: str(Path(path).resolve()) for name, path in runs.items()}
+    if isinstance(runs, str):
+        return str(Path(runs).resolve())
+    return [str(Path(path).resolve()) for path in runs]
+
+
+def _paths(runs: str | Sequence[str] | Mapping[str, str]) -> list[str]:
+    return [runs] if isinstance(runs, str) else list(runs.values()) if isinstance(runs, Mapping) else list(runs)
+
+
+def serve(qrels: str, runs: str | Sequence[str] | Mapping[str, str], *, measures: Sequence[str] | None = None,
+          queries: str | None = None, docs: str | None = None, port: int | None = None, split_by_tag: bool = False,
+          out: IO[str] = sys.stdout, ready=None) -> int:
     """Serve the explorer until interrupted (or until Voila stops); print its address once it answers.
 
     ``ready(url, process)`` is called once the page answers (tests stop the server there)."""
     if importlib.util.find_spec("voila") is None:
         raise RankkitError(MISSING_VOILA)
-    for path in [qrels, *runs, *(p for p in (queries, docs) if p is not None)]:
+    for path in [qrels, *_paths(runs), *(p for p in (queries, docs) if p is not None)]:
         if not Path(path).exists():
             raise RankkitError(f"{path}: no such file")
     port = port or _free_port()
     with tempfile.TemporaryDirectory(prefix="rankkit-explore-") as folder:
         page = Path(folder) / "rankkit-explorer.ipynb"
-        page.write_text(json.dumps(notebook(qrels, runs, measures, queries, docs), indent=1), encoding="utf-8")
+        page.write_text(json.dumps(notebook(qrels, runs, measures, queries, docs, split_by_tag), indent=1), encoding="utf-8")
         log = (Path(folder) / "voila.log").open("w+", encoding="utf-8")
         command = [sys.executable, "-m", "voila", str(page), "--no-browser", "--Voila.ip=127.0.0.1", f"--port={port}",
                    "--Voila.port_retries=0", "--VoilaConfiguration.show_tracebacks=True"]

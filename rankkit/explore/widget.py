@@ -230,16 +230,17 @@ class Explorer(widgets.VBox):
             "drilldown": widgets.VBox(),
         }
         self._table_tools = self._build_table_tools()
-        top = widgets.Layout(align_items="flex-start")
+        # rows wrap: where the output is narrower than the explorer (JupyterLab beside its sidebar,
+        # Notebook 7's centred page), the scatter and the query table go below instead of being cut off
         plots = widgets.VBox([
-            widgets.HBox([self._views["distribution"], self._views["scatter"]], layout=top),
+            widgets.HBox([self._views["distribution"], self._views["scatter"]], layout=_wrapping()),
             widgets.HBox([self._views["differences"], widgets.VBox([self._table_tools, self._views["table"]])],
-                         layout=widgets.Layout(align_items="flex-start")),
+                         layout=_wrapping()),
         ])
         self.children = [
             self._views["title"],
-            widgets.HBox([self.controls[n] for n in ("measure", "k", "gain", "rel")]),
-            widgets.HBox([self.controls[n] for n in ("systems", "baseline", "by", "search", "open")]),
+            widgets.HBox([self.controls[n] for n in ("measure", "k", "gain", "rel")], layout=_wrapping()),
+            widgets.HBox([self.controls[n] for n in ("systems", "baseline", "by", "search", "open")], layout=_wrapping()),
             self._progress,
             self._views["summary"],
             plots,
@@ -370,7 +371,8 @@ class Explorer(widgets.VBox):
     def _draw_plots(self) -> None:
         label = self.measure_label
         frame = self.per_query.assign(measure=label)
-        self._rendered["distribution"] = self._render("distribution", plot.distribution(frame, by=self.by))
+        self._rendered["distribution"] = self._render(
+            "distribution", plot.distribution(frame, by=self.by, reuse=self._drawn("distribution")))
         self._draw_comparisons()
         self._views["title"].value = (f"<h3 style='margin:4px 0'>rankkit explorer: {html.escape(label)}, "
                                       f"{len(self._query_ids)} queries, {len(self.systems)} "
@@ -381,17 +383,23 @@ class Explorer(widgets.VBox):
 
     def _draw_comparisons(self) -> None:
         frame = self.per_query.assign(measure=self.measure_label)
+        before = {name: self._drawn(name) for name in ("differences", "scatter")}
         for name in ("differences", "scatter"):
             self._rendered.pop(name, None)
             self.figures.pop(name, None)
         if self.compared and self.baseline in self.systems:
             self._rendered["differences"] = self._render(
-                "differences", plot.differences(frame, self.baseline, systems=self.compared))
-            self._rendered["scatter"] = self._render("scatter", plot.scatter(frame, self.baseline, self.compared[0]))
+                "differences", plot.differences(frame, self.baseline, systems=self.compared, reuse=before["differences"]))
+            self._rendered["scatter"] = self._render(
+                "scatter", plot.scatter(frame, self.baseline, self.compared[0], reuse=before["scatter"]))
         for name in ("differences", "scatter"):
             if name not in self._rendered:
                 self._views[name].value, self._views[name].layout.display = b"", "none"
         self._show_marks()
+
+    def _drawn(self, name: str) -> Figure | None:
+        """The figure last drawn for a view, for the plot function to draw into again."""
+        return self.figures.get(name)
 
     def _render(self, name: str, fig: Figure) -> _Rendered:
         """Draw a plot; a figure laid out as an earlier one (same size, panels, lines of titles and
@@ -403,6 +411,8 @@ class Explorer(widgets.VBox):
             fig.set_layout_engine("none")
             for ax, position in zip(fig.axes, known):
                 ax.set_position(position)
+        else:  # a figure drawn into again may have had its layout fixed for another key
+            fig.set_layout_engine("constrained")
         rendered = _Rendered(fig)
         if known is None:
             self._layouts[key] = [ax.get_position() for ax in fig.axes]
@@ -448,38 +458,40 @@ class Explorer(widgets.VBox):
         pages = max(1, -(-len(wide) // PAGE_SIZE))
         self._page = min(self._page, pages - 1)
         self.table = wide.iloc[self._page * PAGE_SIZE:(self._page + 1) * PAGE_SIZE].reset_index(drop=True)
-        self._pager["label"].value = (f"<span style='padding:0 6px'>{self._page * PAGE_SIZE + min(1, len(wide))}–"
+        self._pager["label"].value = (f"<span style='padding:0 6px;white-space:nowrap'>"
+                                      f"{self._page * PAGE_SIZE + min(1, len(wide))}–"
                                       f"{self._page * PAGE_SIZE + len(self.table)} of {len(wide)}</span>")
         self._views["table"].children = [self._table_grid(self.table)]
 
     def _table_grid(self, rows: pd.DataFrame) -> widgets.Widget:
+        """The page of the query table as a grid: a button per query (click: open it), a cell per value.
+        A page of the same columns and length as the last one reuses its widgets, changing only their
+        text: making a hundred widgets cost more than drawing a plot."""
         columns = [c for c in rows.columns if c != "query_id"]
-        header = [widgets.HTML("<b>query</b>")] + [widgets.HTML(f"<b>{html.escape(str(c))}</b>") for c in columns]
-        cells = list(header)
-        self._row_buttons = []
-        for _, row in rows.iterrows():
-            button = widgets.Button(description=str(row["query_id"]), tooltip="open this query",
-                                    layout=widgets.Layout(width="auto", height="26px"),
-                                    button_style="info" if row["query_id"] == self.query else "")
-            button.on_click(lambda _, q=str(row["query_id"]): setattr(self, "query", q))
-            cells.append(button)
-            self._row_buttons.append(button)
-            for c in columns:
-                value = row[c]
-                if c == "text":
-                    text = html.escape(str(value)[:60])
-                elif isinstance(value, (float, np.floating)) and np.isnan(value):
-                    text = "–"
-                elif str(c).startswith("Δ "):
-                    color = "#2ca02c" if value > 0 else "#d62728" if value < 0 else "#555"
-                    text = f"<span style='color:{color}'>{value:+.4f}</span>"
-                else:
-                    text = f"{value:.4f}"
-                cells.append(widgets.HTML(text))
-        template = "minmax(70px, auto) " + ("minmax(160px, 2fr) " if "text" in columns else "") + " ".join(
-            "90px" for c in columns if c != "text")
-        return widgets.GridBox(cells, layout=widgets.Layout(grid_template_columns=template, grid_gap="1px 8px",
-                                                           align_items="center"))
+        shape = (tuple(columns), len(rows))
+        if getattr(self, "_grid_shape", None) != shape:
+            self._grid_shape = shape
+            self._grid_header = [widgets.HTML() for _ in range(len(columns) + 1)]
+            self._row_buttons = [widgets.Button(tooltip="open this query", layout=widgets.Layout(width="auto", height="26px"))
+                                 for _ in range(len(rows))]
+            for button in self._row_buttons:
+                button.on_click(lambda b: setattr(self, "query", b.description))
+            self._grid_cells = [[widgets.HTML() for _ in columns] for _ in range(len(rows))]
+            template = "minmax(70px, auto) " + ("minmax(160px, 2fr) " if "text" in columns else "") + " ".join(
+                "90px" for c in columns if c != "text")
+            cells = list(self._grid_header)
+            for button, row_cells in zip(self._row_buttons, self._grid_cells):
+                cells += [button, *row_cells]
+            self._grid = widgets.GridBox(cells, layout=widgets.Layout(grid_template_columns=template,
+                                                                      grid_gap="1px 8px", align_items="center"))
+        for cell, name in zip(self._grid_header, ["query", *columns]):
+            cell.value = f"<b>{html.escape(str(name))}</b>"
+        for button, row_cells, (_, row) in zip(self._row_buttons, self._grid_cells, rows.iterrows()):
+            button.description = str(row["query_id"])
+            button.button_style = "info" if row["query_id"] == self.query else ""
+            for cell, c in zip(row_cells, columns):
+                cell.value = _cell(c, row[c])
+        return self._grid
 
     def _draw_drilldown(self) -> None:
         view = self._views["drilldown"]
@@ -502,11 +514,13 @@ class Explorer(widgets.VBox):
             other = self.baseline if system != self.baseline else (self.compared[0] if self.compared else None)
             theirs = ranks[ranks["system"] == other]
             other_ranks = dict(zip(theirs["doc_id"], theirs["rank"])) if other else {}
-            tables.append(widgets.HTML(_trace_table(rows, system, other, other_ranks, texts, self.setting)))
+            # side by side where two fit (Voila's page), one under the other where not (a notebook's output)
+            tables.append(widgets.HTML(_trace_table(rows, system, other, other_ranks, texts, self.setting),
+                                       layout=widgets.Layout(flex="1 1 0", min_width="600px")))
         missed = _missed_by_all(trace, self.systems)
         missed_html = ("<p><b>judged documents no system retrieved</b> (IDCG counts them): "
                        + (", ".join(f"{html.escape(d)} (grade {g:g})" for d, g in missed) or "none") + "</p>")
-        curve = plot.trace_curve(trace[trace["rank"].notna()], systems=self.systems)
+        curve = plot.trace_curve(trace[trace["rank"].notna()], systems=self.systems, reuse=self._drawn("trace_curve"))
         # one panel: fixed margins instead of the constrained layout, which took half of its drawing
         curve.set_layout_engine("none")
         curve.axes[0].set_position([0.08, 0.15, 0.9, 0.75])
@@ -517,7 +531,7 @@ class Explorer(widgets.VBox):
         view.children = [
             widgets.HTML(f"<h3 style='margin:6px 0'>query {html.escape(self.query)}{query_text}</h3>"
                          f"<p>{html.escape(self.measure_label)}: {value_line}</p>"),
-            widgets.HBox(tables, layout=widgets.Layout(overflow="auto", align_items="flex-start")),
+            widgets.HBox(tables, layout=_wrapping(overflow="auto")),
             widgets.HTML(missed_html),
             _show(widgets.Image(format="png"), _Rendered(self.figures["trace_curve"])),
         ]
@@ -544,6 +558,11 @@ class _WidgetBar:
         self.widget.layout.display = "none"
 
 
+def _wrapping(**more) -> widgets.Layout:
+    """A row of views that wraps onto the next line rather than overflow its output area."""
+    return widgets.Layout(flex_flow="row wrap", align_items="flex-start", **more)
+
+
 def _offered_measures(data: ExplorerData, measures: list[str] | None) -> list[str]:
     """The measure control's choices: every registered measure, or the measures given (as the
     measure trait holds them: parameters of their own, no cutoff, gain or level)."""
@@ -568,7 +587,8 @@ class _Rendered:
     def __init__(self, fig: Figure):
         fig.set_dpi(DPI)
         self.fig = fig
-        self.canvas = FigureCanvasAgg(fig)
+        # a figure drawn again keeps its canvas, and with it the text sizes matplotlib measured
+        self.canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
         self.canvas.draw()
         self.background = self.canvas.copy_from_bbox(fig.bbox)
 
@@ -614,6 +634,18 @@ def _show(view: widgets.Image, rendered: _Rendered, query_id: str | None = None)
     view.layout.display = ""
     view.layout.flex = "0 0 auto"
     return view
+
+
+def _cell(column, value) -> str:
+    """One value of the query table as HTML: text cut short, a difference in colour, a dash for none."""
+    if column == "text":
+        return html.escape(str(value)[:60])
+    if isinstance(value, (float, np.floating)) and np.isnan(value):
+        return "–"
+    if str(column).startswith("Δ "):
+        color = "#2ca02c" if value > 0 else "#d62728" if value < 0 else "#555"
+        return f"<span style='color:{color}'>{value:+.4f}</span>"
+    return f"{value:.4f}"
 
 
 def _missed_by_all(trace: pd.DataFrame, systems: list[str]) -> list[tuple[str, float]]:
