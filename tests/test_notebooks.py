@@ -24,6 +24,11 @@ def _run(path, tmp_path):
     return notebook
 
 
+def _shows_image(cell) -> bool:
+    """A cell returning a rankkit.plot Figure shows it as a PNG, not as "<Figure size ...>"."""
+    return any("image/png" in o.get("data", {}) for o in cell.outputs)
+
+
 def _cell(notebook, text: str):
     return next(c for c in notebook.cells if c.cell_type == "code" and text in c.source)
 
@@ -39,7 +44,9 @@ def test_notebook_runs_and_is_committed_without_outputs(path, tmp_path):
         outputs = _cell(notebook, "rankkit.explore(").outputs
         assert any(WIDGET in o.get("data", {}) for o in outputs), outputs
         assert "ndcg" in _cell(notebook, "ex.trace[").outputs[0]["data"]["text/plain"]
+        assert _shows_image(_cell(notebook, "plot.differences("))
     if path.name == "compare_and_report.ipynb":
+        assert _shows_image(_cell(notebook, "plot.scatter("))
         outputs = _cell(notebook, "rankkit.report(").outputs
         assert any("text/html" in o.get("data", {}) for o in outputs)
         assert (tmp_path / "report.html").stat().st_size > 10_000
