@@ -242,7 +242,8 @@ def rankkit_everyday(pairs, sweep, repeat: int) -> dict:
         qrels = rankkit.read_qrels(pairs[0][0], con=con)
 
         def sweep_once():
-            run = rankkit.read_run(sweep, con=con)
+            # one TREC file, a system per tag: a TREC file is one run unless split by its tags
+            run = rankkit.read_run(sweep, con=con, split_by_tag=True)
             rows = rankkit.evaluate(qrels, run, MEASURES, con=con, progress=False, relation=True).fetchall()
             found: dict = {}
             for measure, system, value, _ in rows:
