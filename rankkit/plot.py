@@ -17,6 +17,7 @@ one measure). Artists that carry data have a ``gid`` (``"values"``, ``"mean"``, 
 from __future__ import annotations
 
 import functools
+import io
 import textwrap
 from typing import Iterable
 
@@ -313,6 +314,17 @@ def trace_curve(trace: pd.DataFrame, *, systems: Iterable[str] | None = None,
     return fig
 
 
+class _Figure(Figure):
+    """A matplotlib Figure that a notebook shows as a picture. These figures are made without
+    pyplot, so nothing registers IPython's display of them unless the notebook imported pyplot or
+    ran %matplotlib; the last expression of a cell would otherwise print ``<Figure size ...>``."""
+
+    def _repr_png_(self) -> bytes:
+        buffer = io.BytesIO()
+        self.savefig(buffer, format="png")
+        return buffer.getvalue()
+
+
 def _panels(kind: str, size: tuple[float, float], rows: int, cols: int, reuse: Figure | None,
             shared: bool = False) -> tuple[Figure, np.ndarray]:
     """A figure of rows x cols panels (shared axes if asked), or ``reuse`` emptied when the same
@@ -331,7 +343,7 @@ def _panels(kind: str, size: tuple[float, float], rows: int, cols: int, reuse: F
             ax.set_autoscale_on(True)
             ax.ignore_existing_data_limits = True
         return reuse, np.array(reuse.axes, dtype=object).reshape(rows, cols)
-    fig = Figure(figsize=size, layout="constrained")
+    fig = _Figure(figsize=size, layout="constrained")
     axes = fig.subplots(rows, cols, sharex=shared, sharey=shared, squeeze=False)
     fig._rankkit_shape = shape
     return fig, axes

@@ -436,3 +436,16 @@ def test_a_figure_of_another_shape_or_function_is_not_drawn_into():
     assert plot.distribution(three, reuse=old) is not old      # three panels, not two
     assert plot.scatter(two, "bm25", "dense", reuse=old) is not old  # another function's figure
     assert plot.distribution(two, reuse=Figure()) is not None  # a figure made elsewhere is left alone
+
+
+def test_a_figure_shows_as_a_picture_in_a_notebook_without_pyplot():
+    """IPython shows an object by its _repr_png_: the last line of a cell draws the plot, with no
+    pyplot import or %matplotlib first (run in a fresh interpreter, where pyplot is not loaded)."""
+    code = ("import sys, pandas as pd\nfrom rankkit import plot\n"
+            "frame = pd.DataFrame({'measure': 'AP', 'system': ['a', 'a', 'b', 'b'], 'query_id': ['q1', 'q2'] * 2,"
+            " 'value': [0.1, 0.5, 0.2, 0.4]})\n"
+            "png = plot.scatter(frame, 'a', 'b')._repr_png_()\n"
+            "assert 'matplotlib.pyplot' not in sys.modules\n"
+            "print(png[:8] == b'\\x89PNG\\r\\n\\x1a\\n', len(png) > 1000)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["True", "True"], done.stderr
