@@ -125,12 +125,7 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
                           "P.5,10, iprec_at_recall..10,.25) or nickname (official, all_trec, set); "
                           "repeatable; default: official, as trec_eval")
     sub.add_argument("-q", action="store_true", dest="per_query", help="also print every query's values")
-    sub.add_argument("-c", action="store_true", dest="complete",
-                     help="average over every qrels query, those missing from a run scoring 0")
-    sub.add_argument("-l", type=number, default=1, dest="rel", metavar="LEVEL",
-                     help="relevance level: a grade >= LEVEL is relevant (default 1)")
-    sub.add_argument("-M", type=positive_int, default=None, dest="depth", metavar="N",
-                     help="keep only the top N documents of each query")
+    _add_conventions(sub, ties=("trec", "rank"))
     sub.add_argument("-J", action="store_true", dest="judged_only",
                      help="keep only the documents the qrels judge, ranked among themselves (trec_eval -J)")
     sub.add_argument("-N", type=int, default=0, dest="docs", metavar="N",
@@ -139,8 +134,6 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
                      help="no summary: print per-query values only (with -q)")
     sub.add_argument("--format", choices=FORMATS, default="trec", help="output format (default trec)")
     sub.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
-    sub.add_argument("--ties", choices=("trec", "rank"), default="trec",
-                     help="trec: score then doc_id descending (trec_eval); rank: the run's rank column")
     sub.add_argument("-o", "--output", metavar="FILE",
                      help="write the results to FILE (.parquet, .csv, .tsv, .json, .jsonl) streamed by DuckDB, "
                           "per query with -q; nothing is printed")
@@ -292,9 +285,8 @@ def _add_compare(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--seed", type=int, default=0, help="seed of the randomised tests and intervals (default 0)")
     sub.add_argument("-c", action="store_true", dest="complete",
                      help="every qrels query, those missing from a run scoring 0")
-    sub.add_argument("--ties", choices=("trec", "rank", "average"), default="trec",
-                     help="trec: score then doc_id descending (trec_eval); rank: the run's rank column; "
-                          "average: expected value over the orderings of equal scores (gain-based measures)")
+    sub.add_argument("--ties", choices=tuple(TIE_RULES), default="trec",
+                     help="; ".join(f"{rule}: {text}" for rule, text in TIE_RULES.items()))
     sub.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
     _add_inputs(sub)
 
@@ -346,7 +338,11 @@ def _add_report(sub: argparse.ArgumentParser) -> None:
     _add_inputs(sub)
 
 
-def _add_conventions(sub: argparse.ArgumentParser) -> None:
+TIE_RULES = {"trec": "score then doc_id descending (trec_eval)", "rank": "the run's rank column",
+             "average": "expected value over the orderings of equal scores (gain-based measures)"}
+
+
+def _add_conventions(sub: argparse.ArgumentParser, ties: tuple[str, ...] = tuple(TIE_RULES)) -> None:
     """trec_eval's -c, -l, -M and the tie rule: the options that make rankkit.Conventions."""
     sub.add_argument("-c", action="store_true", dest="complete",
                      help="every qrels query, those missing from a run scoring 0")
@@ -354,9 +350,8 @@ def _add_conventions(sub: argparse.ArgumentParser) -> None:
                      help="relevance level: a grade >= LEVEL is relevant (default 1)")
     sub.add_argument("-M", type=positive_int, default=None, dest="depth", metavar="N",
                      help="keep only the top N documents of each query")
-    sub.add_argument("--ties", choices=("trec", "rank", "average"), default="trec",
-                     help="trec: score then doc_id descending (trec_eval); rank: the run's rank column; "
-                          "average: expected value over the orderings of equal scores (gain-based measures)")
+    sub.add_argument("--ties", choices=ties, default="trec",
+                     help="; ".join(f"{rule}: {TIE_RULES[rule]}" for rule in ties))
 
 
 def _conventions(args: argparse.Namespace):
