@@ -14,13 +14,14 @@ from rankkit._sql import connect, store, stored
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning, warn
 from rankkit.io import Source, default_connection, is_frame, is_table, load, release, run_name
+from rankkit.measures import value_dispatch
 from rankkit.progress import Progress
 from rankkit.trec import expand
 
 if TYPE_CHECKING:  # pandas loads with the first frame: the command line's path never needs it
     import pandas as pd
 
-__all__ = ["evaluate", "measure_specs", "resolve", "run_query", "slice_source", "macro_query", "load_runs", "unique_name",
+__all__ = ["evaluate", "measure_specs", "resolve", "run_query", "slice_source", "engine_query", "values_query", "load_runs", "unique_name",
            "compare_inputs"]
 
 _views = itertools.count(1)
@@ -181,12 +182,41 @@ def checked_sources(con, qrels, run, columns, duplicates: str, progress,
 
 
 def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query: bool, slices,
-                     conventions: Conventions) -> tuple[str, list]:
-    """The macro call evaluating the sources, and its parameters."""
-    # validate := false: load() checked both inputs (duplicates, NULLs) already
-    inputs = [qrels_source.table, run_source.engine, specs, *(slices or ()), *conventions.sql_arguments(), False,
-              bool(run_source.keyed)]
-    return macro_query("per_query" if per_query else "aggregate", slices), inputs
+                     conventions: Conventions) -> tuple[str, dict]:
+    """The SQL evaluating the sources (see engine_query), and its parameters."""
+    ties, scores, depth, queries, judged_only = conventions.sql_arguments()
+    inputs = {"qrels": qrels_source.table, "run": run_source.engine, "specs": specs, "ties": ties, "scores": scores,
+              "depth": depth, "queries": queries, "judged_only": judged_only, "keyed": bool(run_source.keyed)}
+    if slices:
+        inputs.update(slices=slices[0], attribute=slices[1])
+    return engine_query(per_query, bool(slices), [spec["metric"] for spec in specs]), inputs
+
+
+def engine_query(per_query: bool, sliced: bool, metrics: Iterable[str]) -> str:
+    """What rankkit.per_query and rankkit.aggregate (or their _by forms) compute, composed from the
+    stages they are made of, for inputs that load() checked: rankkit.ranks, rankkit.features with a
+    value CASE over ``metrics`` only, then rankkit.over_values (or slice_values, over_slices).
+    Binding rankkit.input_checks and the CASE over every registered measure was most of the time
+    of a small evaluation (on TREC DL19, 5 measures: about 60 of 150 ms), and bought nothing here.
+    The values are MATERIALIZED: inlined under an aggregate, DuckDB's optimizer merged the features'
+    struct into each branch of the CASE and spent seconds on common subexpressions (10 s on DL19).
+    Parameters by name: qrels, run, specs, ties, scores, depth, queries, judged_only, keyed, and
+    slices, attribute when ``sliced``."""
+    query = ("WITH rankkit_ranked_run AS (FROM rankkit.ranks($qrels, $run, ties := $ties, scores := $scores, "
+             "depth := $depth, judged_only := $judged_only, keyed := $keyed)), "
+             f"rankkit_values AS MATERIALIZED ({values_query(metrics, 'rankkit_ranked_run')})")
+    if sliced:
+        query += ", rankkit_sliced AS (FROM rankkit.slice_values('rankkit_values', $slices, $attribute))"
+        return query + (" FROM rankkit_sliced" if per_query else " FROM rankkit.over_slices('rankkit_sliced')")
+    return query + (" FROM rankkit_values" if per_query else " FROM rankkit.over_values('rankkit_values')")
+
+
+def values_query(metrics: Iterable[str], ranks: str = "$ranks") -> str:
+    """rankkit.per_query_ranked, its value CASE over ``metrics`` only (see engine_query): per-query
+    values from a table (or CTE) in rankkit.ranks' columns, ``ranks`` (a quoted name, or a parameter).
+    Parameters by name: qrels, specs, ties, queries (and ranks, by default)."""
+    return (f"SELECT i, measure, agg, system, query_id, {value_dispatch(metrics)} AS value "
+            f"FROM rankkit.features($qrels, {ranks}, $specs::{SPEC_TYPE}[], ties := $ties, queries := $queries)")
 
 
 def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: bool, *, conventions: Conventions,
@@ -204,7 +234,8 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
         frame = run_query(con, select, inputs)
     if ci is not None:
         with Progress(con, "bootstrapping", enabled=progress):
-            values = run_query(con, macro_query("per_query", slices), inputs)
+            values = run_query(con, evaluation_query(qrels_source, run_source, specs, True, slices, conventions)[0],
+                               inputs)
         frame = with_ci(frame, values, ci, seed, resamples, by)
     return frame
 
@@ -235,13 +266,6 @@ def _copy(con, select: str, params: list, path: Path, progress) -> Path:
     with Progress(con, f"writing {path.name}", enabled=progress):
         run_query(con, f"COPY ({select}) TO '{target}' {options}", params, fetch=False)
     return path
-
-
-def macro_query(macro: str, slices: tuple[str, str] | None) -> str:
-    """SQL calling rankkit.<macro> (or its _by form with slices); parameters as evaluate passes them."""
-    by = ", ?, ?" if slices else ""
-    return (f"SELECT * FROM rankkit.{macro}{'_by' if slices else ''}(?, ?, ?::{SPEC_TYPE}[]{by}, ties := ?, "
-            f"scores := ?, depth := ?, queries := ?, judged_only := ?, validate := ?, keyed := ?)")
 
 
 def with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int | None,

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from rankkit._paths import sql_dir
 
@@ -117,9 +117,6 @@ def catalog_sql() -> str:
         f"({_lit(m.metric)}, {_lit(m.name)}, {_list(m.aliases)}, {_list(m.params)}, {_lit(m.aggregate)})"
         for m in registry().values()
     )
-    cases = "\n        ".join(
-        f"WHEN {_lit(m.metric)} THEN rankkit.{m.metric}_value(f, s)" for m in registry().values()
-    )
     from rankkit.trec import catalog_sql as trec_catalog_sql
 
     return trec_catalog_sql() + f"""-- Generated from the headers of sql/metrics/*.sql by rankkit.measures.catalog_sql().
@@ -129,10 +126,15 @@ CREATE OR REPLACE MACRO rankkit.catalog() AS TABLE
     ) AS catalog(metric, name, aliases, params, agg);
 
 CREATE OR REPLACE MACRO rankkit.measure_value(metric, f, s) AS
-    CASE metric
-        {cases}
-    END;
+    {value_dispatch(registry())};
 """
+
+
+def value_dispatch(metrics: Iterable[str]) -> str:
+    """The SQL expression of a measure's per-query value from the columns ``metric, f, s`` of
+    rankkit.features: a CASE over ``metrics``' _value macros (NULL for any other metric)."""
+    cases = " ".join(f"WHEN {_lit(metric)} THEN rankkit.{metric}_value(f, s)" for metric in dict.fromkeys(metrics))
+    return f"CASE metric {cases} END"
 
 
 def _lit(text: str) -> str:

@@ -186,9 +186,11 @@ SELECT ok FROM checks;
 -- ties := 'average': the last rank of a tie group (from first, of size) within the cutoff k.
 CREATE OR REPLACE MACRO rankkit.tie_last(first, size, k) AS least(first + size - 1, coalesce(k, first + size - 1));
 
--- rankkit.per_query_ranked: the value stage. ranks_table names a table (or a CTE of the calling
+-- rankkit.features: the value stage's work. ranks_table names a table (or a CTE of the calling
 -- query) in the columns of rankkit.ranks; ties and queries are rankkit.per_query's. One row per
--- measure spec, system and evaluated query: i, measure, agg, system, query_id, value.
+-- measure spec, system and evaluated query: i, measure, agg, metric, s (the spec), system,
+-- query_id, and f, the struct of features the measures' _value macros read
+-- (rankkit.per_query_ranked, below, applies them).
 --
 -- Each (system, query) becomes two lists, the ranks and the grades of its judged documents in rank
 -- order, and each query one list, its qrels grades best first. Every feature is then one list
@@ -198,7 +200,7 @@ CREATE OR REPLACE MACRO rankkit.tie_last(first, size, k) AS least(first + size -
 -- document has j - 1 relevant ones above it, the t-th judged document t - 1 judged ones. Sums are
 -- rankkit.ordered_sum in rank order, running sums rankkit.running_sum, as trec_eval adds them; a
 -- sum may add 0.0 for a document it skips (x + 0.0 is x, and an ordered sum never holds -0.0).
-CREATE OR REPLACE MACRO rankkit.per_query_ranked(qrels_table, ranks_table, specs, ties := 'trec',
+CREATE OR REPLACE MACRO rankkit.features(qrels_table, ranks_table, specs, ties := 'trec',
         queries := 'both') AS TABLE
 WITH
 ranks AS (FROM query_table(ranks_table::VARCHAR)),
@@ -315,9 +317,9 @@ staged AS (
                 THEN list_filter(range(2, len(ideal) + 1), lambda pos: ideal[pos] <> ideal[pos - 1]) END AS drops
     FROM shared
 ),
--- Each row's features as one struct, f. rankkit.measure_value (below) is applied to the column, not
--- to this expression: a macro argument is substituted into every branch of its CASE, and each
--- measure's _value macro reads several fields. A new feature is a new field here.
+-- Each row's features as one struct, f. rankkit.measure_value is applied to the column, not to this
+-- expression: a macro argument is substituted into every branch of its CASE, and each measure's
+-- _value macro reads several fields. A new feature is a new field here.
 valued AS (
     SELECT i, measure, agg, metric, s, system, query_id, {
                'num_ret': num_ret,
@@ -419,7 +421,17 @@ valued AS (
            } AS f
     FROM staged
 )
-SELECT i, measure, agg, system, query_id, rankkit.measure_value(metric, f, s) AS value FROM valued;
+SELECT i, measure, agg, metric, s, system, query_id, f FROM valued;
+
+-- rankkit.per_query_ranked: the value stage. The arguments are rankkit.features'. One row per
+-- measure spec, system and evaluated query: i, measure, agg, system, query_id, value.
+-- rankkit.measure_value dispatches on every registered measure; binding that CASE costs a plan
+-- tens of milliseconds, so rankkit's Python composes this query with a CASE over the measures
+-- asked for only (rankkit.measures.value_dispatch).
+CREATE OR REPLACE MACRO rankkit.per_query_ranked(qrels_table, ranks_table, specs, ties := 'trec',
+        queries := 'both') AS TABLE
+    SELECT i, measure, agg, system, query_id, rankkit.measure_value(metric, f, s) AS value
+    FROM rankkit.features(qrels_table, ranks_table, specs, ties := ties, queries := queries);
 
 CREATE OR REPLACE MACRO rankkit.per_query(qrels_table, run_table, specs, ties := 'trec',
         scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false,
@@ -450,14 +462,24 @@ CREATE OR REPLACE MACRO rankkit.over_queries(agg, value, query_id) AS
                                           FILTER (WHERE value IS NOT NULL)) / count(value))
          ELSE rankkit.ordered_sum(list(value ORDER BY query_id) FILTER (WHERE value IS NOT NULL)) / count(value) END;
 
--- rankkit.aggregate: one row per measure and system: the mean over evaluated queries (the sum for
--- counts, as trec_eval), and how many queries it covers (empty := 'skip' leaves some out).
-CREATE OR REPLACE MACRO rankkit.aggregate(qrels_table, run_table, specs, ties := 'trec',
-        scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false, judged_only := false) AS TABLE
+-- rankkit.over_values: per-query values (a table or CTE named values_table, in the columns of
+-- rankkit.per_query) to one row per measure and system: the mean over evaluated queries (the sum
+-- for counts, as trec_eval), and how many queries it covers (empty := 'skip' leaves some out).
+CREATE OR REPLACE MACRO rankkit.over_values(values_table) AS TABLE
     SELECT measure, system,
            rankkit.over_queries(agg, value, query_id) AS value,
            count(value) AS queries
-    FROM rankkit.per_query(qrels_table, run_table, specs, ties := ties, scores := scores,
-                           depth := depth, queries := queries, validate := validate, keyed := keyed, judged_only := judged_only)
+    FROM query_table(values_table::VARCHAR)
     GROUP BY i, measure, system
     ORDER BY i, system;
+
+-- rankkit.aggregate: rankkit.per_query's values, one row per measure and system (rankkit.over_values).
+CREATE OR REPLACE MACRO rankkit.aggregate(qrels_table, run_table, specs, ties := 'trec',
+        scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false, judged_only := false) AS TABLE
+-- MATERIALIZED: see rankkit.evaluate's engine_query (DuckDB's optimizer spends seconds merging the
+-- value CASE into the aggregate's input otherwise)
+WITH rankkit_values AS MATERIALIZED (
+    FROM rankkit.per_query(qrels_table, run_table, specs, ties := ties, scores := scores,
+                           depth := depth, queries := queries, validate := validate, keyed := keyed, judged_only := judged_only)
+)
+FROM rankkit.over_values('rankkit_values');

@@ -11,9 +11,9 @@ CREATE OR REPLACE MACRO rankkit.query_slices(queries_table, attribute) AS TABLE
     SELECT query_id::VARCHAR AS query_id, COLUMNS(lambda c: c = attribute) AS slice
     FROM query_table(queries_table::VARCHAR);
 
--- rankkit.per_query with each query's slice.
-CREATE OR REPLACE MACRO rankkit.per_query_by(qrels_table, run_table, specs, queries_table, attribute,
-        ties := 'trec', scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false, judged_only := false) AS TABLE
+-- Per-query values (a table or CTE named values_table, in the columns of rankkit.per_query) with
+-- each query's slice.
+CREATE OR REPLACE MACRO rankkit.slice_values(values_table, queries_table, attribute) AS TABLE
 WITH
 slices AS (FROM rankkit.query_slices(queries_table, attribute)),
 checks AS (
@@ -24,22 +24,39 @@ checks AS (
         ELSE true END AS ok
 )
 SELECT p.i, p.measure, p.agg, p.system, slices.slice, p.query_id, p.value
-FROM rankkit.per_query(qrels_table, run_table, specs, ties := ties, scores := scores, depth := depth,
-                       queries := queries, validate := validate, keyed := keyed, judged_only := judged_only) p
+FROM query_table(values_table::VARCHAR) p
 LEFT JOIN slices USING (query_id)
 CROSS JOIN checks
 WHERE checks.ok;
 
--- rankkit.aggregate per slice: the mean (the sum for counts) and the query count of each slice.
-CREATE OR REPLACE MACRO rankkit.aggregate_by(qrels_table, run_table, specs, queries_table, attribute,
+-- rankkit.per_query with each query's slice.
+CREATE OR REPLACE MACRO rankkit.per_query_by(qrels_table, run_table, specs, queries_table, attribute,
         ties := 'trec', scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false, judged_only := false) AS TABLE
+WITH rankkit_values AS (
+    FROM rankkit.per_query(qrels_table, run_table, specs, ties := ties, scores := scores, depth := depth,
+                           queries := queries, validate := validate, keyed := keyed, judged_only := judged_only)
+)
+FROM rankkit.slice_values('rankkit_values', queries_table, attribute);
+
+-- Sliced per-query values (a table or CTE named sliced_table, in the columns of rankkit.per_query_by)
+-- per slice: the mean (the sum for counts) and the query count of each slice.
+CREATE OR REPLACE MACRO rankkit.over_slices(sliced_table) AS TABLE
     SELECT measure, system, slice,
            rankkit.over_queries(agg, value, query_id) AS value,
            count(value) AS queries
-    FROM rankkit.per_query_by(qrels_table, run_table, specs, queries_table, attribute, ties := ties,
-                              scores := scores, depth := depth, queries := queries, validate := validate, keyed := keyed, judged_only := judged_only)
+    FROM query_table(sliced_table::VARCHAR)
     GROUP BY i, measure, system, slice
     ORDER BY i, system, slice NULLS LAST;
+
+-- rankkit.aggregate per slice (rankkit.over_slices of rankkit.per_query_by).
+CREATE OR REPLACE MACRO rankkit.aggregate_by(qrels_table, run_table, specs, queries_table, attribute,
+        ties := 'trec', scores := 'double', depth := NULL, queries := 'both', validate := true, keyed := false, judged_only := false) AS TABLE
+-- MATERIALIZED: as in rankkit.aggregate
+WITH rankkit_sliced AS MATERIALIZED (
+    FROM rankkit.per_query_by(qrels_table, run_table, specs, queries_table, attribute, ties := ties,
+                              scores := scores, depth := depth, queries := queries, validate := validate, keyed := keyed, judged_only := judged_only)
+)
+FROM rankkit.over_slices('rankkit_sliced');
 
 -- rankkit.evaluate per slice: measures by name, one row per measure, system and slice.
 CREATE OR REPLACE MACRO rankkit.evaluate_by(qrels_table, run_table, measures, queries_table, attribute,

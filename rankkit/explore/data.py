@@ -19,7 +19,7 @@ import duckdb
 
 from rankkit._sql import connect
 from rankkit.errors import RankkitError, RankkitWarning
-from rankkit.evaluate import SPEC_TYPE, compare_inputs, load_runs, measure_specs, query_table_view, run_query
+from rankkit.evaluate import compare_inputs, load_runs, measure_specs, query_table_view, run_query, values_query
 from rankkit.io import load, release
 from rankkit.measures import Measure, registry
 from rankkit.progress import Progress
@@ -139,9 +139,10 @@ class ExplorerData:
             specs = measure_specs(self.con, batch)
             with Progress(self.con, "computing per-query values", enabled=self.progress is not None, delay=0.5,
                           bar=self.progress):
-                frame = run_query(self.con, "SELECT measure, system, query_id, value FROM rankkit.per_query_ranked("
-                                            f"?, ?, ?::{SPEC_TYPE}[], ties := ?)",
-                                  [self.qrels.table, self._ranks(), specs, self.ties])
+                query = values_query([spec["metric"] for spec in specs])
+                frame = run_query(self.con, f"SELECT measure, system, query_id, value FROM ({query})",
+                                  {"qrels": self.qrels.table, "ranks": self._ranks(), "specs": specs, "ties": self.ties,
+                                   "queries": "both"})
             for measure, rows in frame.groupby("measure", sort=False):
                 rows = rows.drop(columns="measure").sort_values(["system", "query_id"], kind="stable")
                 self._values[measure] = rows.reset_index(drop=True)
