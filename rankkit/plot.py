@@ -234,10 +234,17 @@ def scatter(per_query: pd.DataFrame, x: str, y: str, *, measure: str | None = No
     pairs = _pair(values[y], values[x])
     fig, axes = _panels("scatter", figsize or (5.0, 5.0), 1, 1, reuse)
     ax = axes[0][0]
-    ax.scatter(pairs["base"], pairs["value"], s=_marker_size(len(pairs)), alpha=0.5, color=_colors(frame)[y],
-               linewidths=0, gid="values")
     low, high = _limits(pairs[["base", "value"]].to_numpy())
-    ax.plot([low, high], [low, high], color="#555555", linestyle="--", linewidth=1, gid="diagonal")
+    if _drawn_as(ax, ("scatter",)):
+        points = _gid(ax.collections, "values")[0]
+        points.set_offsets(pairs[["base", "value"]].to_numpy(dtype=float).reshape(-1, 2))
+        points.set_sizes([_marker_size(len(pairs))])
+        points.set_facecolor(_colors(frame)[y])
+        _gid(ax.lines, "diagonal")[0].set_data([low, high], [low, high])
+    else:
+        ax.scatter(pairs["base"], pairs["value"], s=_marker_size(len(pairs)), alpha=0.5, color=_colors(frame)[y],
+                   linewidths=0, gid="values")
+        ax.plot([low, high], [low, high], color="#555555", linestyle="--", linewidth=1, gid="diagonal")
     ax.set_xlim(low, high)
     ax.set_ylim(low, high)
     ax.set_aspect("equal")
@@ -327,26 +334,42 @@ class _Figure(Figure):
 
 def _panels(kind: str, size: tuple[float, float], rows: int, cols: int, reuse: Figure | None,
             shared: bool = False) -> tuple[Figure, np.ndarray]:
-    """A figure of rows x cols panels (shared axes if asked), or ``reuse`` emptied when the same
-    function made it with the same size and panels: its data, marks, legends, titles and labels go,
-    its limits follow the new data, and its axes, ticks and canvas stay."""
+    """A figure of rows x cols panels (shared axes if asked), or ``reuse`` when the same function made
+    it with the same size and panels: its marks, legends, titles and labels go, its limits follow the
+    new data, and its axes, ticks, canvas and data artists stay for the panel functions to update in
+    place (:func:`_drawn_as`) or replace."""
     shape = (kind, tuple(float(x) for x in size), rows, cols, shared)
     if reuse is not None and getattr(reuse, "_rankkit_shape", None) == shape:
+        mark(reuse, None)
         for ax in reuse.axes:
-            for artist in [*ax.lines, *ax.patches, *ax.collections, *ax.texts]:
-                artist.remove()
             if ax.get_legend() is not None:
                 ax.get_legend().remove()
             ax.set_title("")
             ax.set_xlabel("")
             ax.set_ylabel("")
             ax.set_autoscale_on(True)
-            ax.ignore_existing_data_limits = True
         return reuse, np.array(reuse.axes, dtype=object).reshape(rows, cols)
     fig = _Figure(figsize=size, layout="constrained")
     axes = fig.subplots(rows, cols, sharex=shared, sharey=shared, squeeze=False)
     fig._rankkit_shape = shape
     return fig, axes
+
+
+def _drawn_as(ax, shape: tuple) -> bool:
+    """Whether a panel holds artists drawn for data of this shape (a histogram's bin edges, the
+    systems of a trace...), which the panel function then updates in place: new bars and points
+    cost more than moving the old ones. Otherwise the panel is emptied for a new drawing."""
+    if getattr(ax, "_rankkit_drawn", None) == shape:
+        return True
+    for artist in [*ax.lines, *ax.patches, *ax.collections, *ax.texts]:
+        artist.remove()
+    ax.ignore_existing_data_limits = True
+    ax._rankkit_drawn = shape
+    return False
+
+
+def _gid(artists, gid: str) -> list:
+    return [artist for artist in artists if artist.get_gid() == gid]
 
 
 def mark(fig: Figure, query_id: str | None) -> list:
@@ -449,14 +472,29 @@ def _histogram(ax, rows: pd.DataFrame, edges: np.ndarray, color: str, title: str
     missing = int(np.isnan(values).sum())
     values = values[~np.isnan(values)]
     # a value a rounding step beyond [0, 1] (an nDCG of 1.0000000000000002) belongs in the end bins
-    ax.hist(np.clip(values, edges[0], edges[-1]), bins=edges, color=color, alpha=0.75, gid="values")
+    clipped = np.clip(values, edges[0], edges[-1])
+    stats = (float(np.mean(values)), float(np.median(values))) if len(values) else None
+    if _drawn_as(ax, ("histogram", tuple(edges), stats is not None)):
+        counts, _ = np.histogram(clipped, bins=edges)  # as ax.hist counts
+        for bar, count in zip(_gid(ax.patches, "values"), counts):
+            bar.set_height(count)
+            bar.set_facecolor(color)
+        if stats is not None:
+            for line, value in zip((_gid(ax.lines, "mean")[0], _gid(ax.lines, "median")[0]), stats):
+                line.set_xdata([value, value])
+        # the bars' extent, as drawing them adds it (relim measures every bar: a third of this panel)
+        ax.ignore_existing_data_limits = True
+        ax.update_datalim([(edges[0], 0.0), (edges[-1], float(counts.max()))])
+        ax.autoscale_view()
+    else:
+        ax.hist(clipped, bins=edges, color=color, alpha=0.75, gid="values")
+        if stats is not None:
+            ax.axvline(stats[0], color=MARK, linewidth=1.5, label="mean", gid="mean")
+            ax.axvline(stats[1], color=MARK, linewidth=1.5, linestyle=":", label="median", gid="median")
     ax.set_xlim(edges[0] - (edges[-1] - edges[0]) * 0.02, edges[-1] + (edges[-1] - edges[0]) * 0.02)
     lines = [title, f"{len(values)} queries" + (f" ({missing} without a value)" if missing else "")]
-    if len(values):
-        mean, median = float(np.mean(values)), float(np.median(values))
-        ax.axvline(mean, color=MARK, linewidth=1.5, label="mean", gid="mean")
-        ax.axvline(median, color=MARK, linewidth=1.5, linestyle=":", label="median", gid="median")
-        lines[1] += f", mean {mean:.4g}, median {median:.4g}"
+    if stats is not None:
+        lines[1] += f", mean {stats[0]:.4g}, median {stats[1]:.4g}"
         shares = f"{_share(_near(values, 0))} at 0"
         if _bounded(values):
             shares += f", {_share(_near(values, 1))} at 1"
@@ -476,10 +514,19 @@ def _difference_panel(ax, values: pd.Series, base: pd.Series, title: str, color:
     order = np.argsort(d, kind="stable")
     d, ids = d[order], pairs.index.to_numpy()[order]
     positions = np.arange(len(d))
-    ax.plot(positions, d, color=color, linewidth=1, drawstyle="steps-mid", gid="values")
-    ax.fill_between(positions, 0, d, where=d > 0, step="mid", color=WIN, alpha=0.6)
-    ax.fill_between(positions, 0, d, where=d < 0, step="mid", color=LOSS, alpha=0.6)
-    ax.axhline(0, color="#555555", linewidth=0.8)
+    if _drawn_as(ax, ("differences",)):
+        line = _gid(ax.lines, "values")[0]
+        line.set_data(positions, d)
+        line.set_color(color)
+        for fill, where in zip(ax.collections, (d > 0, d < 0)):
+            fill.set_data(positions, 0, d, where=where)
+        ax.relim()  # the line and the zero line span what the fills span
+        ax.autoscale_view()
+    else:
+        ax.plot(positions, d, color=color, linewidth=1, drawstyle="steps-mid", gid="values")
+        ax.fill_between(positions, 0, d, where=d > 0, step="mid", color=WIN, alpha=0.6)
+        ax.fill_between(positions, 0, d, where=d < 0, step="mid", color=LOSS, alpha=0.6)
+        ax.axhline(0, color="#555555", linewidth=0.8)
     ax.set_xlim(-0.5, max(len(d) - 0.5, 0.5))
     _remember(ax, "point", pd.Series(list(zip(positions, d)), index=ids, dtype=object))
     wins, ties, losses = int(np.sum(d > 0)), int(np.sum(d == 0)), int(np.sum(d < 0))
@@ -492,18 +539,29 @@ def _curve_panel(ax, rows: pd.DataFrame, names: list[str], colors: dict[str, str
     systems = _system_column(rows)
     ideals = {name: rows.loc[systems == name, ["rank", "idcg"]].to_numpy(dtype=float) for name in names}
     ideal_shared = len({arr.tobytes() for arr in ideals.values()}) <= 1
-    finals = []
+    finals, curves = [], []  # curves: (x, y, plot's keywords) of each line
     for name in names:
         own = rows[systems == name].sort_values("rank")
         if own.empty:
             continue
-        ax.plot(own["rank"], own["dcg"], color=colors[name], marker="o", markersize=3, label=f"{name} DCG", gid="dcg")
+        curves.append((own["rank"], own["dcg"], dict(color=colors[name], marker="o", markersize=3, label=f"{name} DCG",
+                                                     gid="dcg")))
         if not ideal_shared:
-            ax.plot(own["rank"], own["idcg"], color=colors[name], linestyle="--", label=f"{name} IDCG", gid="idcg")
+            curves.append((own["rank"], own["idcg"], dict(color=colors[name], linestyle="--", label=f"{name} IDCG",
+                                                          gid="idcg")))
         finals.append(f"{name} {float(own['ndcg'].iloc[-1]):.4f}")
     if ideal_shared:
         own = rows[systems == names[0]].sort_values("rank")
-        ax.plot(own["rank"], own["idcg"], color=MARK, linestyle="--", label="IDCG (ideal ordering)", gid="idcg")
+        curves.append((own["rank"], own["idcg"], dict(color=MARK, linestyle="--", label="IDCG (ideal ordering)",
+                                                      gid="idcg")))
+    if _drawn_as(ax, ("curves", *[tuple(sorted(style.items())) for _, _, style in curves])):
+        for line, (x, y, _) in zip(ax.lines, curves):
+            line.set_data(x, y)
+        ax.relim()
+        ax.autoscale_view()
+    else:
+        for x, y, style in curves:
+            ax.plot(x, y, **style)
     depth = int(rows["rank"].max())
     ax.set_title(_fit([f"query {query_id}, nDCG@{depth}:", *[f"{final}," for final in finals[:-1]], *finals[-1:]],
                       _panel_width(ax), 9), fontsize=9, y=TITLE_Y)

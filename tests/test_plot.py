@@ -418,14 +418,54 @@ def test_a_figure_drawn_into_again_shows_what_a_new_one_shows(draw):
     assert not any(a.get_gid() == "highlight" for ax in again.axes for a in ax.get_children())
 
 
+@pytest.mark.parametrize("draw", [
+    lambda frame, reuse: plot.distribution(frame, reuse=reuse),
+    lambda frame, reuse: plot.distribution(frame.assign(kind=["a", "b"] * 4), by="kind", reuse=reuse),
+    lambda frame, reuse: plot.differences(frame, "bm25", reuse=reuse),
+    lambda frame, reuse: plot.scatter(frame, "bm25", "dense", reuse=reuse),
+], ids=["distribution", "distribution-by", "differences", "scatter"])
+def test_data_of_the_same_shape_moves_the_drawn_artists_and_shows_what_a_new_figure_shows(draw):
+    """Values of the same kind (the same bins, every panel with values): the bars, lines and points
+    drawn before are updated in place, not made anew, and the figure equals a new one."""
+    first = _frame({"bm25": [0.0, 0.5, 1.0, 0.25], "dense": [0.0, 1.0, 1.0, 0.75]}, "AP")
+    second = _frame({"bm25": [0.1, 0.1, 0.1, 0.9], "dense": [1.0, 0.6, 0.2, 0.2]}, "nDCG@10")  # taller bins
+    old = draw(first, None)
+    artists = [set(map(id, [*ax.patches, *ax.lines, *ax.collections])) for ax in old.axes]
+    plot.mark(old, "q2")
+    again = draw(second, old)
+    assert again is old
+    assert [set(map(id, [*ax.patches, *ax.lines, *ax.collections])) for ax in again.axes] == artists
+    assert _drawn_state(again) == _drawn_state(draw(second, None))
+    assert not any(a.get_gid() == "highlight" for ax in again.axes for a in ax.get_children())
+
+
+def test_a_panel_whose_data_changed_shape_is_drawn_anew():
+    """A panel left without values loses its mean and median; other bins make other bars; a query
+    more or less moves the points: each equals a new figure."""
+    first = _frame({"bm25": [0.0, 0.5, 1.0, 0.25], "dense": [0.0, 1.0, 1.0, 0.75]}, "AP")
+    empty = first.assign(value=np.where(first["system"] == "dense", np.nan, first["value"]))
+    fewer = first[first["query_id"] != "q4"]
+    cases = [(empty, lambda f, r: plot.distribution(f, reuse=r)),
+             (first, lambda f, r: plot.distribution(f, bins=5 if r is not None else 20, reuse=r)),
+             (fewer, lambda f, r: plot.differences(f, "bm25", reuse=r)),
+             (fewer, lambda f, r: plot.scatter(f, "bm25", "dense", reuse=r))]
+    for second, draw in cases:
+        old = draw(first, None)
+        again = draw(second, old)
+        assert again is old
+        fresh = draw(second, None) if draw is not cases[1][1] else plot.distribution(first, bins=5)
+        assert _drawn_state(again) == _drawn_state(fresh)
+
+
 def test_trace_curve_drawn_into_again_shows_what_a_new_one_shows():
     def trace(query_id, dcg):
         frame = pd.DataFrame({"system": "run", "query_id": query_id, "rank": [1, 2, 3], "dcg": dcg,
                               "idcg": [3.0, 4.9, 6.4]})
         return frame.assign(ndcg=frame["dcg"] / frame["idcg"])
     old = plot.trace_curve(trace("q1", [3.0, 4.2, 5.7]))
+    lines = list(old.axes[0].lines)
     again = plot.trace_curve(trace("q2", [0.0, 1.2, 1.5]), reuse=old)
-    assert again is old
+    assert again is old and list(again.axes[0].lines) == lines  # the same systems: the lines are moved
     assert _drawn_state(again) == _drawn_state(plot.trace_curve(trace("q2", [0.0, 1.2, 1.5])))
 
 
