@@ -4,6 +4,32 @@
 -- measure names ('nDCG@10', 'P(rel=2)@5', 'ndcg_cut_10', 'map') into specs, reading the measure
 -- catalog (rankkit.catalog, made from the headers of sql/metrics/*.sql).
 
+-- The checks of the options rankkit.trace shares with the measures, one macro each: the trace checks
+-- its options with these alone (binding the whole spec was half of a one-query trace's cost).
+CREATE OR REPLACE MACRO rankkit.checked_k(k, measure) AS
+    CASE WHEN k IS NULL OR (k >= 1 AND k = floor(k)) THEN k::BIGINT
+         ELSE error('rankkit: measure ' || measure || ': the cutoff must be a positive integer, got ' || k) END;
+
+CREATE OR REPLACE MACRO rankkit.checked_rel(rel, measure) AS
+    CASE WHEN rel IS NOT NULL AND isfinite(rel::DOUBLE) THEN rel::DOUBLE
+         ELSE error('rankkit: measure ' || measure || ': rel must be a number, got ' || coalesce(rel::VARCHAR, 'NULL')) END;
+
+CREATE OR REPLACE MACRO rankkit.checked_gain(gain, measure) AS
+    CASE WHEN gain IN ('linear', 'exp') THEN gain::VARCHAR
+         ELSE error('rankkit: measure ' || measure || ': gain must be linear or exp, got ' || coalesce(gain, 'NULL')) END;
+
+CREATE OR REPLACE MACRO rankkit.checked_ideal(ideal, measure) AS
+    CASE WHEN ideal IN ('qrels', 'run') THEN ideal::VARCHAR
+         ELSE error('rankkit: measure ' || measure || ': ideal must be qrels or run, got ' || coalesce(ideal, 'NULL')) END;
+
+CREATE OR REPLACE MACRO rankkit.checked_empty(empty, measure) AS
+    CASE WHEN empty IN ('zero', 'skip') THEN empty::VARCHAR
+         ELSE error('rankkit: measure ' || measure || ': empty must be zero or skip, got ' || coalesce(empty, 'NULL')) END;
+
+CREATE OR REPLACE MACRO rankkit.checked_max(max, measure) AS
+    CASE WHEN max IS NOT NULL AND max::DOUBLE > 0 AND isfinite(max::DOUBLE) THEN max::DOUBLE
+         ELSE error('rankkit: measure ' || measure || ': max must be a positive number, got ' || coalesce(max::VARCHAR, 'NULL')) END;
+
 CREATE OR REPLACE MACRO rankkit.spec(metric, measure, agg, k := NULL, rel := 1, gain := 'linear',
         ideal := 'qrels', empty := 'zero', max := 4, levels := [0.0E0, 1.0E-1, 2.0E-1, 3.0E-1, 4.0E-1, 5.0E-1,
         6.0E-1, 7.0E-1, 8.0E-1, 9.0E-1, 1.0E0], mult := 1, beta := 1, p := 9.0E-1, coef := [1.0E0, -1.0E0, 0.0E0, 0.0E0],
@@ -11,18 +37,12 @@ CREATE OR REPLACE MACRO rankkit.spec(metric, measure, agg, k := NULL, rel := 1, 
     'i': i::INTEGER,
     'measure': measure::VARCHAR,
     'metric': metric::VARCHAR,
-    'k': CASE WHEN k IS NULL OR (k >= 1 AND k = floor(k)) THEN k::BIGINT
-              ELSE error('rankkit: measure ' || measure || ': the cutoff must be a positive integer, got ' || k) END,
-    'rel': CASE WHEN rel IS NOT NULL AND isfinite(rel::DOUBLE) THEN rel::DOUBLE
-                ELSE error('rankkit: measure ' || measure || ': rel must be a number, got ' || coalesce(rel::VARCHAR, 'NULL')) END,
-    'gain': CASE WHEN gain IN ('linear', 'exp') THEN gain::VARCHAR
-                 ELSE error('rankkit: measure ' || measure || ': gain must be linear or exp, got ' || coalesce(gain, 'NULL')) END,
-    'ideal': CASE WHEN ideal IN ('qrels', 'run') THEN ideal::VARCHAR
-                  ELSE error('rankkit: measure ' || measure || ': ideal must be qrels or run, got ' || coalesce(ideal, 'NULL')) END,
-    'empty': CASE WHEN empty IN ('zero', 'skip') THEN empty::VARCHAR
-                  ELSE error('rankkit: measure ' || measure || ': empty must be zero or skip, got ' || coalesce(empty, 'NULL')) END,
-    'max': CASE WHEN max IS NOT NULL AND max::DOUBLE > 0 AND isfinite(max::DOUBLE) THEN max::DOUBLE
-                ELSE error('rankkit: measure ' || measure || ': max must be a positive number, got ' || coalesce(max::VARCHAR, 'NULL')) END,
+    'k': rankkit.checked_k(k, measure),
+    'rel': rankkit.checked_rel(rel, measure),
+    'gain': rankkit.checked_gain(gain, measure),
+    'ideal': rankkit.checked_ideal(ideal, measure),
+    'empty': rankkit.checked_empty(empty, measure),
+    'max': rankkit.checked_max(max, measure),
     'levels': CASE WHEN len(levels) > 0 AND len([x FOR x IN levels IF x IS NULL OR NOT isfinite(x::DOUBLE) OR x < 0 OR x > 1]) = 0
                    THEN levels::DOUBLE[]
                    ELSE error('rankkit: measure ' || measure || ': recall levels must be numbers from 0 to 1, got ' || coalesce(levels::VARCHAR, 'NULL')) END,

@@ -27,10 +27,11 @@ CREATE OR REPLACE MACRO rankkit.id_list(ids) AS
 CREATE OR REPLACE MACRO rankkit.trace(qrels_table, run_table, query, k := NULL, gain := 'linear', rel := 1,
         ideal := 'qrels', max := 4, empty := 'zero', ties := 'trec', scores := 'double', depth := NULL) AS TABLE
 WITH
--- the options checked as a measure's are, by the same macro. Columns named like a parameter (gain)
+-- the options checked as a measure's are, by the same macros. Columns named like a parameter (gain)
 -- are always qualified below: unqualified, the name would read the parameter.
-opt AS (SELECT unnest(rankkit.spec('ndcg', 'trace', 'mean', k := k, rel := rel, gain := gain, ideal := ideal,
-                                   empty := empty, max := max))),
+opt AS (SELECT rankkit.checked_k(k, 'trace') AS k, rankkit.checked_rel(rel, 'trace') AS rel,
+               rankkit.checked_gain(gain, 'trace') AS gain, rankkit.checked_ideal(ideal, 'trace') AS ideal,
+               rankkit.checked_empty(empty, 'trace') AS empty, rankkit.checked_max(max, 'trace') AS max),
 wanted AS (SELECT DISTINCT unnest(rankkit.id_list(query)) AS query_id),
 qrels AS (
     SELECT q.query_id, q.doc_id, q.grade
