@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -140,6 +141,10 @@ def test_systems_and_baseline_controls(ex):
     assert list(ex.table.columns) == ["query_id", "text", "dense"]
     with pytest.raises(traitlets.TraitError, match="system 'x' is not in the runs"):
         ex.systems = ["x"]
+    ex.systems = ["dense", "bm25"]  # the values in the systems' order, each system's by query id
+    shown = ex.per_query[["system", "query_id"]]
+    assert shown.equals(shown.sort_values(["system", "query_id"], ascending=[False, True]).reset_index(drop=True))
+    assert [a.get_title().split(":")[0] for a in ex.figures["distribution"].axes] == ["dense", "bm25"]
 
 
 def test_query_table_sorts_searches_pages_and_finds_worst_best_and_moved(ex):
@@ -219,6 +224,9 @@ def test_drilldown_marks_unjudged_and_moved_documents(ex):
     first = bm25.iloc[0]
     marker = "absent" if first["doc_id"] not in dense else str(int(dense[first["doc_id"]]))
     assert marker in html
+    # the other system's column is headed on one line, its arrows explained in the tooltip
+    header = re.search(r"<th style='([^']*)' title='([^']*)'>rank in dense</th>", html)
+    assert header and "white-space:nowrap" in header.group(1) and "▲ n, n places higher here" in header.group(2)
 
 
 def test_by_splits_the_distribution(ex, queries):

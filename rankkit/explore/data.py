@@ -127,8 +127,9 @@ class ExplorerData:
         return source
 
     def values(self, setting: Setting) -> pd.DataFrame:
-        """Per-query values of one setting: ``system, query_id, value``; cached, and computed with
-        the BATCH measures of the same cutoff, gain and relevance level in one SQL call."""
+        """Per-query values of one setting: ``system, query_id, value``, sorted by system and query id;
+        cached, and computed with the BATCH measures of the same cutoff, gain and relevance level in
+        one SQL call."""
         name = setting.name
         if name not in self._values:
             batch = {name} | {measure_name(registry()[m], setting.k, setting.gain, setting.rel, {}) for m in BATCH
@@ -140,12 +141,13 @@ class ExplorerData:
             with Progress(self.con, "computing per-query values", enabled=self.progress is not None, delay=0.5,
                           bar=self.progress):
                 query = values_query([spec["metric"] for spec in specs])
-                frame = run_query(self.con, f"SELECT measure, system, query_id, value FROM ({query})",
+                # sorted in SQL: sorting each measure's frame of strings in pandas cost more than the query
+                frame = run_query(self.con, f"SELECT measure, system, query_id, value FROM ({query}) "
+                                            "ORDER BY measure, system, query_id",
                                   {"qrels": self.qrels.table, "ranks": self._ranks(), "specs": specs, "ties": self.ties,
                                    "queries": "both"})
             for measure, rows in frame.groupby("measure", sort=False):
-                rows = rows.drop(columns="measure").sort_values(["system", "query_id"], kind="stable")
-                self._values[measure] = rows.reset_index(drop=True)
+                self._values[measure] = rows.drop(columns="measure").reset_index(drop=True)
             for missing in set(batch) - set(frame["measure"].unique()):
                 self._values[missing] = frame.iloc[0:0].drop(columns="measure")
         return self._values[name]
