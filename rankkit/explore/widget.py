@@ -518,8 +518,9 @@ class Explorer(widgets.VBox):
             theirs = ranks[ranks["system"] == other]
             other_ranks = dict(zip(theirs["doc_id"], theirs["rank"])) if other else {}
             # side by side where two fit (Voila's page), one under the other where not (a notebook's output)
+            # a table wider than its half scrolls inside it rather than run over the other one
             tables.append(widgets.HTML(_trace_table(rows, system, other, other_ranks, texts, self.setting),
-                                       layout=widgets.Layout(flex="1 1 0", min_width="600px")))
+                                       layout=widgets.Layout(flex="1 1 0", min_width="600px", overflow="auto")))
         missed = _missed_by_all(trace, self.systems)
         missed_html = ("<p><b>judged documents no system retrieved</b> (IDCG counts them): "
                        + (", ".join(f"{html.escape(d)} (grade {g:g})" for d, g in missed) or "none") + "</p>")
@@ -669,12 +670,13 @@ def _trace_table(rows: pd.DataFrame, system: str, other: str | None, other_ranks
     head = [(h, "") for h in ("rank", "doc", "grade", "gain", "log2(r+1)", "disc. gain", "DCG", "ideal grade", "IDCG",
                               "nDCG")]
     if other:
-        # one line however narrow the page: the legend of the arrows is the header's tooltip
+        # on one line (it wrapped onto four), the legend of the arrows in its tooltip; the short
+        # headers may take two lines, so that two tables fit side by side on a wide page
         head.append((f"rank in {other}", f"the document's rank in {other}: ▲ n, n places higher here; "
                                          f"▼ n, n places lower here; absent, {other} did not retrieve it"))
     if texts:
         head.append(("text", ""))
-    cells = "".join(_header(h, tip) for h, tip in head)
+    cells = "".join(_header(h, tip, nowrap=bool(tip)) for h, tip in head)
     body = []
     for _, row in shown.iterrows():
         rank = int(row["rank"])
@@ -706,9 +708,10 @@ def _trace_table(rows: pd.DataFrame, system: str, other: str | None, other_ranks
             f"<tr>{cells}</tr>{''.join(body)}</table>{more}</div>")
 
 
-def _header(text: str, tip: str) -> str:
+def _header(text: str, tip: str, nowrap: bool) -> str:
     title = f" title='{html.escape(tip)}'" if tip else ""
-    return f"<th style='padding:2px 6px;text-align:right;white-space:nowrap'{title}>{html.escape(text)}</th>"
+    wrap = ";white-space:nowrap" if nowrap else ""
+    return f"<th style='padding:2px 6px;text-align:right{wrap}'{title}>{html.escape(text)}</th>"
 
 
 def _moved(rank: int, other_rank) -> str:
