@@ -21,7 +21,7 @@ from rankkit.trec import expand
 if TYPE_CHECKING:  # pandas loads with the first frame: the command line's path never needs it
     import pandas as pd
 
-__all__ = ["evaluate", "measure_specs", "resolve", "run_query", "slice_source", "engine_query", "values_query", "load_runs", "unique_name",
+__all__ = ["evaluate", "measure_specs", "resolve", "run_query", "slice_source", "listed_run_name", "engine_query", "values_query", "load_runs", "unique_name",
            "compare_inputs"]
 
 _views = itertools.count(1)
@@ -347,7 +347,7 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
     (``name/system`` for a run that holds several systems)."""
     if not isinstance(run, (list, tuple, dict)):
         return load(con, run, "run", columns=columns, duplicates=duplicates, split_by_tag=split_by_tag)
-    items = list(run.items()) if isinstance(run, dict) else [(_run_name(r, i), r) for i, r in enumerate(run, 1)]
+    items = list(run.items()) if isinstance(run, dict) else [(listed_run_name(r, i), r) for i, r in enumerate(run, 1)]
     if not items:
         raise InputError("run: the list of runs is empty")
     names: list[str] = []
@@ -384,7 +384,8 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
                   keyed=view if keyed else "")
 
 
-def _run_name(run, position: int) -> str:
+def listed_run_name(run, position: int) -> str:
+    """The name of the ``position``-th run of a list: a file's stem, a table's name, else ``run<position>``."""
     if isinstance(run, (str, Path)) and not isinstance(run, str) or (isinstance(run, str) and ("/" in run or "." in run)):
         return run_name(run) or f"run{position}"
     if isinstance(run, str):

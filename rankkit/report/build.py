@@ -21,7 +21,7 @@ from rankkit.compare import check_options, compare_values
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, RankkitError
 # a run's name from its file, and a name made unique: evaluate's own rule (one rule for naming runs)
-from rankkit.evaluate import _run_name as run_name, evaluate, measure_specs, slice_source, unique_name, with_ci
+from rankkit.evaluate import evaluate, listed_run_name, measure_specs, slice_source, unique_name, with_ci
 from rankkit.io import default_connection, forget, is_frame, read_qrels, read_run
 from rankkit.report.model import Report
 
@@ -177,7 +177,7 @@ def _inputs(qrels, runs, queries) -> list[dict]:
     elif isinstance(runs, (list, tuple)):
         named = list(zip(run_names(runs), runs))
     elif isinstance(runs, (str, Path)) and Path(str(runs)).is_file() and not _is_table_file(runs):
-        named = [(run_name(runs, 1), runs)]  # a TREC file is one run, named by its stem
+        named = [(listed_run_name(runs, 1), runs)]  # a TREC file is one run, named by its stem
     else:
         named = [(None, runs)]  # one table: its system column names the systems
     items += [_describe("run", name, run) for name, run in named]
@@ -198,7 +198,7 @@ def run_names(runs: list) -> list[str]:
         raise InputError("runs: the list of runs is empty")
     taken: list[str] = []
     for position, run in enumerate(runs, 1):
-        taken.append(unique_name(run_name(run, position), taken))
+        taken.append(unique_name(listed_run_name(run, position), taken))
     return taken
 
 
