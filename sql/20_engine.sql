@@ -468,7 +468,7 @@ CREATE OR REPLACE MACRO rankkit.over_queries(agg, value, query_id) AS
          WHEN any_value(agg) = 'sum' THEN rankkit.ordered_sum(list(value ORDER BY query_id) FILTER (WHERE value IS NOT NULL))
          -- gm_map, gm_bpref: the geometric mean, each value floored at trec_eval's 0.00001
          WHEN any_value(agg) = 'gmean'
-             THEN exp(rankkit.ordered_sum(list(ln(greatest(value, rankkit.geometric_floor())) ORDER BY query_id)
+             THEN exp(rankkit.ordered_sum(list(rankkit.geometric_term(value) ORDER BY query_id)
                                           FILTER (WHERE value IS NOT NULL)) / count(value))
          ELSE rankkit.ordered_sum(list(value ORDER BY query_id) FILTER (WHERE value IS NOT NULL)) / count(value) END;
 

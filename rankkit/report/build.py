@@ -154,7 +154,7 @@ def _compute(con, inputs: list[dict], qrels_table, run_tables, names: list[str],
                               conventions=conventions), run_tables, every)
     aggregate = _aggregate(con, values)
     if ci is not None:  # the interval follows the test, as compare's does
-        aggregate = with_ci(aggregate, values, ci, seed, resamples, None, method="t" if test == "t" else "bootstrap")
+        aggregate = with_ci(con, aggregate, values, ci, seed, resamples, None, method="t" if test == "t" else "bootstrap")
     systems = list(run_tables) if isinstance(run_tables, dict) else sorted(values["system"].dropna().unique())
     asked = values[values["measure"].isin(names)]
     comparison = (compare_values(asked, systems, baseline, test=test, correction=correction, alpha=alpha, seed=seed,
