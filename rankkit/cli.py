@@ -78,10 +78,17 @@ _HINTS = [
 ]
 
 
+# the temporary copies of standard input (see _stdin_runs), and how messages name them
+_STDIN_COPIES: dict[str, str] = {}
+
+
 def cli_syntax(message: str) -> str:
-    """A message from the library with its Python hints said as command-line options."""
+    """A message from the library with its Python hints said as command-line options, and a copy
+    of standard input named as the user gave it."""
     for pattern, option in _HINTS:
         message = pattern.sub(option, message)
+    for path, name in _STDIN_COPIES.items():
+        message = message.replace(path, name)
     return message
 
 
@@ -265,6 +272,7 @@ def _stdin_runs(runs: list[str]):
         path = Path(folder) / "stdin"
         with open(path, "wb") as copy:
             shutil.copyfileobj(sys.stdin.buffer, copy)
+        _STDIN_COPIES[str(path)] = "standard input"
         yield [str(path) if run == "-" else run for run in runs]
 
 

@@ -21,7 +21,7 @@ from rankkit.errors import InputError, RankkitError, warn
 from rankkit.evaluate import checked_sources, evaluation_query, compare_inputs, measure_specs, run_query, slice_source
 from rankkit.io import default_connection
 
-__all__ = ["compare", "compare_values", "format_comparison"]
+__all__ = ["compare", "compare_values", "format_comparison", "format_p"]
 
 COLUMNS = ["measure", "system", "baseline", "mean", "baseline_mean", "diff", "ci_low", "ci_high", "effect",
            "p_value", "p_adjusted", "significant", "wins", "ties", "losses", "queries"]
@@ -183,7 +183,7 @@ def format_comparison(frame: pd.DataFrame, digits: int = 4) -> str:
                       _num(record["mean"], digits), record["baseline"], _num(record["baseline_mean"], digits),
                       f"{record['diff']:+.{digits}f}{mark}",
                       f"[{_num(record['ci_low'], digits)}, {_num(record['ci_high'], digits)}]",
-                      _p(record["p_value"]), _p(record["p_adjusted"]),
+                      format_p(record["p_value"]), format_p(record["p_adjusted"]),
                       f"{record['wins']}/{record['ties']}/{record['losses']}"])
     widths = [max(len(str(cell)) for cell in column) for column in zip(header, *lines)]
     text = ["  ".join(str(cell).ljust(width) for cell, width in zip(line, widths)).rstrip()
@@ -203,7 +203,8 @@ def _num(value: float, digits: int) -> str:
     return "nan" if pd.isna(value) else f"{value:.{digits}f}"
 
 
-def _p(value: float) -> str:
+def format_p(value: float) -> str:
+    """A p-value as the comparison table prints it: four decimals, or two significant digits below 1e-4."""
     if pd.isna(value):
         return "nan"
     return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"

@@ -21,7 +21,7 @@ from rankkit.trec import expand
 if TYPE_CHECKING:  # pandas loads with the first frame: the command line's path never needs it
     import pandas as pd
 
-__all__ = ["evaluate", "measure_specs", "resolve", "run_query", "slice_source", "engine_query", "values_query", "load_runs", "unique_name",
+__all__ = ["evaluate", "measure_specs", "resolve", "run_query", "slice_source", "listed_run_name", "engine_query", "values_query", "load_runs", "unique_name",
            "compare_inputs"]
 
 _views = itertools.count(1)
@@ -236,7 +236,7 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
         with Progress(con, "bootstrapping", enabled=progress):
             values = run_query(con, evaluation_query(qrels_source, run_source, specs, True, slices, conventions)[0],
                                inputs)
-        frame = with_ci(frame, values, ci, seed, resamples, by)
+        frame = with_ci(con, frame, values, ci, seed, resamples, by)
     return frame
 
 
@@ -268,7 +268,7 @@ def _copy(con, select: str, params: list, path: Path, progress) -> Path:
     return path
 
 
-def with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int | None,
+def with_ci(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int | None,
             resamples: int, by: str | None, method: str = "bootstrap") -> pd.DataFrame:
     """The aggregate with an interval over its queries (the sum's for counts): the percentile
     bootstrap, or Student's t (``method="t"``, for the mean of many queries at no cost)."""
@@ -284,23 +284,30 @@ def with_ci(frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int |
     values = values.drop_duplicates(keys + ["query_id"]).sort_values(keys + ["query_id"], kind="stable")
     rows = []
     for key, group in values.groupby(keys, sort=False, dropna=False):
-        statistic = {"sum": np.sum, "gmean": _geometric_mean}.get(group["agg"].iloc[0], np.mean)
-        if method == "t" and statistic is not _geometric_mean:
-            low, high = t_ci(group["value"].dropna(), level, total=statistic is np.sum)
+        agg, found = group["agg"].iloc[0], group["value"].dropna()
+        if agg == "gmean":  # the geometric mean of the values: exp of the mean of their terms, from SQL
+            low, high = bootstrap_ci(geometric_terms(con, found), _exp_mean, level, seed, resamples)
+        elif method == "t":
+            low, high = t_ci(found, level, total=agg == "sum")
         else:
-            low, high = bootstrap_ci(group["value"].dropna(), statistic, level, seed, resamples)
+            low, high = bootstrap_ci(found, np.sum if agg == "sum" else np.mean, level, seed, resamples)
         rows.append({**dict(zip(keys, key)), "ci_low": low, "ci_high": high})
     intervals = pd.DataFrame(rows, columns=keys + ["ci_low", "ci_high"]).rename(columns={"slice": by})
     shared = [key for key in intervals.columns[:-2] if key in frame.columns]  # system only with several
     return frame.merge(intervals[shared + ["ci_low", "ci_high"]], on=shared, how="left")
 
 
-def _geometric_mean(values, axis=None):
-    """gm_map's aggregate for the bootstrap, as rankkit.over_queries computes it in SQL (values
-    floored at rankkit.geometric_floor(), trec_eval's 0.00001)."""
+def geometric_terms(con: duckdb.DuckDBPyConnection, values) -> list[float]:
+    """Each value's term in a geometric mean (gm_map, gm_bpref), as rankkit.over_queries takes it:
+    rankkit.geometric_term, the log of the value floored at trec_eval's 0.00001."""
+    return con.execute("SELECT list_transform($values::DOUBLE[], lambda v: rankkit.geometric_term(v))",
+                       {"values": [float(v) for v in values]}).fetchall()[0][0]
+
+
+def _exp_mean(terms, axis=None):
     import numpy as np
 
-    return np.exp(np.mean(np.log(np.maximum(values, 1e-5)), axis=axis))
+    return np.exp(np.mean(terms, axis=axis))
 
 
 def slice_source(con: duckdb.DuckDBPyConnection, query_table, by: str | None) -> tuple[str, str]:
@@ -347,7 +354,7 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
     (``name/system`` for a run that holds several systems)."""
     if not isinstance(run, (list, tuple, dict)):
         return load(con, run, "run", columns=columns, duplicates=duplicates, split_by_tag=split_by_tag)
-    items = list(run.items()) if isinstance(run, dict) else [(_run_name(r, i), r) for i, r in enumerate(run, 1)]
+    items = list(run.items()) if isinstance(run, dict) else [(listed_run_name(r, i), r) for i, r in enumerate(run, 1)]
     if not items:
         raise InputError("run: the list of runs is empty")
     names: list[str] = []
@@ -384,7 +391,8 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
                   keyed=view if keyed else "")
 
 
-def _run_name(run, position: int) -> str:
+def listed_run_name(run, position: int) -> str:
+    """The name of the ``position``-th run of a list: a file's stem, a table's name, else ``run<position>``."""
     if isinstance(run, (str, Path)) and not isinstance(run, str) or (isinstance(run, str) and ("/" in run or "." in run)):
         return run_name(run) or f"run{position}"
     if isinstance(run, str):

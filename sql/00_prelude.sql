@@ -44,6 +44,9 @@ CREATE OR REPLACE MACRO rankkit.interpolated_precision(curve, level, num_rel) AS
 -- scoring 0 counts as log(0.00001) rather than sending the mean to 0.
 CREATE OR REPLACE MACRO rankkit.geometric_floor() AS 1.0E-5;
 
+-- A query's term in a geometric mean: the log of its value, floored (the mean is exp of the terms' mean).
+CREATE OR REPLACE MACRO rankkit.geometric_term(value) AS ln(greatest(value, rankkit.geometric_floor()));
+
 -- A sum in a fixed order: the values of an ordered list() added left to right. trec_eval adds a
 -- query's terms in rank order and the queries' values in query order; sum() and avg() add them in
 -- whatever order DuckDB's threads meet the rows, so their last bit, and sometimes a printed digit,

@@ -231,7 +231,9 @@ judged AS (
     )
 ),
 -- per query: its qrels grades, best first
-judgments AS (SELECT query_id, list(grade ORDER BY grade DESC) AS qrels_grades FROM qrels GROUP BY query_id),
+-- MATERIALIZED, here and in judged_specs: DuckDB would otherwise sort each query's grades (and
+-- derive the ideal from them) once per system after the join, 200 times over in a 200-system run
+judgments AS MATERIALIZED (SELECT query_id, list(grade ORDER BY grade DESC) AS qrels_grades FROM qrels GROUP BY query_id),
 evaluated AS (
     SELECT judged.*, judgments.qrels_grades
     FROM judged JOIN judgments USING (query_id)
@@ -256,29 +258,37 @@ discount_sums AS (
         FROM (SELECT unnest(range(1, max(tie_first + tie_size - 1) + 1)) AS r FROM ranks WHERE ties = 'average')
     )
 ),
--- Per spec and query, what the cutoff and the qrels give: the judged documents within k (a prefix
--- of the lists), the relevant documents in the qrels, and the ideal gains (trec_eval's ideal=qrels:
--- every judged document of positive gain, best first).
+-- Per spec and query, what the qrels give: the relevant and judged non-relevant documents in the
+-- qrels, and the ideal gains (trec_eval's ideal=qrels: every judged document of positive gain,
+-- best first). Once per query, whatever the number of systems.
+judged_specs AS MATERIALIZED (
+    SELECT spec.i, j.query_id,
+           CASE WHEN spec.metric IN ('ap', 'gm_map', 'bing', 'bpref', 'gm_bpref', 'infap', 'iprec_at_recall',
+                                     'eleven_pt_avg', 'r', 'relative_p', 'rndcg', 'rprec', 'rprec_mult', 'set_f',
+                                     'set_map', 'utility', 'numrel')
+                THEN len(list_filter(j.qrels_grades, lambda g: g >= spec.rel)) ELSE 0 END AS num_rel,
+           CASE WHEN spec.metric IN ('bpref', 'gm_bpref')
+                THEN len(list_filter(j.qrels_grades, lambda g: g >= 0 AND g < spec.rel)) ELSE 0 END AS num_nonrel,
+           CASE WHEN spec.metric IN ('idcg', 'ndcg', 'ndcg_rel', 'rndcg', 'g') AND spec.ideal = 'qrels'
+                THEN list_reverse_sort(list_filter(list_transform(list_filter(j.qrels_grades, lambda g: g >= 0),
+                                                                  lambda g: rankkit.gain(g, spec.gain, spec.gains)),
+                                                   lambda x: x > 0))
+                ELSE [] END AS ideal
+    FROM judgments j CROSS JOIN spec
+),
+-- Per spec, system and query, what the cutoff gives: the judged documents within k (a prefix of
+-- the lists), and the gain of each judged document, for the measures that read gains.
 per_spec AS (
     SELECT spec.i, spec.measure, spec.agg, spec.metric, spec AS s, e.system, e.query_id,
            e.num_ret IS NOT NULL AS retrieved, coalesce(e.num_ret, 0) AS num_ret, e.ranks, e.grades,
            e.tie_firsts, e.tie_sizes, e.qrels_grades, discount_sums.cum,
            CASE WHEN spec.k IS NULL THEN len(e.ranks) ELSE len(list_filter(e.ranks, lambda r: r <= spec.k)) END AS n_cut,
-           CASE WHEN spec.metric IN ('ap', 'gm_map', 'bing', 'bpref', 'gm_bpref', 'infap', 'iprec_at_recall',
-                                     'eleven_pt_avg', 'r', 'relative_p', 'rndcg', 'rprec', 'rprec_mult', 'set_f',
-                                     'set_map', 'utility', 'numrel')
-                THEN len(list_filter(e.qrels_grades, lambda g: g >= spec.rel)) ELSE 0 END AS num_rel,
-           CASE WHEN spec.metric IN ('bpref', 'gm_bpref')
-                THEN len(list_filter(e.qrels_grades, lambda g: g >= 0 AND g < spec.rel)) ELSE 0 END AS num_nonrel,
-           CASE WHEN spec.metric IN ('idcg', 'ndcg', 'ndcg_rel', 'rndcg', 'g') AND spec.ideal = 'qrels'
-                THEN list_reverse_sort(list_filter(list_transform(list_filter(e.qrels_grades, lambda g: g >= 0),
-                                                                  lambda g: rankkit.gain(g, spec.gain, spec.gains)),
-                                                   lambda x: x > 0))
-                ELSE [] END AS ideal,
-           -- the gain of each judged document, for the measures that read gains
+           q.num_rel, q.num_nonrel, q.ideal,
            CASE WHEN spec.metric IN ('cg', 'dcg', 'ndcg', 'ndcg_rel', 'g', 'rndcg', 'rbp')
                 THEN list_transform(e.grades, lambda g: rankkit.gain(g, spec.gain, spec.gains)) END AS gains
-    FROM evaluated e CROSS JOIN spec CROSS JOIN discount_sums CROSS JOIN checks
+    FROM evaluated e CROSS JOIN spec
+    JOIN judged_specs q ON q.i = spec.i AND q.query_id = e.query_id
+    CROSS JOIN discount_sums CROSS JOIN checks
     WHERE checks.ok
 ),
 -- the lists the features below share
@@ -458,7 +468,7 @@ CREATE OR REPLACE MACRO rankkit.over_queries(agg, value, query_id) AS
          WHEN any_value(agg) = 'sum' THEN rankkit.ordered_sum(list(value ORDER BY query_id) FILTER (WHERE value IS NOT NULL))
          -- gm_map, gm_bpref: the geometric mean, each value floored at trec_eval's 0.00001
          WHEN any_value(agg) = 'gmean'
-             THEN exp(rankkit.ordered_sum(list(ln(greatest(value, rankkit.geometric_floor())) ORDER BY query_id)
+             THEN exp(rankkit.ordered_sum(list(rankkit.geometric_term(value) ORDER BY query_id)
                                           FILTER (WHERE value IS NOT NULL)) / count(value))
          ELSE rankkit.ordered_sum(list(value ORDER BY query_id) FILTER (WHERE value IS NOT NULL)) / count(value) END;
 

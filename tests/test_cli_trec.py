@@ -89,6 +89,17 @@ def test_run_from_standard_input(capsys, files, monkeypatch):
     assert from_stdin == lines(capsys, "-m", "official", *files)
 
 
+def test_errors_and_warnings_about_standard_input_name_it(capsys, files, monkeypatch):
+    """Not the temporary file standard input is copied to, which is gone when the message is read."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"q1 Q0 a 1 1.0 x\nq9 Q0 b 1 1.0 x\n")))
+    assert main(["eval", "-m", "AP", files[0], "-"]) == 0
+    assert "warning: standard input: 1 of 2 queries have no judgments" in capsys.readouterr().err
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"q1 Q0 a 1 1.0 x\nq1 Q0 c 2 NaN x\n")))
+    assert main(["eval", "-m", "AP", files[0], "-"]) == 2
+    err = capsys.readouterr().err
+    assert "standard input:2: the score 'NaN' is not a finite number" in err and "rankkit-stdin" not in err
+
+
 def test_ir_measures_names_in_one_argument(capsys, files):
     got = lines(capsys, "-m", "nDCG@2 P@1 AP", *files)
     assert [row[0].strip() for row in got] == ["num_q", "nDCG@2", "P@1", "AP"]  # rankkit's names: the query count

@@ -209,3 +209,19 @@ def test_evaluate_ci_is_a_seeded_percentile_bootstrap_over_queries():
         assert row.ci_low <= row.value <= row.ci_high
     with pytest.raises(RankkitError, match="ci must be a confidence level"):
         rankkit.evaluate(qrels, run, ["AP"], ci=95)
+
+
+def test_evaluate_ci_of_a_geometric_mean_bootstraps_the_floored_logs():
+    """gm_map's interval: the bootstrap of exp(mean(log(max(value, 0.00001)))), its terms from SQL
+    (rankkit.geometric_term); queries scoring 0 keep it from collapsing to 0."""
+    qrels, run = _sample(17, systems=("a",))
+    # a judged query the run lacks scores 0 with queries="qrels" (trec_eval -c)
+    qrels = pd.concat([qrels, pd.DataFrame({"query_id": ["unretrieved"], "doc_id": ["d"], "relevance": [1]})])
+    result = rankkit.evaluate(qrels, run, ["gm_map"], queries="qrels", ci=0.9, seed=3, resamples=2000)
+    values = rankkit.evaluate(qrels, run, ["gm_map"], queries="qrels", per_query=True)["value"].to_numpy()
+    assert (values == 0).any() and (values > 0).any()  # the floor matters here
+    want = sps.bootstrap((np.log(np.maximum(values, 1e-5)),), lambda x, axis: np.exp(np.mean(x, axis=axis)),
+                         n_resamples=2000, confidence_level=0.9, method="percentile", **stats._rng(3)).confidence_interval
+    row = result.iloc[0]
+    assert (row.ci_low, row.ci_high) == pytest.approx((want.low, want.high), rel=1e-12)
+    assert 0 < row.ci_low <= row.value <= row.ci_high

@@ -21,7 +21,7 @@ from rankkit.compare import check_options, compare_values
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, RankkitError
 # a run's name from its file, and a name made unique: evaluate's own rule (one rule for naming runs)
-from rankkit.evaluate import _run_name as run_name, evaluate, measure_specs, slice_source, unique_name, with_ci
+from rankkit.evaluate import evaluate, listed_run_name, measure_specs, slice_source, unique_name, with_ci
 from rankkit.io import default_connection, forget, is_frame, read_qrels, read_run
 from rankkit.report.model import Report
 
@@ -154,7 +154,7 @@ def _compute(con, inputs: list[dict], qrels_table, run_tables, names: list[str],
                               conventions=conventions), run_tables, every)
     aggregate = _aggregate(con, values)
     if ci is not None:  # the interval follows the test, as compare's does
-        aggregate = with_ci(aggregate, values, ci, seed, resamples, None, method="t" if test == "t" else "bootstrap")
+        aggregate = with_ci(con, aggregate, values, ci, seed, resamples, None, method="t" if test == "t" else "bootstrap")
     systems = list(run_tables) if isinstance(run_tables, dict) else sorted(values["system"].dropna().unique())
     asked = values[values["measure"].isin(names)]
     comparison = (compare_values(asked, systems, baseline, test=test, correction=correction, alpha=alpha, seed=seed,
@@ -177,7 +177,7 @@ def _inputs(qrels, runs, queries) -> list[dict]:
     elif isinstance(runs, (list, tuple)):
         named = list(zip(run_names(runs), runs))
     elif isinstance(runs, (str, Path)) and Path(str(runs)).is_file() and not _is_table_file(runs):
-        named = [(run_name(runs, 1), runs)]  # a TREC file is one run, named by its stem
+        named = [(listed_run_name(runs, 1), runs)]  # a TREC file is one run, named by its stem
     else:
         named = [(None, runs)]  # one table: its system column names the systems
     items += [_describe("run", name, run) for name, run in named]
@@ -198,7 +198,7 @@ def run_names(runs: list) -> list[str]:
         raise InputError("runs: the list of runs is empty")
     taken: list[str] = []
     for position, run in enumerate(runs, 1):
-        taken.append(unique_name(run_name(run, position), taken))
+        taken.append(unique_name(listed_run_name(run, position), taken))
     return taken
 
 

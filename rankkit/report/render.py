@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from rankkit.compare import _p as format_p
+from rankkit.compare import format_p
 from rankkit.conventions import DESCRIPTIONS
 from rankkit.output import is_count
 from rankkit.stats import CORRECTIONS, TESTS

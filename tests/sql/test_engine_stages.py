@@ -1,7 +1,8 @@
 """The engine's two stages: ``rankkit.ranks`` (the ranked run, judged documents only) and
 ``rankkit.per_query_ranked`` (the values from it). Evaluating a kept ranks table must give exactly
 what ``rankkit.per_query`` gives from the raw inputs, for every ranking option: that is what lets a
-caller (the explorer) keep the ranked run between settings."""
+caller (the explorer) keep the ranked run between settings. So must the composition Python runs
+(``engine_query``: the stages in one statement, the value dispatch over the measures asked for only)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankkit
+from rankkit.evaluate import engine_query, measure_specs
 from support import shared_path
 
 # every measure but the two text ones, several with their parameters
@@ -54,7 +56,8 @@ def options():
 
 
 def both_ways(con, opts: dict) -> tuple[list, list]:
-    """per_query's rows, and per_query_ranked's over a table holding rankkit.ranks, sorted."""
+    """per_query's rows, and per_query_ranked's over a table holding rankkit.ranks, sorted; Python's
+    composition (engine_query) is checked equal to per_query's rows here."""
     measures = GAIN_MEASURES if opts["ties"] == "average" else MEASURES
     ranking = "ties := $ties, scores := $scores, depth := $depth, judged_only := $judged_only, keyed := $keyed"
     params = {k: opts[k] for k in ("ties", "scores", "depth", "judged_only", "keyed")}
@@ -66,6 +69,12 @@ def both_ways(con, opts: dict) -> tuple[list, list]:
         f"SELECT * FROM rankkit.per_query_ranked('qrels', 'kept', {SPECS.replace('?', '$measures')}, ties := $ties, "
         "queries := $queries) ORDER BY ALL",
         {"measures": measures, "ties": opts["ties"], "queries": opts["queries"]}).fetchall()
+    specs = measure_specs(con, measures)
+    # i numbers the specs: Python expands trec_eval's nicknames (all_trec) itself, the SQL parser too
+    composed = con.execute(f"SELECT * EXCLUDE (i) FROM ({engine_query(True, False, [spec['metric'] for spec in specs])}) "
+                           "ORDER BY ALL",
+                           {**params, "qrels": "qrels", "run": "run", "specs": specs, "queries": opts["queries"]}).fetchall()
+    assert composed == sorted(row[1:] for row in direct)
     return direct, staged
 
 
