@@ -327,7 +327,7 @@ def test_the_engine_joins_on_the_key_only_where_every_row_stores_it(data):
                        ([data["run_path"], data["run"]], False)):
         with evaluate.checked_sources(con, data["qrels_path"], run, None, "error", False) as (qrels, source):
             inputs = evaluate.evaluation_query(qrels, source, specs, False, None, rankkit.Conventions())[1]
-            assert inputs[-1] is keyed, run
+            assert inputs["keyed"] is keyed, run
 
 
 def test_a_list_of_runs_mixes_text_and_frames(data):
