@@ -539,6 +539,12 @@ def run_rows(con: duckdb.DuckDBPyConnection, query: str, params: list) -> list[d
         return [dict(zip(names, row)) for row in result.fetchall()]
 
 
+def run_numpy(con: duckdb.DuckDBPyConnection, query: str, params) -> dict:
+    """run_query's columns as numpy arrays (no Python object per value)."""
+    with _errors():
+        return con.execute(query, params).fetchnumpy()
+
+
 @contextmanager
 def _errors() -> Iterator[None]:
     try:

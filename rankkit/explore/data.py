@@ -19,7 +19,7 @@ import duckdb
 
 from rankkit._sql import connect
 from rankkit.errors import RankkitError, RankkitWarning
-from rankkit.evaluate import compare_inputs, load_runs, measure_specs, query_table_view, run_query, values_query
+from rankkit.evaluate import compare_inputs, load_runs, measure_specs, query_table_view, run_numpy, run_query, values_query
 from rankkit.io import load, release
 from rankkit.measures import Measure, registry
 from rankkit.progress import Progress
@@ -116,6 +116,7 @@ class ExplorerData:
             f"SELECT DISTINCT grade FROM rankkit.qrels_rows('{self.qrels.table}') WHERE grade > 0 ORDER BY grade"
         ).fetchall()]
         self._values: dict[str, pd.DataFrame] = {}
+        self._keys: pd.DataFrame | None = None  # the (system, query_id) pairs every measure is evaluated on
         self._ranks_table: str | None = None
 
     def _load_runs(self, runs, split_by_tag: bool):
@@ -140,17 +141,35 @@ class ExplorerData:
             specs = measure_specs(self.con, batch)
             with Progress(self.con, "computing per-query values", enabled=self.progress is not None, delay=0.5,
                           bar=self.progress):
-                query = values_query([spec["metric"] for spec in specs])
-                # sorted in SQL: sorting each measure's frame of strings in pandas cost more than the query
-                frame = run_query(self.con, f"SELECT measure, system, query_id, value FROM ({query}) "
-                                            "ORDER BY measure, system, query_id",
-                                  {"qrels": self.qrels.table, "ranks": self._ranks(), "specs": specs, "ties": self.ties,
-                                   "queries": "both"})
-            for measure, rows in frame.groupby("measure", sort=False):
-                self._values[measure] = rows.drop(columns="measure").reset_index(drop=True)
-            for missing in set(batch) - set(frame["measure"].unique()):
-                self._values[missing] = frame.iloc[0:0].drop(columns="measure")
+                self._values.update(self._compute(specs))
         return self._values[name]
+
+    def _compute(self, specs: list[dict]) -> dict[str, pd.DataFrame]:
+        """Each spec's per-query values, sorted by system and query id. Every measure is evaluated on
+        the same (system, query) pairs, so after the first call only the values are fetched, as one
+        numpy array, and laid beside the pairs kept from it: turning 70,000 rows of strings into a
+        frame cost more than computing them."""
+        import numpy as np
+
+        query = values_query([spec["metric"] for spec in specs])
+        params = {"qrels": self.qrels.table, "ranks": self._ranks(), "specs": specs, "ties": self.ties,
+                  "queries": "both"}
+        if self._keys is None:
+            # sorted in SQL: sorting each measure's frame of strings in pandas cost more than the query
+            frame = run_query(self.con, f"SELECT i, system, query_id, value FROM ({query}) ORDER BY i, system, query_id",
+                              params)
+            found = {i: rows.drop(columns="i").reset_index(drop=True) for i, rows in frame.groupby("i", sort=False)}
+            self._keys = next(iter(found.values()), frame.iloc[0:0].drop(columns="i"))[["system", "query_id"]]
+        else:
+            values = run_numpy(self.con, f"SELECT value FROM ({query}) ORDER BY i, system, query_id", params)["value"]
+            values = np.ma.filled(np.ma.asarray(values, dtype=float), np.nan)  # NULL (empty := 'skip') is NaN
+            size = len(self._keys)
+            if len(values) != size * len(specs):
+                raise AssertionError(f"{len(values)} values for {len(specs)} measures of {size} queries")
+            found = {spec["i"]: self._keys.assign(value=values[n * size:(n + 1) * size])
+                     for n, spec in enumerate(sorted(specs, key=lambda spec: spec["i"]))}
+        empty = self._keys.iloc[0:0].assign(value=np.zeros(0))
+        return {spec["measure"]: found.get(spec["i"], empty) for spec in specs}
 
     def _ranks(self) -> str:
         """The temp table of rankkit.ranks: the judged documents of the ranked runs, made once. Ranking
