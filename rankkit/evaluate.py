@@ -21,8 +21,8 @@ from rankkit.trec import expand
 if TYPE_CHECKING:  # pandas loads with the first frame: the command line's path never needs it
     import pandas as pd
 
-__all__ = ["evaluate", "measure_specs", "resolve", "run_query", "slice_source", "listed_run_name", "engine_query", "values_query", "load_runs", "unique_name",
-           "compare_inputs"]
+__all__ = ["evaluate", "measure_specs", "resolve", "run_query", "run_numpy", "slice_source", "listed_run_name",
+           "engine_query", "values_query", "load_runs", "unique_name", "compare_inputs"]
 
 _views = itertools.count(1)
 

@@ -11,7 +11,7 @@ from scipy import stats as sps
 
 import rankkit
 from rankkit import stats
-from rankkit.errors import InputError, RankkitError
+from rankkit.errors import InputError, RankkitError, RankkitWarning
 
 
 def _sample(seed: int, queries: int = 30, systems=("a", "b", "c")):
@@ -217,8 +217,9 @@ def test_evaluate_ci_of_a_geometric_mean_bootstraps_the_floored_logs():
     qrels, run = _sample(17, systems=("a",))
     # a judged query the run lacks scores 0 with queries="qrels" (trec_eval -c)
     qrels = pd.concat([qrels, pd.DataFrame({"query_id": ["unretrieved"], "doc_id": ["d"], "relevance": [1]})])
-    result = rankkit.evaluate(qrels, run, ["gm_map"], queries="qrels", ci=0.9, seed=3, resamples=2000)
-    values = rankkit.evaluate(qrels, run, ["gm_map"], queries="qrels", per_query=True)["value"].to_numpy()
+    with pytest.warns(RankkitWarning, match="missing from the run DataFrame"):
+        result = rankkit.evaluate(qrels, run, ["gm_map"], queries="qrels", ci=0.9, seed=3, resamples=2000)
+        values = rankkit.evaluate(qrels, run, ["gm_map"], queries="qrels", per_query=True)["value"].to_numpy()
     assert (values == 0).any() and (values > 0).any()  # the floor matters here
     want = sps.bootstrap((np.log(np.maximum(values, 1e-5)),), lambda x, axis: np.exp(np.mean(x, axis=axis)),
                          n_resamples=2000, confidence_level=0.9, method="percentile", **stats._rng(3)).confidence_interval
