@@ -291,10 +291,7 @@ def _add_compare(sub: argparse.ArgumentParser) -> None:
                      "path or file name); default: every pair")
     sub.add_argument("--alpha", type=number, default=0.05, help="significance level (default 0.05)")
     sub.add_argument("--seed", type=int, default=0, help="seed of the randomised tests and intervals (default 0)")
-    sub.add_argument("-c", action="store_true", dest="complete",
-                     help="every qrels query, those missing from a run scoring 0")
-    sub.add_argument("--ties", choices=tuple(TIE_RULES), default="trec",
-                     help="; ".join(f"{rule}: {text}" for rule, text in TIE_RULES.items()))
+    _add_conventions(sub)
     sub.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
     _add_inputs(sub)
 
@@ -314,8 +311,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     # the same runs and names as rankkit eval and Python: a TREC file is one run, whatever its tags say
     result = compare(rankkit.read_qrels(args.qrels, con=con, columns=columns), runs, measures, baseline=baseline,
                      test=args.test, correction=args.correction, alpha=args.alpha, seed=args.seed, con=con,
-                     ties=args.ties, queries="qrels" if args.complete else "both", columns=columns,
-                     split_by_tag=args.split_by_tag)
+                     conventions=_conventions(args), columns=columns, split_by_tag=args.split_by_tag)
     sys.stdout.write(format_comparison(result, args.digits))
     return 0
 

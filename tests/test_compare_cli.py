@@ -57,3 +57,16 @@ def test_compare_with_average_ties(tmp_path, capsys):
     assert len(capsys.readouterr().out.splitlines()) == 6
     assert main(["compare", qrels, *runs, "-m", "AP", "--ties", "average"]) == 2
     assert "ties=average applies to the gain-based measures" in capsys.readouterr().err
+
+
+def test_compare_takes_eval_s_conventions(tmp_path, capsys):
+    """-c, -l and -M, as rankkit eval and rankkit report take them: the means are evaluate's."""
+    import rankkit
+
+    qrels, runs = _files(tmp_path)
+    assert main(["compare", qrels, *runs, "-m", "AP", "-l", "2", "-M", "5", "--baseline", "a.run",
+                 "--digits", "12"]) == 0
+    printed = {line.split()[1]: float(line.split()[2]) for line in capsys.readouterr().out.splitlines()[1:3]}
+    means = rankkit.evaluate(qrels, dict(zip("abc", runs)), "AP", rel=2, depth=5).set_index("system")["value"]
+    assert printed == {name: round(means[name], 12) for name in ("b", "c")}
+    assert printed["b"] != round(rankkit.evaluate(qrels, runs[1], "AP")["value"].item(), 12)  # the options count
