@@ -234,8 +234,7 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
         frame = run_query(con, select, inputs)
     if ci is not None:
         with Progress(con, "bootstrapping", enabled=progress):
-            values = run_query(con, evaluation_query(qrels_source, run_source, specs, True, slices, conventions)[0],
-                               inputs)
+            values = run_query(con, engine_query(True, bool(slices), [spec["metric"] for spec in specs]), inputs)
         frame = with_ci(con, frame, values, ci, seed, resamples, by)
     return frame
 
