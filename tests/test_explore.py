@@ -326,6 +326,19 @@ def test_a_redrawn_plot_reuses_the_layout_the_constrained_layout_gave(ex):
             assert mine.get_position().bounds == pytest.approx(theirs.get_position().bounds, abs=0.01), name
 
 
+def test_the_summary_states_evaluate_s_aggregate(sample):
+    """The line above the plots gives each system's value as evaluate does: the mean, the total of a
+    count, gm_map's geometric mean, computed by the same SQL."""
+    ex = Explorer(ExplorerData(sample["qrels.txt"], [sample["bm25.run"], sample["dense.run"]]))
+    for measure, word in (("AP", "mean"), ("NumRelRet", "total"), ("gm_map", "geometric mean")):
+        ex.measure = measure
+        expected = rankkit.evaluate(sample["qrels.txt"], [sample["bm25.run"], sample["dense.run"]], ex.measure_label)
+        shown = re.findall(r"<b>([^<]+)</b> ([-0-9.]+)", ex._views["summary"].value)
+        assert ex._views["summary"].value.startswith(f"{word} ")
+        assert shown == [(r.system, f"{r.value:.4f}") for r in expected.itertuples()], measure
+    ex.data.close()
+
+
 def test_the_runs_are_ranked_once_and_every_setting_reads_those_ranks(sample, queries):
     """A change of measure, cutoff, gain or level computes values from the ranks kept at the first
     view (rankkit.ranks), not from the runs: the values equal evaluate's, and no second ranking ran."""

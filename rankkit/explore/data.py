@@ -171,6 +171,19 @@ class ExplorerData:
         empty = self._keys.iloc[0:0].assign(value=np.zeros(0))
         return {spec["measure"]: found.get(spec["i"], empty) for spec in specs}
 
+    def overall(self, per_query: pd.DataFrame, setting: Setting) -> dict[str, float]:
+        """Each system's value over its queries (``per_query``: ``system, query_id, value``), as
+        evaluate gives it: rankkit.over_values, the measure's own aggregate (a mean, a sum for
+        counts, a geometric mean for gm_map) added in query order."""
+        name = f"rankkit_explore_values_{next(_tables)}"
+        self.con.register(name, per_query[["system", "query_id", "value"]].assign(
+            i=1, measure=setting.name, agg=setting.measure.aggregate))
+        try:
+            rows = run_query(self.con, "SELECT system, value FROM rankkit.over_values($values)", {"values": name})
+        finally:
+            self.con.unregister(name)
+        return dict(zip(rows["system"], rows["value"]))
+
     def _ranks(self) -> str:
         """The temp table of rankkit.ranks: the judged documents of the ranked runs, made once. Ranking
         the runs is most of an evaluation (on workload A, 14M rows); every setting (measure, cutoff,

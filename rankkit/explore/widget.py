@@ -380,9 +380,11 @@ class Explorer(widgets.VBox):
         self._views["title"].value = (f"<h3 style='margin:4px 0'>rankkit explorer: {html.escape(label)}, "
                                       f"{len(self._query_ids)} queries, {len(self.systems)} "
                                       f"system{'s' if len(self.systems) != 1 else ''}</h3>")
-        means = self.per_query.groupby("system", sort=False)["value"].mean()
-        self._views["summary"].value = "mean " + html.escape(label) + ": " + ", ".join(
-            f"<b>{html.escape(s)}</b> {v:.4f}" for s, v in means.items())
+        # evaluate's number: the measure's own aggregate, in SQL (a sum for counts, gm_map's geometric mean)
+        overall = self.data.overall(self.per_query, self.setting)
+        word = {"sum": "total", "gmean": "geometric mean"}.get(self.setting.measure.aggregate, "mean")
+        self._views["summary"].value = f"{word} " + html.escape(label) + ": " + ", ".join(
+            f"<b>{html.escape(s)}</b> {overall[s]:.4f}" for s in self.systems if s in overall)
 
     def _draw_comparisons(self) -> None:
         frame = self.per_query.assign(measure=self.measure_label)
