@@ -107,7 +107,7 @@ def distribution(per_query: pd.DataFrame, *, measure: str | None = None, highlig
     fig, axes = _panels("distribution", (width, height), len(names), len(slices), reuse, shared=True)
     for row, name in enumerate(names):
         for col, (slice_value, rows) in enumerate(slices):
-            system = rows[_system_column(rows) == name]
+            system = rows[rows["system"] == name]
             title = name if by is None else f"{name}, {by} = {slice_value}"
             _histogram(axes[row][col], system, edges, colors[name], title, compact)
             _remember(axes[row][col], "vline", system.dropna(subset=["value"]).set_index("query_id")["value"])
@@ -308,7 +308,7 @@ def trace_curve(trace: pd.DataFrame, *, systems: Iterable[str] | None = None,
         if column not in trace.columns:
             raise RankkitError(f"trace has no {column!r} column: expected the frame rankkit.trace returns "
                                f"(system, query_id, rank, ..., dcg, idcg, ndcg); it has {', '.join(map(str, trace.columns))}")
-    ranked = trace[trace["rank"].notna()]
+    ranked = _named(trace[trace["rank"].notna()])
     queries = _in_order(ranked["query_id"])
     if not queries:
         raise RankkitError("trace has no ranked rows: the run retrieved nothing for its queries")
@@ -538,7 +538,7 @@ def _difference_panel(ax, values: pd.Series, base: pd.Series, title: str, color:
 
 
 def _curve_panel(ax, rows: pd.DataFrame, names: list[str], colors: dict[str, str], query_id) -> None:
-    systems = _system_column(rows)
+    systems = rows["system"]
     ideals = {name: rows.loc[systems == name, ["rank", "idcg"]].to_numpy(dtype=float) for name in names}
     ideal_shared = len({arr.tobytes() for arr in ideals.values()}) <= 1
     finals, curves = [], []  # curves: (x, y, plot's keywords) of each line
@@ -582,7 +582,7 @@ def _one_measure(per_query: pd.DataFrame, measure: str | None) -> tuple[pd.DataF
                                f"frame (measure, [system,] query_id, value); it has "
                                f"{', '.join(map(str, per_query.columns))}")
     if "measure" not in per_query.columns:
-        return per_query, measure or "value"
+        return _named(per_query), measure or "value"
     present = _in_order(per_query["measure"])
     if measure is None:
         if len(present) != 1:
@@ -599,14 +599,15 @@ def _one_measure(per_query: pd.DataFrame, measure: str | None) -> tuple[pd.DataF
         raise RankkitError(f"per_query has more than one {measure} value for query {row['query_id']!r}"
                            + (f" of system {row['system']!r}" if "system" in keys else "")
                            + ": one row per system and query expected")
-    return frame, str(measure)
+    return _named(frame), str(measure)
 
 
-def _system_column(frame: pd.DataFrame) -> pd.Series:
-    """Each row's system name; a frame of one unnamed system calls it ``run``."""
+def _named(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with each row's system name as a string in ``system``; a frame of one unnamed system
+    calls it ``run``. Done once per plot: the helpers below read the column as it is."""
     if "system" not in frame.columns:
-        return pd.Series(ONE_SYSTEM, index=frame.index)
-    return frame["system"].where(frame["system"].notna(), ONE_SYSTEM).astype(str)
+        return frame.assign(system=ONE_SYSTEM)
+    return frame.assign(system=frame["system"].where(frame["system"].notna(), ONE_SYSTEM).astype(str))
 
 
 def _in_order(column: pd.Series) -> list:
@@ -616,7 +617,7 @@ def _in_order(column: pd.Series) -> list:
 
 
 def _system_names(frame: pd.DataFrame, chosen: Iterable[str] | None) -> list[str]:
-    present = _in_order(_system_column(frame))
+    present = _in_order(frame["system"])
     if chosen is None:
         return present
     chosen = [chosen] if isinstance(chosen, str) else list(chosen)
@@ -630,14 +631,13 @@ def _system_names(frame: pd.DataFrame, chosen: Iterable[str] | None) -> list[str
 
 def _colors(frame: pd.DataFrame) -> dict[str, str]:
     """A colour per system by its place in the whole frame, so a subset keeps the colours."""
-    names = _in_order(_system_column(frame))
+    names = _in_order(frame["system"])
     return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)}
 
 
 def _by_system(frame: pd.DataFrame) -> dict[str, pd.Series]:
     """Per system, its values indexed by query id."""
-    systems = _system_column(frame)
-    return {name: rows.set_index("query_id")["value"].astype(float) for name, rows in frame.groupby(systems, sort=False)}
+    return {name: rows.set_index("query_id")["value"].astype(float) for name, rows in frame.groupby("system", sort=False)}
 
 
 def _pair(values: pd.Series, base: pd.Series) -> pd.DataFrame:
