@@ -1,12 +1,14 @@
 """Drawing the explorer's figures with Agg, fast enough to follow its controls.
 
 A control change draws three figures again. Most of a drawing was text: matplotlib 3.11's Agg
-lays out and renders each tick label glyph by glyph (about 1.5 ms a label), and the tick labels
-seldom change when the values do (the x axis of a distribution, a scatter's square). So each view
-keeps its last few *frames*: the figure's background, axes backgrounds, ticks and tick labels,
-keyed by what they show. A figure whose frame is kept restores it and draws only the rest (bars,
-points, lines, titles, legends, axis labels), in matplotlib's own order. A query's mark is then
-drawn over that drawing alone (matplotlib's blitting).
+lays out and renders each tick label glyph by glyph (about 1.5 ms a label), and an axis' ticks
+seldom change when the values do (a distribution's or a scatter's value axis, the differences'
+query axis). So each view keeps the axes it drew, each x and y axis drawn alone on a clear canvas
+(ticks and tick labels, not the axis label, which names the measure), keyed by what it shows. A
+figure is drawn as: its background, each axis from a kept piece or a new one laid over it, then
+the rest (bars, points, lines, titles, legends, axis labels) in matplotlib's own order. The
+pixels are those of a full drawing (a test compares them). A query's mark is then drawn over that
+drawing alone (matplotlib's blitting).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import io
 from contextlib import contextmanager
 from typing import Iterator
 
+import numpy as np
 import PIL.Image
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -23,7 +26,7 @@ from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from rankkit import plot
 
 DPI = 80
-FRAMES_KEPT = 4  # per view: a few settings' frames, so that going back to one draws no tick label
+PIECES_KEPT = 16  # per view: a few settings' axes, so that going back to one draws no tick label
 
 
 def canvas(fig: Figure) -> FigureCanvasAgg:
@@ -34,67 +37,75 @@ def canvas(fig: Figure) -> FigureCanvasAgg:
 
 
 class Frames:
-    """The frames one view drew last, by what they show (see the module's text)."""
+    """The frame pieces one view drew: each axes' x and y axis (ticks and tick labels, on a clear
+    background), by what they show (see the module's text)."""
 
     def __init__(self) -> None:
-        self._kept: dict[tuple, tuple] = {}  # frame key: (the pixels, the axis labels' positions)
-        self.reused = 0  # drawings that restored a kept frame
+        self._pieces: dict[tuple, tuple] = {}  # axis key: (left, top, RGBA pixels, the axis label's position)
+        self.reused = 0  # axes laid from a kept piece
 
     def draw(self, fig: Figure) -> None:
-        """Draw the figure on its canvas: the kept frame if it shows the same, then the rest."""
+        """Draw the figure on its canvas: its frame from pieces (kept ones where they show the same),
+        then the rest, in matplotlib's order."""
         renderer = canvas(fig).get_renderer()
         engine = fig.get_layout_engine()
         if engine is not None and not isinstance(engine, PlaceHolderLayoutEngine):
-            engine.execute(fig)  # now, with every artist shown: the two passes below hide some
+            engine.execute(fig)  # now, with every artist shown: the passes below hide some
             fig.set_layout_engine("none")
         for ax in fig.axes:
             ax.apply_aspect()  # as Axes.draw would: a square scatter moves its axes
-        key = frame_key(fig)
-        labels = [axis.label for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)]
-        kept = self._kept.pop(key, None)
-        if kept is None:
-            renderer.clear()
-            with _hidden(labels):  # axis labels name the measure, which the frame outlives
-                _draw_frame(fig, renderer)
-            kept = (fig.canvas.copy_from_bbox(fig.bbox), [label.get_position() for label in labels])
-        else:
-            self.reused += 1
-            fig.canvas.restore_region(kept[0])
-            for label, position in zip(labels, kept[1]):  # placed by the ticks' labels, when drawn
-                label.set_position(position)
-        self._kept[key] = kept
-        for old in list(self._kept)[:-FRAMES_KEPT]:
-            del self._kept[old]
+        axes = [ax for ax in fig.axes if ax.get_visible() and ax.axison]
+        wanted = {axis: axis_key(axis) for ax in axes for axis in (ax.xaxis, ax.yaxis)}
+        self.reused += sum(key in self._pieces for key in wanted.values())
+        for axis, key in wanted.items():
+            self._pieces[key] = self._pieces.pop(key, None) or _cut(axis, renderer)  # the newest last
+        for old in list(self._pieces)[:-PIECES_KEPT]:
+            del self._pieces[old]
+        renderer.clear()
+        fig.patch.draw(renderer)
+        for ax in axes:
+            if ax.get_frame_on():
+                ax.patch.draw(renderer)
+        pixels = np.asarray(renderer.buffer_rgba())
+        for axis, key in wanted.items():
+            left, top, piece, position = self._pieces[key]
+            _over(pixels[top:top + piece.shape[0], left:left + piece.shape[1]], piece)
+            axis.label.set_position(position)  # where the axis put it, by its tick labels
         with _hidden([fig.patch, *(artist for ax in fig.axes for artist in (ax.patch, ax.xaxis, ax.yaxis))]):
             fig.draw(renderer)
-        for label in labels:
-            label.draw(renderer)
+        for axis in wanted:
+            if axis.get_visible():
+                axis.label.draw(renderer)
 
 
-def frame_key(fig: Figure) -> tuple:
-    """What a figure's frame shows: its size, and per axes its place, limits and ticks."""
-    def axis(axis) -> tuple:
-        labels = axis.get_majorticklabels()  # formats the ticks for the current limits
-        return (axis.get_visible(), tuple(axis.get_majorticklocs()), tuple(label.get_text() for label in labels),
-                axis.get_offset_text().get_text(), repr(sorted(axis.get_tick_params().items())))
-
-    return (fig.canvas.get_width_height(), fig.dpi, fig.get_facecolor(),
-            tuple((ax.get_visible(), ax.axison, ax.get_frame_on(), ax.get_facecolor(), tuple(ax.get_position().bounds),
-                   ax.get_xlim(), ax.get_ylim(), axis(ax.xaxis), axis(ax.yaxis)) for ax in fig.axes))
+def axis_key(axis) -> tuple:
+    """What an axis draws: where its axes stand on the canvas, its limits and its ticks."""
+    labels = axis.get_majorticklabels()  # formats the ticks for the current limits
+    fig = axis.get_figure(root=True)
+    return (axis.axis_name, fig.canvas.get_width_height(), fig.dpi, tuple(axis.axes.get_position().bounds),
+            tuple(axis.get_view_interval()), axis.get_visible(), tuple(axis.get_majorticklocs()),
+            tuple(label.get_text() for label in labels), axis.get_offset_text().get_text(),
+            repr(sorted(axis.get_tick_params().items())))
 
 
-def _draw_frame(fig: Figure, renderer) -> None:
-    """The figure's background, and each axes' background, ticks and tick labels, as Figure.draw and
-    Axes.draw would draw them."""
-    fig.patch.draw(renderer)
-    for ax in fig.axes:
-        if not ax.get_visible():
-            continue
-        if ax.axison and ax.get_frame_on():
-            ax.patch.draw(renderer)
-        if ax.axison:
-            ax.xaxis.draw(renderer)
-            ax.yaxis.draw(renderer)
+def _cut(axis, renderer) -> tuple:
+    """An axis drawn alone on a clear canvas, without its label (it names the measure, which the
+    ticks outlive): the pixels it drew, and where it placed its label."""
+    renderer.clear()
+    with _hidden([axis.label]):
+        axis.draw(renderer)
+    drawn = np.asarray(renderer.buffer_rgba())
+    rows, columns = np.nonzero(drawn[..., 3].any(axis=1))[0], np.nonzero(drawn[..., 3].any(axis=0))[0]
+    if not len(rows):
+        return 0, 0, drawn[:0, :0].copy(), axis.label.get_position()
+    piece = drawn[rows[0]:rows[-1] + 1, columns[0]:columns[-1] + 1].copy()
+    return int(columns[0]), int(rows[0]), piece, axis.label.get_position()
+
+
+def _over(below: np.ndarray, piece: np.ndarray) -> None:
+    """Lay an RGBA piece (straight alpha, as Agg draws on a clear canvas) over opaque pixels."""
+    alpha = piece[..., 3:4].astype(np.uint16)
+    below[..., :3] = (piece[..., :3] * alpha + below[..., :3] * (255 - alpha) + 127) // 255
 
 
 @contextmanager
