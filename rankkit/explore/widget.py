@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from concurrent.futures import ThreadPoolExecutor
 
 import ipywidgets as widgets
 import numpy as np
@@ -137,11 +138,14 @@ class Explorer(widgets.VBox):
     @observe("query")
     def _on_query(self, change):
         if hasattr(self, "_views"):
-            self._refresh_trace()
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                # the trace's SQL runs while the plots mark the query: DuckDB lets go of the GIL
+                found = pool.submit(self._trace_rows) if self.query is not None else None
+                for button in self._row_buttons:  # the chosen query's row is marked
+                    button.button_style = "info" if button.description == self.query else ""
+                self._show_marks()
+                self._refresh_trace(found.result() if found is not None else None)
             self._sync_controls()
-            for button in self._row_buttons:  # the chosen query's row is marked
-                button.button_style = "info" if button.description == self.query else ""
-            self._show_marks()
 
     # ---- what the views show -----------------------------------------------------------------
 
@@ -181,13 +185,19 @@ class Explorer(widgets.VBox):
         if self.query is not None:
             self._refresh_trace()
 
-    def _refresh_trace(self) -> None:
+    def _trace_rows(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The chosen query's trace in every system, and every system's ranks of its documents."""
+        return self.data.trace(self.query, self.setting), self.data.ranks(self.query)
+
+    def _refresh_trace(self, rows: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> None:
+        """The trace trait and the drill-down, from the chosen query's rows (fetched here if not given)."""
         if self.query is None:
             self.set_trait("trace", None)
-        else:
-            frame = self.data.trace(self.query, self.setting)
-            self.set_trait("trace", frame[frame["system"].isin(self.systems)].reset_index(drop=True))
-        self._draw_drilldown()
+            self._draw_drilldown(None)
+            return
+        frame, ranks = rows if rows is not None else self._trace_rows()
+        self.set_trait("trace", frame[frame["system"].isin(self.systems)].reset_index(drop=True))
+        self._draw_drilldown(ranks)
 
     # ---- building the views -------------------------------------------------------------------
 
@@ -496,7 +506,7 @@ class Explorer(widgets.VBox):
                 cell.value = _cell(c, row[c])
         return self._grid
 
-    def _draw_drilldown(self) -> None:
+    def _draw_drilldown(self, ranks: pd.DataFrame | None) -> None:
         view = self._views["drilldown"]
         if self.trace is None:
             view.children = []
@@ -506,7 +516,6 @@ class Explorer(widgets.VBox):
         query_text = ""
         if self.data.queries is not None and "text" in self.data.queries.columns and self.query in self.data.queries.index:
             query_text = f": {html.escape(str(self.data.queries.loc[self.query, 'text']))}"
-        ranks = self.data.ranks(self.query)
         texts = self.data.doc_texts([d for d in trace["doc_id"].dropna().unique()])
         tables = []
         for system in self.systems:
