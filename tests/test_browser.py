@@ -1,6 +1,6 @@
 """The explorer in a real browser: Voila, JupyterLab 4 and Notebook 7 serve it on 127.0.0.1, headless
 Chromium (Debian's package, through Playwright) changes the measure and the query and sees the plots
-and the drill-down change.
+and the drill-down change. tests/test_vscode.py does the same with VS Code's widget renderer.
 
 Screenshots go to the test's temporary folder. With RANKKIT_SCREENSHOT=path the explorer
 notebook's view in Voila is also saved there (the README's docs/explorer.png is made so)."""
@@ -157,7 +157,7 @@ def test_rankkit_explore_command_in_the_browser(tmp_path):
 # Run menu. Each server gets a Jupyter home of its own under the test's folder, so the developer's
 # settings, kernels and workspaces stay out; its python3 kernel is the test's own Python.
 FRONT_ENDS = {"jupyterlab": "lab/tree/explorer.ipynb", "notebook": "notebooks/explorer.ipynb"}
-# both servers load JupyterLab's server extension: no news feed, no update check, no extension index
+# every Jupyter server here loads JupyterLab's server extension: no news feed, no update check, no extension index
 QUIET = ["--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
          "--LabApp.extension_manager=readonly"]
 # the frontend plugin asking to fetch Jupyter news (a pop-up over the page); the server side is off above

@@ -40,6 +40,15 @@ RENDERER = "@vscode/jupyter-ipywidgets8@1.0.9"
 RENDERER_INTEGRITY = "sha512-bocCThfa4JDIDd7qCFAfW3HpzHfTLYxOTpTbiDfw4DXOUjKHnr6ObkMBiIkuzYPRybh5bY4FhYLemuDuTvIbpQ=="
 NPM = shutil.which("npm")
 WIDTH = 1000  # px: a VS Code window's notebook editor beside its explorer sidebar
+# the outermost of the explorer's elements (itself included) that show less than their content's width
+# or stand out of the output area: what a person would find cut off or scrolled sideways
+CLIPPED = """explorer => {
+    const edge = explorer.parentElement.getBoundingClientRect().right + 1;
+    const cut = e => (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible')
+        || e.getBoundingClientRect().right > edge;
+    return [explorer, ...explorer.querySelectorAll('*')].filter(e => cut(e) && (e === explorer || !cut(e.parentElement)))
+        .map(e => `${e.tagName}.${e.className}: ${e.scrollWidth} px wide, ${e.clientWidth} shown`);
+}"""
 
 
 def _inputs_digest() -> str:
@@ -63,9 +72,10 @@ def _install_renderer() -> None:
     target = HARNESS / "node_modules" / "@vscode" / "jupyter-ipywidgets8"
     shutil.rmtree(target, ignore_errors=True)
     with tarfile.open(tarball) as archive:
-        for member in archive.getmembers():
-            member.name = member.name.removeprefix("package/")
-        archive.extractall(target, filter="data")
+        for member in filter(tarfile.TarInfo.isfile, archive.getmembers()):
+            path = target / member.name.removeprefix("package/")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(archive.extractfile(member).read())
     tarball.unlink()
 
 
@@ -134,5 +144,7 @@ def test_explorer_notebook_in_vscode_renderer(harness, tmp_path):
         sync_api.expect(explorer).to_have_count(1)
         text = explorer.inner_text()
         assert "judged documents no system retrieved" in text and "rank in dense" in text
+        clipped = explorer.evaluate(CLIPPED)
+        assert not clipped, f"cut off at {WIDTH} px: {clipped}"
         assert not problems, problems
         explorer.screenshot(path=str(tmp_path / "vscode-explorer.png"))
