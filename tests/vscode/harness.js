@@ -90,7 +90,8 @@ function widgetManager(kernel) {
             fail(`no script source for the third-party widget ${moduleName}@${moduleVersion}`)
     };
     const { WidgetManager } = window.vscIPyWidgets;
-    return new WidgetManager(kernel, document.body, scriptLoader, (message) => console.debug(message), undefined);
+    // no container of its own and no saved widget state, as in VS Code: each view goes into its output
+    return new WidgetManager(kernel, undefined, scriptLoader, (message) => console.debug(message), undefined);
 }
 
 // vscode-jupyter's renderWidget: the output element, then the model's view attached into it
