@@ -385,3 +385,30 @@ def test_cli_names_runs_and_splits_by_tag_as_eval_does(sample, tmp_path):
     done = subprocess.run([sys.executable, "-m", "rankkit.cli", "explore", str(sample["qrels.txt"]), "=x.run"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "a run is PATH or NAME=PATH, got '=x.run'" in done.stderr
+
+
+def test_a_plot_drawn_over_a_kept_frame_is_the_plot_drawn_afresh(ex):
+    """The views keep each figure's frame (ticks and tick labels) and draw the rest over it where
+    the frame shows the same; the picture must be the one a full drawing gives, pixel for pixel,
+    whatever was drawn before (axis labels name the measure, which the frame outlives)."""
+    import io
+
+    import PIL.Image
+
+    def pixels(png: bytes) -> np.ndarray:
+        return np.asarray(PIL.Image.open(io.BytesIO(png)).convert("RGB"))
+
+    for name, value in [("k", 20), ("k", 10), ("measure", "AP"), ("gain", "exp"), ("k", 20), ("by", "length"),
+                        ("measure", "nDCG"), ("k", 10), ("query", "q007"), ("measure", "num_rel_ret"),
+                        ("measure", "nDCG")]:
+        setattr(ex, name, value)
+        shown = {view: ex._views[view].value for view in ex._rendered}
+        if ex.query is not None:
+            shown["trace_curve"] = ex._views["drilldown"].children[-1].value
+        for view, png in shown.items():
+            fig = ex.figures[view]
+            fig.canvas.draw()  # all of it in matplotlib's order, the query's mark included
+            fresh = np.asarray(fig.canvas.buffer_rgba())[..., :3]
+            assert np.array_equal(pixels(png), fresh), \
+                f"{view} after {name}={value}: {int((pixels(png) != fresh).any(axis=2).sum())} pixels differ"
+    assert sum(frames.reused for frames in ex._frames.values()) >= 5, "no drawing restored a kept frame"

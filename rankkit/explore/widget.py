@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import html
-import io
 
 import ipywidgets as widgets
 import numpy as np
 import pandas as pd
-import PIL.Image
 import traitlets
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from traitlets import Enum, Float, Instance, Int, List, Unicode, observe, validate
 
 from rankkit import plot
 from rankkit.errors import RankkitError
 from rankkit.explore.data import ExplorerData, Setting, measure_name, parse_measure
+from rankkit.explore.render import Frames, Rendered, canvas, layout_key
 from rankkit.measures import registry
 from rankkit.stats import differences as paired_differences
 
@@ -25,7 +23,6 @@ __all__ = ["Explorer", "PAGE_SIZE"]
 PAGE_SIZE = 15        # query table rows per page: 10,000 queries stay one click from any page
 TRACE_ROWS = 50       # drill-down rows shown per system (the trace trait holds them all)
 CUTOFFS = (1, 3, 5, 10, 20, 50, 100, 1000)
-DPI = 80
 
 
 class Explorer(widgets.VBox):
@@ -50,8 +47,9 @@ class Explorer(widgets.VBox):
     def __init__(self, data: ExplorerData, measures: list[str] | None = None, **kwargs):
         self.data = data
         self.figures: dict[str, Figure] = {}
-        self._rendered: dict[str, _Rendered] = {}  # the three plots, drawn once per setting
-        self._layouts: dict[tuple, list] = {}  # axes positions the constrained layout found, by _layout_key
+        self._rendered: dict[str, Rendered] = {}  # the three plots, drawn once per setting
+        self._frames: dict[str, Frames] = {}  # per view, the frames (ticks and their labels) it drew
+        self._layouts: dict[tuple, list] = {}  # axes positions the constrained layout found, by layout_key
         self._row_buttons: list[widgets.Button] = []  # the query table's buttons on this page
         self.table = pd.DataFrame()  # the query table's rows on the current page
         self._sort, self._ascending, self._search, self._page = "query id", True, "", 0
@@ -175,7 +173,7 @@ class Explorer(widgets.VBox):
         values = values.iloc[np.argsort(place, kind="stable")].reset_index(drop=True)
         if self.by is not None:
             values = values.assign(**{self.by: values["query_id"].map(self.data.queries[self.by])})
-        self._query_ids = set(values["query_id"])
+        self._query_ids = set(values["query_id"].to_numpy())  # iterating an Arrow-backed column is 10x slower
         self.set_trait("per_query", values)
         self._sync_controls()
         self._draw_plots()
@@ -381,7 +379,7 @@ class Explorer(widgets.VBox):
                                       f"{len(self._query_ids)} queries, {len(self.systems)} "
                                       f"system{'s' if len(self.systems) != 1 else ''}</h3>")
         # evaluate's number: the measure's own aggregate, in SQL (a sum for counts, gm_map's geometric mean)
-        overall = self.data.overall(self.per_query, self.setting)
+        overall = self.data.overall(self.setting)
         word = {"sum": "total", "gmean": "geometric mean"}.get(self.setting.measure.aggregate, "mean")
         self._views["summary"].value = f"{word} " + html.escape(label) + ": " + ", ".join(
             f"<b>{html.escape(s)}</b> {overall[s]:.4f}" for s in self.systems if s in overall)
@@ -406,22 +404,22 @@ class Explorer(widgets.VBox):
         """The figure last drawn for a view, for the plot function to draw into again."""
         return self.figures.get(name)
 
-    def _render(self, name: str, fig: Figure) -> _Rendered:
+    def _render(self, name: str, fig: Figure) -> Rendered:
         """Draw a plot; a figure laid out as an earlier one (same size, panels, lines of titles and
         labels, width of tick labels) takes that one's axes positions instead of the constrained
         layout, which took about half of each drawing: a change of measure draws all three."""
-        key = (name, *_layout_key(fig))
-        known = self._layouts.get(key)
-        if known is not None:
-            fig.set_layout_engine("none")
-            for ax, position in zip(fig.axes, known):
-                ax.set_position(position)
-        else:  # a figure drawn into again may have had its layout fixed for another key
+        canvas(fig)  # the layout measures text at the explorer's resolution
+        key = (name, *layout_key(fig))
+        if key not in self._layouts:
+            for ax in fig.axes:  # set_position (below, for an earlier key) took them out of the layout
+                ax.set_in_layout(True)
             fig.set_layout_engine("constrained")
-        rendered = _Rendered(fig)
-        if known is None:
+            fig.get_layout_engine().execute(fig)
             self._layouts[key] = [ax.get_position() for ax in fig.axes]
-        return rendered
+        fig.set_layout_engine("none")
+        for ax, position in zip(fig.axes, self._layouts[key]):
+            ax.set_position(position)
+        return Rendered(fig, self._frames.setdefault(name, Frames()))
 
     def _show_marks(self) -> None:
         """The plots with the chosen query marked: only the mark is drawn, over each plot's first drawing."""
@@ -539,7 +537,7 @@ class Explorer(widgets.VBox):
                          f"<p>{html.escape(self.measure_label)}: {value_line}</p>"),
             widgets.HBox(tables, layout=_wrapping(overflow="auto")),
             widgets.HTML(missed_html),
-            _show(widgets.Image(format="png"), _Rendered(self.figures["trace_curve"])),
+            _show(widgets.Image(format="png"), Rendered(curve, self._frames.setdefault("trace_curve", Frames()))),
         ]
 
     def _progress_bar(self, label: str):
@@ -586,54 +584,7 @@ def _numeric(measure) -> bool:
     return measure.aggregate != "text"
 
 
-class _Rendered:
-    """A figure drawn once by Agg; marking a query restores that drawing and draws only the mark
-    (matplotlib's blitting), so choosing a query does not draw thousands of points again."""
-
-    def __init__(self, fig: Figure):
-        fig.set_dpi(DPI)
-        self.fig = fig
-        # a figure drawn again keeps its canvas, and with it the text sizes matplotlib measured
-        self.canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
-        self.canvas.draw()
-        self.background = self.canvas.copy_from_bbox(fig.bbox)
-
-    def png(self, query_id: str | None = None) -> bytes:
-        artists = plot.mark(self.fig, query_id) if query_id is not None or _marked(self.fig) else []
-        self.canvas.restore_region(self.background)
-        for artist in artists:
-            self.fig.draw_artist(artist)
-        width, height = self.canvas.get_width_height()
-        image = PIL.Image.frombuffer("RGBA", (width, height), self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
-        buffer = io.BytesIO()
-        # speed over bytes (the page is local); the figures are opaque, and RGB encodes a fifth faster
-        image.convert("RGB").save(buffer, format="png", compress_level=1)
-        return buffer.getvalue()
-
-
-def _layout_key(fig: Figure) -> tuple:
-    """What the constrained layout of a figure depends on: its size, and per panel the lines of its
-    title and labels and the longest tick label of each axis."""
-    def lines(text) -> int:
-        return text.get_text().count("\n") + 1 if text.get_text() else 0
-
-    def longest(axis) -> int:  # of the tick labels drawn: those within the axis' limits
-        low, high = sorted(axis.get_view_interval())
-        labels = axis.get_major_formatter().format_ticks(axis.get_majorticklocs())
-        return max((len(label) for loc, label in zip(axis.get_majorticklocs(), labels) if low <= loc <= high),
-                   default=0)
-
-    return (tuple(fig.get_size_inches()),
-            tuple((lines(ax.title), lines(ax.xaxis.label), lines(ax.yaxis.label), longest(ax.xaxis), longest(ax.yaxis),
-                   ax.xaxis.get_tick_params().get("labelbottom", True), ax.yaxis.get_tick_params().get("labelleft", True))
-                  for ax in fig.axes))
-
-
-def _marked(fig: Figure) -> bool:
-    return any(a.get_gid() == "highlight" for ax in fig.axes for a in ax.get_children())
-
-
-def _show(view: widgets.Image, rendered: _Rendered, query_id: str | None = None) -> widgets.Image:
+def _show(view: widgets.Image, rendered: Rendered, query_id: str | None = None) -> widgets.Image:
     """The figure in an Image widget at its own size: a flex box would otherwise stretch it."""
     view.value = rendered.png(query_id)
     width, height = rendered.canvas.get_width_height()
