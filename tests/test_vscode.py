@@ -7,10 +7,10 @@ explorer notebook's code cells on a Jupyter server's kernel through ``@jupyterla
 every widget output with that renderer, as the extension does (``harness.js`` says which of its steps
 it follows). The desktop application and its extension host are not run.
 
-The harness is built once per session with npm (``npm ci`` for ``@jupyterlab/services``, esbuild and
-requirejs; the renderer's tarball alone by ``npm pack``, checked against its pinned integrity: its
-declared dependencies are unused, its ``dist`` being self-contained) into ``tests/vscode/build``.
-Where npm is absent the test is skipped; ``.ci/run`` installs it."""
+The harness is built with npm into ``tests/vscode/build`` when its inputs change: ``npm ci`` for
+``@jupyterlab/services``, esbuild and requirejs, and ``npm pack`` for the renderer's tarball alone,
+checked against the integrity its ``package.json`` pins. Where npm is absent the test is skipped;
+``.ci/run`` installs it."""
 
 from __future__ import annotations
 
@@ -36,8 +36,7 @@ sync_api = pytest.importorskip("playwright.sync_api")
 
 HARNESS = ROOT / "tests" / "vscode"
 BUILD = HARNESS / "build"
-RENDERER = "@vscode/jupyter-ipywidgets8@1.0.9"
-RENDERER_INTEGRITY = "sha512-bocCThfa4JDIDd7qCFAfW3HpzHfTLYxOTpTbiDfw4DXOUjKHnr6ObkMBiIkuzYPRybh5bY4FhYLemuDuTvIbpQ=="
+RENDERER = json.loads((HARNESS / "package.json").read_text(encoding="utf-8"))["renderer"]  # its spec and integrity
 NPM = shutil.which("npm")
 WIDTH = 1000  # px: a VS Code window's notebook editor beside its explorer sidebar
 # the outermost of the explorer's elements (itself included) that show less than their content's width
@@ -52,8 +51,8 @@ CLIPPED = """explorer => {
 
 
 def _inputs_digest() -> str:
-    digest = hashlib.sha256(RENDERER.encode())
-    for name in ("package-lock.json", "harness.js", "index.html"):
+    digest = hashlib.sha256()
+    for name in ("package.json", "package-lock.json", "harness.js", "index.html"):
         digest.update((HARNESS / name).read_bytes())
     return digest.hexdigest()
 
@@ -65,10 +64,10 @@ def _npm(*args: str) -> None:
 
 def _install_renderer() -> None:
     """The renderer's tarball into node_modules, without its dependencies (npm would install them)."""
-    _npm("pack", RENDERER, "--pack-destination", str(BUILD))
+    _npm("pack", RENDERER["spec"], "--pack-destination", str(BUILD))
     tarball = next(BUILD.glob("vscode-jupyter-ipywidgets8-*.tgz"))
     integrity = "sha512-" + base64.b64encode(hashlib.sha512(tarball.read_bytes()).digest()).decode()
-    assert integrity == RENDERER_INTEGRITY, f"{tarball.name} is not the pinned {RENDERER}"
+    assert integrity == RENDERER["integrity"], f"{tarball.name} is not the pinned {RENDERER['spec']}"
     target = HARNESS / "node_modules" / "@vscode" / "jupyter-ipywidgets8"
     shutil.rmtree(target, ignore_errors=True)
     with tarfile.open(tarball) as archive:
