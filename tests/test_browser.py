@@ -1,6 +1,6 @@
 """The explorer in a real browser: Voila, JupyterLab 4 and Notebook 7 serve it on 127.0.0.1, headless
 Chromium (Debian's package, through Playwright) changes the measure and the query and sees the plots
-and the drill-down change.
+and the drill-down change. tests/test_vscode.py does the same with VS Code's widget renderer.
 
 Screenshots go to the test's temporary folder. With RANKKIT_SCREENSHOT=path the explorer
 notebook's view in Voila is also saved there (the README's docs/explorer.png is made so)."""
@@ -157,7 +157,7 @@ def test_rankkit_explore_command_in_the_browser(tmp_path):
 # Run menu. Each server gets a Jupyter home of its own under the test's folder, so the developer's
 # settings, kernels and workspaces stay out; its python3 kernel is the test's own Python.
 FRONT_ENDS = {"jupyterlab": "lab/tree/explorer.ipynb", "notebook": "notebooks/explorer.ipynb"}
-# both servers load JupyterLab's server extension: no news feed, no update check, no extension index
+# every Jupyter server here loads JupyterLab's server extension: no news feed, no update check, no extension index
 QUIET = ["--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
          "--LabApp.extension_manager=readonly"]
 # the frontend plugin asking to fetch Jupyter news (a pop-up over the page); the server side is off above
@@ -206,20 +206,29 @@ def _run_all_cells(page, code_cells: int) -> None:
     sync_api.expect(pending).to_have_count(0, timeout=STARTUP)
 
 
+@contextlib.contextmanager
+def _jupyter_server(app: str, folder: Path, *options: str):
+    """``python -m app`` (jupyterlab, notebook, jupyter_server) serving folder on 127.0.0.1 with a
+    Jupyter home of its own under folder, and further command-line options; yields its address and
+    token once it answers."""
+    env, port, token = _jupyter_home(folder), _free_port(), secrets.token_hex(16)
+    log = (folder / f"{app}.log").open("w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", app, "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+         "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", "--ServerApp.allow_root=True",
+         f"--ServerApp.root_dir={folder}", *QUIET, *options],
+        cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
+    with _stopping(server):
+        _wait_for_port(port, server)
+        yield f"http://127.0.0.1:{port}", token
+
+
 @pytest.mark.parametrize("front_end", sorted(FRONT_ENDS))
 def test_explorer_notebook_in_jupyter(front_end, tmp_path):
     shutil.copy(ROOT / "notebooks" / "explorer.ipynb", tmp_path / "explorer.ipynb")
     cells = json.loads((tmp_path / "explorer.ipynb").read_text(encoding="utf-8"))["cells"]
-    env, port, token = _jupyter_home(tmp_path), _free_port(), secrets.token_hex(16)
-    log = (tmp_path / f"{front_end}.log").open("w")
-    server = subprocess.Popen(
-        [sys.executable, "-m", front_end, "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-         "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", "--ServerApp.allow_root=True",
-         f"--ServerApp.root_dir={tmp_path}", *QUIET],
-        cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
-    with _stopping(server), _browser() as page:
-        _wait_for_port(port, server)
-        page.goto(f"http://127.0.0.1:{port}/{FRONT_ENDS[front_end]}?token={token}", timeout=STARTUP)
+    with _jupyter_server(front_end, tmp_path) as (address, token), _browser() as page:
+        page.goto(f"{address}/{FRONT_ENDS[front_end]}?token={token}", timeout=STARTUP)
         _run_all_cells(page, sum(cell["cell_type"] == "code" for cell in cells))
         explorer, query_id = _drive(page, tmp_path, "AP", front_end, settled=lambda: _kernel_idle(page))
         sync_api.expect(explorer).to_have_count(1)

@@ -208,11 +208,12 @@ class Explorer(widgets.VBox):
                                         layout=widgets.Layout(width="220px")),
             "k": widgets.Dropdown(options=[("whole list", None)] + [(str(c), c) for c in CUTOFFS], description="k",
                                   style=style, layout=widgets.Layout(width="140px")),
-            # a flex row, as the other controls are: ipywidgets 8 lays ToggleButtons out as a block,
-            # its buttons on a line below the label
+            # a flex row with the other controls' margin, so that it lines up with them: ipywidgets 8
+            # lays ToggleButtons out as a block, its buttons on a line below the label, with no margin
             "gain": widgets.ToggleButtons(options=["linear", "exp"], description="gain",
                                           style={"button_width": "60px", "description_width": "initial"},
-                                          layout=widgets.Layout(display="flex", align_items="center")),
+                                          layout=widgets.Layout(display="flex", align_items="center",
+                                                                margin="var(--jp-widgets-margin)")),
             "rel": widgets.Dropdown(options=[(f"{g:g}", float(g)) for g in self.data.grades] or [("1", 1.0)],
                                     description="relevant from grade", style=style, layout=widgets.Layout(width="190px")),
             "systems": widgets.SelectMultiple(options=self.data.systems, description="systems", style=style,
