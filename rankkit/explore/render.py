@@ -80,12 +80,12 @@ class Frames:
 
 def axis_key(axis) -> tuple:
     """What an axis draws: where its axes stand on the canvas, its limits and its ticks."""
-    labels = axis.get_majorticklabels()  # formats the ticks for the current limits
+    locations = axis.get_majorticklocs()
+    labels = axis.get_major_formatter().format_ticks(locations)  # as the axis will draw them, offset too
     fig = axis.get_figure(root=True)
     return (axis.axis_name, fig.canvas.get_width_height(), fig.dpi, tuple(axis.axes.get_position().bounds),
-            tuple(axis.get_view_interval()), axis.get_visible(), tuple(axis.get_majorticklocs()),
-            tuple(label.get_text() for label in labels), axis.get_offset_text().get_text(),
-            repr(sorted(axis.get_tick_params().items())))
+            tuple(axis.get_view_interval()), axis.get_visible(), tuple(locations), tuple(labels),
+            axis.get_major_formatter().get_offset(), repr(sorted(axis.get_tick_params().items())))
 
 
 def _cut(axis, renderer) -> tuple:
@@ -155,9 +155,9 @@ def layout_key(fig: Figure) -> tuple:
 
     def longest(axis) -> int:  # of the tick labels drawn: those within the axis' limits
         low, high = sorted(axis.get_view_interval())
-        labels = axis.get_major_formatter().format_ticks(axis.get_majorticklocs())
-        return max((len(label) for loc, label in zip(axis.get_majorticklocs(), labels) if low <= loc <= high),
-                   default=0)
+        locations = axis.get_majorticklocs()
+        labels = axis.get_major_formatter().format_ticks(locations)
+        return max((len(label) for loc, label in zip(locations, labels) if low <= loc <= high), default=0)
 
     return (tuple(fig.get_size_inches()),
             tuple((lines(ax.title), lines(ax.xaxis.label), lines(ax.yaxis.label), longest(ax.xaxis), longest(ax.yaxis),

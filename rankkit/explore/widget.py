@@ -48,6 +48,7 @@ class Explorer(widgets.VBox):
     def __init__(self, data: ExplorerData, measures: list[str] | None = None, **kwargs):
         self.data = data
         self.figures: dict[str, Figure] = {}
+        self._parsed: dict[str, Setting] = {}  # measure names read: a change asks for its setting often
         self._rendered: dict[str, Rendered] = {}  # the three plots, drawn once per setting
         self._frames: dict[str, Frames] = {}  # per view, the frames (ticks and their labels) it drew
         self._layouts: dict[tuple, list] = {}  # axes positions the constrained layout found, by layout_key
@@ -151,7 +152,9 @@ class Explorer(widgets.VBox):
 
     @property
     def setting(self) -> Setting:
-        base = parse_measure(self.data.con, self.measure)
+        if self.measure not in self._parsed:
+            self._parsed[self.measure] = parse_measure(self.data.con, self.measure)
+        base = self._parsed[self.measure]
         return Setting(base.metric, self.k, self.gain, self.rel, base.extras)
 
     @property
