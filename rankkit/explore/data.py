@@ -128,22 +128,21 @@ class ExplorerData:
             source = load_runs(self.con, [runs])
         return source
 
-    def values(self, setting: Setting) -> pd.DataFrame:
+    def values(self, setting: Setting, batch: bool = True) -> pd.DataFrame:
         """Per-query values of one setting: ``system, query_id, value``, sorted by system and query id;
         cached, and computed with the BATCH measures of the same cutoff, gain and relevance level in
-        one SQL call."""
-        name = setting.name
-        if name not in self._values:
-            batch = {name} | {measure_name(registry()[m], setting.k, setting.gain, setting.rel, {}) for m in BATCH
-                              if m in registry()}
-            if self.ties == "average":  # that rule scores the gain-based measures only
-                batch = {name}
-            batch = sorted(batch - self._values.keys())
-            specs = measure_specs(self.con, batch)
+        one SQL call. ``batch=False`` computes the setting alone once a first setting is known: the
+        explorer computes the rest while it draws."""
+        if setting.name not in self._values:
+            names = {setting.name}
+            if (batch or self._keys is None) and self.ties != "average":  # that rule scores gains only
+                names |= {measure_name(registry()[m], setting.k, setting.gain, setting.rel, {}) for m in BATCH
+                          if m in registry()}
+            specs = measure_specs(self.con, sorted(names - self._values.keys()))
             with Progress(self.con, "computing per-query values", enabled=self.progress is not None, delay=0.5,
                           bar=self.progress):
                 self._values.update(self._compute(specs))
-        return self._values[name]
+        return self._values[setting.name]
 
     def _compute(self, specs: list[dict]) -> dict[str, pd.DataFrame]:
         """Each spec's per-query values, sorted by system and query id. Every measure is evaluated on

@@ -173,7 +173,8 @@ class Explorer(widgets.VBox):
         return [s for s in self.systems if s != self.baseline]
 
     def _refresh_values(self) -> None:
-        values = self.data.values(self.setting)  # sorted by system and query id
+        setting = self.setting
+        values = self.data.values(setting, batch=False)  # sorted by system and query id
         values = values[values["system"].isin(self.systems)]
         # the chosen systems in their order: a stable sort of the system's place keeps query id order
         place = values["system"].map({name: i for i, name in enumerate(self.systems)}).to_numpy()
@@ -183,8 +184,13 @@ class Explorer(widgets.VBox):
         self._query_ids = set(values["query_id"].to_numpy())  # iterating an Arrow-backed column is 10x slower
         self.set_trait("per_query", values)
         self._sync_controls()
-        self._draw_plots()
-        self._draw_table()
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            # DuckDB lets go of the GIL: the summary's aggregate and the batch's other measures at this
+            # setting are computed while the plots are drawn, which ask nothing of DuckDB meanwhile
+            overall = pool.submit(self._aggregate_and_batch, setting)
+            self._draw_plots()
+            self._draw_table()
+            self._show_summary(setting, overall.result())
         if self.query is not None:
             self._refresh_trace()
 
@@ -392,10 +398,18 @@ class Explorer(widgets.VBox):
         self._views["title"].value = (f"<h3 style='margin:4px 0'>rankkit explorer: {html.escape(label)}, "
                                       f"{len(self._query_ids)} queries, {len(self.systems)} "
                                       f"system{'s' if len(self.systems) != 1 else ''}</h3>")
-        # evaluate's number: the measure's own aggregate, in SQL (a sum for counts, gm_map's geometric mean)
-        overall = self.data.overall(self.setting)
-        word = {"sum": "total", "gmean": "geometric mean"}.get(self.setting.measure.aggregate, "mean")
-        self._views["summary"].value = f"{word} " + html.escape(label) + ": " + ", ".join(
+
+    def _aggregate_and_batch(self, setting: Setting) -> dict[str, float]:
+        """Each system's aggregate of the setting; the batch's other measures at its cutoff, gain and
+        level are computed too (the next change of measure finds them)."""
+        overall = self.data.overall(setting)
+        self.data.values(setting)
+        return overall
+
+    def _show_summary(self, setting: Setting, overall: dict[str, float]) -> None:
+        """evaluate's number: the measure's own aggregate, in SQL (a sum for counts, gm_map's geometric mean)."""
+        word = {"sum": "total", "gmean": "geometric mean"}.get(setting.measure.aggregate, "mean")
+        self._views["summary"].value = f"{word} " + html.escape(setting.name) + ": " + ", ".join(
             f"<b>{html.escape(s)}</b> {overall[s]:.4f}" for s in self.systems if s in overall)
 
     def _draw_comparisons(self) -> None:
