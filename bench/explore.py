@@ -82,6 +82,7 @@ def main() -> None:
     measures = [timed(lambda m=m: setattr(ex, "measure", m)) for m in _cycle(("AP", "RR", "P", "nDCG"), args.repeat + 1)]
     cutoffs = [timed(lambda k=k: setattr(ex, "k", k)) for k in _cycle((20, 5, 100, 50, 3), args.repeat)]
     gains = []
+    ex.measure = "nDCG"  # (untimed) a measure that takes a gain: the measure loop may end on RR or P
     for i, gain in enumerate(_cycle(("exp", "linear"), args.repeat)):
         # a cutoff not used before (untimed), so that each change of gain is a setting not yet cached:
         # toggling the gain at one k read the cache from the third try on
