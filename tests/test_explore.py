@@ -411,4 +411,4 @@ def test_a_plot_drawn_over_kept_axes_is_the_plot_drawn_afresh(ex):
             fresh = np.asarray(fig.canvas.buffer_rgba())[..., :3]
             assert np.array_equal(pixels(png), fresh), \
                 f"{view} after {name}={value}: {int((pixels(png) != fresh).any(axis=2).sum())} pixels differ"
-    assert sum(frames.reused for frames in ex._frames.values()) >= 10, "few axes were laid from kept pieces"
+    assert sum(kept.reused for kept in ex._kept_axes.values()) >= 10, "few axes were laid from kept pieces"

@@ -1,6 +1,6 @@
 """Drawing the explorer's figures with Agg, fast enough to follow its controls.
 
-A control change draws three figures again. Most of a drawing was text: matplotlib 3.11's Agg
+A control change draws three figures again. About half of a drawing was text: matplotlib 3.11's Agg
 lays out and renders each tick label glyph by glyph (about 1.5 ms a label), and an axis' ticks
 seldom change when the values do (a distribution's or a scatter's value axis, the differences'
 query axis). So each view keeps the axes it drew, each x and y axis drawn alone on a clear canvas
@@ -36,16 +36,16 @@ def canvas(fig: Figure) -> FigureCanvasAgg:
     return fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
 
 
-class Frames:
-    """The frame pieces one view drew: each axes' x and y axis (ticks and tick labels, on a clear
-    background), by what they show (see the module's text)."""
+class KeptAxes:
+    """The axes one view drew: each x and y axis (ticks and tick labels, on a clear background), by
+    what it shows (see the module's text)."""
 
     def __init__(self) -> None:
         self._pieces: dict[tuple, tuple] = {}  # axis key: (left, top, RGBA pixels, the axis label's position)
         self.reused = 0  # axes laid from a kept piece
 
     def draw(self, fig: Figure) -> None:
-        """Draw the figure on its canvas: its frame from pieces (kept ones where they show the same),
+        """Draw the figure on its canvas: its axes from pieces (kept ones where they show the same),
         then the rest, in matplotlib's order."""
         renderer = canvas(fig).get_renderer()
         engine = fig.get_layout_engine()
@@ -55,7 +55,7 @@ class Frames:
         for ax in fig.axes:
             ax.apply_aspect()  # as Axes.draw would: a square scatter moves its axes
         axes = [ax for ax in fig.axes if ax.get_visible() and ax.axison]
-        wanted = {axis: axis_key(axis) for ax in axes for axis in (ax.xaxis, ax.yaxis)}
+        wanted = {axis: axis_key(fig, axis) for ax in axes for axis in (ax.xaxis, ax.yaxis)}
         self.reused += sum(key in self._pieces for key in wanted.values())
         for axis, key in wanted.items():
             self._pieces[key] = self._pieces.pop(key, None) or _cut(axis, renderer)  # the newest last
@@ -78,11 +78,10 @@ class Frames:
                 axis.label.draw(renderer)
 
 
-def axis_key(axis) -> tuple:
-    """What an axis draws: where its axes stand on the canvas, its limits and its ticks."""
+def axis_key(fig: Figure, axis) -> tuple:
+    """What an axis of a figure draws: where its axes stand on the canvas, its limits and its ticks."""
     locations = axis.get_majorticklocs()
     labels = axis.get_major_formatter().format_ticks(locations)  # as the axis will draw them, offset too
-    fig = axis.get_figure(root=True)
     return (axis.axis_name, fig.canvas.get_width_height(), fig.dpi, tuple(axis.axes.get_position().bounds),
             tuple(axis.get_view_interval()), axis.get_visible(), tuple(locations), tuple(labels),
             axis.get_major_formatter().get_offset(), repr(sorted(axis.get_tick_params().items())))
@@ -121,17 +120,17 @@ def _hidden(artists: list) -> Iterator[None]:
 
 
 class Rendered:
-    """A figure drawn once by Agg (over a kept frame where ``frames`` has one); marking a query
+    """A figure drawn once by Agg (its axes laid from ``kept`` where it has them); marking a query
     restores that drawing and draws only the mark, so choosing a query does not draw thousands of
     points again."""
 
-    def __init__(self, fig: Figure, frames: Frames | None = None):
+    def __init__(self, fig: Figure, kept: KeptAxes | None = None):
         self.fig = fig
         self.canvas = canvas(fig)
-        if frames is None:
+        if kept is None:
             self.canvas.draw()
         else:
-            frames.draw(fig)
+            kept.draw(fig)
         self.background = self.canvas.copy_from_bbox(fig.bbox)
 
     def png(self, query_id: str | None = None) -> bytes:

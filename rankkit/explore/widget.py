@@ -15,7 +15,7 @@ from traitlets import Enum, Float, Instance, Int, List, Unicode, observe, valida
 from rankkit import plot
 from rankkit.errors import RankkitError
 from rankkit.explore.data import ExplorerData, Setting, measure_name, parse_measure
-from rankkit.explore.render import Frames, Rendered, canvas, layout_key
+from rankkit.explore.render import KeptAxes, Rendered, canvas, layout_key
 from rankkit.measures import registry
 from rankkit.stats import differences as paired_differences
 
@@ -50,7 +50,7 @@ class Explorer(widgets.VBox):
         self.figures: dict[str, Figure] = {}
         self._parsed: dict[str, Setting] = {}  # measure names read: a change asks for its setting often
         self._rendered: dict[str, Rendered] = {}  # the three plots, drawn once per setting
-        self._frames: dict[str, Frames] = {}  # per view, the frames (ticks and their labels) it drew
+        self._kept_axes: dict[str, KeptAxes] = {}  # per view, the axes (ticks and tick labels) it drew
         self._layouts: dict[tuple, list] = {}  # axes positions the constrained layout found, by layout_key
         self._row_buttons: list[widgets.Button] = []  # the query table's buttons on this page
         self.table = pd.DataFrame()  # the query table's rows on the current page
@@ -447,7 +447,7 @@ class Explorer(widgets.VBox):
         fig.set_layout_engine("none")
         for ax, position in zip(fig.axes, self._layouts[key]):
             ax.set_position(position)
-        return Rendered(fig, self._frames.setdefault(name, Frames()))
+        return Rendered(fig, self._kept_axes.setdefault(name, KeptAxes()))
 
     def _show_marks(self) -> None:
         """The plots with the chosen query marked: only the mark is drawn, over each plot's first drawing."""
@@ -564,7 +564,7 @@ class Explorer(widgets.VBox):
                          f"<p>{html.escape(self.measure_label)}: {value_line}</p>"),
             widgets.HBox(tables, layout=_wrapping(overflow="auto")),
             widgets.HTML(missed_html),
-            _show(widgets.Image(format="png"), Rendered(curve, self._frames.setdefault("trace_curve", Frames()))),
+            _show(widgets.Image(format="png"), Rendered(curve, self._kept_axes.setdefault("trace_curve", KeptAxes()))),
         ]
 
     def _progress_bar(self, label: str):
