@@ -120,17 +120,14 @@ def _hidden(artists: list) -> Iterator[None]:
 
 
 class Rendered:
-    """A figure drawn once by Agg (its axes laid from ``kept`` where it has them); marking a query
+    """A figure drawn once by Agg, its axes laid from ``kept`` where it has them; marking a query
     restores that drawing and draws only the mark, so choosing a query does not draw thousands of
     points again."""
 
-    def __init__(self, fig: Figure, kept: KeptAxes | None = None):
+    def __init__(self, fig: Figure, kept: KeptAxes):
         self.fig = fig
         self.canvas = canvas(fig)
-        if kept is None:
-            self.canvas.draw()
-        else:
-            kept.draw(fig)
+        kept.draw(fig)
         self.background = self.canvas.copy_from_bbox(fig.bbox)
 
     def png(self, query_id: str | None = None) -> bytes:
