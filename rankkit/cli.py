@@ -425,10 +425,11 @@ def _add_macros(sub: argparse.ArgumentParser) -> None:
 
 
 def _run_macros(args: argparse.Namespace) -> int:
+    from rankkit._files import write_text
     from rankkit._sql import script
 
     if args.output:
-        Path(args.output).write_text(script(), encoding="utf-8")
+        write_text(args.output, script())
     else:
         sys.stdout.write(script())
     return 0

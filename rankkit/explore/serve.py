@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import IO, Mapping, Sequence
 
+from rankkit._files import write_text
 from rankkit.errors import RankkitError
 
 __all__ = ["notebook", "serve", "MISSING_VOILA"]
@@ -69,7 +70,7 @@ def serve(qrels: str, runs: str | Sequence[str] | Mapping[str, str], *, measures
     port = port or _free_port()
     with tempfile.TemporaryDirectory(prefix="rankkit-explore-") as folder:
         page = Path(folder) / "rankkit-explorer.ipynb"
-        page.write_text(json.dumps(notebook(qrels, runs, measures, queries, docs, split_by_tag), indent=1), encoding="utf-8")
+        write_text(page, json.dumps(notebook(qrels, runs, measures, queries, docs, split_by_tag), indent=1))
         log = (Path(folder) / "voila.log").open("w+", encoding="utf-8")
         command = [sys.executable, "-m", "voila", str(page), "--no-browser", "--Voila.ip=127.0.0.1", f"--port={port}",
                    "--Voila.port_retries=0", "--VoilaConfiguration.show_tracebacks=True"]
