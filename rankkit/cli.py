@@ -75,6 +75,8 @@ _HINTS = [
     (re.compile(r"""queries=(['"])qrels\1"""), lambda m: "-c"),
     (re.compile(r"""ties=(['"])(\w+)\1"""), lambda m: f"--ties {m.group(2)}"),
     (re.compile(r""" \(integer_grades=True does too\)"""), lambda m: ""),
+    # the command line reads files only: a missing one was never meant as a table
+    (re.compile(r", and no table or view of that name"), lambda m: ""),
 ]
 
 
