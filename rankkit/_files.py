@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import stat
 from pathlib import Path
 from typing import Iterator
 
@@ -27,8 +28,11 @@ def replacing(path: str | os.PathLike) -> Iterator[Path]:
     ends, removed when it fails. Its name ends with the target's, so that a writer that reads the
     format from the suffix (DuckDB, matplotlib) reads the same one.
 
-    A failure that names the temporary file is raised as an :class:`InputError` naming ``path``."""
+    A failure that names the temporary file is raised as an :class:`InputError` naming ``path``.
+    A link is written through (its target replaced, the link kept); a file replaced keeps its mode."""
     path = Path(path)
+    if path.is_symlink():
+        path = path.resolve()
     folder = path.parent
     if not folder.is_dir():
         raise InputError(f"{path}: cannot write the file: the folder {folder} does not exist")
@@ -38,6 +42,7 @@ def replacing(path: str | os.PathLike) -> Iterator[Path]:
     partial = path.with_name(f"{PARTIAL}{secrets.token_hex(6)}.{path.name}")
     try:
         yield partial
+        _keep_mode(path, partial)
         os.replace(partial, path)
     except BaseException as error:
         with contextlib.suppress(OSError):
@@ -45,6 +50,12 @@ def replacing(path: str | os.PathLike) -> Iterator[Path]:
         if isinstance(error, Exception) and str(partial) in str(error):
             raise InputError(str(error).replace(str(partial), str(path))) from error
         raise
+
+
+def _keep_mode(path: Path, partial: Path) -> None:
+    """The permissions a file had, on the file that replaces it (writing in place kept them)."""
+    with contextlib.suppress(OSError):  # no old file, or one whose mode cannot be read: the new one's stand
+        os.chmod(partial, stat.S_IMODE(os.stat(path).st_mode))
 
 
 def write_text(path: str | os.PathLike, text: str) -> Path:

@@ -166,3 +166,14 @@ def test_a_figure_is_saved_whole(tmp_path):
     figure.savefig(str(tmp_path / "plain"))
     assert sorted(path.name for path in tmp_path.iterdir()) == ["plain.png", "plot.png"]
     assert (tmp_path / "plot.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_replaced_file_keeps_its_mode_and_a_link_is_written_through(tmp_path):
+    target = tmp_path / "out.txt"
+    target.write_text("old\n")
+    target.chmod(0o640)
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    write_text(link, "new\n")
+    assert link.is_symlink() and target.read_text() == "new\n"
+    assert target.stat().st_mode & 0o777 == 0o640
