@@ -177,3 +177,16 @@ def test_a_replaced_file_keeps_its_mode_and_a_link_is_written_through(tmp_path):
     write_text(link, "new\n")
     assert link.is_symlink() and target.read_text() == "new\n"
     assert target.stat().st_mode & 0o777 == 0o640
+
+
+@pytest.mark.parametrize("command", [["macros"], ["eval", "-q"], ["report", "-m", "AP"]], ids=lambda c: c[0])
+def test_cli_output_in_a_missing_folder_is_one_clear_line(tmp_path, capsys, command):
+    """Before, macros and report ended in a traceback, eval in DuckDB's words."""
+    from rankkit.cli import main
+
+    sample = write_sample(tmp_path / "sample", queries=3)
+    inputs = [] if command == ["macros"] else [str(sample["qrels.txt"]), str(sample["bm25.run"])]
+    target = tmp_path / "nope" / ("out.html" if command[0] == "report" else "out.csv")
+    assert main([*command, *inputs, "-o", str(target)]) == 2
+    assert capsys.readouterr().err == (f"rankkit {command[0]}: {target}: cannot write the file: "
+                                       f"the folder {target.parent} does not exist\n")
