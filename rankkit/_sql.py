@@ -6,14 +6,15 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import weakref
 from functools import cache
 from pathlib import Path
 
 import duckdb
 
+from rankkit._files import replacing, write_text
 from rankkit._paths import sql_dir
+from rankkit.errors import RankkitError
 
 __all__ = ["connect", "script", "sql_files"]
 
@@ -122,17 +123,11 @@ def store(name: str, data: dict) -> None:
     """Keep ``data`` (JSON) for this version of the SQL, written atomically; a folder that cannot be
     written, or data JSON cannot hold, keeps nothing, and nothing fails."""
     folder = cache_folder()
-    partial = None
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        handle, partial = tempfile.mkstemp(prefix=name, suffix=".partial", dir=folder)
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(data, out)
-        os.replace(partial, folder / f"{name}-{_script_key()}.json")
+        write_text(folder / f"{name}-{_script_key()}.json", json.dumps(data))
     except (OSError, TypeError, ValueError):
-        if partial:
-            with contextlib.suppress(OSError):
-                os.unlink(partial)
+        pass
 
 
 @cache
@@ -146,20 +141,17 @@ def _cached_file() -> str | None:
     partial = None
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        handle, partial = tempfile.mkstemp(prefix=path.stem, suffix=".partial", dir=folder)
-        os.close(handle)
-        os.unlink(partial)  # DuckDB makes the file itself
-        builder = duckdb.connect()
-        try:
-            builder.execute(script().replace(ATTACH, f"ATTACH '{_literal(partial)}' AS rankkit;", 1))
-            builder.execute("DETACH rankkit")
-        finally:
-            builder.close()
-        os.replace(partial, path)  # other processes see the whole file or none
-    except (OSError, duckdb.Error):
-        for leftover in (partial, f"{partial}.wal") if partial else ():
+        with replacing(path) as partial:  # other processes see the whole file or none
+            builder = duckdb.connect()
+            try:
+                builder.execute(script().replace(ATTACH, f"ATTACH '{_literal(partial)}' AS rankkit;", 1))
+                builder.execute("DETACH rankkit")
+            finally:
+                builder.close()
+    except (OSError, duckdb.Error, RankkitError):
+        if partial:  # the database's write-ahead log, when DuckDB failed before it was folded in
             with contextlib.suppress(OSError):
-                os.unlink(leftover)
+                os.unlink(f"{partial}.wal")
         return None
     return str(path)
 

@@ -75,6 +75,8 @@ _HINTS = [
     (re.compile(r"""queries=(['"])qrels\1"""), lambda m: "-c"),
     (re.compile(r"""ties=(['"])(\w+)\1"""), lambda m: f"--ties {m.group(2)}"),
     (re.compile(r""" \(integer_grades=True does too\)"""), lambda m: ""),
+    # the command line reads files only: a missing one was never meant as a table
+    (re.compile(r", and no table or view of that name"), lambda m: ""),
 ]
 
 
@@ -425,10 +427,11 @@ def _add_macros(sub: argparse.ArgumentParser) -> None:
 
 
 def _run_macros(args: argparse.Namespace) -> int:
+    from rankkit._files import write_text
     from rankkit._sql import script
 
     if args.output:
-        Path(args.output).write_text(script(), encoding="utf-8")
+        write_text(args.output, script())
     else:
         sys.stdout.write(script())
     return 0

@@ -9,6 +9,8 @@ from typing import IO
 
 import pandas as pd
 
+from rankkit._files import replacing, write_text
+
 __all__ = ["write_sample", "run_demo", "DEMO_MEASURES"]
 
 DEMO_MEASURES = ["nDCG@10", "AP", "RR@10", "P@10", "R@100", "bpref"]
@@ -36,9 +38,9 @@ def write_sample(folder: Path, queries: int = 300, seed: int = 2024) -> dict[str
             top = sorted(scored.items(), key=lambda item: -item[1])[:_DOCS_PER_QUERY]
             runs[system] += [f"{qid} Q0 {doc} {rank} {round(score * 8) / 8:g} {system}"
                              for rank, (doc, score) in enumerate(top, start=1)]
-    paths["qrels.txt"].write_text("\n".join(qrels_lines) + "\n", encoding="utf-8")
+    write_text(paths["qrels.txt"], "\n".join(qrels_lines) + "\n")
     for system in runs:
-        paths[f"{system}.run"].write_text("\n".join(runs[system]) + "\n", encoding="utf-8")
+        write_text(paths[f"{system}.run"], "\n".join(runs[system]) + "\n")
     return paths
 
 
@@ -55,7 +57,8 @@ def run_demo(folder: Path, queries: int, out: IO[str]) -> pd.DataFrame:
     aggregate = rankkit.evaluate(qrels, runs, DEMO_MEASURES, con=con)
     per_query = rankkit.evaluate(qrels, runs, DEMO_MEASURES, per_query=True, con=con)
     per_query_path = folder / "per_query.csv"
-    per_query.to_csv(per_query_path, index=False)
+    with replacing(per_query_path) as partial:
+        per_query.to_csv(partial, index=False)
     table = aggregate.pivot(index="system", columns="measure", values="value")[DEMO_MEASURES]
     out.write(f"rankkit demo: {queries} queries, 2 systems, sample data in {folder}/\n\n")
     out.write(table.to_string(float_format=lambda v: f"{v:.4f}") + "\n\n")

@@ -6,6 +6,7 @@ import re
 import sys
 from pathlib import Path
 
+from rankkit._files import write_text
 from rankkit.measures import params, registry
 
 __all__ = ["measure_table", "update_readme"]
@@ -33,7 +34,7 @@ def update_readme(path: Path) -> bool:
     text = path.read_text(encoding="utf-8")
     new = re.sub(re.escape(START) + r".*?" + re.escape(END), f"{START}\n{measure_table()}{END}", text, flags=re.S)
     if new != text:
-        path.write_text(new, encoding="utf-8")
+        write_text(path, new)
     return new != text
 
 

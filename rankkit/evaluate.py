@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 
 import duckdb
 
+from rankkit._files import replacing
 from rankkit._sql import connect, store, stored
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning, warn
@@ -261,8 +262,8 @@ def _copy(con, select: str, params: list, path: Path, progress) -> Path:
     options = OUTPUT_FORMATS.get(path.suffix.lower())
     if options is None:
         raise InputError(f"{path}: output must end in {', '.join(OUTPUT_FORMATS)}")
-    target = str(path).replace("'", "''")
-    with Progress(con, f"writing {path.name}", enabled=progress):
+    with replacing(path) as partial, Progress(con, f"writing {path.name}", enabled=progress):
+        target = str(partial).replace("'", "''")
         run_query(con, f"COPY ({select}) TO '{target}' {options}", params, fetch=False)
     return path
 

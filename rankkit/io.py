@@ -266,7 +266,7 @@ def _raw(con, source, kind: str, format: str | None, label: str | None):
     if isinstance(source, str) and is_table(con, source):
         return _table_ident(source), label or f"table {source}", None
     if isinstance(source, (str, Path)):
-        fmt, path = _file_format(source, format, kind)
+        fmt, path = _file_format(con, source, format, kind)
         shown = label or str(source)
         if fmt == "parquet":
             return f"read_parquet({_quote(path)}, hive_partitioning = true)", shown, (fmt, path)
@@ -279,7 +279,7 @@ def _raw(con, source, kind: str, format: str | None, label: str | None):
     )
 
 
-def _file_format(source, format: str | None, kind: str) -> tuple[str, str]:
+def _file_format(con, source, format: str | None, kind: str) -> tuple[str, str]:
     text = str(source)
     if format is not None and format not in ("trec", "csv", "tsv", "parquet"):
         raise InputError(f"{text}: format must be trec, csv, tsv or parquet, got {format!r}")
@@ -295,7 +295,7 @@ def _file_format(source, format: str | None, kind: str) -> tuple[str, str]:
             raise InputError(f"{text}: is a folder without .parquet files; give a file, a glob or a Parquet folder")
         return "parquet", str(path / "**" / "*.parquet")
     if not path.exists():
-        hint = ", and no table or view of that name" if re.fullmatch(r"[A-Za-z_][\w.]*", text) else ""
+        hint = ", and no table or view of that name" if isinstance(source, str) and _could_be_table(con, text) else ""
         raise InputError(f"{text}: no such file{hint}")
     if format:
         return format, text
@@ -683,8 +683,9 @@ def _load_trec(con: duckdb.DuckDBPyConnection, path: Path, kind: str,
     reads the file with DuckDB's CSV reader and a fixed schema; a file it cannot take (comment
     lines, mixed whitespace, extra columns, a bad value) goes through a whitespace-splitting SQL path.
     """
-    if _is_empty(path):
-        raise InputError(f"{path}: the file is empty, expected TREC lines")
+    if (problem := _no_lines(path)) is not None:
+        fields = " ".join(QRELS_FIELDS if kind == "qrels" else RUN_FIELDS)
+        raise InputError(f"{path}: {problem}, expected TREC {kind} lines ({fields})")
     name = _temp_name(f"{kind}_text")
     first = _first_line(path)
     tabs = "\t" in first
@@ -854,9 +855,30 @@ def _records(path: Path, header: bool = False) -> Iterator[tuple[int, list[str]]
                 yield number, stripped.split()
 
 
-def _is_empty(path: Path) -> bool:
+def _no_lines(path: Path) -> str | None:
+    """Why a TREC file holds no line to read (empty, or only comments), None when it holds one."""
+    comments = 0
     with _open_text(path) as lines:
-        return all(not line.strip() or line.lstrip().startswith("#") for line in lines)
+        for line in lines:
+            stripped = line.strip()
+            if stripped and not stripped.startswith("#"):
+                return None
+            comments += bool(stripped)
+    if comments:  # not "empty": the user sees lines in it, and may not know # starts a comment
+        return f"the file holds only comment lines ({comments} line{'s' * (comments > 1)} starting with #)"
+    return "the file is empty"
+
+
+def _could_be_table(con: duckdb.DuckDBPyConnection, text: str) -> bool:
+    """Whether a name that is no file could have meant a table: a bare name (``my_run``), or one
+    qualified by a schema or database of ``con`` (``main.my_run``); ``bm25.run`` names a file."""
+    if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*){0,2}", text):
+        return False
+    if "." not in text:
+        return True
+    first = text.split(".")[0].lower()
+    return bool(con.execute("SELECT 1 FROM duckdb_schemas() WHERE lower(schema_name) = ? OR lower(database_name) = ? "
+                            "LIMIT 1", [first, first]).fetchall())
 
 
 def _open_text(path: Path):

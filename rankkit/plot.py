@@ -18,14 +18,17 @@ from __future__ import annotations
 
 import functools
 import io
+import os
 import textwrap
 from typing import Iterable
 
 import numpy as np
 import pandas as pd
+from matplotlib import rcParams
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 
+from rankkit._files import replacing
 from rankkit.errors import RankkitError
 from rankkit.stats import TIE_TOLERANCE, differences as paired_differences
 
@@ -332,6 +335,19 @@ class _Figure(Figure):
         buffer = io.BytesIO()
         self.savefig(buffer, format="png")
         return buffer.getvalue()
+
+    def savefig(self, fname, **kwargs) -> None:
+        """matplotlib's savefig, but a file is written whole (see rankkit._files): a figure killed
+        while saving leaves no part of an image under the name."""
+        if not isinstance(fname, (str, os.PathLike)):  # a buffer or open file: the caller's to manage
+            return super().savefig(fname, **kwargs)
+        target = os.fspath(fname)
+        if kwargs.get("format") is None and not os.path.splitext(target)[1]:
+            # matplotlib adds the default format's suffix to a name without one: write that name
+            kwargs["format"] = rcParams["savefig.format"]
+            target = f"{target.rstrip('.')}.{kwargs['format']}"
+        with replacing(target) as partial:
+            super().savefig(partial, **kwargs)
 
 
 def _panels(kind: str, size: tuple[float, float], rows: int, cols: int, reuse: Figure | None,

@@ -41,7 +41,8 @@ def test_good_input_exits_0(capsys, tmp_path):
         ("q1 0 a 1\nq1 0 a 0\n", RUN, "qrels.txt:2", "duplicate document a for query q1"),
         (QRELS, "q1 Q0 a 1 nan sys\n", "run.txt:1", "score 'nan' is not a finite number"),
         ("", RUN, "qrels.txt", "empty"),
-        (QRELS, "# only a comment\n\n", "run.txt", "empty"),
+        (QRELS, "\n", "run.txt", "the file is empty"),
+        (QRELS, "# only a comment\n\n", "run.txt", "the file holds only comment lines (1 line starting with #)"),
     ],
 )
 def test_bad_file_names_file_line_and_problem(capsys, tmp_path, qrels, run, where, problem):
@@ -55,6 +56,16 @@ def test_missing_file(capsys, tmp_path):
     status, _, err = run_cli(capsys, tmp_path, run=None)
     assert status == 2 and len(err) == 1
     assert "run.txt: no such file" in err[0]
+
+
+@pytest.mark.parametrize("name", ["my_run", "bm25.run", "runs/bm25.run"])
+def test_missing_file_speaks_of_files_only(capsys, tmp_path, monkeypatch, name):
+    """The command line reads files, never tables: a missing one is a file not found, named as given."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    status = main(["eval", "qrels.txt", name])
+    err = capsys.readouterr().err
+    assert status == 2 and err == f"rankkit eval: {name}: no such file\n"
 
 
 @pytest.mark.parametrize(

@@ -113,14 +113,28 @@ def test_the_same_document_in_two_systems_is_no_duplicate(tmp_path, monkeypatch)
 
 
 def test_empty_file(tmp_path):
-    q, r = files(tmp_path, run="# nothing\n\n")
-    fails(q, r, f"{r}: the file is empty")
+    q, r = files(tmp_path, run="\n\n")
+    fails(q, r, f"{r}: the file is empty, expected TREC run lines (query_id q0 doc_id rank score system)")
 
 
-def test_no_such_file_or_table(tmp_path):
+def test_comment_only_file_is_not_called_empty(tmp_path):
+    q, r = files(tmp_path, run="# nothing\n\n# yet\n")
+    message = fails(q, r, f"{r}: the file holds only comment lines (2 lines starting with #), expected TREC run lines")
+    assert "empty" not in message
+    q.write_text("# one\n")
+    fails(q, r, f"{q}: the file holds only comment lines (1 line starting with #), expected TREC qrels lines "
+                "(query_id iteration doc_id relevance)")
+
+
+def test_no_such_file_or_table(tmp_path, monkeypatch):
     q, _ = files(tmp_path)
+    monkeypatch.chdir(tmp_path)
     fails(q, str(tmp_path / "missing.txt"), "missing.txt: no such file")
-    fails(q, "my_rnu", "my_rnu: no such file", "table")
+    fails(q, "my_rnu", "my_rnu: no such file, and no table or view of that name")
+    fails(q, "main.my_rnu", "main.my_rnu: no such file, and no table or view of that name")  # main: a schema
+    # a file's name, not a table's: no schema is called bm25
+    assert fails(q, "bm25.run", "bm25.run: no such file").endswith("no such file")
+    assert fails(q, tmp_path / "my_rnu", "my_rnu: no such file").endswith("no such file")  # a Path is a file
 
 
 # ---- CSV --------------------------------------------------------------------------------------

@@ -3,21 +3,30 @@
 from __future__ import annotations
 
 import importlib.util
+import contextlib
 import json
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import IO, Mapping, Sequence
 
+from rankkit._files import write_text
 from rankkit.errors import RankkitError
 
 __all__ = ["notebook", "serve", "MISSING_VOILA"]
 
 MISSING_VOILA = "rankkit explore serves the explorer with Voila, which is not installed: pip install 'rankkit-duckdb[app]'"
 STARTUP_SECONDS = 120
+# Voila stops its kernels and removes its folder on SIGTERM; one that has not within this long is killed
+STOP_SECONDS = 30
+# A page's kernel ends when the page closes (Voila's page asks for it as it unloads); a kernel no page
+# is connected to (a page that crashed, lost its connection, or never ran its script) ends once idle this long
+IDLE_KERNEL_SECONDS = 300
 
 
 def notebook(qrels: str, runs: str | Sequence[str] | Mapping[str, str], measures: Sequence[str] | None = None,
@@ -57,23 +66,31 @@ def _paths(runs: str | Sequence[str] | Mapping[str, str]) -> list[str]:
 
 def serve(qrels: str, runs: str | Sequence[str] | Mapping[str, str], *, measures: Sequence[str] | None = None,
           queries: str | None = None, docs: str | None = None, port: int | None = None, split_by_tag: bool = False,
-          out: IO[str] = sys.stdout, ready=None) -> int:
-    """Serve the explorer until interrupted (or until Voila stops); print its address once it answers.
+          out: IO[str] = sys.stdout, ready=None, idle_kernel_seconds: int = IDLE_KERNEL_SECONDS) -> int:
+    """Serve the explorer until interrupted (Ctrl+C, SIGTERM, SIGHUP) or until Voila stops; print its
+    address once it answers. Stopping stops Voila, its kernels and their temporary folders.
 
-    ``ready(url, process)`` is called once the page answers (tests stop the server there)."""
+    ``ready(url, process)`` is called once the page answers (tests stop the server there). A kernel
+    no page is connected to ends after ``idle_kernel_seconds`` idle."""
     if importlib.util.find_spec("voila") is None:
         raise RankkitError(MISSING_VOILA)
     for path in [qrels, *_paths(runs), *(p for p in (queries, docs) if p is not None)]:
         if not Path(path).exists():
             raise RankkitError(f"{path}: no such file")
     port = port or _free_port()
-    with tempfile.TemporaryDirectory(prefix="rankkit-explore-") as folder:
+    # the handlers outlive the folder: a SIGTERM while it is removed still leaves nothing behind
+    with _signals_interrupt(), tempfile.TemporaryDirectory(prefix="rankkit-explore-") as folder:
         page = Path(folder) / "rankkit-explorer.ipynb"
-        page.write_text(json.dumps(notebook(qrels, runs, measures, queries, docs, split_by_tag), indent=1), encoding="utf-8")
+        write_text(page, json.dumps(notebook(qrels, runs, measures, queries, docs, split_by_tag), indent=1))
         log = (Path(folder) / "voila.log").open("w+", encoding="utf-8")
         command = [sys.executable, "-m", "voila", str(page), "--no-browser", "--Voila.ip=127.0.0.1", f"--port={port}",
-                   "--Voila.port_retries=0", "--VoilaConfiguration.show_tracebacks=True"]
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=folder)
+                   "--Voila.port_retries=0", "--VoilaConfiguration.show_tracebacks=True",
+                   f"--MappingKernelManager.cull_idle_timeout={idle_kernel_seconds}",
+                   f"--MappingKernelManager.cull_interval={max(1, min(60, idle_kernel_seconds // 2))}"]
+        # a session of its own: a Ctrl+C in the terminal reaches this process alone, which stops
+        # Voila once, in order, rather than interrupting its shutdown with a second signal
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=folder,
+                                   start_new_session=True)
         try:
             url = f"http://127.0.0.1:{port}/"
             _wait(process, port, log)
@@ -84,13 +101,44 @@ def serve(qrels: str, runs: str | Sequence[str] | Mapping[str, str], *, measures
         except KeyboardInterrupt:
             return 0
         finally:
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+            _stop(process)
             log.close()
+
+
+@contextlib.contextmanager
+def _signals_interrupt():
+    """SIGTERM and SIGHUP (a closed terminal) stop the server as Ctrl+C does, so that the cleanup runs:
+    Python's default for them ends the process at once, leaving Voila, its kernels and folders behind."""
+    if threading.current_thread() is not threading.main_thread():  # only the main thread sets handlers
+        yield
+        return
+    names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]  # Windows has no SIGHUP
+    previous = {name: signal.getsignal(getattr(signal, name)) for name in names}
+
+    def interrupt(number, frame):
+        raise KeyboardInterrupt
+
+    for name in names:
+        signal.signal(getattr(signal, name), interrupt)
+    try:
+        yield
+    finally:
+        for name, handler in previous.items():
+            signal.signal(getattr(signal, name), handler)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Stop Voila: on SIGTERM it shuts its kernels down and removes its folder. One that has not
+    stopped within STOP_SECONDS, or when asked again (a second Ctrl+C), is killed; its kernels watch
+    their parent process and end with it."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=STOP_SECONDS)
+    except (subprocess.TimeoutExpired, KeyboardInterrupt):
+        process.kill()
+        process.wait()
 
 
 def _free_port() -> int:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from rankkit._files import write_text
 from rankkit.errors import InputError
 
 __all__ = ["Report", "FORMAT_VERSION", "SUFFIXES"]
@@ -98,8 +99,7 @@ class Report:
                    ".tex": lambda: latex_document(self), ".csv": self.to_csv, ".json": self.to_json}
         if suffix not in writers:
             raise InputError(f"{path}: a report is saved as {', '.join(SUFFIXES)}; the suffix says which")
-        path.write_text(writers[suffix](), encoding="utf-8")
-        return path
+        return write_text(path, writers[suffix]())
 
     @classmethod
     def load(cls, path: str | Path) -> Report:

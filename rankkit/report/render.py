@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from rankkit._files import replacing
 from rankkit.compare import format_p
 from rankkit.conventions import DESCRIPTIONS
 from rankkit.output import is_count
@@ -379,10 +380,11 @@ def parquet(report, path: Path) -> Path:
     try:
         con.register("rankkit_report_values", long)
         metadata = json.dumps({"title": report.title, "record": report.record}).replace("'", "''")
-        target = str(path).replace("'", "''")
-        con.execute(f"COPY (SELECT system::VARCHAR AS system, query_id::VARCHAR AS query_id, "
-                    f"measure::VARCHAR AS measure, value::DOUBLE AS value FROM rankkit_report_values) "
-                    f"TO '{target}' (FORMAT parquet, KV_METADATA {{rankkit_report: '{metadata}'}})")
+        with replacing(path) as partial:
+            target = str(partial).replace("'", "''")
+            con.execute(f"COPY (SELECT system::VARCHAR AS system, query_id::VARCHAR AS query_id, "
+                        f"measure::VARCHAR AS measure, value::DOUBLE AS value FROM rankkit_report_values) "
+                        f"TO '{target}' (FORMAT parquet, KV_METADATA {{rankkit_report: '{metadata}'}})")
     finally:
         con.close()
     return path
