@@ -61,8 +61,9 @@ def test_a_query_table_named_bare_slices_evaluate_and_report(here):
 
 
 def test_a_qrels_csv_named_bare_is_read(here):
-    pd.DataFrame([line.split() for line in QRELS.splitlines()],
-                 columns=["query_id", "iter", "doc_id", "relevance"]).drop(columns="iter").to_csv("qrels.csv", index=False)
+    rows = [line.split() for line in QRELS.splitlines()]
+    pd.DataFrame(rows, columns=["query_id", "iter", "doc_id", "relevance"]).drop(columns="iter").to_csv(
+        "qrels.csv", index=False)
     assert rankkit.evaluate("qrels.csv", "run.csv", "AP")["value"].item() == \
         rankkit.evaluate("qrels.txt", "run.txt", "AP")["value"].item()
 

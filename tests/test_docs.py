@@ -158,7 +158,8 @@ class Runner:
                   if b.language == block.language and b.language in ("sql", "python")
                   and b.line in self.results and not self.results[b.line][0]]
         if failed and block.marker is None:  # chained: what it builds on failed
-            return False, f"not run: it builds on the {block.language} block at README.md:{failed[0].line}, which failed"
+            return False, (f"not run: it builds on the {block.language} block at README.md:{failed[0].line}, "
+                           "which failed")
         if block.marker == "skip":
             return self._parse_only(block)
         if block.marker == "synopsis":
@@ -268,7 +269,13 @@ def test_readme_block_runs_as_written(block, runner):
     if block.marker is None and block.language not in RUN:
         pytest.fail(f"{block.name}: a block runs as {', '.join(RUN)}, or is marked skip (saying why) or synopsis")
     ok, output = runner.result(block)
-    assert ok, f"{block.name} failed:\n{block.code}\n--- output ---\n{output}"
+    assert ok, f"{block.name} failed:\n{block.code}\n--- output ---\n{_tail(output)}"
+
+
+def _tail(output: str, lines: int = 200) -> str:
+    """The end of a long output, where the failure is (-q -m all_trec prints thousands of lines)."""
+    kept = output.splitlines()
+    return "\n".join(([f"({len(kept) - lines} lines before left out)"] if len(kept) > lines else []) + kept[-lines:])
 
 
 def test_the_runner_names_a_broken_block_and_shows_its_output(tmp_path):
