@@ -100,3 +100,11 @@ def test_report_names_unnamed_runs_as_eval_does(here, capsys):
     assert main(["report", "qrels.txt", "run.txt", "run.csv", "-m", "AP", "-o", "stems.json"]) == 0, \
         capsys.readouterr().err
     assert sorted(rankkit.Report.load(here / "stems.json").aggregate["system"].unique()) == ["run", "run (2)"]
+
+
+def test_report_on_the_command_line_reads_bare_names(here, capsys):
+    assert main(["report", "qrels.txt", "run.parquet", "run.tsv", "-m", "AP", "--by", "category",
+                 "--queries", "topics.csv", "-o", "sliced.json"]) == 0, capsys.readouterr().err
+    made = rankkit.Report.load(here / "sliced.json")
+    assert sorted(made.slices["category"].unique()) == ["long", "short"]
+    assert sorted(made.aggregate["system"].unique()) == ["run", "run (2)"]
