@@ -178,7 +178,7 @@ class Runner:
         return _completed(["bash", "-e", "-o", "pipefail", "-c", script], self.folder)
 
     def _sql(self, block: Block) -> tuple[bool, str]:
-        duckdb = BIN / "duckdb" if (BIN / "duckdb").exists() else shutil.which("duckdb")
+        duckdb = shutil.which("duckdb", path=_env()["PATH"])
         if duckdb is None:
             pytest.skip("the duckdb shell is absent: install the dev dependencies (duckdb-cli)")
         # the SQL blocks above, again, silently: this block's session starts where theirs ended
@@ -217,7 +217,7 @@ def check_synopsis(block: Block) -> tuple[bool, str]:
     problems, helps = [], {}
     for command, text in _synopsis_commands(block.code):
         if command not in helps:
-            done = subprocess.run([str(BIN / "rankkit"), command, "--help"], env=_env(), text=True,
+            done = subprocess.run(["rankkit", command, "--help"], env=_env(), text=True,
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             helps[command] = done.stdout if done.returncode == 0 else None
         help_text = helps[command]
@@ -255,7 +255,7 @@ BLOCKS = readme_blocks(README.read_text(encoding="utf-8"))
 def runner(tmp_path_factory):
     """The README's blocks, run in the folder `rankkit demo` makes (run as a user runs it)."""
     here = tmp_path_factory.mktemp("readme")
-    ok, output = _completed([str(BIN / "rankkit"), "demo"], here)
+    ok, output = _completed(["rankkit", "demo"], here)
     assert ok, f"rankkit demo failed:\n{output}"
     made = Runner(BLOCKS, here / "rankkit-demo")
     yield made
