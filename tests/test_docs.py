@@ -16,6 +16,8 @@ invisible on GitHub, plain in the source):
 - ``<!-- readme-test: synopsis -->`` before a ```` ```text ```` block: a usage synopsis; every
   command it names is a ``rankkit`` command and every option and choice it lists is in that
   command's ``--help``.
+- ``<!-- readme-test: output -->``: what a command prints, shown as an example; not run.
+- ``bash``/``shell`` blocks are ``sh``, ``py`` blocks ``python``.
 - Any other block (another language, no language, an unknown marker) fails: give it a language or
   a marker.
 
@@ -47,6 +49,8 @@ BIN = Path(sys.executable).parent
 TIMEOUT = 600  # seconds for one block; the slowest (the command line tour) takes well under a minute
 MARKER = re.compile(r"<!--\s*readme-test:\s*(?P<kind>[\w-]+)\s*(?::\s*(?P<why>.*?))?\s*-->")
 RUN = ("sh", "sql", "python")
+SAME = {"bash": "sh", "shell": "sh", "py": "python"}
+MARKERS = ("skip", "synopsis", "output")
 
 
 @dataclass(frozen=True)
@@ -54,7 +58,7 @@ class Block:
     line: int  # of the opening fence, 1-based
     language: str
     code: str
-    marker: str | None  # skip, synopsis, or None
+    marker: str | None  # one of MARKERS, or None
     why: str | None
 
     @property
@@ -73,7 +77,8 @@ def readme_blocks(text: str) -> list[Block]:
             continue
         opening = lines[at - 1]
         marked = MARKER.fullmatch(lines[at - 2].strip()) if at >= 2 else None
-        blocks.append(Block(at, opening[3:].strip(), "\n".join(lines[at:number - 1]) + "\n",
+        language = opening[3:].strip()
+        blocks.append(Block(at, SAME.get(language, language), "\n".join(lines[at:number - 1]) + "\n",
                             marked["kind"] if marked else None, marked["why"] if marked else None))
         at = None
     return blocks
@@ -164,6 +169,8 @@ class Runner:
             return self._parse_only(block)
         if block.marker == "synopsis":
             return check_synopsis(block)
+        if block.marker == "output":
+            return True, ""
         if block.language == "sh":
             return self._sh(block)
         if block.language == "sql":
@@ -264,10 +271,11 @@ def runner(tmp_path_factory):
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"line{b.line}-{b.language or 'none'}" for b in BLOCKS])
 def test_readme_block_runs_as_written(block, runner):
-    if block.marker not in (None, "skip", "synopsis"):
-        pytest.fail(f"{block.name}: unknown marker {block.marker!r}: readme-test: skip: WHY, or readme-test: synopsis")
+    if block.marker not in (None, *MARKERS):
+        pytest.fail(f"{block.name}: unknown marker {block.marker!r}: readme-test: skip: WHY, synopsis or output")
     if block.marker is None and block.language not in RUN:
-        pytest.fail(f"{block.name}: a block runs as {', '.join(RUN)}, or is marked skip (saying why) or synopsis")
+        pytest.fail(f"{block.name}: a block runs as {', '.join(RUN)}, or is marked skip (saying why), synopsis "
+                    "or output")
     ok, output = runner.result(block)
     assert ok, f"{block.name} failed:\n{block.code}\n--- output ---\n{_tail(output)}"
 
@@ -283,14 +291,15 @@ def test_the_runner_names_a_broken_block_and_shows_its_output(tmp_path):
     text = ("intro\n\n```sh\necho fine\nrankkit no-such-command\n```\n\n```python\nx = 1\n```\n\n"
             "```python\nprint('before'); x.missing\n```\n\n```python\nprint('chained')\n```\n\n"
             "```sql\nCREATE TABLE t AS SELECT 1 AS a;\n```\n\n```sql\nSELECT b FROM t;\n```\n\n"
-            "<!-- readme-test: synopsis -->\n```text\nrankkit eval QRELS RUN [--no-such-option]\n```\n")
+            "<!-- readme-test: synopsis -->\n```text\nrankkit eval QRELS RUN [--no-such-option]\n```\n\n"
+            "<!-- readme-test: output -->\n```\nnot run\n```\n\n```bash\ntest -f qrels.txt\n```\n")
     blocks = readme_blocks(text)
     made = Runner(blocks, tmp_path)
     try:
         outcomes = {block.line: made.result(block) for block in blocks}
     finally:
         made.close()
-    assert [block.line for block in blocks] == [3, 8, 12, 16, 20, 24, 29]
+    assert [block.line for block in blocks] == [3, 8, 12, 16, 20, 24, 29, 34, 38]
     assert not outcomes[3][0] and "+ README.md:5: rankkit no-such-command" in outcomes[3][1]
     assert outcomes[8][0]
     assert not outcomes[12][0] and "before" in outcomes[12][1] and 'File "README.md", line 13' in outcomes[12][1]
@@ -298,6 +307,8 @@ def test_the_runner_names_a_broken_block_and_shows_its_output(tmp_path):
     assert outcomes[20][0]
     assert not outcomes[24][0] and '"b" not found' in outcomes[24][1]
     assert not outcomes[29][0] and "--no-such-option is not in --help" in outcomes[29][1]
+    assert outcomes[34] == (True, "")
+    assert blocks[-1].language == "sh" and not outcomes[38][0] and "+ README.md:39: test -f qrels.txt" in outcomes[38][1]
 
 
 def test_readme_measure_table_is_generated_from_the_registry():
