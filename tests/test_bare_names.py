@@ -108,3 +108,14 @@ def test_report_on_the_command_line_reads_bare_names(here, capsys):
     made = rankkit.Report.load(here / "sliced.json")
     assert sorted(made.slices["category"].unique()) == ["long", "short"]
     assert sorted(made.aggregate["system"].unique()) == ["run", "run (2)"]
+
+
+def test_report_reads_one_table_of_systems_as_eval_does(here, capsys):
+    """One run argument holding a system column is its systems, in report as in eval."""
+    frame = pd.DataFrame(ROWS, columns=["query_id", "doc_id", "score"])
+    pd.concat([frame.assign(system="a"), frame.assign(system="b")]).to_csv("systems.csv", index=False)
+    assert main(["report", "qrels.txt", "systems.csv", "-m", "AP", "-o", "systems.json"]) == 0, \
+        capsys.readouterr().err
+    assert sorted(rankkit.Report.load(here / "systems.json").aggregate["system"].unique()) == ["a", "b"]
+    assert main(["eval", "-m", "AP", "--format", "csv", "qrels.txt", "systems.csv"]) == 0
+    assert {"a", "b"} <= set(capsys.readouterr().out.replace(",", " ").split())
