@@ -201,6 +201,13 @@ def run_arguments(given: Sequence[str]) -> str | dict[str, str]:
     return dict(zip(names, (path for _, path in pairs)))
 
 
+def baseline_name(runs: str | dict[str, str], baseline: str | None) -> str | None:
+    """The baseline as run_arguments() named it: given by that name, or by the run's path or file name."""
+    if isinstance(runs, dict) and baseline is not None and baseline not in runs:
+        return next((name for name, path in runs.items() if baseline in (path, Path(path).name)), baseline)
+    return baseline
+
+
 def _run_eval(args: argparse.Namespace) -> int:
     # rows, not frames: printing numbers does not need pandas (half a second to import)
     from rankkit.evaluate import evaluate_rows
@@ -305,9 +312,7 @@ def _run_compare(args: argparse.Namespace) -> int:
 
     measures = args.measures
     runs = run_arguments(args.runs)
-    baseline = args.baseline
-    if isinstance(runs, dict) and baseline not in runs:  # a run given by its path or file name
-        baseline = next((name for name, path in runs.items() if baseline in (path, Path(path).name)), baseline)
+    baseline = baseline_name(runs, args.baseline)
     con = _connect(args)
     columns = _columns(args)
     # the same runs and names as rankkit eval and Python: a TREC file is one run, whatever its tags say
@@ -322,13 +327,13 @@ def _run_compare(args: argparse.Namespace) -> int:
 
 def _add_report(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("qrels", help="qrels: TREC text (plain or gzip), CSV/TSV with a header, Parquet file/glob/folder")
-    sub.add_argument("runs", nargs="+", metavar="run", help="one or more runs, each one system named by its file stem")
+    sub.add_argument("runs", nargs="+", metavar="run", help=RUN_HELP)
     sub.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE", required=True,
                      help="a measure (nDCG@10, AP, ...) or trec_eval name; repeatable")
     sub.add_argument("-o", "--output", metavar="FILE", required=True,
                      help="the report: .html, .md, .tex (a document for pdflatex), .csv, .json or .parquet")
-    sub.add_argument("--baseline", metavar="NAME", help="compare every run with this one (its file stem or path); "
-                     "default: every pair")
+    sub.add_argument("--baseline", metavar="NAME", help="compare every run with this one (a run's name, "
+                     "path or file name); default: every pair")
     sub.add_argument("--test", choices=("t", "wilcoxon", "permutation", "bootstrap"), default="t",
                      help="paired test over queries (default t)")
     sub.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="holm",
@@ -367,7 +372,7 @@ def _conventions(args: argparse.Namespace):
 
 
 def _run_report(args: argparse.Namespace) -> int:
-    from rankkit.report.build import build, run_names
+    from rankkit.report.build import build
     from rankkit.report.model import SUFFIXES
     from rankkit.trec import expand, family_of
 
@@ -375,15 +380,14 @@ def _run_report(args: argparse.Namespace) -> int:
         raise UsageError(f"-o {args.output}: a report is written as {', '.join(SUFFIXES)}; the suffix says which")
     if (args.by is None) != (args.queries is None):
         raise UsageError("--by and --queries go together: the column, and the query table that has it")
-    stems = run_names(args.runs)
-    baseline = args.baseline
-    if baseline is not None and baseline in args.runs:
-        baseline = stems[args.runs.index(baseline)]
+    # runs named as eval, compare, check and explore name them (PATH or NAME=PATH)
+    runs = run_arguments(args.runs)
+    baseline = baseline_name(runs, args.baseline)
     # trec_eval's forms (P.5,10, families, nicknames) as rankkit eval reads them; text measures
     # (runid, relstring) have no mean to report
     measures = [name for name in expand(args.measures or ["official"])
                 if (family := family_of(name)) is None or not family.text]
-    result = build(args.qrels, list(args.runs), measures, baseline=baseline, test=args.test,
+    result = build(args.qrels, runs, measures, baseline=baseline, test=args.test,
                    correction=args.correction, alpha=args.alpha, ci=args.ci or None, seed=args.seed,
                    resamples=10000, by=args.by, queries=args.queries, title=args.title, con=_connect(args),
                    columns=_columns(args), conventions=_conventions(args), call=_command_line(args))
@@ -540,7 +544,9 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "verify": ("Recompute a saved report (JSON) from the inputs it records; exit 1 when a number moved.",
                _add_verify, _run_verify),
     "macros": ("Print the SQL macros as one script for the duckdb shell (.read it).", _add_macros, _run_macros),
-    "demo": ("Generate the sample data, evaluate two systems on it, write per-query results.", _add_demo, _run_demo),
+    "demo": ("Generate the sample data, evaluate two systems on it, write per-query results and a report, and "
+             "the files the README's examples read (run.csv, run.parquet, topics.csv, rankkit.sql).",
+             _add_demo, _run_demo),
     "explore": ("Serve the explorer (per-query plots, system against system, traces) on 127.0.0.1 with Voila.",
                 _add_explore, _run_explore),
 }

@@ -18,27 +18,32 @@ _DOCS_PER_QUERY = 100
 
 
 def write_sample(folder: Path, queries: int = 300, seed: int = 2024) -> dict[str, Path]:
-    """Write ``qrels.txt``, ``bm25.run`` and ``dense.run`` (TREC text) into ``folder``.
+    """Write ``qrels.txt``, ``bm25.run`` and ``dense.run`` (TREC text) and ``topics.csv`` (a query
+    table: query_id, category) into ``folder``.
 
     Each query has 40 judged documents with grades 0 to 3; each system retrieves 100 documents.
     The "dense" system sees the grades with less noise than "bm25", so it should win. Scores are
-    multiples of 1/8, so some tie, as real scores do.
+    multiples of 1/8, so some tie, as real scores do. A query's category says whether it has few
+    (under 18) or many relevant documents, an attribute to slice by.
     """
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
-    paths = {name: folder / name for name in ("qrels.txt", "bm25.run", "dense.run")}
-    qrels_lines, runs = [], {"bm25": [], "dense": []}
+    paths = {name: folder / name for name in ("qrels.txt", "bm25.run", "dense.run", "topics.csv")}
+    qrels_lines, runs, topics = [], {"bm25": [], "dense": []}, ["query_id,category"]
     for q in range(1, queries + 1):
         qid = f"q{q:03d}"
         pool = [f"d{q:03d}_{d:04d}" for d in range(400)]
         grades = {doc: rng.choices((0, 1, 2, 3), weights=(55, 25, 13, 7))[0] for doc in rng.sample(pool, 40)}
         qrels_lines += [f"{qid} 0 {doc} {grade}" for doc, grade in sorted(grades.items())]
+        relevant = sum(grade > 0 for grade in grades.values())
+        topics.append(f"{qid},{'few relevant' if relevant < 18 else 'many relevant'}")
         for system, noise in (("bm25", 2.2), ("dense", 1.4)):
             scored = {doc: grades.get(doc, -0.3) + rng.gauss(0, noise) for doc in pool}
             top = sorted(scored.items(), key=lambda item: -item[1])[:_DOCS_PER_QUERY]
             runs[system] += [f"{qid} Q0 {doc} {rank} {round(score * 8) / 8:g} {system}"
                              for rank, (doc, score) in enumerate(top, start=1)]
     write_text(paths["qrels.txt"], "\n".join(qrels_lines) + "\n")
+    write_text(paths["topics.csv"], "\n".join(topics) + "\n")
     for system in runs:
         write_text(paths[f"{system}.run"], "\n".join(runs[system]) + "\n")
     return paths
@@ -59,6 +64,7 @@ def run_demo(folder: Path, queries: int, out: IO[str]) -> pd.DataFrame:
     per_query_path = folder / "per_query.csv"
     with replacing(per_query_path) as partial:
         per_query.to_csv(partial, index=False)
+    _write_other_forms(con, runs, folder)
     table = aggregate.pivot(index="system", columns="measure", values="value")[DEMO_MEASURES]
     out.write(f"rankkit demo: {queries} queries, 2 systems, sample data in {folder}/\n\n")
     out.write(table.to_string(float_format=lambda v: f"{v:.4f}") + "\n\n")
@@ -67,5 +73,21 @@ def run_demo(folder: Path, queries: int, out: IO[str]) -> pd.DataFrame:
                                  baseline="bm25", con=con, title=f"rankkit demo: {queries} queries, bm25 and dense"
                                  ).save(folder / "report.html")
     out.write(f"report: {report_path}\n")
+    out.write("also: run.csv and run.parquet (both runs, with a system column), topics.csv (query attributes), "
+              "rankkit.sql (the macros for the duckdb shell)\n")
     out.write(f"done in {time.perf_counter() - started:.2f} s\n")
     return aggregate
+
+
+def _write_other_forms(con, runs, folder: Path) -> None:
+    """The sample in the other forms the README's examples read, so that each runs in the demo folder:
+    both runs as one table with a system column (run.csv, run.parquet) and the macro script (rankkit.sql,
+    what ``rankkit macros > rankkit.sql`` writes)."""
+    from rankkit._sql import script
+
+    table = runs.select("system, query_id, doc_id, rank, score").order("system, query_id, rank")
+    with replacing(folder / "run.csv") as partial:
+        table.write_csv(str(partial))
+    with replacing(folder / "run.parquet") as partial:
+        table.write_parquet(str(partial))
+    write_text(folder / "rankkit.sql", script())

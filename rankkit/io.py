@@ -950,10 +950,25 @@ def is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     except duckdb.Error:
         return False
     if Path(name).exists():
+        # DuckDB's replacement scan binds any data file by its name (run.csv, big.parquet): only the
+        # catalog tells a real table or view from the file itself
+        if not _in_catalog(con, name):
+            return False
         raise InputError(
             f"'{name}' is both a table in the connection and a file in {Path.cwd()}: pass con.table('{name}') "
             f"for the table, or pathlib.Path('{name}') (or './{name}') for the file")
     return True
+
+
+def _in_catalog(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    """Whether ``name`` (``table``, ``schema.table`` or ``database.schema.table``) is a table or view
+    in ``con``'s catalog (temporary ones and registered DataFrames included)."""
+    *qualifiers, table = name.lower().split(".")
+    rows = con.execute(
+        "SELECT lower(database_name), lower(schema_name) FROM duckdb_tables() WHERE lower(table_name) = ? "
+        "UNION ALL SELECT lower(database_name), lower(schema_name) FROM duckdb_views() "
+        "WHERE NOT internal AND lower(view_name) = ?", [table, table]).fetchall()
+    return any(qualifiers in ([], [schema], [database], [database, schema]) for database, schema in rows)
 
 
 RUN_SUFFIXES = (".gz", ".parquet", ".pq", ".csv", ".tsv", ".txt", ".run", ".trec", ".res")
