@@ -189,6 +189,54 @@ def test_latex_golden(inputs, made):
     text = fixed(made, inputs["qrels"].parent).to_latex()
     golden("table.tex", text)
     assert r"\toprule" in text and r"dense\_v2" in text and r"\textbf{" in text and r"\textsuperscript{a}" in text
+    assert text == made.table("latex").replace(made.record["date"], "2026-01-01T00:00:00+00:00").replace(
+        made.record["rankkit"], "0.1.0")
+
+
+def _interval(made, measure: str, system: str) -> str:
+    row = made.aggregate.set_index(["measure", "system"]).loc[(measure, system)]
+    return f"[{row['ci_low']:.4f}, {row['ci_high']:.4f}]"
+
+
+def test_table_is_systems_by_measures_with_caption_label_and_optional_intervals(made):
+    bm25 = _interval(made, "ndcg_cut_10", "bm25")
+    latex = made.table("latex")
+    assert r"\begin{table}" in latex and r"\caption{Three systems \& a baseline}" in latex
+    assert r"\label{tab:three-systems-a-baseline}" in latex and bm25 not in latex
+    lines = latex.splitlines()
+    assert lines[lines.index(r"\midrule") - 1].startswith("System & nDCG@10 & AP & RR & P(rel=2)@5 & NumRelRet")
+    assert [line.split(" & ")[0] for line in lines if line.startswith("(")] == ["(a) bm25", r"(b) dense\_v2", "(c) hybrid"]
+    assert "superscript letter: significantly better" in latex
+    wide = made.table("latex", intervals=True, caption="DL19: 100% of it", label="tab:dl19")
+    assert rf"{{\scriptsize {bm25}}}" in wide and r"\caption{DL19: 100\% of it}" in wide and r"\label{tab:dl19}" in wide
+    assert r"In brackets: the 95\%" in wide and "In brackets" not in latex  # the note names what is shown
+    markdown = made.table("markdown", caption="DL19")
+    assert markdown.startswith("| system | nDCG@10 | AP | RR | P(rel=2)@5 | NumRelRet | queries |\n|:---|")
+    assert "| (c) hybrid | **0.8333**<sup>a</sup> |" in markdown and "\nTable: DL19\n" in markdown
+    assert bm25 not in markdown and bm25 in made.table("markdown", intervals=True)
+    assert made.to_latex(caption="DL19", label="tab:x") == made.table("latex", caption="DL19", label="tab:x")
+
+
+def test_table_refuses_an_unknown_format_and_a_label_latex_cannot_take(made):
+    with pytest.raises(InputError, match=r"format 'html': expected one of 'latex', 'markdown'"):
+        made.table("html")
+    with pytest.raises(InputError, match=r"label 'tab:my results': expected letters, digits and"):
+        made.table("latex", label="tab:my results")
+
+
+def test_pasted_table_compiles_in_a_plain_article(made, tmp_path):
+    pdflatex = shutil.which("pdflatex")
+    if pdflatex is None:
+        pytest.skip("pdflatex is absent: apt-get install texlive-latex-recommended")
+    (tmp_path / "paper.tex").write_text("\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
+                                        "Table~\\ref{tab:dl19} shows it.\n" + made.table("latex", label="tab:dl19")
+                                        + "\\end{document}\n")
+    for _ in range(2):  # the second pass resolves \ref
+        done = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout[-3000:]
+    log = (tmp_path / "paper.log").read_text(errors="replace")
+    assert "Overfull" not in log and "undefined" not in log  # five measures fit a 10pt article's text width
 
 
 def test_csv_golden_and_read_back(inputs, made):
@@ -328,7 +376,14 @@ def test_tex_document_compiles_with_pdflatex(made, tmp_path):
     pdflatex = shutil.which("pdflatex")
     if pdflatex is None:
         pytest.skip("pdflatex is absent: apt-get install texlive-latex-recommended")
-    made.save(tmp_path / "report.tex")
+    text = made.save(tmp_path / "report.tex").read_text()
+    # the intervals the HTML shows, a caption and a label on every table of numbers
+    assert _interval(made, "AP", "hybrid") in text and r"\label{tab:aggregate}" in text
+    assert text.count(r"\caption{") == text.count(r"\label{tab:") == 4  # aggregate, comparison, coverage, slices
+    # no heading or table head left at a page foot: each heading keeps room under it, each long table
+    # repeats its head on the next page
+    assert r"\section*" not in text.split(r"\begin{document}")[1] and text.count(r"\heading{") == 5
+    assert text.count(r"\begin{longtable}") == text.count(r"\endhead") == 7
     for _ in range(2):  # longtable settles its column widths on the second pass
         done = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "report.tex"], cwd=tmp_path,
                               capture_output=True, text=True, timeout=120)
@@ -338,6 +393,14 @@ def test_tex_document_compiles_with_pdflatex(made, tmp_path):
     if shutil.which("pdftoppm"):
         subprocess.run(["pdftoppm", "-png", "-r", "80", "report.pdf", "page"], cwd=tmp_path, check=True, timeout=120)
         assert list(tmp_path.glob("page-*.png"))
+    if shutil.which("pdftotext"):  # no page ends with a heading or a table's head
+        pages = subprocess.run(["pdftotext", "-layout", "report.pdf", "-"], cwd=tmp_path, check=True, text=True,
+                               capture_output=True, timeout=120).stdout.split("\f")
+        for page in pages[:-2]:
+            lines = [line.strip() for line in page.splitlines() if line.strip()][:-1]  # the page number
+            assert lines[-1] not in ("Aggregate", "Comparison", "Judgment coverage", "Slices by category",
+                                     "How the numbers were made") and not lines[-1].startswith(("Table ", "System ")), \
+                page[-300:]
 
 
 # ---- a real pair: the Parquet's per-query values are trec_eval's ----------------------------------

@@ -61,11 +61,45 @@ class Report:
 
         return markdown(self)
 
-    def to_latex(self) -> str:
-        """A booktabs table fragment: best values bold, significance as superscript letters, a note."""
-        from rankkit.report.render import latex_table
+    def table(self, format: str = "latex", *, intervals: bool = False, caption: str | None = None,
+              label: str | None = None) -> str:
+        """The systems x measures table, to paste into a paper as is.
 
-        return latex_table(self)
+        Rows are the systems (lettered a, b, c ...), columns the measures: each system's mean (the
+        sum for counts) and its query count, the best per measure in bold, and a superscript letter
+        for each system it beats significantly after correction; a note under the table says so.
+
+        Parameters
+        ----------
+        format:
+            ``"latex"``: a ``table`` float with ``\\caption`` and ``\\label`` around a booktabs
+            ``tabular`` (the paper's preamble needs ``\\usepackage{booktabs}``). ``"markdown"``:
+            a GitHub-flavoured table, the caption under it as pandoc's ``Table:`` line.
+        intervals:
+            Also show each mean's interval (in LaTeX on a smaller line under the means).
+        caption:
+            Plain text, escaped for the format (default: the report's title).
+        label:
+            LaTeX's ``\\label`` (default ``tab:`` and the title's words); in Markdown it is written
+            only when given, as pandoc-crossref's ``{#label}``.
+
+        Examples
+        --------
+        >>> print(made.table("markdown", caption="MRR on three queries"))  # doctest: +SKIP
+        | system | RR | P@1 | queries |
+        |:---|---:|---:|---:|
+        | (a) x | **1.0000**<sup>b</sup> | **1.0000**<sup>b</sup> | 3 |
+        | (b) y | 0.5000 | 0.0000 | 3 |
+        ...
+        """
+        from rankkit.report.render import table
+
+        return table(self, format, intervals, caption, label)
+
+    def to_latex(self, *, intervals: bool = False, caption: str | None = None, label: str | None = None) -> str:
+        """``table("latex", ...)``: a booktabs table float with caption and label, best values bold,
+        significance as superscript letters, a note on the marks."""
+        return self.table("latex", intervals=intervals, caption=caption, label=label)
 
     def to_csv(self) -> str:
         """The aggregate table, one row per measure and system, with interval, best and significance."""
