@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import warnings
@@ -362,6 +363,58 @@ def test_html_renders_offline_in_chromium(made, tmp_path):
     assert len(shown["images"]) == len(made.record["measures"]) * 2 or not _plots_available()
     assert shown["rows"] == 16
     assert shown["width"] <= 1280  # wide tables scroll in their own box: the page itself never scrolls sideways
+
+
+# Printable width in CSS pixels (96 per inch) of each paper, less the report's 12 mm margins.
+PAPERS = {"A4": (210 - 24) / 25.4 * 96, "Letter": 8.5 * 96 - 24 / 25.4 * 96}
+
+
+def test_html_prints_on_a4_and_letter_with_nothing_cut_off(made, tmp_path):
+    """Printed, the per-query table (three systems by five measures) ran past the page's right edge."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the print test drives Chromium with Playwright")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium (or set RANKKIT_CHROMIUM)")
+    path = made.save(tmp_path / "report.html")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            for paper, width in PAPERS.items():
+                page = browser.new_page(viewport={"width": int(width), "height": 1000})
+                page.emulate_media(media="print")
+                page.goto(path.as_uri())
+                laid = page.evaluate("""() => ({
+                    page: document.documentElement.scrollWidth,
+                    right: Math.max(...[...document.querySelectorAll('.rankkit-report *')].map(
+                        e => e.getBoundingClientRect().right + parseFloat(getComputedStyle(e).marginRight))),
+                    wrapped: [...document.querySelectorAll('table.per-query td, table.aggregate .value')].filter(cell => {
+                        const range = document.createRange(); range.selectNodeContents(cell);
+                        return range.getClientRects().length > 1; }).length,
+                })""")
+                assert laid["page"] <= int(width) and laid["right"] <= int(width) + 0.5, (paper, laid)
+                assert laid["wrapped"] == 0, (paper, laid)  # a value on one line, not broken to fit
+                page.pdf(path=str(tmp_path / f"{paper}.pdf"), format=paper)
+                page.close()
+        finally:
+            browser.close()
+    if shutil.which("pdftotext"):  # on paper, every query's line holds its id and all 15 values
+        for paper in PAPERS:
+            text = subprocess.run(["pdftotext", "-layout", f"{paper}.pdf", "-"], cwd=tmp_path, check=True,
+                                  capture_output=True, text=True, timeout=120).stdout
+            lines = [line.split() for line in text.splitlines() if re.match(r"\s*q\d\d\s", line)]
+            assert len(lines) == 16 and all(len(line) == 16 for line in lines), (paper, lines)
+
+
+def test_html_splits_a_per_query_table_too_wide_for_paper(made):
+    """Seven systems by five measures: tables of three, three and one systems, each query in each."""
+    extra = [made.per_query.assign(system=made.per_query["system"] + f"_{i}") for i in (2, 3)]
+    systems = made.record["systems"] + [f"{s}_{i}" for i in (2, 3) for s in made.record["systems"]][:4]
+    wide = rankkit.Report(title=made.title, record={**made.record, "systems": systems}, aggregate=made.aggregate,
+                          per_query=pd.concat([made.per_query, *extra]))
+    page = wide.to_html()
+    assert page.count('<table class="per-query">') == 3
+    heads = re.findall(r'<th class="system" colspan="(\d+)">([^<]+)</th>', page)
+    assert heads == [("5", s) for s in systems]
+    assert page.count("<td class=\"name\">q01</td>") == 3
 
 
 def _plots_available() -> bool:

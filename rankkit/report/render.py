@@ -215,13 +215,48 @@ def _context(report) -> dict:
 def html(report, fragment: bool = False) -> str:
     context = _context(report)
     wide = context.pop("per_query")
-    context["per_query_systems"] = [(system, sum(1 for s, _ in wide.columns if s == system))
-                                    for system in dict.fromkeys(s for s, _ in wide.columns)]
-    context["per_query_measures"] = [measure for _, measure in wide.columns]
-    context["per_query_rows"] = _per_query_cells(wide)[1]
+    context["per_query_count"] = len(wide.index)
+    context["per_query_tables"] = _per_query_tables(wide)
     context["figures"] = figures(report)
     context["fragment"] = fragment
     return _environment("html").get_template("report.html.j2").render(context)
+
+
+# Value columns in one per-query table of the HTML: at 7pt, fifteen numbers and the query id fit the
+# width A4 and Letter print in portrait (the browser test prints both); wider, the table is split.
+PRINTED_COLUMNS = 15
+
+
+def _per_query_tables(wide: pd.DataFrame) -> list[dict]:
+    """The per-query table cut into tables of at most PRINTED_COLUMNS values, whole systems together
+    where a system's measures fit: one table on screen for a few systems, and nothing cut off on paper."""
+    rows = _per_query_cells(wide)[1]
+    tables = []
+    for start, stop in _column_groups([system for system, _ in wide.columns]):
+        columns = list(wide.columns[start:stop])
+        tables.append({"systems": [(system, sum(1 for s, _ in columns if s == system))
+                                   for system in dict.fromkeys(s for s, _ in columns)],
+                       "measures": [measure for _, measure in columns],
+                       "rows": [[row[0]] + row[1 + start:1 + stop] for row in rows]})
+    return tables
+
+
+def _column_groups(systems: list[str], most: int = PRINTED_COLUMNS) -> list[tuple[int, int]]:
+    """(start, stop) of each table's columns, given each column's system in order."""
+    groups: list[tuple[int, int]] = []
+    start = at = 0
+    for system in dict.fromkeys(systems):
+        span = systems.count(system)
+        if at > start and at + span - start > most:  # this system starts the next table
+            groups.append((start, at))
+            start = at
+        at += span
+        while at - start > most:  # one system wider than a table: its measures split
+            groups.append((start, start + most))
+            start += most
+    if at > start:
+        groups.append((start, at))
+    return groups
 
 
 def _per_query_cells(wide: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
