@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 
 __all__ = ["main"]
 
-FORMATS = ("trec", "csv", "json", "markdown")
+FORMATS = ("trec", "csv", "json", "markdown", "markdown-table", "latex")
 RUN_HELP = ("one or more runs, in the same kinds of file, each PATH or NAME=PATH; a TREC file is one run named by "
             "its stem (--split-by-tag: one per tag), a table with a system column holds several")
 
@@ -139,7 +139,11 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
                      help="documents in the collection, for utility (trec_eval -N; default 0)")
     sub.add_argument("-n", action="store_false", dest="summary",
                      help="no summary: print per-query values only (with -q)")
-    sub.add_argument("--format", choices=FORMATS, default="trec", help="output format (default trec)")
+    sub.add_argument("--format", choices=FORMATS, default="trec", metavar="FORMAT",
+                     help="output format: trec (default), csv, json or markdown print a row per value; "
+                          "markdown-table and latex print the summary as a table of systems x measures to paste "
+                          "into a paper (LaTeX: a booktabs table float with caption and label), the best mean in "
+                          "bold; for significance marks use rankkit report --baseline")
     sub.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
     sub.add_argument("-o", "--output", metavar="FILE",
                      help="write the results to FILE (.parquet, .csv, .tsv, .json, .jsonl) streamed by DuckDB, "
@@ -207,6 +211,9 @@ def _run_eval(args: argparse.Namespace) -> int:
 
     import rankkit
 
+    if args.format in ("markdown-table", "latex") and (args.per_query or not args.summary):
+        raise UsageError(f"--format {args.format} prints the summary of each system (a table of systems x measures): "
+                         f"-q and -n print per-query values, in --format trec, csv, json or markdown")
     names = expand(args.measures or ["official"])
     text = [name for name in names if (family := family_of(name)) is not None and family.text]
     measures = [name for name in names if name not in text]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 __all__ = ["Cell", "Table", "make_table", "letters", "number", "markdown", "latex", "markdown_escape",
-           "latex_escape", "FORMATS"]
+           "latex_escape", "means_note", "BEST_NOTE", "FORMATS"]
 
 DIGITS = 4
 FORMATS = ("latex", "markdown")
@@ -76,6 +76,15 @@ class Table:
     @property
     def has_intervals(self) -> bool:
         return any(cell.interval() for row in self.systems for cell in row["cells"])
+
+
+BEST_NOTE = "Bold: the best system for the measure."
+
+
+def means_note(sums: list[str], gmeans: list[str] = ()) -> str:
+    """What a value is: a mean over queries, a sum for the counts, a geometric mean for gm_map ..."""
+    others = [f"sum for {', '.join(sums)}"] * bool(sums) + [f"geometric mean for {', '.join(gmeans)}"] * bool(gmeans)
+    return "Mean over queries" + (f" ({'; '.join(others)})." if others else ".")
 
 
 def letters(systems: list[str]) -> dict[str, str]:

@@ -533,6 +533,39 @@ def test_cli_report_and_verify(inputs, tmp_path, capsys):
         assert (tmp_path / f"r{suffix}").exists()
 
 
+def test_cli_eval_prints_the_reports_table_as_latex_and_markdown(inputs, made, capsys):
+    """rankkit eval with several runs prints the Report's systems x measures table (means only: eval
+    runs no test, and its note says so), drawn by the same renderer."""
+    runs = [str(path) for path in inputs["runs"].values()]
+    measures = [word for name in ["nDCG@10", "AP", "RR", "P(rel=2)@5", "NumRelRet"] for word in ("-m", name)]
+    for fmt, header, paper in (("latex", "System &", made.table("latex")),
+                               ("markdown-table", "| system |", made.table("markdown"))):
+        assert main(["eval", str(inputs["qrels"]), *runs, *measures, "--format", fmt]) == 0
+        printed = capsys.readouterr().out
+        assert _line(printed, header) == _line(paper, header)
+        assert _line(printed, "(a) bm25") == _line(paper, "(a) bm25")  # the baseline beats nothing: no mark
+        assert "**0.8333**" in printed or r"\textbf{0.8333}" in printed  # hybrid's nDCG@10, the best
+        assert "superscript" not in printed and "<sup>" not in printed
+        assert "No significance marks: rankkit eval runs no test" in printed
+        assert (r"\begin{table}" in printed) == (fmt == "latex")
+
+
+def _line(text: str, start: str) -> str:
+    return next(line for line in text.splitlines() if line.lstrip("| ").startswith(start.lstrip("| ")))
+
+
+def test_cli_eval_table_formats_load_no_heavy_module_and_refuse_per_query(inputs, capsys):
+    from test_import import loaded_after
+
+    files = [str(inputs["qrels"]), str(inputs["runs"]["bm25"]), str(inputs["runs"]["hybrid"])]
+    calls = "\n".join(f"main(['eval', '--format', {fmt!r}, '-m', 'nDCG@10', '-m', 'num_ret', *{files!r}])"
+                      for fmt in ("latex", "markdown-table"))
+    assert loaded_after(f"from rankkit.cli import main\n{calls}") == []  # no pandas, no scipy: a second saved
+    assert main(["eval", "-q", "--format", "latex", *files]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--format latex prints the summary of each system" in err[0] and "-q" in err[0]
+
+
 def test_cli_report_bad_usage_exits_2_with_one_line(inputs, tmp_path, capsys):
     runs = [str(p) for p in inputs["runs"].values()]
     assert main(["report", str(inputs["qrels"]), *runs, "-m", "AP", "-o", str(tmp_path / "r.docx")]) == 2

@@ -17,8 +17,8 @@ from rankkit.conventions import DESCRIPTIONS
 from rankkit.output import is_count
 from rankkit.stats import CORRECTIONS, TESTS
 from rankkit.errors import InputError
-from rankkit.table import (FORMATS, LATEX_SPECIAL, Table, latex as latex_table, latex_escape, letters, make_table,
-                           markdown as markdown_table, markdown_escape, number)
+from rankkit.table import (BEST_NOTE, FORMATS, LATEX_SPECIAL, Table, latex as latex_table, latex_escape, letters, make_table,
+                           markdown as markdown_table, markdown_escape, means_note, number)
 
 __all__ = ["html", "markdown", "table", "latex_document", "csv_text", "parquet", "summary"]
 
@@ -72,9 +72,10 @@ def _interval(stats: dict) -> str:
 def _notes(record: dict, marked: bool) -> list[str]:
     stats = record["statistics"]
     counts = [m.get("label", m["name"]) for m in record["measures"] if m["aggregate"] == "sum"]
-    notes = ["Mean over queries" + (f" (sum for {', '.join(counts)})." if counts else ".")]
+    gmeans = [m.get("label", m["name"]) for m in record["measures"] if m["aggregate"] == "gmean"]
+    notes = [means_note(counts, gmeans)]
     if len(record["systems"]) > 1:
-        notes.append("Bold: the best system for the measure.")
+        notes.append(BEST_NOTE)
         against = (f"against the baseline {stats['baseline']}" if stats.get("baseline") is not None
                    else "between every pair of systems")
         notes.append(f"A superscript letter: significantly better than the system of that letter "
