@@ -133,6 +133,9 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
                           "repeatable; default: official, as trec_eval")
     sub.add_argument("-q", action="store_true", dest="per_query", help="also print every query's values")
     _add_conventions(sub, ties=("trec", "rank"))
+    sub.add_argument("--baseline", metavar="NAME",
+                     help="with --format latex or markdown-table: mark the runs that each run beats significantly "
+                          "(paired t-test against this run, Holm correction, p < 0.05), as rankkit report does")
     sub.add_argument("-J", action="store_true", dest="judged_only",
                      help="keep only the documents the qrels judge, ranked among themselves (trec_eval -J)")
     sub.add_argument("-N", type=int, default=0, dest="docs", metavar="N",
@@ -217,6 +220,8 @@ def _run_eval(args: argparse.Namespace) -> int:
     names = expand(args.measures or ["official"])
     text = [name for name in names if (family := family_of(name)) is not None and family.text]
     measures = [name for name in names if name not in text]
+    if args.baseline is not None:
+        return _marked_table(args, measures)
     con = _connect(args)
     columns = _columns(args)
     qrels = rankkit.read_qrels(args.qrels, con=con, columns=columns, duplicates=args.duplicates)
@@ -239,6 +244,40 @@ def _run_eval(args: argparse.Namespace) -> int:
               for system in systems]
     write_eval(sys.stdout, frames, args.format, args.digits, summary=args.summary)
     return 0
+
+
+def _marked_table(args: argparse.Namespace, measures: list[str]) -> int:
+    """--baseline: the table with significance marks, made as rankkit report makes its own (one
+    evaluation, paired tests against the baseline) and drawn by the same renderer."""
+    from rankkit.conventions import Conventions
+    from rankkit.output import EVAL_CAPTION, TABLES
+    from rankkit.report.build import build
+    from rankkit.report.render import table
+
+    if args.format not in TABLES:
+        raise UsageError(f"--baseline marks significance in the tables of --format {' or '.join(TABLES)}; "
+                         f"rankkit compare prints the tests themselves")
+    if args.split_by_tag:
+        raise UsageError("--baseline takes runs as files, one run each: give each tag's run as its own file")
+    conventions = Conventions(rel=args.rel, ties=args.ties, depth=args.depth, queries="qrels" if args.complete else "both",
+                              duplicates=args.duplicates, judged_only=args.judged_only, docs=args.docs)
+    with _stdin_runs(args.runs) as given:
+        runs = run_arguments(given)
+        made = build(args.qrels, runs, measures, baseline=_baseline_name(runs, args.baseline), test="t",
+                     correction="holm", alpha=0.05, ci=None, seed=0, resamples=10000, by=None, queries=None, title=None,
+                     con=_connect(args), columns=_columns(args), conventions=conventions,
+                     call=f"rankkit eval --baseline {args.baseline}")
+    latex = args.format == "latex"  # Markdown's table, as without --baseline, has no caption line
+    sys.stdout.write(table(made, TABLES[args.format], caption=EVAL_CAPTION if latex else None,
+                           label="tab:results" if latex else None, digits=args.digits))
+    return 0
+
+
+def _baseline_name(runs, baseline: str) -> str:
+    """The baseline as the runs are named: a run given by its path or file name is named so."""
+    if isinstance(runs, dict) and baseline not in runs:
+        return next((name for name, path in runs.items() if baseline in (path, Path(path).name)), baseline)
+    return baseline
 
 
 def _with_text(con, text: list[str], systems, runs, qrels, aggregate, per_query, args):
@@ -310,9 +349,7 @@ def _run_compare(args: argparse.Namespace) -> int:
 
     measures = args.measures
     runs = run_arguments(args.runs)
-    baseline = args.baseline
-    if isinstance(runs, dict) and baseline not in runs:  # a run given by its path or file name
-        baseline = next((name for name, path in runs.items() if baseline in (path, Path(path).name)), baseline)
+    baseline = _baseline_name(runs, args.baseline) if args.baseline is not None else None
     con = _connect(args)
     columns = _columns(args)
     # the same runs and names as rankkit eval and Python: a TREC file is one run, whatever its tags say

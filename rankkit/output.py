@@ -19,8 +19,9 @@ __all__ = ["write_eval", "is_count", "TABLES"]
 
 # the formats that print the aggregate as systems x measures, and the renderer each uses
 TABLES = {"markdown-table": "markdown", "latex": "latex"}
-NO_TEST_NOTE = ("No significance marks: rankkit eval runs no test (rankkit report --baseline NAME, or "
-                "Report.table() in Python, marks the systems each beats significantly).")
+NO_TEST_NOTE = ("No significance marks: with --baseline NAME, rankkit eval marks the systems each beats "
+                "significantly (paired t-test, Holm correction).")
+EVAL_CAPTION = "Each system's value per measure."
 
 
 def is_count(name: str) -> bool:
@@ -112,7 +113,7 @@ def _table(frames, fmt: str, digits: int) -> str:
                             {}, notes, digits=digits)
     if fmt == "markdown":
         return table.markdown(made)
-    return table.latex(made, caption="Each system's value per measure.", label="tab:results")
+    return table.latex(made, caption=EVAL_CAPTION, label="tab:results")
 
 
 def _aggregate_of(name: str) -> str:

@@ -188,9 +188,10 @@ def latex(table: Table, intervals: bool = False, caption: str | None = None, lab
     and label above a booktabs ``tabular``, each system's intervals on a smaller line under its
     means, the notes under it. ``fit`` scales a table wider than the text down to its width."""
     columns = "l" + "r" * len(table.measures) + "r"
-    # small type and narrower gaps, as papers set their tables: five measures fit a 10pt article's text
+    # small type and narrower gaps, as papers set their tables: five measures fit a 10pt article's text;
+    # booktabs' space above the top rule keeps it off the caption above it
     lines = [f"% {comment}" if comment else None, rf"\begin{{table}}[{placement}]", r"\centering", r"\small",
-             r"\setlength{\tabcolsep}{4pt}"]
+             r"\setlength{\tabcolsep}{4pt}", r"\setlength{\abovetopsep}{4pt}"]
     if caption is not None:
         lines.append(rf"\caption{{{latex_escape(caption)}}}")
     if label is not None:

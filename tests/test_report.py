@@ -546,8 +546,22 @@ def test_cli_eval_prints_the_reports_table_as_latex_and_markdown(inputs, made, c
         assert _line(printed, "(a) bm25") == _line(paper, "(a) bm25")  # the baseline beats nothing: no mark
         assert "**0.8333**" in printed or r"\textbf{0.8333}" in printed  # hybrid's nDCG@10, the best
         assert "superscript" not in printed and "<sup>" not in printed
-        assert "No significance marks: rankkit eval runs no test" in printed
+        assert "No significance marks: with --baseline NAME, rankkit eval marks" in printed
         assert (r"\begin{table}" in printed) == (fmt == "latex")
+
+
+def test_cli_eval_baseline_marks_the_table_as_the_report_does(inputs, made, capsys):
+    runs = [str(path) for path in inputs["runs"].values()]
+    measures = [word for name in MEASURES for word in ("-m", name)]
+    assert main(["eval", str(inputs["qrels"]), *runs, *measures, "--format", "markdown-table",
+                 "--baseline", str(inputs["runs"]["bm25"])]) == 0  # a run named by its path, as compare takes it
+    assert capsys.readouterr().out == made.table("markdown")  # same tests, same table, same notes
+    assert main(["eval", str(inputs["qrels"]), *runs, *measures, "--format", "latex", "--baseline", "bm25"]) == 0
+    printed = capsys.readouterr().out
+    assert r"\textsuperscript{a}" in printed and r"\label{tab:results}" in printed
+    assert main(["eval", str(inputs["qrels"]), *runs, "-m", "AP", "--baseline", "bm25"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--baseline marks significance in the tables of --format" in err[0]
 
 
 def _line(text: str, start: str) -> str:

@@ -74,14 +74,15 @@ class Report:
         format:
             ``"latex"``: a ``table`` float with ``\\caption`` and ``\\label`` around a booktabs
             ``tabular`` (the paper's preamble needs ``\\usepackage{booktabs}``). ``"markdown"``:
-            a GitHub-flavoured table, the caption under it as pandoc's ``Table:`` line.
+            a GitHub-flavoured table, then the notes.
         intervals:
             Also show each mean's interval (in LaTeX on a smaller line under the means).
         caption:
-            Plain text, escaped for the format (default: the report's title).
+            Plain text, escaped for the format. LaTeX's default is the report's title; Markdown
+            writes one, when given, under the table as pandoc's ``Table:`` line.
         label:
-            LaTeX's ``\\label`` (default ``tab:`` and the title's words); in Markdown it is written
-            only when given, as pandoc-crossref's ``{#label}``.
+            LaTeX's ``\\label`` (default ``tab:`` and the title's words); Markdown writes one, when
+            given, after the caption as pandoc-crossref's ``{#label}``.
 
         Examples
         --------

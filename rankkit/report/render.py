@@ -26,7 +26,7 @@ DIGITS = 4
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
-def summary(report) -> Table:
+def summary(report, digits: int = DIGITS) -> Table:
     """Means with intervals, the best per measure and the significance marks, from the report's frames."""
     record = report.record
     measures = [m["name"] for m in record["measures"]]
@@ -44,7 +44,7 @@ def summary(report) -> Table:
     interval = _interval_note(record)
     notes = notes[:1] + [interval] * bool(interval) + notes[1:]
     return make_table(measures, [labels(record)[name] for name in measures], systems, values,
-                      {m["name"]: m["aggregate"] == "mean" for m in record["measures"]}, beats, notes, interval)
+                      {m["name"]: m["aggregate"] == "mean" for m in record["measures"]}, beats, notes, interval, digits)
 
 
 def labels(record: dict) -> dict[str, str]:
@@ -283,15 +283,15 @@ def markdown(report) -> str:
 
 
 def table(report, format: str = "latex", intervals: bool = False, caption: str | None = None,
-          label: str | None = None) -> str:
+          label: str | None = None, digits: int = DIGITS) -> str:
     """The systems x measures table of :meth:`Report.table`."""
     if format not in FORMATS:
         raise InputError(f"format {format!r}: expected one of {', '.join(map(repr, FORMATS))}")
-    made = summary(report)
-    caption = report.title if caption is None else caption
+    made = summary(report, digits)
     if format == "markdown":
         return markdown_table(made, intervals, caption, label)
-    return latex_table(made, intervals, caption, default_label(report.title) if label is None else label,
+    return latex_table(made, intervals, report.title if caption is None else caption,
+                       default_label(report.title) if label is None else label,
                        comment=_provenance(report))
 
 
