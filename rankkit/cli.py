@@ -134,8 +134,9 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("-q", action="store_true", dest="per_query", help="also print every query's values")
     _add_conventions(sub, ties=("trec", "rank"))
     sub.add_argument("--baseline", metavar="NAME",
-                     help="with --format latex or markdown-table: mark the runs that each run beats significantly "
-                          "(paired t-test against this run, Holm correction, p < 0.05), as rankkit report does")
+                     help="with --format latex or markdown-table: test every run against this one (paired t-test, "
+                          "Holm correction, adjusted p < 0.05) and mark a run with the letter of each run it beats, "
+                          "as rankkit report does")
     sub.add_argument("-J", action="store_true", dest="judged_only",
                      help="keep only the documents the qrels judge, ranked among themselves (trec_eval -J)")
     sub.add_argument("-N", type=int, default=0, dest="docs", metavar="N",
@@ -146,7 +147,7 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
                      help="output format: trec (default), csv, json or markdown print a row per value; "
                           "markdown-table and latex print the summary as a table of systems x measures to paste "
                           "into a paper (LaTeX: a booktabs table float with caption and label), the best mean in "
-                          "bold; for significance marks use rankkit report --baseline")
+                          "bold; --baseline adds significance marks")
     sub.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
     sub.add_argument("-o", "--output", metavar="FILE",
                      help="write the results to FILE (.parquet, .csv, .tsv, .json, .jsonl) streamed by DuckDB, "
