@@ -182,39 +182,71 @@ def _checked_label(label: str) -> str:
     return label
 
 
+# small type and narrower gaps, as papers set their tables: five measures fit a 10pt article's text;
+# booktabs' space above the top rule keeps it off a caption above it
+_LATEX_SETTINGS = [r"\small", r"\setlength{\tabcolsep}{4pt}", r"\setlength{\abovetopsep}{4pt}"]
+
+
 def latex(table: Table, intervals: bool = False, caption: str | None = None, label: str | None = None,
           fit: bool = False, placement: str = "tbp", comment: str | None = None) -> str:
     """A ``table`` float to paste into a paper (the preamble needs ``\\usepackage{booktabs}``): caption
     and label above a booktabs ``tabular``, each system's intervals on a smaller line under its
     means, the notes under it. ``fit`` scales a table wider than the text down to its width."""
-    columns = "l" + "r" * len(table.measures) + "r"
-    # small type and narrower gaps, as papers set their tables: five measures fit a 10pt article's text;
-    # booktabs' space above the top rule keeps it off the caption above it
-    lines = [f"% {comment}" if comment else None, rf"\begin{{table}}[{placement}]", r"\centering", r"\small",
-             r"\setlength{\tabcolsep}{4pt}", r"\setlength{\abovetopsep}{4pt}"]
+    lines = [f"% {comment}" if comment else None, rf"\begin{{table}}[{placement}]", r"\centering", *_LATEX_SETTINGS]
     if caption is not None:
         lines.append(rf"\caption{{{latex_escape(caption)}}}")
     if label is not None:
         lines.append(rf"\label{{{_checked_label(label)}}}")
     if fit:
         lines.append(r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%")
-    lines += [rf"\begin{{tabular}}{{@{{}}{columns}@{{}}}}", r"\toprule",
-              "System" + "".join(f" & {latex_escape(label_)}" for label_ in table.labels) + r" & Queries \\",
-              r"\midrule"]
-    shown_intervals = intervals and table.has_intervals
+    lines += [rf"\begin{{tabular}}{{{_latex_columns(table)}}}", *_latex_head(table), *_latex_rows(table, intervals),
+              r"\bottomrule", r"\end{tabular}" + ("}" if fit else ""), r"\par\smallskip",
+              _latex_notes(table, intervals), r"\end{table}"]
+    return "\n".join(line for line in lines if line is not None) + "\n"
+
+
+def latex_long(table: Table, intervals: bool = False, caption: str | None = None, label: str | None = None,
+               comment: str | None = None) -> str:
+    """The same table as a ``longtable``, for more systems than a page holds: it breaks across pages,
+    its head repeated, each system's intervals kept with its means."""
+    title = (rf"\caption{{{latex_escape(caption)}}}" if caption is not None else "") + \
+        (rf"\label{{{_checked_label(label)}}}" if label is not None else "")
+    lines = [f"% {comment}" if comment else None, "{" + "".join(_LATEX_SETTINGS),
+             rf"\begin{{longtable}}{{{_latex_columns(table)}}}", (title + r"\\") if title else None,
+             *_latex_head(table), r"\endfirsthead", *_latex_head(table), r"\endhead", r"\bottomrule", r"\endlastfoot",
+             *_latex_rows(table, intervals, keep=r"\\*"), r"\end{longtable}", "}", _latex_notes(table, intervals)]
+    return "\n".join(line for line in lines if line is not None) + "\n"
+
+
+def _latex_columns(table: Table) -> str:
+    return "@{}l" + "r" * len(table.measures) + "r@{}"
+
+
+def _latex_head(table: Table) -> list[str]:
+    return [r"\toprule", "System" + "".join(f" & {latex_escape(label_)}" for label_ in table.labels) + r" & Queries \\",
+            r"\midrule"]
+
+
+def _latex_rows(table: Table, intervals: bool, keep: str = r"\\") -> list[str]:
+    """A row of means per system and, with intervals, a smaller row under it (``keep`` ends the
+    means' row: in a longtable, ``\\*`` forbids a page break between the two)."""
+    shown = intervals and table.has_intervals
+    lines = []
     for i, row in enumerate(table.systems):
-        if shown_intervals and i:
+        if shown and i:
             lines.append(r"\addlinespace[2pt]")
         cells = "".join(" & " + _latex_cell(cell, name) for cell, name in zip(row["cells"], table.measures))
-        lines.append(f"({row['letter']}) {latex_escape(row['name'])}{cells} & {latex_escape(row['queries'])} \\\\")
-        if shown_intervals:
+        lines.append(f"({row['letter']}) {latex_escape(row['name'])}{cells} & {latex_escape(row['queries'])} "
+                     + (keep if shown else r"\\"))
+        if shown:
             under = "".join(" & " + (rf"{{\scriptsize {latex_escape(cell.interval(name))}}}" if cell.interval(name)
                                      else "") for cell, name in zip(row["cells"], table.measures))
             lines.append(f"{under} & \\\\")
-    lines += [r"\bottomrule", r"\end{tabular}" + ("}" if fit else ""), r"\par\smallskip",
-              r"{\footnotesize " + " ".join(latex_escape(note) for note in table.shown_notes(intervals)) + r"\par}",
-              r"\end{table}"]
-    return "\n".join(line for line in lines if line is not None) + "\n"
+    return lines
+
+
+def _latex_notes(table: Table, intervals: bool) -> str:
+    return r"{\footnotesize " + " ".join(latex_escape(note) for note in table.shown_notes(intervals)) + r"\par}"
 
 
 def _latex_cell(cell: Cell, name: str) -> str:

@@ -456,6 +456,30 @@ def test_tex_document_compiles_with_pdflatex(made, tmp_path):
                 page[-300:]
 
 
+def test_tex_document_of_many_systems_breaks_its_aggregate_across_pages(made, tmp_path):
+    """Thirty systems with intervals are taller than a page: a float would run off its foot."""
+    pdflatex = shutil.which("pdflatex")
+    if pdflatex is None:
+        pytest.skip("pdflatex is absent: apt-get install texlive-latex-recommended")
+    systems = [f"run{i:02d}" for i in range(30)]
+    aggregate = pd.concat([made.aggregate[made.aggregate["system"] == "bm25"].assign(system=name) for name in systems])
+    many = rankkit.Report(title="Thirty runs", record={**made.record, "systems": systems}, aggregate=aggregate)
+    text = many.save(tmp_path / "report.tex").read_text()
+    assert r"\begin{longtable}" in text.split(r"\heading{Aggregate}")[1].split(r"\heading")[0]
+    for _ in range(2):
+        done = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "report.tex"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout[-3000:]
+    log = (tmp_path / "report.log").read_text(errors="replace")
+    assert "Float too large" not in log and "Overfull" not in log
+    if shutil.which("pdftotext"):  # every system's row, each under a head
+        pages = subprocess.run(["pdftotext", "-layout", "report.pdf", "-"], cwd=tmp_path, check=True, text=True,
+                               capture_output=True, timeout=120).stdout.split("\f")
+        rows = [line for line in "\n".join(pages).splitlines() if re.match(r"\s*\([a-z]\d?\) run\d\d", line)]
+        assert len(rows) == 30
+        assert all("System" in page for page in pages if re.search(r"\([a-z]\d?\) run\d\d", page))
+
+
 # ---- a real pair: the Parquet's per-query values are trec_eval's ----------------------------------
 
 def test_parquet_per_query_values_equal_trec_eval_on_dl19(tmp_path):

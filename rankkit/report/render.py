@@ -17,12 +17,15 @@ from rankkit.conventions import DESCRIPTIONS
 from rankkit.output import is_count
 from rankkit.stats import CORRECTIONS, TESTS
 from rankkit.errors import InputError
-from rankkit.table import (BEST_NOTE, FORMATS, LATEX_SPECIAL, Table, latex as latex_table, latex_escape, letters, make_table,
+from rankkit.table import (BEST_NOTE, FORMATS, LATEX_SPECIAL, Table, latex as latex_table, latex_escape, latex_long,
+                           letters, make_table,
                            markdown as markdown_table, markdown_escape, means_note, number)
 
 __all__ = ["html", "markdown", "table", "latex_document", "csv_text", "parquet", "summary"]
 
 DIGITS = 4
+# Systems whose means and intervals a page holds in one float; more go in a longtable.
+FLOAT_SYSTEMS = 20
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
@@ -312,9 +315,13 @@ def latex_document(report) -> str:
     environment.filters["texttt"] = latex_breakable
     environment.filters["texbreak"] = lambda text: latex_breakable(text, typewriter=False)
     context = _context(report)
-    # the intervals the HTML shows; a table wider than the page (long run names) is scaled to its width
-    aggregate = latex_table(context["summary"], intervals=True, caption="Each system's value per measure.",
-                            label="tab:aggregate", fit=True, placement="!htbp", comment=_provenance(report))
+    made = context["summary"]
+    # the intervals the HTML shows; a float's table wider than the page (long run names) is scaled to
+    # its width, and more systems than a page holds go on in a longtable
+    options = dict(intervals=True, caption="Each system's value per measure.", label="tab:aggregate",
+                   comment=_provenance(report))
+    aggregate = (latex_long(made, **options) if len(made.systems) > FLOAT_SYSTEMS
+                 else latex_table(made, fit=True, placement="!htbp", **options))
     return environment.get_template("report.tex.j2").render({**context, "table": aggregate})
 
 
