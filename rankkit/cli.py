@@ -210,12 +210,12 @@ def run_arguments(given: Sequence[str]) -> str | dict[str, str]:
 def _run_eval(args: argparse.Namespace) -> int:
     # rows, not frames: printing numbers does not need pandas (half a second to import)
     from rankkit.evaluate import evaluate_rows
-    from rankkit.output import write_eval
+    from rankkit.output import TABLES, write_eval
     from rankkit.trec import expand, family_of
 
     import rankkit
 
-    if args.format in ("markdown-table", "latex") and (args.per_query or not args.summary):
+    if args.format in TABLES and (args.per_query or not args.summary):
         raise UsageError(f"--format {args.format} prints the summary of each system (a table of systems x measures): "
                          f"-q and -n print per-query values, in --format trec, csv, json or markdown")
     names = expand(args.measures or ["official"])

@@ -108,7 +108,7 @@ def _table(frames, fmt: str, digits: int) -> str:
     combined = {name: _aggregate_of(name) for name in measures}
     notes = [table.means_note([name for name in measures if combined[name] == "sum"],
                               [name for name in measures if combined[name] == "gmean"])]
-    notes += [table.BEST_NOTE] * (len(systems) > 1) + [NO_TEST_NOTE]
+    notes += [table.BEST_NOTE, NO_TEST_NOTE] if len(systems) > 1 else []  # one system: nothing to compare
     made = table.make_table(measures, measures, systems, values, {name: combined[name] != "sum" for name in measures},
                             {}, notes, digits=digits)
     if fmt == "markdown":

@@ -13,8 +13,10 @@ import string
 from dataclasses import dataclass, field
 from typing import Mapping
 
-__all__ = ["Cell", "Table", "make_table", "letters", "number", "markdown", "latex", "markdown_escape",
-           "latex_escape", "means_note", "BEST_NOTE", "FORMATS"]
+from rankkit.output import is_count
+
+__all__ = ["Cell", "Table", "make_table", "letters", "number", "markdown", "latex", "latex_long", "markdown_escape",
+           "latex_escape", "means_note", "BEST_NOTE", "FORMATS", "DIGITS"]
 
 DIGITS = 4
 FORMATS = ("latex", "markdown")
@@ -30,8 +32,6 @@ def number(value, name: str = "", digits: int = DIGITS) -> str:
     """A value as the tables print it: counts (NumRet ...) as integers, others with ``digits`` decimals."""
     if _missing(value):
         return "–"
-    from rankkit.output import is_count  # output imports this module's renderers: import on use
-
     if name and is_count(name):
         return str(int(round(value)))
     return f"{value:.{digits}f}"
@@ -99,8 +99,9 @@ def make_table(measures: list[str], labels: list[str], systems: list[str], value
                averaged: Mapping[str, bool], beats: Mapping[tuple[str, str], list[str]], notes: list[str],
                interval_note: str = "", digits: int = DIGITS) -> Table:
     """The table from each (measure, system)'s ``{"value", "queries"[, "low", "high"]}``; ``averaged``
-    says which measures are means (only those get a best: a sum over more queries is no better);
-    ``beats`` the letters of the systems each (measure, system) is significantly better than."""
+    says which measures are means, arithmetic or geometric (only those get a best: a sum over more
+    queries is no better); ``beats`` the letters of the systems each (measure, system) is
+    significantly better than."""
     letter = letters(systems)
     top = {name: max((values[(name, s)]["value"] for s in systems
                       if (name, s) in values and not _missing(values[(name, s)]["value"])), default=math.nan)

@@ -15,15 +15,14 @@ import pandas as pd
 from rankkit.compare import format_p
 from rankkit.conventions import DESCRIPTIONS
 from rankkit.output import is_count
-from rankkit.stats import CORRECTIONS, TESTS
 from rankkit.errors import InputError
-from rankkit.table import (BEST_NOTE, FORMATS, LATEX_SPECIAL, Table, latex as latex_table, latex_escape, latex_long,
-                           letters, make_table,
-                           markdown as markdown_table, markdown_escape, means_note, number)
+from rankkit.stats import CORRECTIONS, TESTS
+from rankkit.table import (BEST_NOTE, DIGITS, FORMATS, LATEX_SPECIAL, Table, latex as latex_table, latex_escape,
+                           latex_long, letters, make_table, markdown as markdown_table, markdown_escape, means_note,
+                           number)
 
 __all__ = ["html", "markdown", "table", "latex_document", "csv_text", "parquet", "summary"]
 
-DIGITS = 4
 # Systems whose means and intervals a page holds in one float; more go in a longtable.
 FLOAT_SYSTEMS = 20
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -47,7 +46,7 @@ def summary(report, digits: int = DIGITS) -> Table:
     interval = _interval_note(record)
     notes = notes[:1] + [interval] * bool(interval) + notes[1:]
     return make_table(measures, [labels(record)[name] for name in measures], systems, values,
-                      {m["name"]: m["aggregate"] == "mean" for m in record["measures"]}, beats, notes, interval, digits)
+                      {m["name"]: m["aggregate"] != "sum" for m in record["measures"]}, beats, notes, interval, digits)
 
 
 def labels(record: dict) -> dict[str, str]:
