@@ -260,8 +260,9 @@ def _marked_table(args: argparse.Namespace, measures: list[str]) -> int:
                          f"rankkit compare prints the tests themselves")
     if args.split_by_tag:
         raise UsageError("--baseline takes runs as files, one run each: give each tag's run as its own file")
-    conventions = Conventions(rel=args.rel, ties=args.ties, depth=args.depth, queries="qrels" if args.complete else "both",
-                              duplicates=args.duplicates, judged_only=args.judged_only, docs=args.docs)
+    conventions = Conventions(rel=args.rel, ties=args.ties, depth=args.depth,
+                              queries="qrels" if args.complete else "both", duplicates=args.duplicates,
+                              judged_only=args.judged_only, docs=args.docs)
     with _stdin_runs(args.runs) as given:
         runs = run_arguments(given)
         made = build(args.qrels, runs, measures, baseline=_baseline_name(runs, args.baseline), test="t",

@@ -141,7 +141,8 @@ def markdown(table: Table, intervals: bool = False, caption: str | None = None, 
     lines = ["| system | " + "".join(f"{markdown_escape(label_)} | " for label_ in table.labels) + "queries |",
              "|:---|" + "---:|" * len(table.measures) + "---:|"]
     for row in table.systems:
-        cells = "".join(_markdown_cell(cell, name, intervals) + " | " for cell, name in zip(row["cells"], table.measures))
+        cells = "".join(_markdown_cell(cell, name, intervals) + " | "
+                        for cell, name in zip(row["cells"], table.measures))
         lines.append(f"| ({row['letter']}) {markdown_escape(row['name'])} | {cells}{row['queries']} |")
     text = "\n".join(lines) + "\n"
     if caption is not None:

@@ -206,7 +206,8 @@ def test_table_is_systems_by_measures_with_caption_label_and_optional_intervals(
     assert r"\label{tab:three-systems-a-baseline}" in latex and bm25 not in latex
     lines = latex.splitlines()
     assert lines[lines.index(r"\midrule") - 1].startswith("System & nDCG@10 & AP & RR & P(rel=2)@5 & NumRelRet")
-    assert [line.split(" & ")[0] for line in lines if line.startswith("(")] == ["(a) bm25", r"(b) dense\_v2", "(c) hybrid"]
+    names = [line.split(" & ")[0] for line in lines if line.startswith("(")]
+    assert names == ["(a) bm25", r"(b) dense\_v2", "(c) hybrid"]
     assert "superscript letter: significantly better" in latex
     wide = made.table("latex", intervals=True, caption="DL19: 100% of it", label="tab:dl19")
     assert rf"{{\scriptsize {bm25}}}" in wide and r"\caption{DL19: 100\% of it}" in wide and r"\label{tab:dl19}" in wide
@@ -386,7 +387,8 @@ def test_html_prints_on_a4_and_letter_with_nothing_cut_off(made, tmp_path):
                     page: document.documentElement.scrollWidth,
                     right: Math.max(...[...document.querySelectorAll('.rankkit-report *')].map(
                         e => e.getBoundingClientRect().right + parseFloat(getComputedStyle(e).marginRight))),
-                    wrapped: [...document.querySelectorAll('table.per-query td, table.aggregate .value')].filter(cell => {
+                    wrapped: [...document.querySelectorAll('table.per-query td, table.aggregate .value')]
+                        .filter(cell => {
                         const range = document.createRange(); range.selectNodeContents(cell);
                         return range.getClientRects().length > 1; }).length,
                 })""")
