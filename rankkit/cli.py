@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 
 __all__ = ["main"]
 
-FORMATS = ("trec", "csv", "json", "markdown")
+FORMATS = ("trec", "csv", "json", "markdown", "markdown-table", "latex")
 RUN_HELP = ("one or more runs, in the same kinds of file, each PATH or NAME=PATH; a TREC file is one run named by "
             "its stem (--split-by-tag: one per tag), a table with a system column holds several")
 
@@ -135,13 +135,21 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
                           "repeatable; default: official, as trec_eval")
     sub.add_argument("-q", action="store_true", dest="per_query", help="also print every query's values")
     _add_conventions(sub, ties=("trec", "rank"))
+    sub.add_argument("--baseline", metavar="NAME",
+                     help="with --format latex or markdown-table: test every run against this one (paired t-test, "
+                          "Holm correction, adjusted p < 0.05) and mark a run with the letter of each run it beats, "
+                          "as rankkit report does")
     sub.add_argument("-J", action="store_true", dest="judged_only",
                      help="keep only the documents the qrels judge, ranked among themselves (trec_eval -J)")
     sub.add_argument("-N", type=int, default=0, dest="docs", metavar="N",
                      help="documents in the collection, for utility (trec_eval -N; default 0)")
     sub.add_argument("-n", action="store_false", dest="summary",
                      help="no summary: print per-query values only (with -q)")
-    sub.add_argument("--format", choices=FORMATS, default="trec", help="output format (default trec)")
+    sub.add_argument("--format", choices=FORMATS, default="trec", metavar="FORMAT",
+                     help="output format: trec (default), csv, json or markdown print a row per value; "
+                          "markdown-table and latex print the summary as a table of systems x measures to paste "
+                          "into a paper (LaTeX: a booktabs table float with caption and label), the best mean in "
+                          "bold; --baseline adds significance marks")
     sub.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
     sub.add_argument("-o", "--output", metavar="FILE",
                      help="write the results to FILE (.parquet, .csv, .tsv, .json, .jsonl) streamed by DuckDB, "
@@ -211,14 +219,19 @@ def baseline_name(runs: str | dict[str, str], baseline: str | None) -> str | Non
 def _run_eval(args: argparse.Namespace) -> int:
     # rows, not frames: printing numbers does not need pandas (half a second to import)
     from rankkit.evaluate import evaluate_rows
-    from rankkit.output import write_eval
+    from rankkit.output import TABLES, write_eval
     from rankkit.trec import expand, family_of
 
     import rankkit
 
+    if args.format in TABLES and (args.per_query or not args.summary):
+        raise UsageError(f"--format {args.format} prints the summary of each system (a table of systems x measures): "
+                         f"-q and -n print per-query values, in --format trec, csv, json or markdown")
     names = expand(args.measures or ["official"])
     text = [name for name in names if (family := family_of(name)) is not None and family.text]
     measures = [name for name in names if name not in text]
+    if args.baseline is not None:
+        return _marked_table(args, measures)
     con = _connect(args)
     columns = _columns(args)
     qrels = rankkit.read_qrels(args.qrels, con=con, columns=columns, duplicates=args.duplicates)
@@ -240,6 +253,34 @@ def _run_eval(args: argparse.Namespace) -> int:
                None if per_query is None else [row for row in per_query if row["system"] == system])
               for system in systems]
     write_eval(sys.stdout, frames, args.format, args.digits, summary=args.summary)
+    return 0
+
+
+def _marked_table(args: argparse.Namespace, measures: list[str]) -> int:
+    """--baseline: the table with significance marks, made as rankkit report makes its own (one
+    evaluation, paired tests against the baseline) and drawn by the same renderer."""
+    from rankkit.conventions import Conventions
+    from rankkit.output import EVAL_CAPTION, TABLES
+    from rankkit.report.build import build
+    from rankkit.report.render import table
+
+    if args.format not in TABLES:
+        raise UsageError(f"--baseline marks significance in the tables of --format {' or '.join(TABLES)}; "
+                         f"rankkit compare prints the tests themselves")
+    if args.split_by_tag:
+        raise UsageError("--baseline takes runs as files, one run each: give each tag's run as its own file")
+    conventions = Conventions(rel=args.rel, ties=args.ties, depth=args.depth,
+                              queries="qrels" if args.complete else "both", duplicates=args.duplicates,
+                              judged_only=args.judged_only, docs=args.docs)
+    with _stdin_runs(args.runs) as given:
+        runs = run_arguments(given)
+        made = build(args.qrels, runs, measures, baseline=baseline_name(runs, args.baseline), test="t",
+                     correction="holm", alpha=0.05, ci=None, seed=0, resamples=10000, by=None, queries=None, title=None,
+                     con=_connect(args), columns=_columns(args), conventions=conventions,
+                     call=f"rankkit eval --baseline {args.baseline}")
+    latex = args.format == "latex"  # Markdown's table, as without --baseline, has no caption line
+    sys.stdout.write(table(made, TABLES[args.format], caption=EVAL_CAPTION if latex else None,
+                           label="tab:results" if latex else None, digits=args.digits))
     return 0
 
 

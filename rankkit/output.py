@@ -1,4 +1,5 @@
-"""Writing evaluation results as trec_eval text, CSV, JSON or Markdown.
+"""Writing evaluation results as trec_eval text, CSV, JSON or Markdown rows, or as the systems x
+measures table a paper prints (Markdown or LaTeX, drawn by ``rankkit.table`` as the Report's is).
 
 Results come as rows (dicts with ``measure``, ``value`` and, per query, ``query_id``), the way
 ``rankkit.evaluate.evaluate_rows`` fetches them: the command line never imports pandas.
@@ -14,15 +15,18 @@ from typing import IO, Sequence
 from rankkit import measures
 from rankkit.trec import family_of, printed_in_summary, printed_per_query, trec_sorted
 
-__all__ = ["write_eval", "is_count"]
+__all__ = ["write_eval", "is_count", "TABLES"]
+
+# the formats that print the aggregate as systems x measures, and the renderer each uses
+TABLES = {"markdown-table": "markdown", "latex": "latex"}
+NO_TEST_NOTE = ("No significance marks: with --baseline NAME, rankkit eval marks the systems each beats "
+                "significantly (paired t-test, Holm correction).")
+EVAL_CAPTION = "Each system's value per measure."
 
 
 def is_count(name: str) -> bool:
     """Counts (num_ret, NumRel ...) print as integers, as trec_eval prints them."""
-    try:
-        return measures.get(_base(name)).aggregate == "sum"
-    except KeyError:
-        return False
+    return _aggregate_of(name) == "sum"
 
 
 def _base(name: str) -> str:
@@ -65,6 +69,9 @@ def write_eval(out: IO[str], frames, fmt: str, digits: int, summary: bool = True
     if fmt == "trec":
         _write_trec(out, frames, several, digits)
         return
+    if fmt in TABLES:
+        out.write(_table(frames, TABLES[fmt], digits))
+        return
     table = _long(frames)
     columns = (["run"] if several else []) + ["measure", "query_id", "value", "queries"]
     if fmt == "csv":
@@ -87,6 +94,34 @@ def write_eval(out: IO[str], frames, fmt: str, digits: int, summary: bool = True
             shown = {**row, "value": _format_value(row["measure"], row["value"], digits),
                      "queries": "" if row["queries"] is None else row["queries"]}
             out.write("| " + " | ".join(str(shown[c]) for c in columns) + " |\n")
+
+
+def _table(frames, fmt: str, digits: int) -> str:
+    """Systems down, measures across: each system's aggregate, the best per mean in bold; text
+    measures (runid) have no value to show."""
+    from rankkit import table
+
+    systems = [run for run, _, _ in frames]
+    values = {(row["measure"], run): {"value": row["value"], "queries": row["queries"]}
+              for run, aggregate, _ in frames for row in aggregate if not isinstance(row["value"], str)}
+    measures = list(dict.fromkeys(measure for measure, _ in values))
+    combined = {name: _aggregate_of(name) for name in measures}
+    notes = [table.means_note([name for name in measures if combined[name] == "sum"],
+                              [name for name in measures if combined[name] == "gmean"])]
+    notes += [table.BEST_NOTE, NO_TEST_NOTE] if len(systems) > 1 else []  # one system: nothing to compare
+    made = table.make_table(measures, measures, systems, values, {name: combined[name] != "sum" for name in measures},
+                            {}, notes, digits=digits)
+    if fmt == "markdown":
+        return table.markdown(made)
+    return table.latex(made, caption=EVAL_CAPTION, label="tab:results")
+
+
+def _aggregate_of(name: str) -> str:
+    """How the measure combines over queries: mean, sum (counts) or gmean (gm_map)."""
+    try:
+        return measures.get(_base(name)).aggregate
+    except KeyError:
+        return "mean"
 
 
 def _write_trec(out: IO[str], frames, several: bool, digits: int) -> None:

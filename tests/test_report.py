@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import warnings
@@ -189,6 +190,55 @@ def test_latex_golden(inputs, made):
     text = fixed(made, inputs["qrels"].parent).to_latex()
     golden("table.tex", text)
     assert r"\toprule" in text and r"dense\_v2" in text and r"\textbf{" in text and r"\textsuperscript{a}" in text
+    assert text == made.table("latex").replace(made.record["date"], "2026-01-01T00:00:00+00:00").replace(
+        made.record["rankkit"], "0.1.0")
+
+
+def _interval(made, measure: str, system: str) -> str:
+    row = made.aggregate.set_index(["measure", "system"]).loc[(measure, system)]
+    return f"[{row['ci_low']:.4f}, {row['ci_high']:.4f}]"
+
+
+def test_table_is_systems_by_measures_with_caption_label_and_optional_intervals(made):
+    bm25 = _interval(made, "ndcg_cut_10", "bm25")
+    latex = made.table("latex")
+    assert r"\begin{table}" in latex and r"\caption{Three systems \& a baseline}" in latex
+    assert r"\label{tab:three-systems-a-baseline}" in latex and bm25 not in latex
+    lines = latex.splitlines()
+    assert lines[lines.index(r"\midrule") - 1].startswith("System & nDCG@10 & AP & RR & P(rel=2)@5 & NumRelRet")
+    names = [line.split(" & ")[0] for line in lines if line.startswith("(")]
+    assert names == ["(a) bm25", r"(b) dense\_v2", "(c) hybrid"]
+    assert "superscript letter: significantly better" in latex
+    wide = made.table("latex", intervals=True, caption="DL19: 100% of it", label="tab:dl19")
+    assert rf"{{\scriptsize {bm25}}}" in wide and r"\caption{DL19: 100\% of it}" in wide and r"\label{tab:dl19}" in wide
+    assert r"In brackets: the 95\%" in wide and "In brackets" not in latex  # the note names what is shown
+    markdown = made.table("markdown", caption="DL19")
+    assert markdown.startswith("| system | nDCG@10 | AP | RR | P(rel=2)@5 | NumRelRet | queries |\n|:---|")
+    assert "| (c) hybrid | **0.8333**<sup>a</sup> |" in markdown and "\nTable: DL19\n" in markdown
+    assert bm25 not in markdown and bm25 in made.table("markdown", intervals=True)
+    assert made.to_latex(caption="DL19", label="tab:x") == made.table("latex", caption="DL19", label="tab:x")
+
+
+def test_table_refuses_an_unknown_format_and_a_label_latex_cannot_take(made):
+    with pytest.raises(InputError, match=r"format 'html': expected one of 'latex', 'markdown'"):
+        made.table("html")
+    with pytest.raises(InputError, match=r"label 'tab:my results': expected letters, digits and"):
+        made.table("latex", label="tab:my results")
+
+
+def test_pasted_table_compiles_in_a_plain_article(made, tmp_path):
+    pdflatex = shutil.which("pdflatex")
+    if pdflatex is None:
+        pytest.skip("pdflatex is absent: apt-get install texlive-latex-recommended")
+    (tmp_path / "paper.tex").write_text("\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
+                                        "Table~\\ref{tab:dl19} shows it.\n" + made.table("latex", label="tab:dl19")
+                                        + "\\end{document}\n")
+    for _ in range(2):  # the second pass resolves \ref
+        done = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout[-3000:]
+    log = (tmp_path / "paper.log").read_text(errors="replace")
+    assert "Overfull" not in log and "undefined" not in log  # five measures fit a 10pt article's text width
 
 
 def test_csv_golden_and_read_back(inputs, made):
@@ -316,6 +366,59 @@ def test_html_renders_offline_in_chromium(made, tmp_path):
     assert shown["width"] <= 1280  # wide tables scroll in their own box: the page itself never scrolls sideways
 
 
+# Printable width in CSS pixels (96 per inch) of each paper, less the report's 12 mm margins.
+PAPERS = {"A4": (210 - 24) / 25.4 * 96, "Letter": 8.5 * 96 - 24 / 25.4 * 96}
+
+
+def test_html_prints_on_a4_and_letter_with_nothing_cut_off(made, tmp_path):
+    """Printed, the per-query table (three systems by five measures) ran past the page's right edge."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the print test drives Chromium with Playwright")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium (or set RANKKIT_CHROMIUM)")
+    path = made.save(tmp_path / "report.html")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            for paper, width in PAPERS.items():
+                page = browser.new_page(viewport={"width": int(width), "height": 1000})
+                page.emulate_media(media="print")
+                page.goto(path.as_uri())
+                laid = page.evaluate("""() => ({
+                    page: document.documentElement.scrollWidth,
+                    right: Math.max(...[...document.querySelectorAll('.rankkit-report *')].map(
+                        e => e.getBoundingClientRect().right + parseFloat(getComputedStyle(e).marginRight))),
+                    wrapped: [...document.querySelectorAll('table.per-query td, table.aggregate .value')]
+                        .filter(cell => {
+                        const range = document.createRange(); range.selectNodeContents(cell);
+                        return range.getClientRects().length > 1; }).length,
+                })""")
+                assert laid["page"] <= int(width) and laid["right"] <= int(width) + 0.5, (paper, laid)
+                assert laid["wrapped"] == 0, (paper, laid)  # a value on one line, not broken to fit
+                page.pdf(path=str(tmp_path / f"{paper}.pdf"), format=paper)
+                page.close()
+        finally:
+            browser.close()
+    if shutil.which("pdftotext"):  # on paper, every query's line holds its id and all 15 values
+        for paper in PAPERS:
+            text = subprocess.run(["pdftotext", "-layout", f"{paper}.pdf", "-"], cwd=tmp_path, check=True,
+                                  capture_output=True, text=True, timeout=120).stdout
+            lines = [line.split() for line in text.splitlines() if re.match(r"\s*q\d\d\s", line)]
+            assert len(lines) == 16 and all(len(line) == 16 for line in lines), (paper, lines)
+
+
+def test_html_splits_a_per_query_table_too_wide_for_paper(made):
+    """Seven systems by five measures: tables of three, three and one systems, each query in each."""
+    extra = [made.per_query.assign(system=made.per_query["system"] + f"_{i}") for i in (2, 3)]
+    systems = made.record["systems"] + [f"{s}_{i}" for i in (2, 3) for s in made.record["systems"]][:4]
+    wide = rankkit.Report(title=made.title, record={**made.record, "systems": systems}, aggregate=made.aggregate,
+                          per_query=pd.concat([made.per_query, *extra]))
+    page = wide.to_html()
+    assert page.count('<table class="per-query">') == 3
+    heads = re.findall(r'<th class="system" colspan="(\d+)">([^<]+)</th>', page)
+    assert heads == [("5", s) for s in systems]
+    assert page.count("<td class=\"name\">q01</td>") == 3
+
+
 def _plots_available() -> bool:
     try:
         import rankkit.plot  # noqa: F401
@@ -328,7 +431,14 @@ def test_tex_document_compiles_with_pdflatex(made, tmp_path):
     pdflatex = shutil.which("pdflatex")
     if pdflatex is None:
         pytest.skip("pdflatex is absent: apt-get install texlive-latex-recommended")
-    made.save(tmp_path / "report.tex")
+    text = made.save(tmp_path / "report.tex").read_text()
+    # the intervals the HTML shows, a caption and a label on every table of numbers
+    assert _interval(made, "AP", "hybrid") in text and r"\label{tab:aggregate}" in text
+    assert text.count(r"\caption{") == text.count(r"\label{tab:") == 4  # aggregate, comparison, coverage, slices
+    # no heading or table head left at a page foot: each heading keeps room under it, each long table
+    # repeats its head on the next page
+    assert r"\section*" not in text.split(r"\begin{document}")[1] and text.count(r"\heading{") == 5
+    assert text.count(r"\begin{longtable}") == text.count(r"\endhead") == 7
     for _ in range(2):  # longtable settles its column widths on the second pass
         done = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "report.tex"], cwd=tmp_path,
                               capture_output=True, text=True, timeout=120)
@@ -338,6 +448,38 @@ def test_tex_document_compiles_with_pdflatex(made, tmp_path):
     if shutil.which("pdftoppm"):
         subprocess.run(["pdftoppm", "-png", "-r", "80", "report.pdf", "page"], cwd=tmp_path, check=True, timeout=120)
         assert list(tmp_path.glob("page-*.png"))
+    if shutil.which("pdftotext"):  # no page ends with a heading or a table's head
+        pages = subprocess.run(["pdftotext", "-layout", "report.pdf", "-"], cwd=tmp_path, check=True, text=True,
+                               capture_output=True, timeout=120).stdout.split("\f")
+        for page in pages[:-2]:
+            lines = [line.strip() for line in page.splitlines() if line.strip()][:-1]  # the page number
+            assert lines[-1] not in ("Aggregate", "Comparison", "Judgment coverage", "Slices by category",
+                                     "How the numbers were made") and not lines[-1].startswith(("Table ", "System ")), \
+                page[-300:]
+
+
+def test_tex_document_of_many_systems_breaks_its_aggregate_across_pages(made, tmp_path):
+    """Thirty systems with intervals are taller than a page: a float would run off its foot."""
+    pdflatex = shutil.which("pdflatex")
+    if pdflatex is None:
+        pytest.skip("pdflatex is absent: apt-get install texlive-latex-recommended")
+    systems = [f"run{i:02d}" for i in range(30)]
+    aggregate = pd.concat([made.aggregate[made.aggregate["system"] == "bm25"].assign(system=name) for name in systems])
+    many = rankkit.Report(title="Thirty runs", record={**made.record, "systems": systems}, aggregate=aggregate)
+    text = many.save(tmp_path / "report.tex").read_text()
+    assert r"\begin{longtable}" in text.split(r"\heading{Aggregate}")[1].split(r"\heading")[0]
+    for _ in range(2):
+        done = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "report.tex"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout[-3000:]
+    log = (tmp_path / "report.log").read_text(errors="replace")
+    assert "Float too large" not in log and "Overfull" not in log
+    if shutil.which("pdftotext"):  # every system's row, each under a head
+        pages = subprocess.run(["pdftotext", "-layout", "report.pdf", "-"], cwd=tmp_path, check=True, text=True,
+                               capture_output=True, timeout=120).stdout.split("\f")
+        rows = [line for line in "\n".join(pages).splitlines() if re.match(r"\s*\([a-z]\d?\) run\d\d", line)]
+        assert len(rows) == 30
+        assert all("System" in page for page in pages if re.search(r"\([a-z]\d?\) run\d\d", page))
 
 
 # ---- a real pair: the Parquet's per-query values are trec_eval's ----------------------------------
@@ -415,6 +557,53 @@ def test_cli_report_and_verify(inputs, tmp_path, capsys):
     for suffix in (".html", ".md", ".tex", ".csv", ".parquet"):
         assert main(["report", str(inputs["qrels"]), *runs, "-m", "P@5", "-o", str(tmp_path / f"r{suffix}")]) == 0
         assert (tmp_path / f"r{suffix}").exists()
+
+
+def test_cli_eval_prints_the_reports_table_as_latex_and_markdown(inputs, made, capsys):
+    """rankkit eval with several runs prints the Report's systems x measures table (means only: eval
+    runs no test, and its note says so), drawn by the same renderer."""
+    runs = [str(path) for path in inputs["runs"].values()]
+    measures = [word for name in ["nDCG@10", "AP", "RR", "P(rel=2)@5", "NumRelRet"] for word in ("-m", name)]
+    for fmt, header, paper in (("latex", "System &", made.table("latex")),
+                               ("markdown-table", "| system |", made.table("markdown"))):
+        assert main(["eval", str(inputs["qrels"]), *runs, *measures, "--format", fmt]) == 0
+        printed = capsys.readouterr().out
+        assert _line(printed, header) == _line(paper, header)
+        assert _line(printed, "(a) bm25") == _line(paper, "(a) bm25")  # the baseline beats nothing: no mark
+        assert "**0.8333**" in printed or r"\textbf{0.8333}" in printed  # hybrid's nDCG@10, the best
+        assert "superscript" not in printed and "<sup>" not in printed
+        assert "No significance marks: with --baseline NAME, rankkit eval marks" in printed
+        assert (r"\begin{table}" in printed) == (fmt == "latex")
+
+
+def test_cli_eval_baseline_marks_the_table_as_the_report_does(inputs, made, capsys):
+    runs = [str(path) for path in inputs["runs"].values()]
+    measures = [word for name in MEASURES for word in ("-m", name)]
+    assert main(["eval", str(inputs["qrels"]), *runs, *measures, "--format", "markdown-table",
+                 "--baseline", str(inputs["runs"]["bm25"])]) == 0  # a run named by its path, as compare takes it
+    assert capsys.readouterr().out == made.table("markdown")  # same tests, same table, same notes
+    assert main(["eval", str(inputs["qrels"]), *runs, *measures, "--format", "latex", "--baseline", "bm25"]) == 0
+    printed = capsys.readouterr().out
+    assert r"\textsuperscript{a}" in printed and r"\label{tab:results}" in printed
+    assert main(["eval", str(inputs["qrels"]), *runs, "-m", "AP", "--baseline", "bm25"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--baseline marks significance in the tables of --format" in err[0]
+
+
+def _line(text: str, start: str) -> str:
+    return next(line for line in text.splitlines() if line.lstrip("| ").startswith(start.lstrip("| ")))
+
+
+def test_cli_eval_table_formats_load_no_heavy_module_and_refuse_per_query(inputs, capsys):
+    from test_import import loaded_after
+
+    files = [str(inputs["qrels"]), str(inputs["runs"]["bm25"]), str(inputs["runs"]["hybrid"])]
+    calls = "\n".join(f"main(['eval', '--format', {fmt!r}, '-m', 'nDCG@10', '-m', 'num_ret', *{files!r}])"
+                      for fmt in ("latex", "markdown-table"))
+    assert loaded_after(f"from rankkit.cli import main\n{calls}") == []  # no pandas, no scipy: a second saved
+    assert main(["eval", "-q", "--format", "latex", *files]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--format latex prints the summary of each system" in err[0] and "-q" in err[0]
 
 
 def test_cli_report_bad_usage_exits_2_with_one_line(inputs, tmp_path, capsys):

@@ -86,6 +86,13 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
     ['Judged@1', 'Judged']
     >>> print(made.to_markdown().splitlines()[6])
     | (a) x | **1.0000**<sup>b</sup> [1.0000, 1.0000] | **1.0000**<sup>b</sup> [1.0000, 1.0000] | 3 |
+    >>> print(made.table("markdown", caption="Three queries").split("\\n\\n")[0])  # the table for a paper
+    | system | RR | P@1 | queries |
+    |:---|---:|---:|---:|
+    | (a) x | **1.0000**<sup>b</sup> | **1.0000**<sup>b</sup> | 3 |
+    | (b) y | 0.5000 | 0.0000 | 3 |
+    >>> [line for line in made.table("latex", label="tab:mrr").splitlines() if line.startswith(("\\\\cap", "\\\\lab"))]
+    ['\\\\caption{RR, P@1 of x, y}', '\\\\label{tab:mrr}']
     """
     conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth,
                                       duplicates=duplicates)

@@ -62,11 +62,41 @@ class Report:
 
         return markdown(self)
 
-    def to_latex(self) -> str:
-        """A booktabs table fragment: best values bold, significance as superscript letters, a note."""
-        from rankkit.report.render import latex_table
+    def table(self, format: str = "latex", *, intervals: bool = False, caption: str | None = None,
+              label: str | None = None) -> str:
+        """The systems x measures table, to paste into a paper as is.
 
-        return latex_table(self)
+        Rows are the systems (lettered a, b, c ...), columns the measures: each system's mean (the
+        sum for counts) and its query count, the best per measure in bold, and a superscript letter
+        for each system it beats significantly after correction; a note under the table says so.
+
+        Parameters
+        ----------
+        format:
+            ``"latex"``: a ``table`` float with ``\\caption`` and ``\\label`` around a booktabs
+            ``tabular`` (the paper's preamble needs ``\\usepackage{booktabs}``). ``"markdown"``:
+            a GitHub-flavoured table, then the notes.
+        intervals:
+            Also show each mean's interval (in LaTeX on a smaller line under the means).
+        caption:
+            Plain text, escaped for the format. LaTeX's default is the report's title; Markdown
+            writes one, when given, under the table as pandoc's ``Table:`` line.
+        label:
+            LaTeX's ``\\label`` (default ``tab:`` and the title's words); Markdown writes one, when
+            given, after the caption as pandoc-crossref's ``{#label}``.
+
+        Examples
+        --------
+        :func:`rankkit.report`'s example ends with one.
+        """
+        from rankkit.report.render import table
+
+        return table(self, format, intervals, caption, label)
+
+    def to_latex(self, *, intervals: bool = False, caption: str | None = None, label: str | None = None) -> str:
+        """``table("latex", ...)``: a booktabs table float with caption and label, best values bold,
+        significance as superscript letters, a note on the marks."""
+        return self.table("latex", intervals=intervals, caption=caption, label=label)
 
     def to_csv(self) -> str:
         """The aggregate table, one row per measure and system, with interval, best and significance."""

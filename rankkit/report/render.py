@@ -6,8 +6,7 @@ from __future__ import annotations
 import base64
 import io
 import json
-import string
-from dataclasses import dataclass, field
+import re
 from functools import cache
 from pathlib import Path
 
@@ -17,98 +16,38 @@ from rankkit._files import replacing
 from rankkit.compare import format_p
 from rankkit.conventions import DESCRIPTIONS
 from rankkit.output import is_count
+from rankkit.errors import InputError
 from rankkit.stats import CORRECTIONS, TESTS
+from rankkit.table import (BEST_NOTE, DIGITS, FORMATS, LATEX_SPECIAL, Table, latex as latex_table, latex_escape,
+                           latex_long, letters, make_table, markdown as markdown_table, markdown_escape, means_note,
+                           number)
 
-__all__ = ["html", "markdown", "latex_table", "latex_document", "csv_text", "parquet", "summary"]
+__all__ = ["html", "markdown", "table", "latex_document", "csv_text", "parquet", "summary"]
 
-DIGITS = 4
+# Systems whose means and intervals a page holds in one float; more go in a longtable.
+FLOAT_SYSTEMS = 20
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-# Values this close are the same value summed in another order: both are best.
-BEST_TOLERANCE = 1e-12
 
 
-@dataclass
-class Cell:
-    value: float
-    low: float | None = None
-    high: float | None = None
-    queries: int | None = None
-    best: bool = False
-    beats: list[str] = field(default_factory=list)  # letters of the systems it is significantly better than
-
-    def number(self, name: str) -> str:
-        return number(self.value, name)
-
-    def interval(self, name: str = "") -> str:
-        if self.low is None or pd.isna(self.low):
-            return ""
-        return f"[{number(self.low, name)}, {number(self.high, name)}]"
-
-
-@dataclass
-class Summary:
-    """The aggregate table as the templates show it: systems down, measures across."""
-
-    measures: list[str]  # as the caller named them: the frames' keys
-    labels: list[str]  # as the registry names them: the headers
-    systems: list[dict]  # {"letter", "name", "cells": [Cell], "queries": str}
-    notes: list[str]  # what the value is, its interval, bold and the superscripts
-    interval_note: str  # the interval's: left out where the intervals are not shown
-
-    @property
-    def notes_without_interval(self) -> list[str]:
-        return [note for note in self.notes if note != self.interval_note]
-
-
-def number(value, name: str = "") -> str:
-    if value is None or pd.isna(value):
-        return "–"
-    if name and is_count(name):
-        return str(int(round(value)))
-    return f"{value:.{DIGITS}f}"
-
-
-def letters(systems: list[str]) -> dict[str, str]:
-    """a, b, c ... for the systems in order (a1, b1 ... beyond 26)."""
-    found = {}
-    for i, system in enumerate(systems):
-        found[system] = string.ascii_lowercase[i % 26] + (str(i // 26) if i >= 26 else "")
-    return found
-
-
-def summary(report) -> Summary:
+def summary(report, digits: int = DIGITS) -> Table:
     """Means with intervals, the best per measure and the significance marks, from the report's frames."""
     record = report.record
     measures = [m["name"] for m in record["measures"]]
-    means = {m["name"]: m["aggregate"] == "mean" for m in record["measures"]}
     systems = record["systems"]
     letter = letters(systems)
-    aggregate = report.aggregate.set_index(["measure", "system"])
     beats: dict[tuple[str, str], list[str]] = {}
     for row in report.comparison.itertuples(index=False) if not report.comparison.empty else ():
         if row.significant and row.diff != 0:
             winner, loser = (row.system, row.baseline) if row.diff > 0 else (row.baseline, row.system)
             beats.setdefault((row.measure, winner), []).append(letter[loser])
-    rows = []
-    for system in systems:
-        cells, counts = [], set()
-        for name in measures:
-            found = aggregate.loc[(name, system)] if (name, system) in aggregate.index else None
-            if found is None:
-                cells.append(Cell(float("nan")))
-                continue
-            top = report.aggregate.loc[report.aggregate["measure"] == name, "value"].max()
-            cells.append(Cell(float(found["value"]), _get(found, "ci_low"), _get(found, "ci_high"),
-                              int(found["queries"]),
-                              best=bool(means[name] and len(systems) > 1 and found["value"] >= top - BEST_TOLERANCE),
-                              beats=sorted(beats.get((name, system), []))))
-            counts.add(int(found["queries"]))
-        rows.append({"letter": letter[system], "name": system, "cells": cells,
-                     "queries": " / ".join(str(c) for c in sorted(counts))})
+    values = {(row["measure"], row["system"]): {"value": float(row["value"]), "queries": int(row["queries"]),
+                                                "low": _get(row, "ci_low"), "high": _get(row, "ci_high")}
+              for row in report.aggregate.to_dict("records")}
     notes = _notes(record, bool(beats))
     interval = _interval_note(record)
     notes = notes[:1] + [interval] * bool(interval) + notes[1:]
-    return Summary(measures, [labels(record)[name] for name in measures], rows, notes, interval)
+    return make_table(measures, [labels(record)[name] for name in measures], systems, values,
+                      {m["name"]: m["aggregate"] != "sum" for m in record["measures"]}, beats, notes, interval, digits)
 
 
 def labels(record: dict) -> dict[str, str]:
@@ -116,8 +55,8 @@ def labels(record: dict) -> dict[str, str]:
     return {m["name"]: m.get("label", m["name"]) for m in record["measures"]}
 
 
-def _get(row, column):
-    return float(row[column]) if column in row.index and not pd.isna(row[column]) else None
+def _get(row: dict, column: str) -> float | None:
+    return float(row[column]) if column in row and not pd.isna(row[column]) else None
 
 
 def _interval_note(record: dict) -> str:
@@ -136,9 +75,10 @@ def _interval(stats: dict) -> str:
 def _notes(record: dict, marked: bool) -> list[str]:
     stats = record["statistics"]
     counts = [m.get("label", m["name"]) for m in record["measures"] if m["aggregate"] == "sum"]
-    notes = ["Mean over queries" + (f" (sum for {', '.join(counts)})." if counts else ".")]
+    gmeans = [m.get("label", m["name"]) for m in record["measures"] if m["aggregate"] == "gmean"]
+    notes = [means_note(counts, gmeans)]
     if len(record["systems"]) > 1:
-        notes.append("Bold: the best system for the measure.")
+        notes.append(BEST_NOTE)
         against = (f"against the baseline {stats['baseline']}" if stats.get("baseline") is not None
                    else "between every pair of systems")
         notes.append(f"A superscript letter: significantly better than the system of that letter "
@@ -279,13 +219,48 @@ def _context(report) -> dict:
 def html(report, fragment: bool = False) -> str:
     context = _context(report)
     wide = context.pop("per_query")
-    context["per_query_systems"] = [(system, sum(1 for s, _ in wide.columns if s == system))
-                                    for system in dict.fromkeys(s for s, _ in wide.columns)]
-    context["per_query_measures"] = [measure for _, measure in wide.columns]
-    context["per_query_rows"] = _per_query_cells(wide)[1]
+    context["per_query_count"] = len(wide.index)
+    context["per_query_tables"] = _per_query_tables(wide)
     context["figures"] = figures(report)
     context["fragment"] = fragment
     return _environment("html").get_template("report.html.j2").render(context)
+
+
+# Value columns in one per-query table of the HTML: at 7pt, fifteen numbers and the query id fit the
+# width A4 and Letter print in portrait (the browser test prints both); wider, the table is split.
+PRINTED_COLUMNS = 15
+
+
+def _per_query_tables(wide: pd.DataFrame) -> list[dict]:
+    """The per-query table cut into tables of at most PRINTED_COLUMNS values, whole systems together
+    where a system's measures fit: one table on screen for a few systems, and nothing cut off on paper."""
+    rows = _per_query_cells(wide)[1]
+    tables = []
+    for start, stop in _column_groups([system for system, _ in wide.columns]):
+        columns = list(wide.columns[start:stop])
+        tables.append({"systems": [(system, sum(1 for s, _ in columns if s == system))
+                                   for system in dict.fromkeys(s for s, _ in columns)],
+                       "measures": [measure for _, measure in columns],
+                       "rows": [[row[0]] + row[1 + start:1 + stop] for row in rows]})
+    return tables
+
+
+def _column_groups(systems: list[str], most: int = PRINTED_COLUMNS) -> list[tuple[int, int]]:
+    """(start, stop) of each table's columns, given each column's system in order."""
+    groups: list[tuple[int, int]] = []
+    start = at = 0
+    for system in dict.fromkeys(systems):
+        span = systems.count(system)
+        if at > start and at + span - start > most:  # this system starts the next table
+            groups.append((start, at))
+            start = at
+        at += span
+        while at - start > most:  # one system wider than a table: its measures split
+            groups.append((start, start + most))
+            start += most
+    if at > start:
+        groups.append((start, at))
+    return groups
 
 
 def _per_query_cells(wide: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
@@ -304,22 +279,34 @@ def markdown(report) -> str:
     header, rows = _per_query_cells(context.pop("per_query"))
     context["per_query_header"] = ["query"] + header
     context["per_query_rows"] = rows
+    context["aggregate"] = markdown_table(context["summary"], intervals=True)
     environment = _environment("markdown")
-    environment.filters["md"] = _markdown_escape
+    environment.filters["md"] = markdown_escape
     return environment.get_template("report.md.j2").render(context)
 
 
-def _markdown_escape(text) -> str:
-    text = str(text)
-    for char in "\\|*_`<>":
-        text = text.replace(char, "\\" + char)
-    return text
+def table(report, format: str = "latex", intervals: bool = False, caption: str | None = None,
+          label: str | None = None, digits: int = DIGITS) -> str:
+    """The systems x measures table of :meth:`Report.table`."""
+    if format not in FORMATS:
+        raise InputError(f"format {format!r}: expected one of {', '.join(map(repr, FORMATS))}")
+    made = summary(report, digits)
+    if format == "markdown":
+        return markdown_table(made, intervals, caption, label)
+    return latex_table(made, intervals, report.title if caption is None else caption,
+                       default_label(report.title) if label is None else label,
+                       comment=_provenance(report))
 
 
-def latex_table(report) -> str:
-    environment = _environment("latex")
-    environment.filters["tex"] = latex_escape
-    return environment.get_template("table.tex.j2").render({**_context(report), "fit": False})
+def default_label(title: str) -> str:
+    """tab: and the title's words, as a LaTeX label takes them."""
+    return "tab:" + (re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:40].strip("-") or "results")
+
+
+def _provenance(report) -> str:
+    record = report.record
+    return (f"{latex_escape(report.title)}: made by rankkit {record['rankkit']}, {record['date']}; "
+            r"needs \usepackage{booktabs}")
 
 
 def latex_document(report) -> str:
@@ -327,25 +314,22 @@ def latex_document(report) -> str:
     environment.filters["tex"] = latex_escape
     environment.filters["texttt"] = latex_breakable
     environment.filters["texbreak"] = lambda text: latex_breakable(text, typewriter=False)
-    # in the document a table wider than the page (long run names) is scaled down to its width
-    table = environment.get_template("table.tex.j2").render({**_context(report), "fit": True})
-    return environment.get_template("report.tex.j2").render({**_context(report), "table": table})
-
-
-_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-          "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"$<$",
-          ">": r"$>$", "|": r"$|$", "–": "--"}
-
-
-def latex_escape(text) -> str:
-    return "".join(_LATEX.get(char, char) for char in str(text))
+    context = _context(report)
+    made = context["summary"]
+    # the intervals the HTML shows; a float's table wider than the page (long run names) is scaled to
+    # its width, and more systems than a page holds go on in a longtable
+    options = dict(intervals=True, caption="Each system's value per measure.", label="tab:aggregate",
+                   comment=_provenance(report))
+    aggregate = (latex_long(made, **options) if len(made.systems) > FLOAT_SYSTEMS
+                 else latex_table(made, fit=True, placement="!htbp", **options))
+    return environment.get_template("report.tex.j2").render({**context, "table": aggregate})
 
 
 def latex_breakable(text, typewriter: bool = True) -> str:
     """Escaped, with a break allowed after every character: paths, hashes, calls and long names
     (in \\texttt, cmtt keeps its straight quote at position 13)."""
     special = _TYPEWRITER if typewriter else {}
-    return "".join(special.get(char, _LATEX.get(char, char)) + r"\allowbreak{}" for char in str(text))
+    return "".join(special.get(char, LATEX_SPECIAL.get(char, char)) + r"\allowbreak{}" for char in str(text))
 
 
 _TYPEWRITER = {"'": r"{\char13}", "<": "<", ">": ">"}
