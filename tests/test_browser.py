@@ -92,11 +92,13 @@ def _drive(page, folder: Path, measure: str, prefix: str, settled=lambda: None):
     before = distribution.get_attribute("src")
 
     explorer.locator("select").first.select_option(label=measure)
-    sync_api.expect(title).to_contain_text(f"{measure}@10", timeout=STEP)
+    # the name as evaluate reads it: AP (or RR) over the whole list, whatever the cutoff before
+    sync_api.expect(title).to_contain_text(f"explorer: {measure}, ", timeout=STEP)
+    sync_api.expect(explorer.locator("select").nth(1).locator("option:checked")).to_have_text("whole list", timeout=STEP)
     sync_api.expect(distribution).not_to_have_attribute("src", before, timeout=STEP)
     if explorer.locator("h3").filter(has_text=re.compile(r"^query ")).count():
         # a query is open (the notebook opened one): its drill-down is redrawn last, after the table
-        drill_line = explorer.locator("p").filter(has_text=re.compile(rf"^{re.escape(measure)}@10: "))
+        drill_line = explorer.locator("p").filter(has_text=re.compile(rf"^{re.escape(measure)}: "))
         sync_api.expect(drill_line).to_be_visible(timeout=STEP)
     settled()
     title.scroll_into_view_if_needed()

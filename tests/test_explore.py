@@ -88,14 +88,47 @@ def test_a_text_measure_is_not_offered_and_refused_with_a_reason(ex):
 
 
 def test_measure_control_and_trait_change_the_values_and_the_plots(ex, sample):
-    ex.controls["measure"].value = "AP"  # the control sets the trait
-    assert ex.measure == "AP" and ex.measure_label == "AP@10"
-    want = _expected(sample, "AP@10").groupby("system")["value"].mean()
+    ex.controls["measure"].value = "AP"  # the control sets the trait: AP over the whole list, as evaluate's
+    assert ex.measure == "AP" and ex.measure_label == "AP" and ex.controls["k"].value is None
+    want = _expected(sample, "AP").groupby("system")["value"].mean()
     assert _hist_means(ex.figures["distribution"]) == pytest.approx(want.tolist())
-    ex.measure = "RR"  # the trait sets the control
-    assert ex.controls["measure"].value == "RR"
+    ex.measure = "RR@10"  # the trait sets the controls
+    assert ex.controls["measure"].value == "RR" and ex.controls["k"].value == 10
     assert ex.per_query.groupby("system")["value"].mean().tolist() == pytest.approx(
         _expected(sample, "RR@10").groupby("system")["value"].mean().tolist())
+
+
+def _by_system_and_query(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame[["system", "query_id", "value"]].sort_values(["system", "query_id"]).reset_index(drop=True)
+
+
+@pytest.mark.parametrize("name, k, gain, rel, label", [
+    ("AP", None, "linear", 1.0, "AP"), ("RR", None, "linear", 1.0, "RR"), ("P", 5, "linear", 1.0, "P@5"),
+    ("nDCG", None, "linear", 1.0, "nDCG"), ("ndcg_cut_20", 20, "linear", 1.0, "nDCG@20"),
+    ("ERR(max=3)", None, "linear", 1.0, "ERR(max=3)"), ("RBP(p=0.5)", None, "linear", 1.0, "RBP(p=0.5)"),
+    ("R(rel=2)@100", 100, "linear", 2.0, "R(rel=2)@100"), ("nDCG(gain=exp)", None, "exp", 1.0, "nDCG(gain=exp)")])
+def test_a_measure_name_means_what_evaluate_takes_it_to_mean(ex, sample, name, k, gain, rel, label):
+    # set after nDCG(gain=exp,rel=2)@10: the name's cutoff, gain and level replace the controls' (the
+    # explorer gave AP@10 for "AP", where evaluate gives AP over the whole list)
+    ex.measure = "nDCG(gain=exp)@10"
+    ex.rel = 2.0
+    ex.measure = name
+    assert (ex.k, ex.gain, ex.rel) == (k, gain, rel)
+    assert ex.controls["k"].value == k and ex.controls["gain"].value == gain and ex.controls["rel"].value == rel
+    shown = _by_system_and_query(ex.per_query)
+    want = _expected(sample, name)  # trec_eval's family P is P@5, P@10, ...: the explorer shows the first
+    want = _by_system_and_query(want[want["measure"] == want["measure"].iloc[0]])
+    pd.testing.assert_frame_equal(shown[["system", "query_id"]], want[["system", "query_id"]], check_dtype=False)
+    assert np.array_equal(shown["value"].to_numpy(float), want["value"].to_numpy(float), equal_nan=True)  # bitwise
+    assert ex.measure_label == label
+
+
+def test_a_measure_name_draws_the_views_once(ex, monkeypatch):
+    drawn = []
+    monkeypatch.setattr(ex, "_draw_plots", lambda: drawn.append(ex.measure_label))
+    ex.measure = "AP"  # measure and cutoff change together: one drawing, not one for each
+    ex.measure = "AP@5"  # the same measure trait, another cutoff: drawn too
+    assert drawn == ["AP", "AP@5"]
 
 
 def test_a_measure_name_with_cutoff_and_parameters_sets_those_controls(ex, sample):

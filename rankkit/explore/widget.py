@@ -33,7 +33,8 @@ class Explorer(widgets.VBox):
     views and controls follow; use a control and the trait changes.
     """
 
-    measure = Unicode("nDCG", help="the measure, with its own parameters (nDCG(ideal=run)); @k sets k")
+    measure = Unicode("nDCG", help="the measure, with its own parameters (nDCG(ideal=run)); setting a name sets "
+                                   "k, gain and rel as evaluate() reads it: 'AP' is AP over the whole list")
     k = Int(10, allow_none=True, help="the cutoff; None: the whole ranked list")
     gain = Enum(("linear", "exp"), default_value="linear", help="gain of a grade, for the measures that take one")
     rel = Float(1.0, help="relevance level, for the measures that take one")
@@ -62,8 +63,7 @@ class Explorer(widgets.VBox):
         with self.hold_trait_notifications():
             self.systems = list(data.systems)
             self.baseline = data.systems[0]
-            if measures:
-                self.measure = measures[0]
+            self.measure = measures[0] if measures else "nDCG@10"
         self._build()
         self._refresh_values()
 
@@ -75,15 +75,25 @@ class Explorer(widgets.VBox):
         if not _numeric(setting.measure):
             raise traitlets.TraitError(f"{setting.measure.name} is text, not a number: the explorer draws numbers "
                                        f"(rankkit eval prints it)")
-        text = proposal["value"]
-        # a name carrying a cutoff, gain or level moves it to the control that holds it
-        if setting.k is not None:
-            self.k = setting.k
-        if "gain=" in text.replace(" ", ""):
-            self.gain = setting.gain
-        if "rel=" in text.replace(" ", ""):
-            self.rel = setting.rel
-        return measure_name(setting.measure, None, "linear", 1.0, dict(setting.extras))
+        name = measure_name(setting.measure, None, "linear", 1.0, dict(setting.extras))
+        # a name means what evaluate() takes it to mean: "AP" is AP over the whole list, whatever the
+        # cutoff before, so its cutoff, gain and level (evaluate's defaults where it names none) go
+        # to their controls; the views are drawn once, for the new measure and its setting together
+        moved = self._set_quietly(k=setting.k, gain=setting.gain, rel=setting.rel)
+        if moved and name == self.measure and hasattr(self, "_views"):
+            self._refresh_values()  # the measure trait does not change: nothing else draws it
+        return name
+
+    def _set_quietly(self, **values) -> bool:
+        """Set traits without drawing the views for each; whether any changed."""
+        changed = any(getattr(self, name) != value for name, value in values.items())
+        self._quiet = True
+        try:
+            for name, value in values.items():
+                setattr(self, name, value)
+        finally:
+            self._quiet = False
+        return changed
 
     @validate("k")
     def _check_k(self, proposal):
@@ -126,7 +136,7 @@ class Explorer(widgets.VBox):
 
     @observe("measure", "k", "gain", "rel", "systems", "by")
     def _on_setting(self, change):
-        if hasattr(self, "_views"):
+        if hasattr(self, "_views") and not getattr(self, "_quiet", False):
             self._refresh_values()
 
     @observe("baseline")
