@@ -89,7 +89,8 @@ def test_a_text_measure_is_not_offered_and_refused_with_a_reason(ex):
 
 def test_measure_control_and_trait_change_the_values_and_the_plots(ex, sample):
     ex.controls["measure"].value = "AP"  # the control sets the trait: AP over the whole list, as evaluate's
-    assert ex.measure == "AP" and ex.measure_label == "AP" and ex.controls["k"].value is None
+    assert ex.measure == "AP" and ex.measure_label == "AP" and ex.k is None
+    assert ex.controls["k"].label == "whole list"  # shown as chosen, not an empty control
     want = _expected(sample, "AP").groupby("system")["value"].mean()
     assert _hist_means(ex.figures["distribution"]) == pytest.approx(want.tolist())
     ex.measure = "RR@10"  # the trait sets the controls
@@ -114,7 +115,8 @@ def test_a_measure_name_means_what_evaluate_takes_it_to_mean(ex, sample, name, k
     ex.rel = 2.0
     ex.measure = name
     assert (ex.k, ex.gain, ex.rel) == (k, gain, rel)
-    assert ex.controls["k"].value == k and ex.controls["gain"].value == gain and ex.controls["rel"].value == rel
+    assert ex.controls["k"].label == ("whole list" if k is None else str(k))
+    assert ex.controls["gain"].value == gain and ex.controls["rel"].value == rel
     shown = _by_system_and_query(ex.per_query)
     want = _expected(sample, name)  # trec_eval's family P is P@5, P@10, ...: the explorer shows the first
     want = _by_system_and_query(want[want["measure"] == want["measure"].iloc[0]])
@@ -147,7 +149,8 @@ def test_k_gain_and_rel_controls(ex, sample):
     ex.controls["k"].value = 20
     assert ex.k == 20 and ex.measure_label == "nDCG@20"
     assert ex.per_query["value"].mean() == pytest.approx(_expected(sample, "nDCG@20")["value"].mean())
-    ex.controls["k"].value = None
+    ex.controls["k"].label = "whole list"
+    assert ex.k is None
     assert ex.measure_label == "nDCG"
     ex.controls["gain"].value = "exp"
     assert ex.gain == "exp" and ex.measure_label == "nDCG(gain=exp)"

@@ -26,6 +26,7 @@ TRACE_ROWS = 50       # drill-down rows shown per system (the trace trait holds 
 MISSED_SHOWN = 10     # judged documents no system retrieved, listed before the rest is folded
 HELPS, HURTS, NEUTRAL = "#2ca02c", "#d62728", "#777"  # a document's move: for this system's score, against it, unknown
 CUTOFFS = (1, 3, 5, 10, 20, 50, 100, 1000)
+WHOLE_LIST = 0  # the cutoff control's value for k None: a Dropdown given the value None selects no option
 
 
 class Explorer(widgets.VBox):
@@ -227,7 +228,7 @@ class Explorer(widgets.VBox):
         self.controls = {
             "measure": widgets.Dropdown(options=self._offered, description="measure", style=style,
                                         layout=widgets.Layout(width="220px")),
-            "k": widgets.Dropdown(options=[("whole list", None)] + [(str(c), c) for c in CUTOFFS], description="k",
+            "k": widgets.Dropdown(options=[("whole list", WHOLE_LIST)] + [(str(c), c) for c in CUTOFFS], description="k",
                                   style=style, layout=widgets.Layout(width="140px")),
             # a flex row with the other controls' margin, so that it lines up with them: ipywidgets 8
             # lays ToggleButtons out as a block, its buttons on a line below the label, with no margin
@@ -315,6 +316,8 @@ class Explorer(widgets.VBox):
             value = change["new"]
             if name == "systems":
                 value = [s for s in self.data.systems if s in value] or list(self.systems)
+            if name == "k" and value == WHOLE_LIST:
+                value = None
             try:
                 setattr(self, name, value)
             except traitlets.TraitError as error:
@@ -380,9 +383,9 @@ class Explorer(widgets.VBox):
             measure.value = self.measure
             takes = self.setting.measure.params
             k = self.controls["k"]
-            if self.k not in [v for _, v in k.options]:
-                k.options = sorted(list(k.options) + [(str(self.k), self.k)], key=lambda o: (o[1] is not None, o[1] or 0))
-            k.value = self.k
+            if self.k is not None and self.k not in [v for _, v in k.options]:
+                k.options = sorted(list(k.options) + [(str(self.k), self.k)], key=lambda o: o[1])
+            k.value = WHOLE_LIST if self.k is None else self.k
             self.controls["gain"].value = self.gain
             rel = self.controls["rel"]
             if self.rel not in [v for _, v in rel.options]:
