@@ -95,11 +95,15 @@ def _drive(page, folder: Path, measure: str, prefix: str, settled=lambda: None):
     # the name as evaluate reads it: AP (or RR) over the whole list, whatever the cutoff before
     sync_api.expect(title).to_contain_text(f"explorer: {measure}, ", timeout=STEP)
     # and the cutoff control says so: its first option, "whole list"
-    sync_api.expect(explorer.locator("select").nth(1)).to_have_js_property("selectedIndex", 0, timeout=STEP)
+    cutoff = explorer.locator("select").nth(1)
+    sync_api.expect(cutoff).to_have_js_property("selectedIndex", 0, timeout=STEP)
     sync_api.expect(distribution).not_to_have_attribute("src", before, timeout=STEP)
+    # then the cutoff control: the measure at 10 (and a drill-down of ten ranks, which the screenshot holds)
+    cutoff.select_option(label="10")
+    sync_api.expect(title).to_contain_text(f"explorer: {measure}@10, ", timeout=STEP)
     if explorer.locator("h3").filter(has_text=re.compile(r"^query ")).count():
         # a query is open (the notebook opened one): its drill-down is redrawn last, after the table
-        drill_line = explorer.locator("p").filter(has_text=re.compile(rf"^{re.escape(measure)}: "))
+        drill_line = explorer.locator("p").filter(has_text=re.compile(rf"^{re.escape(measure)}@10: "))
         sync_api.expect(drill_line).to_be_visible(timeout=STEP)
     settled()
     title.scroll_into_view_if_needed()
