@@ -79,7 +79,9 @@ def main() -> None:
         old.data.close()
     ex = made[-1]
     # the values cycle: each try changes the setting (a cached measure, a new k, a new gain)
-    measures = [timed(lambda m=m: setattr(ex, "measure", m)) for m in _cycle(("AP", "RR", "P", "nDCG"), args.repeat + 1)]
+    # (each at 10: a name brings its own cutoff, so "AP" would be the whole list, a setting not yet computed)
+    measures = [timed(lambda m=m: setattr(ex, "measure", m))
+                for m in _cycle(("AP@10", "RR@10", "P@10", "nDCG@10"), args.repeat + 1)]
     cutoffs = [timed(lambda k=k: setattr(ex, "k", k)) for k in _cycle((20, 5, 100, 50, 3), args.repeat)]
     gains = []
     ex.measure = "nDCG"  # (untimed) a measure that takes a gain: the measure loop may end on RR or P

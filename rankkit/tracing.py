@@ -95,7 +95,8 @@ def trace_sources(con: duckdb.DuckDBPyConnection, qrels: Source | str, run: Sour
     if missing:
         judged = con.execute(f"SELECT count(*) FROM rankkit.qrels_rows(?) WHERE query_id = ?",
                              [qrels_table, missing[0]]).fetchall()[0][0]
-        where = f"judged ({judged} documents) but" if judged else "neither judged nor"
+        documents = f"{judged} document{'s' if judged != 1 else ''}"
+        where = f"judged ({documents}) but not" if judged else "neither judged nor"
         raise RankkitError(f"query {missing[0]!r} is {where} retrieved by the run: there is nothing to trace")
     return frame
 

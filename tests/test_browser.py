@@ -92,8 +92,15 @@ def _drive(page, folder: Path, measure: str, prefix: str, settled=lambda: None):
     before = distribution.get_attribute("src")
 
     explorer.locator("select").first.select_option(label=measure)
-    sync_api.expect(title).to_contain_text(f"{measure}@10", timeout=STEP)
+    # the name as evaluate reads it: AP (or RR) over the whole list, whatever the cutoff before
+    sync_api.expect(title).to_contain_text(f"explorer: {measure}, ", timeout=STEP)
+    # and the cutoff control says so: its first option, "whole list"
+    cutoff = explorer.locator("select").nth(1)
+    sync_api.expect(cutoff).to_have_js_property("selectedIndex", 0, timeout=STEP)
     sync_api.expect(distribution).not_to_have_attribute("src", before, timeout=STEP)
+    # then the cutoff control: the measure at 10 (and a drill-down of ten ranks, which the screenshot holds)
+    cutoff.select_option(label="10")
+    sync_api.expect(title).to_contain_text(f"explorer: {measure}@10, ", timeout=STEP)
     if explorer.locator("h3").filter(has_text=re.compile(r"^query ")).count():
         # a query is open (the notebook opened one): its drill-down is redrawn last, after the table
         drill_line = explorer.locator("p").filter(has_text=re.compile(rf"^{re.escape(measure)}@10: "))

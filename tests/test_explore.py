@@ -88,14 +88,49 @@ def test_a_text_measure_is_not_offered_and_refused_with_a_reason(ex):
 
 
 def test_measure_control_and_trait_change_the_values_and_the_plots(ex, sample):
-    ex.controls["measure"].value = "AP"  # the control sets the trait
-    assert ex.measure == "AP" and ex.measure_label == "AP@10"
-    want = _expected(sample, "AP@10").groupby("system")["value"].mean()
+    ex.controls["measure"].value = "AP"  # the control sets the trait: AP over the whole list, as evaluate's
+    assert ex.measure == "AP" and ex.measure_label == "AP" and ex.k is None
+    assert ex.controls["k"].label == "whole list"  # shown as chosen, not an empty control
+    want = _expected(sample, "AP").groupby("system")["value"].mean()
     assert _hist_means(ex.figures["distribution"]) == pytest.approx(want.tolist())
-    ex.measure = "RR"  # the trait sets the control
-    assert ex.controls["measure"].value == "RR"
+    ex.measure = "RR@10"  # the trait sets the controls
+    assert ex.controls["measure"].value == "RR" and ex.controls["k"].value == 10
     assert ex.per_query.groupby("system")["value"].mean().tolist() == pytest.approx(
         _expected(sample, "RR@10").groupby("system")["value"].mean().tolist())
+
+
+def _by_system_and_query(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame[["system", "query_id", "value"]].sort_values(["system", "query_id"]).reset_index(drop=True)
+
+
+@pytest.mark.parametrize("name, k, gain, rel, label", [
+    ("AP", None, "linear", 1.0, "AP"), ("RR", None, "linear", 1.0, "RR"), ("P", 5, "linear", 1.0, "P@5"),
+    ("nDCG", None, "linear", 1.0, "nDCG"), ("ndcg_cut_20", 20, "linear", 1.0, "nDCG@20"),
+    ("ERR(max=3)", None, "linear", 1.0, "ERR(max=3)"), ("RBP(p=0.5)", None, "linear", 1.0, "RBP(p=0.5)"),
+    ("R(rel=2)@100", 100, "linear", 2.0, "R(rel=2)@100"), ("nDCG(gain=exp)", None, "exp", 1.0, "nDCG(gain=exp)")])
+def test_a_measure_name_means_what_evaluate_takes_it_to_mean(ex, sample, name, k, gain, rel, label):
+    # set after nDCG(gain=exp,rel=2)@10: the name's cutoff, gain and level replace the controls' (the
+    # explorer gave AP@10 for "AP", where evaluate gives AP over the whole list)
+    ex.measure = "nDCG(gain=exp)@10"
+    ex.rel = 2.0
+    ex.measure = name
+    assert (ex.k, ex.gain, ex.rel) == (k, gain, rel)
+    assert ex.controls["k"].label == ("whole list" if k is None else str(k))
+    assert ex.controls["gain"].value == gain and ex.controls["rel"].value == rel
+    shown = _by_system_and_query(ex.per_query)
+    want = _expected(sample, name)  # trec_eval's family P is P@5, P@10, ...: the explorer shows the first
+    want = _by_system_and_query(want[want["measure"] == want["measure"].iloc[0]])
+    pd.testing.assert_frame_equal(shown[["system", "query_id"]], want[["system", "query_id"]], check_dtype=False)
+    assert np.array_equal(shown["value"].to_numpy(float), want["value"].to_numpy(float), equal_nan=True)  # bitwise
+    assert ex.measure_label == label
+
+
+def test_a_measure_name_draws_the_views_once(ex, monkeypatch):
+    drawn = []
+    monkeypatch.setattr(ex, "_draw_plots", lambda: drawn.append(ex.measure_label))
+    ex.measure = "AP"  # measure and cutoff change together: one drawing, not one for each
+    ex.measure = "AP@5"  # the same measure trait, another cutoff: drawn too
+    assert drawn == ["AP", "AP@5"]
 
 
 def test_a_measure_name_with_cutoff_and_parameters_sets_those_controls(ex, sample):
@@ -114,7 +149,8 @@ def test_k_gain_and_rel_controls(ex, sample):
     ex.controls["k"].value = 20
     assert ex.k == 20 and ex.measure_label == "nDCG@20"
     assert ex.per_query["value"].mean() == pytest.approx(_expected(sample, "nDCG@20")["value"].mean())
-    ex.controls["k"].value = None
+    ex.controls["k"].label = "whole list"
+    assert ex.k is None
     assert ex.measure_label == "nDCG"
     ex.controls["gain"].value = "exp"
     assert ex.gain == "exp" and ex.measure_label == "nDCG(gain=exp)"
@@ -412,3 +448,72 @@ def test_a_plot_drawn_over_kept_axes_is_the_plot_drawn_afresh(ex):
             assert np.array_equal(pixels(png), fresh), \
                 f"{view} after {name}={value}: {int((pixels(png) != fresh).any(axis=2).sum())} pixels differ"
     assert sum(kept.reused for kept in ex._kept_axes.values()) >= 10, "few axes were laid from kept pieces"
+
+
+def _moves_example() -> Explorer:
+    """q1 judges a (3), b (0), c (2) and 25 more documents no system retrieves (5 of grade 3, 10 of 2,
+    10 of 1); x is unjudged. A ranks b a x c, B ranks a x b c."""
+    missed = [f"m{i:02d}" for i in range(1, 26)]
+    qrels = pd.DataFrame({"query_id": "q1", "doc_id": ["a", "b", "c", *missed],
+                          "relevance": [3, 0, 2] + [3] * 5 + [2] * 10 + [1] * 10})
+    ranked = {"A": ["b", "a", "x", "c"], "B": ["a", "x", "b", "c"]}
+    runs = {name: pd.DataFrame({"query_id": "q1", "doc_id": docs, "score": [4.0, 3.0, 2.0, 1.0]})
+            for name, docs in ranked.items()}
+    ex = Explorer(ExplorerData(qrels, runs), ["AP"])
+    ex.query = "q1"
+    return ex
+
+
+def _move_colours(table: str) -> dict[str, tuple[str, str]]:
+    """Each document's move in one system's drill-down table: (arrow, colour)."""
+    found = {}
+    for row in table.split("<tr")[2:]:  # the header row first
+        doc = re.findall(r"<td[^>]*>([^<]*)</td>", row)[1]
+        if doc == "–":  # ranks past the run's end, where the ideal ordering goes on
+            continue
+        move = re.search(r"<span style='color:(#\w+)'>([▲▼])\d+</span>", row)
+        found[doc] = (move.group(2), move.group(1)) if move else None
+    return found
+
+
+def test_a_move_is_coloured_by_whether_it_helps_and_the_colours_are_explained():
+    from rankkit.explore.widget import HELPS, HURTS, NEUTRAL
+
+    ex = _moves_example()
+    drill = ex._views["drilldown"].children
+    first, second = (child.value for child in drill[1].children)
+    # A against B: the grade-0 b higher (hurts; it was green), the relevant a lower (hurts), the
+    # unjudged x lower (unknown), c where it is in B
+    assert _move_colours(first) == {"b": ("▲", HURTS), "a": ("▼", HURTS), "x": ("▼", NEUTRAL), "c": None}
+    # B against A: a relevant document higher, a non-relevant one lower: both help
+    assert _move_colours(second) == {"a": ("▲", HELPS), "x": ("▲", NEUTRAL), "b": ("▼", HELPS), "c": None}
+    legend = drill[2].value
+    assert "Green</span>: the move helps this system's score" in legend and "unjudged" in legend
+    assert "Green: the move helps" in re.search(r"title='([^']*)'>rank in B<", first).group(1)
+
+
+def test_judged_documents_no_system_retrieved_are_counted_and_the_rest_folded():
+    ex = _moves_example()
+    missed = ex._views["drilldown"].children[3].value
+    shown, folded = missed.split("<details>")
+    assert "judged documents no system retrieved</b> (IDCG counts them): 25 (5 of grade 3, 10 of grade 2, " \
+           "10 of grade 1)" in shown
+    # the first ten by grade, then the rest behind a summary that opens them
+    assert re.findall(r"m\d\d", shown) == [f"m{i:02d}" for i in range(1, 11)] and "and 15 more" in shown
+    assert "<summary" in folded and "the other 15" in folded
+    assert re.findall(r"m\d\d", folded) == [f"m{i:02d}" for i in range(11, 26)]
+
+
+def test_a_greyed_out_control_says_why(ex):
+    ex.measure = "nDCG@10"
+    rel = ex.controls["rel"]
+    assert rel.disabled and rel.tooltip == "nDCG takes no relevance level: it weighs every grade by its gain."
+    assert rel.tooltip in ex._control_note.value
+    ex.measure = "ERR"
+    assert "chance of stopping (grade / max)" in ex.controls["rel"].tooltip
+    ex.measure = "AP"
+    assert not ex.controls["rel"].disabled and ex.controls["rel"].tooltip.startswith("the relevance level")
+    assert ex.controls["gain"].disabled and ex.controls["gain"].tooltip.startswith("AP takes no gain: a document is relevant")
+    assert "relevance level" not in ex._control_note.value
+    ex.measure = "bpref"
+    assert ex.controls["k"].disabled and ex.controls["k"].tooltip == "bpref takes no cutoff."

@@ -236,9 +236,13 @@ SELECT rank, doc_id, round(dcg, 5) AS dcg, round(idcg, 5) AS idcg, round(ndcg, 5
 
 def test_a_query_nobody_retrieved_is_named():
     qrels, run = _example([1, 0], extra=[2])
-    qrels = pd.concat([qrels, pd.DataFrame({"query_id": ["judged-only"], "doc_id": ["z"], "relevance": [1]})])
-    with pytest.raises(RankkitError, match="query 'judged-only' is judged \\(1 documents\\) but retrieved by the run"):
+    qrels = pd.concat([qrels, pd.DataFrame({"query_id": ["judged-only", "judged-twice", "judged-twice"],
+                                            "doc_id": ["z", "y", "z"], "relevance": [1, 0, 2]})])
+    with pytest.raises(RankkitError, match="query 'judged-only' is judged \\(1 document\\) but not retrieved by the run: "
+                                           "there is nothing to trace"):
         rankkit.trace(qrels, run, ["q", "judged-only"])
+    with pytest.raises(RankkitError, match="query 'judged-twice' is judged \\(2 documents\\) but not retrieved"):
+        rankkit.trace(qrels, run, "judged-twice")
     with pytest.raises(RankkitError, match="query 'nope' is neither judged nor retrieved"):
         rankkit.trace(qrels, run, "nope")
     with pytest.raises(RankkitError, match="query_id is empty"):

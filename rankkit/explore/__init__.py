@@ -25,6 +25,8 @@ def explore(qrels, runs, measures: str | Iterable[str] | None = None, *, queries
         or a single run, named by its file stem).
     measures:
         The measures offered, the first shown (default: every registered measure with numeric values, nDCG@10 shown).
+        A name means what evaluate reads in it: choosing ``AP`` shows AP over the whole list, ``AP@10``
+        sets the cutoff to 10 (and ``nDCG(gain=exp)`` the gain), whatever the controls held before.
     queries:
         Optional table (DataFrame, relation, CSV/TSV/Parquet path or table name) with ``query_id``
         and ``text`` and/or attribute columns; attributes become the "split by" control.

@@ -21,7 +21,7 @@ from rankkit._sql import connect
 from rankkit.errors import RankkitError, RankkitWarning
 from rankkit.evaluate import compare_inputs, load_runs, measure_specs, query_table_view, run_numpy, run_query, values_query
 from rankkit.io import load, release
-from rankkit.measures import Measure, registry
+from rankkit.measures import Measure, params, registry
 from rankkit.progress import Progress
 from rankkit.tracing import trace_sources
 
@@ -37,8 +37,9 @@ BATCH = ("ndcg", "ap", "rr", "p", "r")
 
 _tables = itertools.count(1)
 
-# parameters a measure name carries in parentheses, with their defaults (k goes after @)
-DEFAULTS = {"gain": "linear", "rel": 1.0, "ideal": "qrels", "empty": "zero", "max": 4.0}
+# the parameters of a name beside its cutoff, gain and level that the explorer keeps with the measure
+# (``nDCG(ideal=run)``, ``RBP(p=0.5)``): one value each, written back as the name wrote it
+EXTRAS = ("ideal", "empty", "max", "mult", "beta", "p")
 
 
 @dataclass(frozen=True)
@@ -73,8 +74,8 @@ class Setting:
 def measure_name(measure: Measure, k: int | None, gain: str, rel: float, extras: dict) -> str:
     """A measure's name with the parameters it takes and that differ from their defaults."""
     values = {"gain": gain, "rel": rel, **extras}
-    shown = [f"{name}={_text(values[name])}" for name in ("gain", "rel", "ideal", "empty", "max")
-             if name in measure.params and name in values and values[name] != DEFAULTS[name]]
+    shown = [f"{name}={_text(values[name])}" for name in measure.params
+             if name in values and not _is_default(name, values[name])]
     cutoff = f"@{k}" if k is not None and "k" in measure.params else ""
     return f"{measure.name}{'(' + ','.join(shown) + ')' if shown else ''}{cutoff}"
 
@@ -84,9 +85,14 @@ def parse_measure(con: duckdb.DuckDBPyConnection, name: str) -> Setting:
     raises MeasureError, as evaluate does."""
     spec = measure_specs(con, [name])[0]
     measure = registry()[spec["metric"]]
-    extras = tuple((key, spec[key]) for key in ("ideal", "empty", "max")
-                   if key in measure.params and spec[key] != DEFAULTS[key])
+    extras = tuple((key, spec[key]) for key in EXTRAS if key in measure.params and not _is_default(key, spec[key]))
     return Setting(spec["metric"], spec["k"], spec["gain"], float(spec["rel"]), extras)
+
+
+def _is_default(name: str, value) -> bool:
+    """Whether a parameter's value is the one the SQL prelude declares (a name leaves it out)."""
+    declared = params()[name].default.strip("'")
+    return value == declared if isinstance(value, str) else float(value) == float(declared)
 
 
 def _text(value) -> str:

@@ -23,7 +23,10 @@ __all__ = ["Explorer", "PAGE_SIZE"]
 
 PAGE_SIZE = 15        # query table rows per page: 10,000 queries stay one click from any page
 TRACE_ROWS = 50       # drill-down rows shown per system (the trace trait holds them all)
+MISSED_SHOWN = 10     # judged documents no system retrieved, listed before the rest is folded
+HELPS, HURTS, NEUTRAL = "#2ca02c", "#d62728", "#777"  # a document's move: for this system's score, against it, unknown
 CUTOFFS = (1, 3, 5, 10, 20, 50, 100, 1000)
+WHOLE_LIST = 0  # the cutoff control's value for k None: a Dropdown given the value None selects no option
 
 
 class Explorer(widgets.VBox):
@@ -33,7 +36,8 @@ class Explorer(widgets.VBox):
     views and controls follow; use a control and the trait changes.
     """
 
-    measure = Unicode("nDCG", help="the measure, with its own parameters (nDCG(ideal=run)); @k sets k")
+    measure = Unicode("nDCG", help="the measure, with its own parameters (nDCG(ideal=run)); setting a name sets "
+                                   "k, gain and rel as evaluate() reads it: 'AP' is AP over the whole list")
     k = Int(10, allow_none=True, help="the cutoff; None: the whole ranked list")
     gain = Enum(("linear", "exp"), default_value="linear", help="gain of a grade, for the measures that take one")
     rel = Float(1.0, help="relevance level, for the measures that take one")
@@ -62,8 +66,7 @@ class Explorer(widgets.VBox):
         with self.hold_trait_notifications():
             self.systems = list(data.systems)
             self.baseline = data.systems[0]
-            if measures:
-                self.measure = measures[0]
+            self.measure = measures[0] if measures else "nDCG@10"
         self._build()
         self._refresh_values()
 
@@ -75,15 +78,25 @@ class Explorer(widgets.VBox):
         if not _numeric(setting.measure):
             raise traitlets.TraitError(f"{setting.measure.name} is text, not a number: the explorer draws numbers "
                                        f"(rankkit eval prints it)")
-        text = proposal["value"]
-        # a name carrying a cutoff, gain or level moves it to the control that holds it
-        if setting.k is not None:
-            self.k = setting.k
-        if "gain=" in text.replace(" ", ""):
-            self.gain = setting.gain
-        if "rel=" in text.replace(" ", ""):
-            self.rel = setting.rel
-        return measure_name(setting.measure, None, "linear", 1.0, dict(setting.extras))
+        name = measure_name(setting.measure, None, "linear", 1.0, dict(setting.extras))
+        # a name means what evaluate() takes it to mean: "AP" is AP over the whole list, whatever the
+        # cutoff before, so its cutoff, gain and level (evaluate's defaults where it names none) go
+        # to their controls; the views are drawn once, for the new measure and its setting together
+        moved = self._set_quietly(k=setting.k, gain=setting.gain, rel=setting.rel)
+        if moved and name == self.measure and hasattr(self, "_views"):
+            self._refresh_values()  # the measure trait does not change: nothing else draws it
+        return name
+
+    def _set_quietly(self, **values) -> bool:
+        """Set traits without drawing the views for each; whether any changed."""
+        changed = any(getattr(self, name) != value for name, value in values.items())
+        self._quiet = True
+        try:
+            for name, value in values.items():
+                setattr(self, name, value)
+        finally:
+            self._quiet = False
+        return changed
 
     @validate("k")
     def _check_k(self, proposal):
@@ -126,7 +139,7 @@ class Explorer(widgets.VBox):
 
     @observe("measure", "k", "gain", "rel", "systems", "by")
     def _on_setting(self, change):
-        if hasattr(self, "_views"):
+        if hasattr(self, "_views") and not getattr(self, "_quiet", False):
             self._refresh_values()
 
     @observe("baseline")
@@ -215,7 +228,7 @@ class Explorer(widgets.VBox):
         self.controls = {
             "measure": widgets.Dropdown(options=self._offered, description="measure", style=style,
                                         layout=widgets.Layout(width="220px")),
-            "k": widgets.Dropdown(options=[("whole list", None)] + [(str(c), c) for c in CUTOFFS], description="k",
+            "k": widgets.Dropdown(options=[("whole list", WHOLE_LIST)] + [(str(c), c) for c in CUTOFFS], description="k",
                                   style=style, layout=widgets.Layout(width="140px")),
             # a flex row with the other controls' margin, so that it lines up with them: ipywidgets 8
             # lays ToggleButtons out as a block, its buttons on a line below the label, with no margin
@@ -237,6 +250,9 @@ class Explorer(widgets.VBox):
             "open": widgets.Button(description="open", tooltip="open the query typed, or the first match",
                                    layout=widgets.Layout(width="70px")),
         }
+        for name in ("k", "gain", "rel"):
+            self.controls[name].tooltip = CONTROL_TIPS[name]
+        self._control_note = widgets.HTML(layout=widgets.Layout(margin="var(--jp-widgets-margin)", max_width="520px"))
         for name in ("measure", "k", "gain", "rel", "systems", "baseline", "by"):
             self.controls[name].observe(self._control_changed(name), names="value")
         self.controls["search"].observe(self._on_search, names="value")
@@ -260,7 +276,8 @@ class Explorer(widgets.VBox):
         ])
         self.children = [
             self._views["title"],
-            widgets.HBox([self.controls[n] for n in ("measure", "k", "gain", "rel")], layout=_wrapping()),
+            widgets.HBox([self.controls[n] for n in ("measure", "k", "gain", "rel")] + [self._control_note],
+                         layout=_wrapping()),
             widgets.HBox([self.controls[n] for n in ("systems", "baseline", "by", "search", "open")], layout=_wrapping()),
             self._progress,
             self._views["summary"],
@@ -299,6 +316,8 @@ class Explorer(widgets.VBox):
             value = change["new"]
             if name == "systems":
                 value = [s for s in self.data.systems if s in value] or list(self.systems)
+            if name == "k" and value == WHOLE_LIST:
+                value = None
             try:
                 setattr(self, name, value)
             except traitlets.TraitError as error:
@@ -364,14 +383,22 @@ class Explorer(widgets.VBox):
             measure.value = self.measure
             takes = self.setting.measure.params
             k = self.controls["k"]
-            if self.k not in [v for _, v in k.options]:
-                k.options = sorted(list(k.options) + [(str(self.k), self.k)], key=lambda o: (o[1] is not None, o[1] or 0))
-            k.value, k.disabled = self.k, "k" not in takes
-            self.controls["gain"].value, self.controls["gain"].disabled = self.gain, "gain" not in takes
+            if self.k is not None and self.k not in [v for _, v in k.options]:
+                k.options = sorted(list(k.options) + [(str(self.k), self.k)], key=lambda o: o[1])
+            k.value = WHOLE_LIST if self.k is None else self.k
+            self.controls["gain"].value = self.gain
             rel = self.controls["rel"]
             if self.rel not in [v for _, v in rel.options]:
                 rel.options = sorted(list(rel.options) + [(f"{self.rel:g}", self.rel)], key=lambda o: o[1])
-            rel.value, rel.disabled = self.rel, "rel" not in takes
+            rel.value = self.rel
+            # a control the measure does not take is greyed out, and says why (its tooltip and a note)
+            unused = _unused_controls(self.setting.measure)
+            for name in ("k", "gain", "rel"):
+                control = self.controls[name]
+                control.disabled = name in unused
+                control.tooltip = unused.get(name, CONTROL_TIPS[name])
+            self._control_note.value = (f"<span style='color:#666;font-size:12px'>{html.escape(' '.join(unused.values()))}"
+                                        "</span>")
             self.controls["systems"].value = tuple(self.systems)
             if self.baseline is not None:
                 self.controls["baseline"].value = self.baseline
@@ -548,9 +575,7 @@ class Explorer(widgets.VBox):
             # a table wider than its half scrolls inside it rather than run over the other one
             tables.append(widgets.HTML(_trace_table(rows, system, other, other_ranks, texts, self.setting),
                                        layout=widgets.Layout(flex="1 1 0", min_width="600px", overflow="auto")))
-        missed = _missed_by_all(trace, self.systems)
-        missed_html = ("<p><b>judged documents no system retrieved</b> (IDCG counts them): "
-                       + (", ".join(f"{html.escape(d)} (grade {g:g})" for d, g in missed) or "none") + "</p>")
+        missed_html = _missed_html(_missed_by_all(trace, self.systems))
         curve = plot.trace_curve(trace[trace["rank"].notna()], systems=self.systems, reuse=self._drawn("trace_curve"))
         # one panel: fixed margins instead of the constrained layout, which took half of its drawing
         curve.set_layout_engine("none")
@@ -563,6 +588,7 @@ class Explorer(widgets.VBox):
             widgets.HTML(f"<h3 style='margin:6px 0'>query {html.escape(self.query)}{query_text}</h3>"
                          f"<p>{html.escape(self.measure_label)}: {value_line}</p>"),
             widgets.HBox(tables, layout=_wrapping(overflow="auto")),
+            widgets.HTML(_MOVES_LEGEND if len(self.systems) > 1 else ""),
             widgets.HTML(missed_html),
             _show(widgets.Image(format="png"), Rendered(curve, self._kept_axes.setdefault("trace_curve", KeptAxes()))),
         ]
@@ -606,6 +632,28 @@ def _offered_measures(data: ExplorerData, measures: list[str] | None) -> list[st
     return list(dict.fromkeys(offered))
 
 
+CONTROL_TIPS = {"k": "the cutoff: only the top k ranks count",
+                "gain": "the gain of a grade: linear (the grade) or exp (2^grade - 1)",
+                "rel": "the relevance level: a document is relevant when its grade is at least this"}
+
+
+def _unused_controls(measure) -> dict[str, str]:
+    """The cutoff, gain and level controls a measure does not take, each with the reason, read from
+    the parameters its SQL file declares."""
+    takes, name = set(measure.params), measure.name
+    unused = {}
+    if "k" not in takes:
+        unused["k"] = f"{name} takes no cutoff."
+    if "gain" not in takes:
+        unused["gain"] = (f"{name} takes no gain: a document is relevant (grade at least the level) or not."
+                          if "rel" in takes else f"{name} takes no gain.")
+    if "rel" not in takes:
+        unused["rel"] = (f"{name} takes no relevance level: it weighs every grade by its gain." if takes & {"gain", "gains"}
+                         else f"{name} takes no relevance level: it reads a grade as a chance of stopping (grade / max)."
+                         if "max" in takes else f"{name} takes no relevance level.")
+    return unused
+
+
 def _numeric(measure) -> bool:
     """Whether a measure's values are numbers (trec_eval's runid and relstring are text)."""
     return measure.aggregate != "text"
@@ -646,6 +694,7 @@ def _trace_table(rows: pd.DataFrame, system: str, other: str | None, other_ranks
     """One system's trace as an HTML table: the worked examples' columns, the rank in the other system."""
     ranked = rows[rows["rank"].notna()]
     shown = ranked.head(TRACE_ROWS)
+    graded = _graded(setting.measure)
     at_end = ranked.iloc[-1]
     head = [(h, "") for h in ("rank", "doc", "grade", "gain", "log2(r+1)", "disc. gain", "DCG", "ideal grade", "IDCG",
                               "nDCG")]
@@ -653,7 +702,8 @@ def _trace_table(rows: pd.DataFrame, system: str, other: str | None, other_ranks
         # on one line (it wrapped onto four), the legend of the arrows in its tooltip; the short
         # headers may take two lines, so that two tables fit side by side on a wide page
         head.append((f"rank in {other}", f"the document's rank in {other}: ▲ n, n places higher here; "
-                                         f"▼ n, n places lower here; absent, {other} did not retrieve it"))
+                                         f"▼ n, n places lower here; absent, {other} did not retrieve it. "
+                                         f"{_MOVES_COLOURS}"))
     if texts:
         head.append(("text", ""))
     cells = "".join(_header(h, tip, nowrap=bool(tip)) for h, tip in head)
@@ -672,7 +722,7 @@ def _trace_table(rows: pd.DataFrame, system: str, other: str | None, other_ranks
                   "–" if pd.isna(row["ideal_grade"]) else f"{row['ideal_grade']:g}", f"{row['idcg']:.3f}",
                   f"{row['ndcg']:.4f}"]
         if other:
-            values.append(_moved(rank, other_ranks.get(doc)) if not pd.isna(doc) else "")
+            values.append(_moved(rank, other_ranks.get(doc), _counts(row, graded)) if not pd.isna(doc) else "")
         if texts:
             values.append(html.escape(str(texts.get(doc, ""))[:80]))
         tint = " style='background:#eef6ee'" if row["relevant"] else ""
@@ -694,12 +744,52 @@ def _header(text: str, tip: str, nowrap: bool) -> str:
     return f"<th style='padding:2px 6px;text-align:right{wrap}'{title}>{html.escape(text)}</th>"
 
 
-def _moved(rank: int, other_rank) -> str:
+_MOVES_COLOURS = ("Green: the move helps this system's score (a relevant document higher, a non-relevant one "
+                  "lower); red: it hurts; grey: an unjudged document, whose worth is unknown.")
+_MOVES_LEGEND = (f"<p style='font-size:12px;color:#444;margin:2px 0'><b>rank in the other system</b>: "
+                 "▲ n, n places higher here; ▼ n, lower here. "
+                 f"<span style='color:{HELPS}'>Green</span>: the move helps this system's score (a relevant "
+                 f"document higher, a non-relevant one lower); <span style='color:{HURTS}'>red</span>: it hurts; "
+                 f"<span style='color:{NEUTRAL}'>grey</span>: an unjudged document, whose worth is unknown.</p>")
+
+
+def _graded(measure) -> bool:
+    """Whether a measure weighs each grade (nDCG's gain, ERR's scale) rather than asking grade >= level."""
+    return bool({"gain", "gains", "max"} & set(measure.params))
+
+
+def _counts(row, graded: bool) -> bool | None:
+    """Whether a document adds to the shown measure: a positive gain where the measure weighs grades,
+    a grade at or above the level where it asks that; None where it is unjudged (unknown)."""
+    if pd.isna(row["grade"]):
+        return None
+    return bool(row["gain"] > 0) if graded else bool(row["relevant"])
+
+
+def _moved(rank: int, other_rank, counts: bool | None) -> str:
+    """The document's rank in the other system, its move coloured by whether it helps this system."""
     if other_rank is None or pd.isna(other_rank):
         return "<span style='color:#1f77b4'>absent</span>"
     shift = int(other_rank) - rank
-    if shift > 0:
-        return f"{int(other_rank)} <span style='color:#2ca02c'>▲{shift}</span>"
-    if shift < 0:
-        return f"{int(other_rank)} <span style='color:#d62728'>▼{-shift}</span>"
-    return f"{int(other_rank)} ="
+    if shift == 0:
+        return f"{int(other_rank)} ="
+    colour = NEUTRAL if counts is None else HELPS if (shift > 0) == counts else HURTS
+    arrow = f"▲{shift}" if shift > 0 else f"▼{-shift}"
+    return f"{int(other_rank)} <span style='color:{colour}'>{arrow}</span>"
+
+
+def _missed_html(missed: list[tuple[str, float]]) -> str:
+    """The judged documents no system retrieved: how many of each grade, the first few by grade, the
+    rest folded (a query can have hundreds)."""
+    title = "<b>judged documents no system retrieved</b> (IDCG counts them)"
+    if not missed:
+        return f"<p>{title}: none</p>"
+    grades = pd.Series([g for _, g in missed]).value_counts().sort_index(ascending=False)
+    counts = ", ".join(f"{n} of grade {g:g}" for g, n in grades.items())
+    listed = [f"{html.escape(d)} (grade {g:g})" for d, g in missed]
+    text = f"<p style='margin:2px 0'>{title}: {len(missed)} ({counts}): {', '.join(listed[:MISSED_SHOWN])}"
+    if len(listed) <= MISSED_SHOWN:
+        return text + "</p>"
+    return (text + f" and {len(listed) - MISSED_SHOWN} more</p><details><summary style='cursor:pointer'>"
+            f"the other {len(listed) - MISSED_SHOWN}</summary><p style='margin:2px 0'>"
+            f"{', '.join(listed[MISSED_SHOWN:])}</p></details>")
