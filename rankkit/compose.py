@@ -258,7 +258,7 @@ def plan(specs: Iterable[Mapping], *, ties: str = "trec", queries: str = "both",
     refused = [spec["measure"] for spec in specs if ties not in registry()[spec["metric"]].ties]
     if refused:
         takes = ", ".join(m.name for m in registry().values() if ties in m.ties)
-        raise RankkitError(f"ties={ties} applies to {takes} only, not {', '.join(refused)}")
+        raise RankkitError(f"ties={ties} applies to the gain-based measures ({takes}) only, not {', '.join(refused)}")
     planned = Plan(ties=ties, queries=queries, dialect=dialect)
     for spec in specs:
         planned.add(spec)

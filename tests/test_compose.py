@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import rankkit
 from rankkit.compose import compose, plan
 from rankkit.errors import RankkitError
-from rankkit.evaluate import SPEC_TYPE, measure_specs, values_query
+from rankkit.evaluate import measure_specs, values_query
 from rankkit.measures import registry
 
 # every registered measure, with its options; the gain measures again under ties='average'
@@ -66,7 +66,7 @@ def per_query(con, measures, ties, queries, judged_only):
     specs = measure_specs(con, measures)
     con.execute("CREATE OR REPLACE TEMP TABLE rk AS FROM rankkit.ranks('q', 'r', ties := ?, judged_only := ?)",
                 [ties, judged_only])
-    reference = con.execute(values_query([s["metric"] for s in specs], "'rk'").replace("$specs", f"$specs::{SPEC_TYPE}[]"),
+    reference = con.execute(values_query([s["metric"] for s in specs], "'rk'"),
                             {"qrels": "q", "specs": specs, "ties": ties, "queries": queries}).fetchall()
     composed = con.execute(compose(specs, qrels="'q'", ranks="rk", ties=ties, queries=queries)).fetchall()
     return ({(i, s, q): v for i, _, _, s, q, v in reference}, {(i, s, q): v for i, _, _, s, q, v in composed})
@@ -131,7 +131,7 @@ def test_parameters_are_literals(con):
 
 
 def test_ties_average_is_refused_for_measures_without_it(con):
-    with pytest.raises(RankkitError, match=r"ties=average applies to CG, DCG, IDCG, nDCG only, not AP"):
+    with pytest.raises(RankkitError, match=r"ties=average applies to the gain-based measures \(CG, DCG, IDCG, nDCG\) only, not AP"):
         plan(measure_specs(con, ["nDCG@5", "AP"]), ties="average")
     with pytest.raises(RankkitError, match="queries must be both or qrels"):
         plan(measure_specs(con, ["AP"]), queries="all")
