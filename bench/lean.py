@@ -4,20 +4,25 @@ measures (nDCG@10, AP, RR@10, R@100, P@10), trec_eval's conventions (issue 21).
 
     cd /work/wt/lean && python bench/lean.py          # from the project's root, in its virtualenv
 
-Rows (median ms per call, after warm-up):
+Rows (median ms per call, after warm-up, the calls taken in turn):
   plain statement       lean_floor.py's statement (windows, these five measures only)
   composed, whole call  rankkit.ranks + the composed values + rankkit.over_values (the means), over the
                         same qrels and run tables as the plain statement
   composed values       the composed statement alone, over a ranks table made once
   rankkit.evaluate      on inputs read with read_qrels / read_run
-each with its planning time (EXPLAIN) beside it. The means are printed so that they can be compared.
+each statement with DuckDB's profile beside it (binding, optimizer, execution CPU). The means are
+printed so that they can be compared.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import statistics
 import sys
+import tempfile
+import time
 import warnings
 from pathlib import Path
 
@@ -29,6 +34,7 @@ from rankkit.compose import compose  # noqa: E402
 from rankkit.evaluate import measure_specs  # noqa: E402
 
 MEASURES = ["nDCG@10", "AP", "RR@10", "R@100", "P@10"]
+PROFILE = str(Path(tempfile.gettempdir()) / f"rankkit-lean-profile-{os.getpid()}.json")
 
 
 def shared() -> Path:
@@ -70,21 +76,49 @@ def main() -> None:
 
     print("means, plain:   ", [round(v, 6) for v in con.execute(floor.LEAN).fetchone()])
     print("means, composed:", [round(row[2], 6) for row in con.execute(whole).fetchall()])
-    rows = [
-        ("plain statement (lean_floor.py)", floor.LEAN),
-        ("composed, whole call (ranks + values + means)", whole),
-        ("composed values over a ranks table", values),
-    ]
-    timed = {}
-    for label, sql in rows:
-        timed[label] = floor.timed(lambda sql=sql: con.execute(sql).fetchall())
-        planning = floor.timed(lambda sql=sql: con.execute("EXPLAIN " + sql).fetchall())
-        print(f"{label:48s} {timed[label]:7.1f} ms   (planning {planning:5.1f} ms)")
-    evaluate = floor.timed(lambda: rankkit.evaluate(qrels, run, MEASURES, con=con))
-    print(f"{'rankkit.evaluate on loaded inputs':48s} {evaluate:7.1f} ms")
+    calls = {
+        "plain statement (lean_floor.py)": lambda: con.execute(floor.LEAN).fetchall(),
+        "composed, whole call (ranks + values + means)": lambda: con.execute(whole).fetchall(),
+        "composed values over a ranks table": lambda: con.execute(values).fetchall(),
+        "rankkit.evaluate on loaded inputs": lambda: rankkit.evaluate(qrels, run, MEASURES, con=con),
+    }
+    statements = {"plain statement (lean_floor.py)": floor.LEAN, "composed, whole call (ranks + values + means)": whole,
+                  "composed values over a ranks table": values}
+    timed = round_robin(calls)
+    for label, ms in timed.items():
+        split = profile(con, statements[label]) if label in statements else ""
+        print(f"{label:48s} {ms:6.1f} ms   {split}")
     plain = timed["plain statement (lean_floor.py)"]
     print(f"ratio to the plain statement: composed whole call {timed['composed, whole call (ranks + values + means)'] / plain:.2f}x, "
-          f"evaluate {evaluate / plain:.2f}x (target 1.3x)")
+          f"composed values {timed['composed values over a ranks table'] / plain:.2f}x, "
+          f"evaluate {timed['rankkit.evaluate on loaded inputs'] / plain:.2f}x (target 1.3x)")
+
+
+def round_robin(calls: dict, repeat: int = 25) -> dict:
+    """Median ms per call, the calls taken in turn (the machine is shared: a busy spell slows them all)."""
+    times = {label: [] for label in calls}
+    for n in range(repeat + 3):
+        for label, call in calls.items():
+            start = time.perf_counter()
+            call()
+            if n >= 3:  # warm-up
+                times[label].append(time.perf_counter() - start)
+    return {label: statistics.median(found) * 1e3 for label, found in times.items()}
+
+
+def profile(con, sql: str, repeat: int = 9) -> str:
+    """Where a statement's time goes, from DuckDB's profiler (medians): binding, optimizer, execution CPU."""
+    found = []
+    for _ in range(repeat):
+        con.execute("SET enable_profiling = 'json'; SET profiling_mode = 'detailed'; "
+                    f"SET profiling_output = '{PROFILE}'")
+        con.execute(sql).fetchall()
+        con.execute("RESET enable_profiling")
+        report = json.loads(Path(PROFILE).read_text())
+        found.append((report["planner"]["binding_time"], report["optimizer"]["total_time"],
+                      report["query"]["cpu_time"], report["query"]["total_intermediate_rows"]))
+    bind, optimize, cpu, rows = (statistics.median(column) for column in zip(*found))
+    return f"(binding {bind * 1e3:4.1f} ms, optimizer {optimize * 1e3:4.1f} ms, execution CPU {cpu * 1e3:5.1f} ms, {rows:,.0f} intermediate rows)"
 
 
 if __name__ == "__main__":
