@@ -133,7 +133,7 @@ class Plan:
         measure = registry()[spec["metric"]]
         if measure.value is None:
             raise RankkitError(f"measure {spec['measure']} is text, not a number: the composer computes numbers")
-        sql, scope, depth = self._render(measure.value, spec, measure, ())
+        sql, scope, depth = self._render(measure.value, spec, measure)
         # a value is per system and query, even one that reads the qrels only (NumRel)
         column = self._column("value", f"CAST({sql} AS DOUBLE)", "run", depth if scope == "run" else 1)
         self.values.append((spec["i"], spec["measure"], spec["agg"], column.name))
@@ -142,22 +142,19 @@ class Plan:
         """The declared names of the features planned (inputs excluded)."""
         return {column.feature for column in self.columns.values() if column.feature != "value"}
 
-    def _resolve(self, name: str, spec: Mapping, measure: Measure, stack: tuple[str, ...]) -> tuple[str, str, int]:
-        """A feature or input's column name, scope and layer, planning it first if new."""
+    def _resolve(self, name: str, spec: Mapping, measure: Measure) -> tuple[str, str, int]:
+        """A feature or input's column name, scope and layer, planning it first if new (the registry
+        has checked that no feature reads itself)."""
         if name in inputs():
             self.inputs.add(name)
             return name, inputs()[name], 0
-        feature = self._variant(name, spec, measure)
-        if name in stack:
-            raise RankkitError(f"{feature.where}: feature {name} depends on itself ({' -> '.join(stack + (name,))})")
-        sql, scope, depth = self._render(feature, spec, measure, stack + (name,))
+        sql, scope, depth = self._render(self._variant(name, spec, measure), spec, measure)
         column = self._column(name, sql, scope, depth)
         return column.name, column.scope, column.depth
 
-    def _render(self, feature: Feature, spec: Mapping, measure: Measure,
-                stack: tuple[str, ...]) -> tuple[str, str, int]:
+    def _render(self, feature: Feature, spec: Mapping, measure: Measure) -> tuple[str, str, int]:
         """The declaration's SQL: features by their columns, parameters as literals; its scope and layer."""
-        found = {name: self._resolve(name, spec, measure, stack) for name in feature.features}
+        found = {name: self._resolve(name, spec, measure) for name in feature.features}
         scope = "run" if any(scope == "run" for _, scope, _ in found.values()) else "query"
         depth = 1 + max((d for _, s, d in found.values() if s == scope), default=0)
 

@@ -232,6 +232,7 @@ def shared_features() -> dict[str, tuple[Feature, ...]]:
     for variants in found.values():
         for feature in variants:
             _check_references(feature, found)
+    _check_cycles(found)
     return found
 
 
@@ -278,6 +279,25 @@ def _check_measure(measure: Measure, values: list[Feature]) -> None:
     known = {**shared_features(), **own}
     for feature in [*measure.features, *values]:
         _check_references(feature, known)
+    _check_cycles(known)
+
+
+def _check_cycles(known: Mapping[str, tuple[Feature, ...]]) -> None:
+    """No feature reads itself, through any of its variants: else an error naming the file and line."""
+    done: set[str] = set()
+
+    def walk(name: str, path: tuple[str, ...]) -> None:
+        if name in path:
+            raise ValueError(f"{known[name][0].where}: feature {name} reads itself ({' -> '.join(path + (name,))})")
+        if name in done or name not in known:
+            return
+        for feature in known[name]:
+            for read in feature.features:
+                walk(read, path + (name,))
+        done.add(name)
+
+    for name in known:
+        walk(name, ())
 
 
 def get(name: str) -> Measure:

@@ -60,6 +60,8 @@ def test_a_measure_read_from_its_file(tmp_path):
     ("-- value: {x}\n-- feature: x := 1\n-- feature: x := 2\n", r"mine\.sql:10: feature x is declared again \(first at .*mine\.sql:9\)"),
     ("-- value: 1.0E0\n-- value: 2.0E0\n", r"mine\.sql:9: a second '-- value:'"),
     ("-- value: 1.0E0\n-- feature: x = 1\n", r"mine\.sql:9: cannot read this declaration"),
+    ("-- value: {x}\n-- feature: x := {y}\n-- feature: y [k=NULL] := {x}\n-- feature: y := 1\n",
+     r"mine\.sql:9: feature x reads itself \(x -> y -> x\)"),
     ("-- value: 1.0E0\n-- input: ranks run again\n", r"mine\.sql:9: inputs are declared in sql/features\.sql only"),
 ])
 def test_a_file_that_lacks_or_misreads_its_definition_is_an_error_naming_file_and_line(tmp_path, body, error):
