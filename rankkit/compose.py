@@ -90,16 +90,15 @@ class DuckDB:
 
     def unpivot(self, rows: list[tuple[int, str, str, str]]) -> str:
         """The select list turning one row per system and query, a column per measure, into one row per
-        measure: ``rows`` are (i, measure, agg, value column)."""
+        measure (unnest zips lists of equal length): ``rows`` are (i, measure, agg, value column)."""
+        i = ", ".join(str(row[0]) for row in rows)
+        measures = ", ".join(self.literal(row[1], "VARCHAR") for row in rows)
+        aggs = ", ".join(self.literal(row[2], "VARCHAR") for row in rows)
+        values = ", ".join(row[3] for row in rows)
         if len(rows) == 1:
-            i, measure, agg, column = rows[0]
-            return (f"{i} AS i, {self.literal(measure, 'VARCHAR')} AS measure, {self.literal(agg, 'VARCHAR')} AS agg, "
-                    f"system, query_id, {column} AS value")
-        listed = {name: ", ".join(str(row[n]) if n == 0 else self.literal(row[n], "VARCHAR") if n < 3 else row[n]
-                                  for row in rows)
-                  for n, name in enumerate(("i", "measure", "agg", "value"))}
-        return (f"unnest([{listed['i']}]) AS i, unnest([{listed['measure']}]) AS measure, "
-                f"unnest([{listed['agg']}]) AS agg, system, query_id, unnest([{listed['value']}]) AS value")
+            return f"{i} AS i, {measures} AS measure, {aggs} AS agg, system, query_id, {values} AS value"
+        return (f"unnest([{i}]) AS i, unnest([{measures}]) AS measure, unnest([{aggs}]) AS agg, "
+                f"system, query_id, unnest([{values}]) AS value")
 
 
 DUCKDB = DuckDB()
