@@ -72,12 +72,14 @@ class DuckDB:
                 "coalesce(list_transform(docs, lambda d: d.rank), []) AS ranks, "
                 f"coalesce(list_transform(docs, lambda d: d.grade), []) AS grades{tie_lists} "
                 "FROM (SELECT system, query_id, any_value(num_ret) AS num_ret, "
-                f"list_sort(list({{'rank': rank, 'grade': grade{tie_fields}}}) FILTER (WHERE rank IS NOT NULL)) AS docs "
+                f"list_sort(list({{'rank': rank, 'grade': grade{tie_fields}}}) FILTER (WHERE rank IS NOT NULL)) "
+                "AS docs "
                 f"FROM {ranks} GROUP BY system, query_id)")
 
     def judgments(self, qrels: str) -> str:
         """Per query: its qrels grades, best first."""
-        return f"SELECT query_id, list(grade ORDER BY grade DESC) AS qrels_grades FROM {self.qrels_rows(qrels)} GROUP BY query_id"
+        return (f"SELECT query_id, list(grade ORDER BY grade DESC) AS qrels_grades FROM {self.qrels_rows(qrels)} "
+                "GROUP BY query_id")
 
     def discount_sums(self, ranks: str) -> str:
         """cum[r]: the discounts of ranks 1..r added up, as scikit-learn adds them (ties := 'average')."""
@@ -197,12 +199,14 @@ class Plan:
             ctes.append(("rankkit_discounts", d.discount_sums(ranks), False))
         ctes.append(("rankkit_evaluated", self._evaluated(query), False))
         last = _layers(ctes, "rankkit_evaluated", "rankkit_r", self._by_layer("run"))
-        body = ",\n".join(f"{name} AS {d.materialized if materialized else ''}({sql})" for name, sql, materialized in ctes)
+        body = ",\n".join(f"{name} AS {d.materialized if materialized else ''}({sql})"
+                          for name, sql, materialized in ctes)
         return f"WITH\n{body}\nSELECT {d.unpivot(self.values)} FROM {last}"
 
     def _by_layer(self, scope: str) -> list[list[Column]]:
         columns = [c for c in self.columns.values() if c.scope == scope]
-        layers = [[c for c in columns if c.depth == depth] for depth in range(1, max((c.depth for c in columns), default=0) + 1)]
+        deepest = max((c.depth for c in columns), default=0)
+        layers = [[c for c in columns if c.depth == depth] for depth in range(1, deepest + 1)]
         return [layer for layer in layers if layer]
 
     def _evaluated(self, query: str) -> str:
@@ -216,10 +220,12 @@ class Plan:
         discounts = " CROSS JOIN rankkit_discounts" if "cum" in self.inputs else ""
         cum = ", rankkit_discounts.cum" if "cum" in self.inputs else ""
         if self.queries == "both":
-            return f"SELECT j.system, j.query_id, {lists}{cum} FROM rankkit_judged j JOIN {query} q USING (query_id){discounts}"
+            return (f"SELECT j.system, j.query_id, {lists}{cum} "
+                    f"FROM rankkit_judged j JOIN {query} q USING (query_id){discounts}")
         return (f"SELECT s.system, q.query_id, {lists}{cum} "
                 f"FROM (SELECT DISTINCT system FROM rankkit_judged) s CROSS JOIN {query} q "
-                f"LEFT JOIN rankkit_judged j ON j.system IS NOT DISTINCT FROM s.system AND j.query_id = q.query_id{discounts}")
+                "LEFT JOIN rankkit_judged j ON j.system IS NOT DISTINCT FROM s.system "
+                f"AND j.query_id = q.query_id{discounts}")
 
 
 def _layers(ctes: list, first: str, prefix: str, layers: list[list[Column]]) -> str:
