@@ -12,6 +12,7 @@ import duckdb
 
 from rankkit._files import replacing
 from rankkit._sql import connect, store, stored
+from rankkit.compose import compose
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning, warn
 from rankkit.io import Source, default_connection, is_frame, is_table, load, release, run_name
@@ -186,26 +187,27 @@ def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query:
                      conventions: Conventions) -> tuple[str, dict]:
     """The SQL evaluating the sources (see engine_query), and its parameters."""
     ties, scores, depth, queries, judged_only = conventions.sql_arguments()
-    inputs = {"qrels": qrels_source.table, "run": run_source.engine, "specs": specs, "ties": ties, "scores": scores,
-              "depth": depth, "queries": queries, "judged_only": judged_only, "keyed": bool(run_source.keyed)}
+    inputs = {"qrels": qrels_source.table, "run": run_source.engine, "ties": ties, "scores": scores,
+              "depth": depth, "judged_only": judged_only, "keyed": bool(run_source.keyed)}
     if slices:
         inputs.update(slices=slices[0], attribute=slices[1])
-    return engine_query(per_query, bool(slices), [spec["metric"] for spec in specs]), inputs
+    return engine_query(per_query, bool(slices), specs, ties=ties, queries=queries), inputs
 
 
-def engine_query(per_query: bool, sliced: bool, metrics: Iterable[str]) -> str:
-    """What rankkit.per_query and rankkit.aggregate (or their _by forms) compute, composed from the
-    stages they are made of, for inputs that load() checked: rankkit.ranks, rankkit.features with a
-    value CASE over ``metrics`` only, then rankkit.over_values (or slice_values, over_slices).
-    Binding rankkit.input_checks and the CASE over every registered measure was most of the time
-    of a small evaluation (on TREC DL19, 5 measures: about 60 of 150 ms), and bought nothing here.
-    The values are MATERIALIZED: inlined under an aggregate, DuckDB's optimizer merged the features'
-    struct into each branch of the CASE and spent seconds on common subexpressions (10 s on DL19).
-    Parameters by name: qrels, run, specs, ties, scores, depth, queries, judged_only, keyed, and
-    slices, attribute when ``sliced``."""
+def engine_query(per_query: bool, sliced: bool, specs: Iterable[Mapping], *, ties: str = "trec",
+                 queries: str = "both") -> str:
+    """What rankkit.per_query and rankkit.aggregate (or their _by forms) compute, for inputs that
+    load() checked: rankkit.ranks, then the statement rankkit.compose writes for ``specs`` (only their
+    features, each once as a column, parameters as literals), then rankkit.over_values (or
+    slice_values, over_slices). Binding rankkit.input_checks, and rankkit.features' struct of every
+    feature with a CASE over the measures, was most of the time of a small evaluation and bought
+    nothing here. The values are MATERIALIZED: the aggregate reads them once.
+    Parameters by name: qrels, run, ties, scores, depth, judged_only, keyed, and slices, attribute
+    when ``sliced``."""
+    values = compose(specs, qrels="$qrels", ranks="rankkit_ranked_run", ties=ties, queries=queries)
     query = ("WITH rankkit_ranked_run AS (FROM rankkit.ranks($qrels, $run, ties := $ties, scores := $scores, "
              "depth := $depth, judged_only := $judged_only, keyed := $keyed)), "
-             f"rankkit_values AS MATERIALIZED ({values_query(metrics, 'rankkit_ranked_run')})")
+             f"rankkit_values AS MATERIALIZED ({values})")
     if sliced:
         query += ", rankkit_sliced AS (FROM rankkit.slice_values('rankkit_values', $slices, $attribute))"
         return query + (" FROM rankkit_sliced" if per_query else " FROM rankkit.over_slices('rankkit_sliced')")
@@ -235,7 +237,8 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
         frame = run_query(con, select, inputs)
     if ci is not None:
         with Progress(con, "bootstrapping", enabled=progress):
-            values = run_query(con, engine_query(True, bool(slices), [spec["metric"] for spec in specs]), inputs)
+            values = run_query(con, engine_query(True, bool(slices), specs, ties=conventions.ties,
+                                                 queries=conventions.queries), inputs)
         frame = with_ci(con, frame, values, ci, seed, resamples, by)
     return frame
 

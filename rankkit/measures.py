@@ -1,9 +1,22 @@
 """The measure registry, read from the headers of ``sql/metrics/*.sql``.
 
-Each metric file starts with a ``--`` header (name, aliases, params, aggregate, summary, cite);
-the parameters themselves are declared once, in ``sql/00_prelude.sql``. Everything that needs to
-know about measures (the SQL name parser's catalog, the CLI help, report labels, the README table)
-reads this registry, so a measure is declared in exactly one place: its SQL file.
+Each metric file starts with a ``--`` header (name, aliases, params, aggregate, summary, cite, and
+optionally ties: the tie rules it supports); the parameters themselves are declared once, in
+``sql/00_prelude.sql``. Everything that needs to know about measures (the SQL name parser's catalog,
+the CLI help, report labels, the README table) reads this registry, so a measure is declared in
+exactly one place: its SQL file.
+
+After the header, a metric file declares its definition, which rankkit.compose turns into SQL:
+
+    -- value:   rankkit.ratio({ap_sum}, {num_rel})
+    -- feature: bing_sum := rankkit.ordered_sum(list_transform({rel_ranks}, lambda r, j: ...))
+
+``value:`` is the per-query value; ``feature:`` a per-query feature only this measure uses.
+Features several measures share, and the inputs the composer provides (``input:``), are declared
+once in ``sql/features.sql``. In an expression ``{name}`` is a feature or an input and ``{s.name}`` a
+parameter of the prelude, filled in as a literal; a feature may have variants for one value of a
+parameter or convention, ``-- feature: dcg [ties=average] := ...``. A line that starts with ``--``
+and at least four spaces continues the declaration above it.
 """
 
 from __future__ import annotations
@@ -16,10 +29,18 @@ from typing import Iterable, Mapping
 
 from rankkit._paths import sql_dir
 
-__all__ = ["Measure", "Param", "registry", "params", "get", "label"]
+__all__ = ["Measure", "Param", "Feature", "registry", "read_measure", "params", "get", "label", "shared_features", "inputs"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
 _PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+(?:\[\])?)\s*:=\s*(\S+)\s+(.*?)\s*$")
+_INPUT = re.compile(r"^--\s*input:\s*(\w+)\s+(run|query)\b")
+_FEATURE = re.compile(r"^--\s*feature:\s*(\w+)\s*(?:\[\s*(\w+)\s*=\s*([^\]]*?)\s*\])?\s*:=\s*(.*?)\s*$")
+_VALUE = re.compile(r"^--\s*value:\s*(.*?)\s*$")
+_CONTINUED = re.compile(r"^-- {4,}(\S.*?)\s*$")
+_REFERENCE = re.compile(r"\{(s\.)?(\w+)\}")
+# The conventions (rankkit.per_query's arguments, not a measure's) a feature's variant may depend on
+CONVENTIONS = ("ties", "queries")
+TIE_RULES = ("trec", "rank", "average")
 
 
 @dataclass(frozen=True)
@@ -33,8 +54,30 @@ class Param:
 
 
 @dataclass(frozen=True)
+class Feature:
+    """A declared expression: a per-query feature (``name``, with an optional ``when`` = (parameter or
+    convention, value) for a variant), or a measure's value (name ``value``). ``expr`` holds
+    ``{feature}`` and ``{s.param}`` placeholders; ``where`` is the file and line it was read from."""
+
+    name: str
+    expr: str
+    where: str
+    when: tuple[str, str] | None = None
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        """The features and inputs the expression reads, in order of first use."""
+        return tuple(dict.fromkeys(m.group(2) for m in _REFERENCE.finditer(self.expr) if not m.group(1)))
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(m.group(2) for m in _REFERENCE.finditer(self.expr) if m.group(1)))
+
+
+@dataclass(frozen=True)
 class Measure:
-    """One measure: its canonical name, aliases, parameters and the SQL file that computes it."""
+    """One measure: its canonical name, aliases, parameters and the SQL file that computes it, and its
+    definition: its value and the features only it uses (the shared ones are in sql/features.sql)."""
 
     metric: str
     name: str
@@ -44,6 +87,9 @@ class Measure:
     summary: str
     cite: str
     path: Path
+    value: Feature | None = None
+    features: tuple[Feature, ...] = ()
+    ties: tuple[str, ...] = ("trec", "rank")
 
     @property
     def macro(self) -> str:
@@ -81,25 +127,177 @@ def registry() -> dict[str, Measure]:
     """Every measure, keyed by its metric id (the SQL file's stem), in file order."""
     measures = {}
     for path in sorted((sql_dir() / "metrics").glob("*.sql")):
-        fields = _header(path)
-        missing = {"name", "aliases", "params", "aggregate", "summary", "cite"} - fields.keys()
-        if missing:
-            raise ValueError(f"{path}: header lacks {', '.join(sorted(missing))}")
-        measure = Measure(
-            metric=path.stem,
-            name=fields["name"],
-            aliases=_split(fields["aliases"]),
-            params=_split(fields["params"]),
-            aggregate=fields["aggregate"],
-            summary=fields["summary"],
-            cite=fields["cite"],
-            path=path,
-        )
-        unknown = set(measure.params) - params().keys()
-        if unknown:
-            raise ValueError(f"{path}: undeclared parameters {', '.join(sorted(unknown))}")
+        measure = read_measure(path)
         measures[measure.metric] = measure
     return measures
+
+
+def read_measure(path: Path) -> Measure:
+    """One metric file's header and definition, checked: a missing field, an undeclared parameter or an
+    unknown feature is a ValueError naming the file (and the line)."""
+    fields = _header(path)
+    missing = {"name", "aliases", "params", "aggregate", "summary", "cite"} - fields.keys()
+    if missing:
+        raise ValueError(f"{path}: header lacks {', '.join(sorted(missing))}")
+    declared = _declarations(path)
+    values = [d for d in declared if d.name == "value"]
+    measure = Measure(
+        metric=path.stem,
+        name=fields["name"],
+        aliases=_split(fields["aliases"]),
+        params=_split(fields["params"]),
+        aggregate=fields["aggregate"],
+        summary=fields["summary"],
+        cite=fields["cite"],
+        path=path,
+        value=values[0] if values else None,
+        features=tuple(d for d in declared if d.name != "value"),
+        ties=_split(fields.get("ties", "trec, rank")),
+    )
+    unknown = set(measure.params) - params().keys()
+    if unknown:
+        raise ValueError(f"{path}: undeclared parameters {', '.join(sorted(unknown))}")
+    if set(measure.ties) - set(TIE_RULES):
+        raise ValueError(f"{path}: ties: expected some of {', '.join(TIE_RULES)}, got {fields['ties']}")
+    _check_measure(measure, values)
+    return measure
+
+
+# ---- definitions: features and values ------------------------------------------------------------
+
+def _declarations(path: Path) -> list[Feature]:
+    """The ``feature:`` and ``value:`` declarations of a file (continuation lines joined), and its
+    ``input:`` names as Feature with an empty expression and ``when`` = ("scope", run or query)."""
+    found: list[Feature] = []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    current = None  # the declaration a continuation line extends: [name, parts, line number, when]
+    for number, line in enumerate(lines, 1):
+        continued = _CONTINUED.match(line)
+        if current is not None and continued and not _starts_declaration(line):
+            current[1].append(continued.group(1))
+            continue
+        if current is not None:
+            found.append(Feature(current[0], " ".join(current[1]), current[2], current[3]))
+            current = None
+        where = f"{path}:{number}"
+        if match := _INPUT.match(line):
+            found.append(Feature(match.group(1), "", where, ("scope", match.group(2))))
+        elif match := _FEATURE.match(line):
+            when = (match.group(2), match.group(3)) if match.group(2) else None
+            current = [match.group(1), [match.group(4)] if match.group(4) else [], where, when]
+        elif match := _VALUE.match(line):
+            current = ["value", [match.group(1)] if match.group(1) else [], where, None]
+        elif re.match(r"^--\s*(feature|value|input)\s*:", line):
+            raise ValueError(f"{where}: cannot read this declaration; expected '-- feature: name [param=value] := "
+                             f"expression', '-- value: expression' or '-- input: name run|query description'")
+    if current is not None:
+        found.append(Feature(current[0], " ".join(current[1]), current[2], current[3]))
+    for feature in found:
+        if not feature.expr and feature.when and feature.when[0] == "scope":
+            continue
+        if not feature.expr:
+            raise ValueError(f"{feature.where}: {feature.name} declares no expression")
+    return found
+
+
+def _starts_declaration(line: str) -> bool:
+    return bool(_INPUT.match(line) or _FEATURE.match(line) or _VALUE.match(line))
+
+
+def _is_input(feature: Feature) -> bool:
+    return not feature.expr and feature.when is not None and feature.when[0] == "scope"
+
+
+def shared_path() -> Path:
+    return sql_dir() / "features.sql"
+
+
+@cache
+def inputs() -> dict[str, str]:
+    """The inputs the composer provides to every feature (sql/features.sql): name -> run or query
+    (per system and query, or per query of the qrels)."""
+    return {f.name: f.when[1] for f in _declarations(shared_path()) if _is_input(f)}
+
+
+@cache
+def shared_features() -> dict[str, tuple[Feature, ...]]:
+    """The features several measures share (sql/features.sql), each name with its variants, checked."""
+    found: dict[str, tuple[Feature, ...]] = {}
+    for feature in _declarations(shared_path()):
+        if _is_input(feature):
+            continue
+        if feature.name == "value":
+            raise ValueError(f"{feature.where}: sql/features.sql declares features, not a measure's value")
+        found[feature.name] = _add_variant(found.get(feature.name, ()), feature)
+    for variants in found.values():
+        for feature in variants:
+            _check_references(feature, found)
+    _check_cycles(found)
+    return found
+
+
+def _add_variant(variants: tuple[Feature, ...], feature: Feature) -> tuple[Feature, ...]:
+    clash = [f for f in variants if f.when == feature.when]
+    if clash:
+        raise ValueError(f"{feature.where}: feature {feature.name} is declared again (first at {clash[0].where})")
+    if feature.name in inputs():
+        raise ValueError(f"{feature.where}: {feature.name} is an input (sql/features.sql), not a feature to declare")
+    return variants + (feature,)
+
+
+def _check_references(feature: Feature, known: Mapping[str, tuple[Feature, ...]]) -> None:
+    """Every {feature} an expression reads is declared, every {s.param} is a parameter of the prelude,
+    and a variant's condition names a parameter or a convention: else an error naming file and line."""
+    for name in feature.features:
+        if name not in known and name not in inputs():
+            raise ValueError(f"{feature.where}: unknown feature {{{name}}} in {feature.name}; declared features: "
+                             f"{', '.join(sorted(known))}; inputs: {', '.join(inputs())}")
+    for name in feature.params:
+        if name not in params():
+            raise ValueError(f"{feature.where}: unknown parameter {{s.{name}}} in {feature.name}; the prelude "
+                             f"declares {', '.join(params())}")
+    if feature.when and feature.when[0] not in params() and feature.when[0] not in CONVENTIONS:
+        raise ValueError(f"{feature.where}: {feature.name} [{feature.when[0]}=...]: expected a parameter "
+                         f"({', '.join(params())}) or a convention ({', '.join(CONVENTIONS)})")
+
+
+def _check_measure(measure: Measure, values: list[Feature]) -> None:
+    """A measure with a number for a value declares it once; its own features do not shadow shared ones;
+    everything its declarations read exists."""
+    if measure.aggregate != "text" and not values:
+        raise ValueError(f"{measure.path}: declares no '-- value: expression' (the composer needs the measure's "
+                         f"per-query value from its features)")
+    if len(values) > 1:
+        raise ValueError(f"{values[1].where}: a second '-- value:' (the first is at {values[0].where})")
+    own: dict[str, tuple[Feature, ...]] = {}
+    for feature in measure.features:
+        if _is_input(feature):
+            raise ValueError(f"{feature.where}: inputs are declared in sql/features.sql only")
+        if feature.name in shared_features():
+            raise ValueError(f"{feature.where}: feature {feature.name} is already declared in sql/features.sql")
+        own[feature.name] = _add_variant(own.get(feature.name, ()), feature)
+    known = {**shared_features(), **own}
+    for feature in [*measure.features, *values]:
+        _check_references(feature, known)
+    _check_cycles(known)
+
+
+def _check_cycles(known: Mapping[str, tuple[Feature, ...]]) -> None:
+    """No feature reads itself, through any of its variants: else an error naming the file and line."""
+    done: set[str] = set()
+
+    def walk(name: str, path: tuple[str, ...]) -> None:
+        if name in path:
+            raise ValueError(f"{known[name][0].where}: feature {name} reads itself ({' -> '.join(path + (name,))})")
+        if name in done or name not in known:
+            return
+        for feature in known[name]:
+            for read in feature.features:
+                walk(read, path + (name,))
+        done.add(name)
+
+    for name in known:
+        walk(name, ())
 
 
 def get(name: str) -> Measure:

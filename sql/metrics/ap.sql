@@ -5,6 +5,9 @@
 -- summary:   average precision: the precision at each relevant document retrieved within k, summed, over the number of relevant documents; its mean is MAP
 -- cite:      Harman, Overview of the First TREC Conference, TREC 1992
 
+-- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
+-- value: rankkit.ratio({ap_sum}, {num_rel})
+
 CREATE OR REPLACE MACRO rankkit.ap_value(f, s) AS
     rankkit.ratio(f.ap_sum, f.num_rel);
 

@@ -4,6 +4,10 @@
 -- aggregate: mean
 -- summary:   discounted cumulative gain: each gain divided by log2(rank + 1), summed over the top k
 -- cite:      Järvelin and Kekäläinen, ACM TOIS 20(4), 2002
+-- ties:      trec, rank, average
+
+-- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
+-- value: {dcg}
 
 CREATE OR REPLACE MACRO rankkit.dcg_value(f, s) AS
     f.dcg;

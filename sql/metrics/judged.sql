@@ -5,6 +5,9 @@
 -- summary:   judgement rate: the share of the top k retrieved documents that appear in the qrels (over k, or the number retrieved when fewer)
 -- cite:      MacAvaney et al., OpenNIR (ir_measures' Judged@k)
 
+-- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
+-- value: rankkit.ratio({n_cut}, {ret_k})
+
 CREATE OR REPLACE MACRO rankkit.judged_value(f, s) AS
     rankkit.ratio(f.judged_ret, f.ret_k);
 

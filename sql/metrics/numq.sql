@@ -5,6 +5,9 @@
 -- summary:   number of queries evaluated (1 per query; the aggregate is their sum)
 -- cite:      trec_eval (num_q)
 
+-- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
+-- value: 1.0E0
+
 CREATE OR REPLACE MACRO rankkit.numq_value(f, s) AS
     1.0E0;
 

@@ -5,6 +5,9 @@
 -- summary:   number of relevant documents in the qrels
 -- cite:      trec_eval (num_rel)
 
+-- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
+-- value: {num_rel} * 1.0E0
+
 CREATE OR REPLACE MACRO rankkit.numrel_value(f, s) AS
     f.num_rel * 1.0E0;
 

@@ -5,6 +5,9 @@
 -- summary:   number of relevant documents retrieved (within k)
 -- cite:      trec_eval (num_rel_ret)
 
+-- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
+-- value: {rel_ret} * 1.0E0
+
 CREATE OR REPLACE MACRO rankkit.numrelret_value(f, s) AS
     f.rel_ret * 1.0E0;
 

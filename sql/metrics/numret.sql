@@ -5,6 +5,9 @@
 -- summary:   number of documents retrieved (within k)
 -- cite:      trec_eval (num_ret)
 
+-- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
+-- value: {ret_k} * 1.0E0
+
 CREATE OR REPLACE MACRO rankkit.numret_value(f, s) AS
     f.ret_k * 1.0E0;
 

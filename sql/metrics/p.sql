@@ -5,6 +5,9 @@
 -- summary:   precision: relevant documents in the top k over k (k even when fewer were retrieved, as trec_eval; no cutoff: over the number retrieved)
 -- cite:      trec_eval (P_k, set_P)
 
+-- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
+-- value: CASE WHEN {s.k} IS NULL THEN rankkit.ratio({rel_ret}, {num_ret}) ELSE {rel_ret} * 1.0E0 / {s.k} END
+
 CREATE OR REPLACE MACRO rankkit.p_value(f, s) AS
     CASE WHEN s.k IS NULL THEN rankkit.ratio(f.rel_ret, f.num_ret) ELSE f.rel_ret * 1.0E0 / s.k END;
 

@@ -5,6 +5,9 @@
 -- summary:   recall: relevant documents in the top k over the relevant documents in the qrels (0 when none)
 -- cite:      trec_eval (recall_k, set_recall)
 
+-- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
+-- value: rankkit.ratio({rel_ret}, {num_rel})
+
 CREATE OR REPLACE MACRO rankkit.r_value(f, s) AS
     rankkit.ratio(f.rel_ret, f.num_rel);
 

@@ -5,6 +5,9 @@
 -- summary:   relative precision: relevant documents in the top k over the most there could be, min(k, R); no cutoff: over min(documents retrieved, R) (set_relative_P)
 -- cite:      trec_eval (relative_P, set_relative_P)
 
+-- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
+-- value: rankkit.ratio({rel_ret}, least(coalesce({s.k}, {num_ret}), {num_rel}))
+
 CREATE OR REPLACE MACRO rankkit.relative_p_value(f, s) AS
     rankkit.ratio(f.rel_ret, least(coalesce(s.k, f.num_ret), f.num_rel));
 

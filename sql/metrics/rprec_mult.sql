@@ -5,6 +5,12 @@
 -- summary:   precision at mult x R documents (R relevant in the qrels; trec_eval rounds up from 0.1): Rprec_mult_1.00 is Rprec
 -- cite:      trec_eval (Rprec_mult)
 
+-- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
+-- value: rankkit.ratio({rel_in_mult}, floor({s.mult} * {num_rel} + 9.0E-1))
+-- precision at mult x R documents, rounded up from 0.1 as trec_eval does
+-- feature: rel_in_mult := len(list_filter({ranks}, lambda r, t: {grades}[t] >= {s.rel}
+--     AND r <= floor({s.mult} * {num_rel} + 9.0E-1)))
+
 CREATE OR REPLACE MACRO rankkit.rprec_mult_value(f, s) AS
     rankkit.ratio(f.rel_in_mult, floor(s.mult * f.num_rel + 9.0E-1));
 

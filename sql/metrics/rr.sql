@@ -5,6 +5,9 @@
 -- summary:   reciprocal rank of the first relevant document within k (0 if none); its mean is MRR
 -- cite:      Voorhees, The TREC-8 Question Answering Track Report, TREC 1999
 
+-- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
+-- value: rankkit.ratio(1, {first_rel})
+
 CREATE OR REPLACE MACRO rankkit.rr_value(f, s) AS
     rankkit.ratio(1, f.first_rel);
 

@@ -5,6 +5,11 @@
 -- summary:   F measure of the retrieved set: (beta + 1) P R / (beta P + R), P and R over every document retrieved (0 when none relevant is)
 -- cite:      van Rijsbergen, Information Retrieval, 1979; trec_eval (set_F)
 
+-- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
+-- value: CASE WHEN {rel_ret} > 0
+--     THEN ({s.beta} + 1.0E0) * ({rel_ret} * 1.0E0 / {num_ret}) * ({rel_ret} * 1.0E0 / {num_rel})
+--          / ({s.beta} * ({rel_ret} * 1.0E0 / {num_ret}) + {rel_ret} * 1.0E0 / {num_rel}) ELSE 0.0E0 END
+
 CREATE OR REPLACE MACRO rankkit.set_f_value(f, s) AS
     CASE WHEN f.rel_ret > 0 THEN (s.beta + 1.0E0) * (f.rel_ret * 1.0E0 / f.num_ret) * (f.rel_ret * 1.0E0 / f.num_rel) / (s.beta * (f.rel_ret * 1.0E0 / f.num_ret) + f.rel_ret * 1.0E0 / f.num_rel) ELSE 0.0E0 END;
 

@@ -5,6 +5,9 @@
 -- summary:   set average precision: set precision times set recall, relevant retrieved squared over (retrieved x relevant)
 -- cite:      trec_eval (set_map)
 
+-- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
+-- value: rankkit.ratio({rel_ret} * {rel_ret}, {num_ret} * {num_rel})
+
 CREATE OR REPLACE MACRO rankkit.set_map_value(f, s) AS
     rankkit.ratio(f.rel_ret * f.rel_ret, f.num_ret * f.num_rel);
 

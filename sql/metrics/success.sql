@@ -5,6 +5,9 @@
 -- summary:   1 if a relevant document is in the top k, else 0
 -- cite:      trec_eval (success_k)
 
+-- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
+-- value: CASE WHEN {rel_ret} > 0 THEN 1.0E0 ELSE 0.0E0 END
+
 CREATE OR REPLACE MACRO rankkit.success_value(f, s) AS
     CASE WHEN f.rel_ret > 0 THEN 1.0E0 ELSE 0.0E0 END;
 

@@ -5,6 +5,9 @@
 -- summary:   unjudged rate: the share of the top k ranks holding a document the qrels do not judge (or judge below 0); ranks past the end count as judged
 -- cite:      trec_eval (unj)
 
+-- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
+-- value: rankkit.ratio({ret_k} - {pooled_ret}, coalesce({s.k}, {num_ret}))
+
 CREATE OR REPLACE MACRO rankkit.unj_value(f, s) AS
     rankkit.ratio(f.ret_k - f.pooled_ret, coalesce(s.k, f.num_ret));
 

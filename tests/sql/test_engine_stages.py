@@ -71,9 +71,9 @@ def both_ways(con, opts: dict) -> tuple[list, list]:
         {"measures": measures, "ties": opts["ties"], "queries": opts["queries"]}).fetchall()
     specs = measure_specs(con, measures)
     # i numbers the specs: Python expands trec_eval's nicknames (all_trec) itself, the SQL parser too
-    composed = con.execute(f"SELECT * EXCLUDE (i) FROM ({engine_query(True, False, [spec['metric'] for spec in specs])}) "
-                           "ORDER BY ALL",
-                           {**params, "qrels": "qrels", "run": "run", "specs": specs, "queries": opts["queries"]}).fetchall()
+    query = engine_query(True, False, specs, ties=opts["ties"], queries=opts["queries"])
+    composed = con.execute(f"SELECT * EXCLUDE (i) FROM ({query}) ORDER BY ALL",
+                           {**params, "qrels": "qrels", "run": "run"}).fetchall()
     assert composed == sorted(row[1:] for row in direct)
     return direct, staged
 

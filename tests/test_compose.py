@@ -1,0 +1,137 @@
+"""The composer (rankkit.compose) writes one lean statement per call from the measures' declarations;
+its per-query values are rankkit.per_query_ranked's (still the reference), bit for bit (issue 21)."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import rankkit
+from rankkit.compose import compose, plan
+from rankkit.errors import RankkitError
+from rankkit.evaluate import measure_specs, values_query
+from rankkit.measures import registry
+
+# every registered measure, with its options; the gain measures again under ties='average'
+GAIN = ["CG@3", "CG(gain=exp)@5", "DCG@5", "DCG", "DCG(gains=2=5)@5", "IDCG@5", "IDCG(ideal=run)@3",
+        "IDCG(gain=exp)", "nDCG@5", "nDCG", "nDCG(gain=exp)@10", "nDCG(ideal=run)@3", "nDCG(empty=skip)@5",
+        "nDCG(ideal=run,empty=skip)", "ndcg_1=3,2=9"]
+ALL = GAIN + [
+    "AP", "AP@5", "AP(rel=2)", "binG", "binG(rel=2)", "bpref", "bpref(rel=2)", "11pt_avg", "11pt_avg(levels=[.25,.5])",
+    "ERR@5", "ERR(max=3)@3", "ERR", "G", "G_1=3,2=9", "gm_bpref", "gm_map", "infAP", "infAP(rel=2)", "IPrec@0.5",
+    "IPrec@0", "IPrec(rel=2)@1", "Judged@5", "Judged", "ndcg_rel", "ndcg_rel_1=3,2=9", "num_nonrel_judged_ret",
+    "num_nonrel_judged_ret(rel=2)", "numq", "NumRel", "NumRel(rel=2)", "NumRelRet@5", "NumRet@5", "NumRet", "P@3",
+    "P", "P(rel=2)@5", "R@5", "R", "RBP(p=0.8)", "rbp", "rbp_resid", "rbp_resid_p=0.5", "relative_P@5",
+    "relative_P", "Rndcg", "Rndcg_1=3,2=9", "Rprec", "Rprec(rel=2)", "Rprec_mult(mult=2)", "Rprec_mult_0.2", "RR",
+    "RR@3", "RR(rel=2)", "set_F", "set_F(beta=0.5)", "set_map", "Success@3", "unj@5", "unj", "utility",
+    "utility(coef=[2,-1,0,0],docs=100)"]
+DOCS = [f"d{i}" for i in range(10)]
+
+
+@pytest.fixture(scope="module")
+def con():
+    return rankkit.connect()
+
+
+def test_every_registered_measure_is_in_the_property_test(con):
+    covered = {spec["metric"] for spec in measure_specs(con, ALL)}
+    numeric = {m.metric for m in registry().values() if m.aggregate != "text"}
+    assert numeric <= covered, f"not covered: {sorted(numeric - covered)}"
+
+
+@st.composite
+def inputs(draw):
+    """Qrels (grades -1..3) and a run of one or several systems; scores in eighths, so they tie often;
+    a run query nobody judged, judged queries no run has, queries that retrieve no judged document."""
+    queries = [f"q{i}" for i in range(draw(st.integers(1, 5)))]
+    qrels = [(q, d, draw(st.integers(-1, 3))) for q in queries
+             for d in draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=6, unique=True))]
+    systems = draw(st.sampled_from([["bm25"], ["a", "b"]]))
+    run = []
+    for system in systems:
+        for q in draw(st.lists(st.sampled_from(queries + ["q9"]), min_size=1, max_size=4, unique=True)):
+            docs = draw(st.lists(st.sampled_from(DOCS + ["x1", "x2"]), min_size=1, max_size=9, unique=True))
+            ranks = draw(st.permutations(range(1, len(docs) + 1)))
+            run += [(system, q, d, draw(st.integers(0, 8)) / 8, r) for d, r in zip(docs, ranks)]
+    return (pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]),
+            pd.DataFrame(run, columns=["system", "query_id", "doc_id", "score", "rank"]))
+
+
+def per_query(con, measures, ties, queries, judged_only):
+    """Both engines' rows over the same ranks table: {(i, system, query_id): value} each."""
+    specs = measure_specs(con, measures)
+    con.execute("CREATE OR REPLACE TEMP TABLE rk AS FROM rankkit.ranks('q', 'r', ties := ?, judged_only := ?)",
+                [ties, judged_only])
+    reference = con.execute(values_query([s["metric"] for s in specs], "'rk'"),
+                            {"qrels": "q", "specs": specs, "ties": ties, "queries": queries}).fetchall()
+    composed = con.execute(compose(specs, qrels="'q'", ranks="rk", ties=ties, queries=queries)).fetchall()
+    return ({(i, s, q): v for i, _, _, s, q, v in reference}, {(i, s, q): v for i, _, _, s, q, v in composed})
+
+
+def same_double(a, b) -> bool:
+    return (a is None and b is None) or (a is not None and b is not None and float(a).hex() == float(b).hex())
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(inputs(), st.sampled_from(["trec", "rank", "average"]), st.sampled_from(["both", "qrels"]), st.booleans())
+def test_composed_values_are_per_query_ranked_bit_for_bit(con, data, ties, queries, judged_only):
+    qrels, run = data
+    con.register("q", qrels)
+    con.register("r", run)
+    reference, composed = per_query(con, GAIN if ties == "average" else ALL, ties, queries, judged_only)
+    assert composed.keys() == reference.keys()
+    specs = {s["i"]: s["measure"] for s in measure_specs(con, GAIN if ties == "average" else ALL)}
+    wrong = [(specs[key[0]], key[1:], reference[key], composed[key]) for key in reference
+             if not same_double(reference[key], composed[key])]
+    assert not wrong, wrong[:5]
+
+
+@pytest.mark.parametrize("metric", sorted(m.metric for m in registry().values() if m.aggregate != "text"))
+def test_every_measure_composes_alone(metric):
+    measure = registry()[metric]
+    con = rankkit.connect()
+    example = f"{measure.name}@5" if "k" in measure.params else f"{measure.name}@0.5" if "recall" in measure.params \
+        else measure.name
+    sql = compose(measure_specs(con, [example]), qrels="'q'", ranks="rk")
+    con.execute("CREATE TABLE q (query_id VARCHAR, doc_id VARCHAR, relevance INTEGER)")
+    con.execute("CREATE TABLE rk AS FROM rankkit.ranks('q', 'q')")
+    assert con.execute(sql).fetchall() == []  # it binds and runs
+
+
+def columns(sql: str) -> set[str]:
+    """The features a composed statement computes: its columns named feature_n."""
+    return set(re.findall(r" AS ([a-z_]+)_\d+\b", sql))
+
+
+def test_ndcg_alone_computes_nothing_only_ap_or_err_needs(con):
+    ndcg = compose(measure_specs(con, ["nDCG@10"]), qrels="'q'", ranks="rk")
+    others = plan(measure_specs(con, ["AP", "ERR@10"])).features() - plan(measure_specs(con, ["nDCG@10"])).features()
+    assert {"ap_sum", "rel_ranks", "stops", "reads_on", "err"} <= others
+    assert columns(ndcg) == {"gains", "n_cut", "dcg", "ideal", "idcg", "value"}
+    assert not columns(ndcg) & others
+    # no struct of features, no CASE over measure names
+    assert "metric" not in ndcg and "{'" not in ndcg.replace("{'rank'", "")
+
+
+def test_a_feature_is_computed_once_however_many_measures_read_it(con):
+    sql = compose(measure_specs(con, ["nDCG@5", "nDCG@20", "P@5", "AP"]), qrels="'q'", ranks="rk")
+    assert len(re.findall(r" AS gains_\d+\b", sql)) == 1  # the cutoffs share the gains
+    assert len(re.findall(r" AS ideal_\d+\b", sql)) == 1  # and the ideal
+    assert len(re.findall(r" AS n_cut_\d+\b", sql)) == 3  # @5 (nDCG and P), @20, none (AP)
+
+
+def test_parameters_are_literals(con):
+    sql = compose(measure_specs(con, ["nDCG(gain=exp)@7", "RBP(p=0.8)"]), qrels="'q'", ranks="rk")
+    assert "r <= 7" in sql and "'exp'" in sql and "pow(0.8E0, r - 1)" in sql
+    assert "s." not in sql and "{" not in sql.replace("{'rank'", "")
+
+
+def test_ties_average_is_refused_for_measures_without_it(con):
+    with pytest.raises(RankkitError, match=r"ties=average applies to the gain-based measures \(CG, DCG, IDCG, nDCG\) only, not AP"):
+        plan(measure_specs(con, ["nDCG@5", "AP"]), ties="average")
+    with pytest.raises(RankkitError, match="queries must be both or qrels"):
+        plan(measure_specs(con, ["AP"]), queries="all")
