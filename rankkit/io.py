@@ -30,6 +30,7 @@ import duckdb
 
 from rankkit._sql import connect
 from rankkit.errors import InputError
+from rankkit.names import ALIASES, OPTIONAL, QRELS_FIELDS, REQUIRED, RUN_FIELDS, RUN_SUFFIXES
 from rankkit.progress import Progress
 
 __all__ = ["read_qrels", "read_run", "default_connection", "load", "release", "forget", "Source", "ALIASES"]
@@ -37,20 +38,6 @@ __all__ = ["read_qrels", "read_run", "default_connection", "load", "release", "f
 _default: duckdb.DuckDBPyConnection | None = None
 _counter = itertools.count(1)
 
-QRELS_FIELDS = ("query_id", "iteration", "doc_id", "relevance")
-RUN_FIELDS = ("query_id", "q0", "doc_id", "rank", "score", "system")
-
-# Common names of each column, recognised without being told (compared case-insensitively).
-ALIASES: dict[str, tuple[str, ...]] = {
-    "query_id": ("query_id", "qid", "queryid", "query", "topic", "topic_id", "topicid", "q_id"),
-    "doc_id": ("doc_id", "docid", "docno", "doc", "document", "document_id", "did", "pid", "passage_id"),
-    "relevance": ("relevance", "rel", "grade", "label", "judgment", "judgement", "qrel"),
-    "score": ("score", "sim", "similarity"),
-    "system": ("system", "run_id", "runid", "run", "tag", "system_id"),
-    "rank": ("rank",),
-}
-REQUIRED = {"qrels": ("query_id", "doc_id", "relevance"), "run": ("query_id", "doc_id", "score")}
-OPTIONAL = {"qrels": (), "run": ("system", "rank")}
 NUMBER = {"qrels": "relevance", "run": "score"}
 DUPLICATES = ("error", "first")
 SPLIT_ROWS = 1_000_000  # above this, the duplicate search of a source held in memory sorts in parts
@@ -932,9 +919,6 @@ def is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
             f"'{name}' is both a table in the connection and a file in {Path.cwd()}: pass con.table('{name}') "
             f"for the table, or pathlib.Path('{name}') (or './{name}') for the file")
     return True
-
-
-RUN_SUFFIXES = (".gz", ".parquet", ".pq", ".csv", ".tsv", ".txt", ".run", ".trec", ".res")
 
 
 def run_name(path) -> str:
