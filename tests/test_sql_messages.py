@@ -121,3 +121,14 @@ def test_measures_of_another_type_are_unknown_measures(con):
     message = error_of(con, "FROM rankkit.evaluate('qrels', 'run', 10)")
     assert "rankkit: unknown measure '10'" in message
     assert "UNNEST" not in message
+
+
+def test_the_readme_lists_the_names_recognised_as_rankkit_names_has_them():
+    from pathlib import Path
+    import re
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| column | also recognised |"):].split("\n\n")[0]
+    listed = {m.group(1): tuple(re.findall(r"`(\w+)`", m.group(2)))
+              for m in re.finditer(r"^\| `(\w+)` \| (.*) \|$", table, re.M)}
+    assert listed == {column: names[1:] for column, names in ALIASES.items() if len(names) > 1}
