@@ -770,35 +770,27 @@ def _columns(kind: str) -> str:
 
 
 def _load_trec_lines(con: duckdb.DuckDBPyConnection, path: Path, kind: str, name: str, kept: list[str]) -> None:
-    """The tolerant path: split every line on runs of whitespace, skip comments and blank lines."""
-    want = len(QRELS_FIELDS) if kind == "qrels" else len(RUN_FIELDS)
+    """The tolerant path, in the SQL rankkit.read_trec_qrels/read_trec_run use: rankkit.trec_lines
+    splits every line on runs of spaces and tabs (comments and blank lines are not content), and
+    rankkit.trec_checked refuses the first line trec_eval would refuse, naming its file and line."""
     fields = QRELS_FIELDS if kind == "qrels" else RUN_FIELDS
     numeric = NUMBER[kind]
     position = {f: i + 1 for i, f in enumerate(fields)}
     select = ", ".join(
-        f"TRY_CAST(f[{position[f]}] AS DOUBLE) AS {f}" if f == numeric
-        else f"TRY_CAST(f[{position[f]}] AS INTEGER) AS {f}" if f == "rank" else f"f[{position[f]}] AS {f}"
+        f"TRY_CAST(fields[{position[f]}] AS DOUBLE) AS {f}" if f == numeric
+        else f"TRY_CAST(fields[{position[f]}] AS INTEGER) AS {f}" if f == "rank" else f"fields[{position[f]}] AS {f}"
         for f in kept
     )
-    # A field count that trec_eval would reject, or a number it cannot read, is found by Python
-    # below with its line number.
-    bad_count = f"len(f) <> {want}" if kind == "qrels" else f"len(f) < {want}"
-    lines = (
-        f"SELECT regexp_split_to_array(trim(line, E' \\t\\r'), E'[ \\t]+') AS f "
-        f"FROM read_csv({_quote(str(path))}, columns = {{'line': 'VARCHAR'}}, delim = E'\\x01', header = false, "
-        f"quote = '', escape = '', auto_detect = false, strict_mode = false{_compression(path)}) "
-        f"WHERE trim(line, E' \\t\\r') <> '' AND NOT starts_with(ltrim(line, E' \\t'), '#')"
-    )
+    compression = "gzip" if _magic(path, 2) == b"\x1f\x8b" else "none"  # by its bytes, not its name
+    lines = f"rankkit.trec_lines({_quote(str(path))}, codec := '{compression}')"
     try:
-        bad = con.execute(
-            f"SELECT count(*) FROM ({lines}) WHERE {bad_count} "
-            f"OR TRY_CAST(f[{position[numeric]}] AS DOUBLE) IS NULL"
-        ).fetchall()[0]
+        con.execute(f"WITH rankkit_trec_lines AS MATERIALIZED (FROM {lines}) "
+                    f"FROM rankkit.trec_checked('rankkit_trec_lines', '{kind}')").fetchall()
     except duckdb.Error as error:
-        raise InputError(f"{path}: cannot be read as TREC {kind} text ({_first_message(error)})") from None
-    if bad and bad[0]:
-        _raise_bad_line(path, kind)
-    con.execute(f"CREATE TEMP TABLE {name} AS " + _keyed(kind, select, f"({lines})"))
+        said = re.search(r"rankkit: (.*)", str(error))
+        raise InputError(said.group(1) if said else
+                         f"{path}: cannot be read as TREC {kind} text ({_first_message(error)})") from None
+    con.execute(f"CREATE TEMP TABLE {name} AS " + _keyed(kind, select, f"(FROM {lines} WHERE content)"))
 
 
 def _raise_bad_line(path: Path, kind: str) -> None:

@@ -20,13 +20,17 @@ CREATE OR REPLACE MACRO rankkit.run_name(path) AS
 
 -- Every line of the files, numbered from 1 across them in order (n), with its fields: blank lines
 -- and comments are kept (content = false) so that a line's number in its file can be counted.
-CREATE OR REPLACE MACRO rankkit.trec_lines(path) AS TABLE
+-- codec is read_csv's compression ('auto': by the file's name; a parameter named compression would
+-- be substituted for read_csv's own argument name). Python's reader (rankkit/io.py) reads
+-- through this macro too, telling gzip from the file's first bytes.
+CREATE OR REPLACE MACRO rankkit.trec_lines(path, codec := 'auto') AS TABLE
     SELECT filename, n, fields, fields[1] <> '' AND NOT starts_with(fields[1], '#') AS content
     FROM (
         SELECT filename, row_number() OVER () AS n,
                regexp_split_to_array(trim(coalesce(line, ''), E' \t\r'), E'[ \t]+') AS fields
         FROM read_csv(path, columns = {'line': 'VARCHAR'}, delim = E'\x01', header = false, quote = '',
-                      escape = '', auto_detect = false, strict_mode = false, filename = true)
+                      escape = '', auto_detect = false, strict_mode = false, filename = true,
+                      compression = codec)
     );
 
 -- One row, ok = true, or an error naming the first line of kind 'qrels' or 'run' that Python's
