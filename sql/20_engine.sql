@@ -38,7 +38,7 @@ CREATE OR REPLACE MACRO rankkit.bad_row(query_id, doc_id, what, number) AS
 --   tie_first, tie_size  ties := 'average' only: the first rank and the size of its group of equal scores
 -- and one row with rank, grade and tie columns NULL for a query that retrieved no judged document,
 -- so that every query of the run is there. The arguments are rankkit.per_query's; the rows are not
--- checked (rankkit.per_query does that).
+-- checked (rankkit.per_query does that), the columns are (rankkit.columns_ok).
 CREATE OR REPLACE MACRO rankkit.ranks(qrels_table, run_table, ties := 'trec', scores := 'double', depth := NULL,
         judged_only := false, keyed := false) AS TABLE
 WITH
@@ -133,7 +133,10 @@ SELECT retrieved.system, retrieved.query_id, retrieved.num_ret, judged.rank, jud
 FROM retrieved
 LEFT JOIN judged ON judged.system IS NOT DISTINCT FROM retrieved.system AND judged.query_id = retrieved.query_id
 LEFT JOIN tie_groups ON tie_groups.system IS NOT DISTINCT FROM judged.system AND tie_groups.query_id = judged.query_id
-                    AND tie_groups.rank = judged.rank;
+                    AND tie_groups.rank = judged.rank
+-- the rows are not checked, but a missing column is said (it would read as NULL ids or scores)
+CROSS JOIN rankkit.columns_ok(qrels_table, 'qrels') qrels_columns CROSS JOIN rankkit.columns_ok(run_table, 'run') run_columns
+WHERE qrels_columns.ok AND run_columns.ok;
 
 -- rankkit.input_checks: one row, ok = true, or an error naming what is wrong with the raw inputs:
 -- a missing column (rankkit.columns_ok), a NULL id, score or grade, a NaN or infinite one, or

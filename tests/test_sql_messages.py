@@ -48,7 +48,7 @@ def test_a_run_with_retrieval_score_says_score_is_missing(con):
     make(con, "run", RUN, s="retrieval_score")
     for query in ("FROM rankkit.evaluate('qrels', 'run', ['AP'])", "FROM rankkit.ndcg('qrels', 'run', k := 10)",
                   "FROM rankkit.evaluate_queries('qrels', 'run', ['RR'])",
-                  "FROM rankkit.trace('qrels', 'run', 'q1')"):
+                  "FROM rankkit.trace('qrels', 'run', 'q1')", "FROM rankkit.ranks('qrels', 'run')"):
         message = error_of(con, query)
         assert "run table run: missing column score (also recognised: sim, similarity)" in message, query
         assert "retrieval_score (DECIMAL(2,1))" in message
