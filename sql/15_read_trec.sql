@@ -35,8 +35,9 @@ CREATE OR REPLACE MACRO rankkit.trec_lines(path, codec := 'auto') AS TABLE
 
 -- One row, ok = true, or an error naming the first line of kind 'qrels' or 'run' that Python's
 -- reader would refuse ('file:line: what is wrong', in its words). lines_table names a CTE of
--- rankkit.trec_lines; lines are counted within their file only when one is wrong.
-CREATE OR REPLACE MACRO rankkit.trec_checked(lines_table, kind) AS TABLE
+-- rankkit.trec_lines; lines are counted within their file only when one is wrong. With path (the
+-- files' glob), a file without a line of content is refused too: read_csv gives it no row at all.
+CREATE OR REPLACE MACRO rankkit.trec_checked(lines_table, kind, path := NULL) AS TABLE
 WITH
 layout AS (
     SELECT CASE WHEN kind = 'run' THEN 6 ELSE 4 END AS width,
@@ -56,15 +57,22 @@ first_bad AS (
     ORDER BY lines.n
     LIMIT 1
 ),
-file_start AS (SELECT min(n) AS n FROM lines SEMI JOIN first_bad USING (filename))
-SELECT CASE WHEN NOT EXISTS (FROM first_bad) THEN true
+file_start AS (SELECT min(n) AS n FROM lines SEMI JOIN first_bad USING (filename)),
+first_empty AS (
+    SELECT file FROM glob(coalesce(path, '')) WHERE path IS NOT NULL
+        AND file NOT IN (SELECT filename FROM lines WHERE content)
+    ORDER BY file LIMIT 1
+)
+SELECT CASE WHEN EXISTS (FROM first_empty)
+                THEN error((SELECT 'rankkit: ' || file || ': the file is empty, expected TREC lines' FROM first_empty))
+            WHEN NOT EXISTS (FROM first_bad) THEN true
             ELSE error((SELECT 'rankkit: ' || filename || ':' || (first_bad.n - file_start.n + 1) || ': ' || problem
                         FROM first_bad, file_start)) END AS ok;
 
 CREATE OR REPLACE MACRO rankkit.read_trec_qrels(path) AS TABLE
 WITH rankkit_trec_lines AS MATERIALIZED (FROM rankkit.trec_lines(path))
 SELECT fields[1] AS query_id, fields[3] AS doc_id, TRY_CAST(fields[4] AS DOUBLE) AS relevance
-FROM rankkit_trec_lines, rankkit.trec_checked('rankkit_trec_lines', 'qrels') checked
+FROM rankkit_trec_lines, rankkit.trec_checked('rankkit_trec_lines', 'qrels', path := path) checked
 WHERE content AND checked.ok;
 
 -- Each file's system is named once: naming it on every line cost most of the reading.
@@ -74,5 +82,5 @@ rankkit_trec_lines AS MATERIALIZED (FROM rankkit.trec_lines(path)),
 files AS (SELECT filename, rankkit.run_name(filename) AS system FROM (SELECT DISTINCT filename FROM rankkit_trec_lines))
 SELECT files.system, fields[1] AS query_id, fields[3] AS doc_id,
        TRY_CAST(fields[4] AS INTEGER)::BIGINT AS rank, TRY_CAST(fields[5] AS DOUBLE) AS score
-FROM rankkit_trec_lines JOIN files USING (filename), rankkit.trec_checked('rankkit_trec_lines', 'run') checked
+FROM rankkit_trec_lines JOIN files USING (filename), rankkit.trec_checked('rankkit_trec_lines', 'run', path := path) checked
 WHERE content AND checked.ok;

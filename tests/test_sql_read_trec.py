@@ -103,6 +103,25 @@ def test_a_bad_line_is_refused_in_pythons_words(con, tmp_path, kind, text):
     assert f"rankkit: {python.value}" in str(sql.value)
 
 
+@pytest.mark.parametrize("kind", ["qrels", "run"])
+def test_an_empty_file_is_refused_in_pythons_words(con, tmp_path, kind):
+    path = tmp_path / "empty.txt"
+    path.write_text("# nothing judged yet\n\n")
+    with pytest.raises(rankkit.InputError) as python:
+        (rankkit.read_run if kind == "run" else rankkit.read_qrels)(path, con=con)
+    with pytest.raises(Exception) as sql:
+        con.execute(f"FROM rankkit.read_trec_{kind}('{path}')").fetchall()
+    assert f"rankkit: {python.value}" in str(sql.value)
+
+
+def test_an_empty_file_in_a_glob_is_named(con, tmp_path):
+    (tmp_path / "a.run").write_text("1 Q0 a 1 1 x\n")
+    (tmp_path / "b.run").write_text("")
+    with pytest.raises(Exception) as sql:
+        con.execute(f"FROM rankkit.read_trec_run('{tmp_path / '*.run'}')").fetchall()
+    assert f"rankkit: {tmp_path / 'b.run'}: the file is empty, expected TREC lines" in str(sql.value)
+
+
 def test_a_bad_line_in_a_glob_names_its_file_and_its_line_there(con, tmp_path):
     (tmp_path / "a.run").write_text("1 Q0 a 1 1 x\n1 Q0 b 2 1 x\n1 Q0 c 3 1 x\n")
     (tmp_path / "b.run").write_text("# b\n1 Q0 a 1 1 x\n1 Q0 b 2 x\n")
