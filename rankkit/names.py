@@ -35,7 +35,8 @@ def fill(sql: str) -> str:
 
     - ``{{coalesce COLUMN TYPE}}``: the first non-NULL of COLUMN's names, each cast to TYPE
     - ``{{empty_row KIND}}``: ``NULL AS name`` for every name of a qrels or run column
-    - ``{{required KIND}}``: the required columns as ``[{'column': ..., 'names': [...]}, ...]``
+    - ``{{columns KIND}}``: a qrels or run table's columns as ``[{'column': ..., 'names': [...],
+      'required': ...}, ...]``, in the order Python's readers match them
     - ``{{fields KIND}}``: the TREC fields of a line as a string (``query_id q0 doc_id ...``)
     - ``{{run_suffixes}}``: RUN_SUFFIXES as a list of strings
     """
@@ -48,9 +49,10 @@ def _marker(name: str, args: list[str]) -> str:
         return "coalesce(" + ", ".join(f"{_ident(a)}::{type_}" for a in ALIASES[column]) + ")"
     if name == "empty_row":
         return ", ".join(f"NULL AS {_ident(a)}" for column in _columns(args[0]) for a in ALIASES[column])
-    if name == "required":
-        return "[" + ", ".join(f"{{'column': {_text(c)}, 'names': {_texts(ALIASES[c])}}}"
-                               for c in REQUIRED[args[0]]) + "]"
+    if name == "columns":
+        return "[" + ", ".join(f"{{'column': {_text(c)}, 'names': {_texts(ALIASES[c])}, "
+                               f"'required': {str(c in REQUIRED[args[0]]).lower()}}}"
+                               for c in _columns(args[0])) + "]"
     if name == "fields":
         return _text(" ".join(QRELS_FIELDS if args[0] == "qrels" else RUN_FIELDS))
     if name == "run_suffixes":

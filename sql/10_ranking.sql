@@ -39,20 +39,32 @@ CREATE OR REPLACE MACRO rankkit.table_columns(table_name) AS TABLE
              FROM (SELECT 1 AS rankkit_one) LEFT JOIN (FROM query_table(table_name::VARCHAR) LIMIT 1) t ON true)
     ON COLUMNS(*) INTO NAME name VALUE type;
 
--- rankkit.columns_ok: one row, ok = true, or an error saying which of rankkit's columns a qrels or
--- run table (kind 'qrels' or 'run') has under none of its names, the names recognised and the
--- columns the table has, in the words of Python's readers. Without it, a run whose query column is
--- called topic_number reads as NULL query ids. It reads the table's columns, never its rows.
+-- rankkit.columns_ok: one row, ok = true, or an error saying, in the words of Python's readers,
+-- which of rankkit's columns a qrels or run table (kind 'qrels' or 'run') lacks under every one of
+-- its names (with the names recognised and the table's columns), or has under two (a run with
+-- topic and query, the query's text, would otherwise read the first of them). Columns are taken in
+-- the order Python's readers take them, the first problem said. It reads the table's columns,
+-- never its rows.
 CREATE OR REPLACE MACRO rankkit.columns_ok(table_name, kind) AS TABLE
-    SELECT CASE WHEN missing IS NULL THEN true
-                ELSE error('rankkit: ' || kind || ' table ' || table_name || ': missing column ' || missing.column
-                           || ' (also recognised: ' || array_to_string(missing.names[2:], ', ') || '); columns are '
-                           || listing || '; rename one to ' || missing.column) END AS ok
+    SELECT CASE WHEN problem IS NULL THEN true
+                ELSE error('rankkit: ' || kind || ' table ' || table_name || ': ' || problem) END AS ok
     FROM (
-        SELECT [c FOR c IN CASE WHEN kind = 'run' THEN {{required run}} ELSE {{required qrels}} END
-                IF NOT list_has_any(c.names, present)][1] AS missing, listing
+        SELECT list_filter([
+                   CASE WHEN list_contains(present, c.column) THEN NULL
+                        WHEN len(list_intersect(c.names, present)) > 1
+                            THEN 'columns ' || array_to_string([original[list_position(present, n)]
+                                                                FOR n IN c.names IF list_contains(present, n)], ', ')
+                                 || ' could each be the ' || c.column || '; keep one, or rename the one meant to '
+                                 || c.column
+                        WHEN c.required AND NOT list_has_any(c.names, present)
+                            THEN 'missing column ' || c.column || ' (also recognised: '
+                                 || array_to_string(c.names[2:], ', ') || '); columns are ' || listing
+                                 || '; rename one to ' || c.column END
+                   FOR c IN CASE WHEN kind = 'run' THEN {{columns run}} ELSE {{columns qrels}} END],
+               lambda p: p IS NOT NULL)[1] AS problem
         FROM (
-            SELECT list(lower(name)) AS present, string_agg(name || ' (' || type || ')', ', ') AS listing
+            SELECT list(lower(name)) AS present, list(name) AS original,
+                   string_agg(name || ' (' || type || ')', ', ') AS listing
             FROM rankkit.table_columns(table_name)
         )
     );

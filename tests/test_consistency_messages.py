@@ -77,3 +77,30 @@ def test_one_measure_name_is_read_alike():
     python = rankkit.evaluate("qrels", "run", "nDCG@10", con=con)
     sql = con.execute("SELECT measure, value FROM rankkit.evaluate('qrels', 'run', 'nDCG@10')").fetchall()
     assert sql == [(r.measure, pytest.approx(r.value, abs=1e-12)) for r in python.itertuples()]
+
+
+def two_names(message: str) -> str:
+    """What a message says about a column found under two names."""
+    found = re.search(r"columns [\w, ]+ could each be the \w+", message)
+    assert found, message
+    return found.group(0)
+
+
+@pytest.mark.parametrize("kind, extra, column", [
+    ("run", "query", "query_id"),     # the query's text beside its id under another name
+    ("run", "runid", "system"),
+    ("qrels", "label", "relevance"),
+])
+def test_a_column_under_two_names_is_told_alike(kind, extra, column):
+    con = _sql.connect()
+    other = {"query_id": "topic", "system": "tag", "relevance": "grade"}[column]
+    base = {**(QRELS if kind == "qrels" else RUN)}
+    if column == "system":
+        base["system"] = "'bm25', 'bm25', 'bm25'"
+    renamed = {column: other}
+    with_extra = {**base, extra: "'x', 'y', 'z'" if column != "relevance" else "1, 1, 1"}
+    table(con, "qrels", with_extra if kind == "qrels" else QRELS, renamed if kind == "qrels" else {})
+    table(con, "run", with_extra if kind == "run" else RUN, renamed if kind == "run" else {})
+    python, sql = both(con)
+    assert two_names(python) == two_names(sql)
+    assert two_names(sql).endswith(f"could each be the {column}")

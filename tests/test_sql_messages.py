@@ -132,3 +132,12 @@ def test_the_readme_lists_the_names_recognised_as_rankkit_names_has_them():
     listed = {m.group(1): tuple(re.findall(r"`(\w+)`", m.group(2)))
               for m in re.finditer(r"^\| `(\w+)` \| (.*) \|$", table, re.M)}
     assert listed == {column: names[1:] for column, names in ALIASES.items() if len(names) > 1}
+
+
+def test_a_query_text_column_beside_a_topic_column_is_not_read_as_the_query_id(con):
+    """'query' is one of the names of query_id: with 'topic' there too, SQL says both could be it
+    (as Python does) rather than read the query's text as its id."""
+    make(con, "qrels", QRELS, q="topic")
+    con.execute(f"CREATE TABLE run AS SELECT *, 'what is x' AS query FROM ({RUN.format(q='topic', d='doc_id', s='score')})")
+    message = error_of(con, "FROM rankkit.evaluate('qrels', 'run', ['AP'])")
+    assert "run table run: columns query, topic could each be the query_id" in message
