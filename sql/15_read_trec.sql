@@ -58,13 +58,22 @@ first_bad AS (
     LIMIT 1
 ),
 file_start AS (SELECT min(n) AS n FROM lines SEMI JOIN first_bad USING (filename)),
+-- a file without content: empty, or (as Python's reader says) only comment lines, counted
 first_empty AS (
-    SELECT file FROM glob(coalesce(path, '')) WHERE path IS NOT NULL
-        AND file NOT IN (SELECT filename FROM lines WHERE content)
-    ORDER BY file LIMIT 1
+    SELECT files.file, count(lines.n) FILTER (WHERE lines.fields[1] <> '') AS comments
+    FROM glob(coalesce(path, '')) files LEFT JOIN lines ON lines.filename = files.file
+    WHERE path IS NOT NULL
+    GROUP BY files.file HAVING count(lines.n) FILTER (WHERE lines.content) = 0
+    ORDER BY files.file LIMIT 1
 )
 SELECT CASE WHEN EXISTS (FROM first_empty)
-                THEN error((SELECT 'rankkit: ' || file || ': the file is empty, expected TREC lines' FROM first_empty))
+                THEN error((SELECT 'rankkit: ' || file || ': '
+                                   || CASE WHEN comments > 0
+                                           THEN 'the file holds only comment lines (' || comments || ' line'
+                                                || CASE WHEN comments > 1 THEN 's' ELSE '' END || ' starting with #)'
+                                           ELSE 'the file is empty' END
+                                   || ', expected TREC ' || kind || ' lines (' || names || ')'
+                             FROM first_empty, layout))
             WHEN NOT EXISTS (FROM first_bad) THEN true
             ELSE error((SELECT 'rankkit: ' || filename || ':' || (first_bad.n - file_start.n + 1) || ': ' || problem
                         FROM first_bad, file_start)) END AS ok;

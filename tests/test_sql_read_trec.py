@@ -119,7 +119,8 @@ def test_an_empty_file_in_a_glob_is_named(con, tmp_path):
     (tmp_path / "b.run").write_text("")
     with pytest.raises(Exception) as sql:
         con.execute(f"FROM rankkit.read_trec_run('{tmp_path / '*.run'}')").fetchall()
-    assert f"rankkit: {tmp_path / 'b.run'}: the file is empty, expected TREC lines" in str(sql.value)
+    assert (f"rankkit: {tmp_path / 'b.run'}: the file is empty, expected TREC run lines "
+            "(query_id q0 doc_id rank score system)") in str(sql.value)
 
 
 def test_a_bad_line_in_a_glob_names_its_file_and_its_line_there(con, tmp_path):
