@@ -332,8 +332,9 @@ def _add_report(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="holm",
                      help="multiple-testing correction over each measure's comparisons (default holm)")
     sub.add_argument("--alpha", type=number, default=0.05, help="significance level (default 0.05)")
-    sub.add_argument("--ci", type=number, default=0.95, help="level of the bootstrap interval of each mean "
-                     "(default 0.95; 0: none)")
+    sub.add_argument("--ci", type=number, default=0.95, help="level of the percentile bootstrap interval of each "
+                     "aggregate, as evaluate(ci=) gives it (default 0.95; 0: none); the comparison's intervals, "
+                     "of the differences, follow --test")
     sub.add_argument("--seed", type=int, default=0, help="seed of the randomised tests and intervals (default 0)")
     sub.add_argument("--by", metavar="COLUMN", help="also split the aggregate by this column of --queries")
     sub.add_argument("--queries", metavar="FILE", help="query table (CSV/TSV/Parquet) with query_id and attribute columns")

@@ -173,7 +173,7 @@ def format_comparison(frame: pd.DataFrame, digits: int = 4) -> str:
     alpha = frame.attrs.get("alpha", 0.05)
     level = round(100 * (1 - alpha), 6)
     slice_column = [c for c in frame.columns if c not in COLUMNS]
-    header = ["measure", *slice_column, "system", "mean", "baseline", "base mean", "diff", f"{level:g}% CI",
+    header = ["measure", *slice_column, "system", "mean", "baseline", "base mean", "diff", f"diff {level:g}% CI",
               "p", "p adj", "W/T/L"]
     lines = []
     for row in frame.itertuples(index=False):
@@ -194,6 +194,8 @@ def format_comparison(frame: pd.DataFrame, digits: int = 4) -> str:
     seed = f", seed {frame.attrs.get('seed')}, {frame.attrs.get('resamples')} resamples" if randomised else ""
     text.append("")
     text.append(f"test: {test}, two-sided{seed}; correction: {correction} over the comparisons of each measure")
+    method = stats.INTERVALS[stats.difference_interval(frame.attrs.get("test"))]
+    text.append(f"diff {level:g}% CI: the {method} of the mean difference (it follows the test)")
     text.append(f"* p adj < {alpha:g} (significant after correction); † p < {alpha:g} before correction only; "
                 f"W/T/L: queries where system beats/ties/loses to baseline")
     return "\n".join(text) + "\n"

@@ -79,8 +79,9 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         per value of the attribute named ``by``, in a column of that name. Queries missing from
         the query table, or with no value, form the slice NaN.
     ci, seed, resamples:
-        With ``ci=0.95``, add ``ci_low, ci_high`` to the aggregate: a percentile bootstrap
-        interval over queries, ``resamples`` draws from ``numpy.random.default_rng(seed)``.
+        With ``ci=0.95``, add ``ci_low, ci_high`` to the aggregate: the percentile bootstrap
+        interval of the mean over queries (of the sum for counts), ``resamples`` draws from
+        ``numpy.random.default_rng(seed)``; the same interval ``rankkit.report`` shows.
 
     columns:
         Your column names to rankkit's, as pandas' ``rename``: ``{"clicks": "relevance",
@@ -268,13 +269,14 @@ def _copy(con, select: str, params: list, path: Path, progress) -> Path:
 
 
 def with_ci(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int | None,
-            resamples: int, by: str | None, method: str = "bootstrap") -> pd.DataFrame:
-    """The aggregate with an interval over its queries (the sum's for counts): the percentile
-    bootstrap, or Student's t (``method="t"``, for the mean of many queries at no cost)."""
+            resamples: int, by: str | None) -> pd.DataFrame:
+    """The aggregate with its interval over queries (the sum's for counts): the percentile bootstrap
+    (rankkit.stats.AGGREGATE_INTERVAL), the one interval every surface shows for an aggregate. It
+    stays inside the values' range, so inside a bounded measure's bounds, where Student's t does not."""
     import numpy as np
     import pandas as pd
 
-    from rankkit.stats import bootstrap_ci, t_ci
+    from rankkit.stats import bootstrap_ci
 
     if not 0 < level < 1:
         raise RankkitError(f"ci must be a confidence level between 0 and 1, such as 0.95, got {level!r}")
@@ -286,8 +288,6 @@ def with_ci(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, values: pd.Data
         agg, found = group["agg"].iloc[0], group["value"].dropna()
         if agg == "gmean":  # the geometric mean of the values: exp of the mean of their terms, from SQL
             low, high = bootstrap_ci(geometric_terms(con, found), _exp_mean, level, seed, resamples)
-        elif method == "t":
-            low, high = t_ci(found, level, total=agg == "sum")
         else:
             low, high = bootstrap_ci(found, np.sum if agg == "sum" else np.mean, level, seed, resamples)
         rows.append({**dict(zip(keys, key)), "ci_low": low, "ci_high": high})

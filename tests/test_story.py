@@ -1,0 +1,87 @@
+"""One story on every surface (issue 20): where the command line, Python, SQL and the report offer
+the same thing (an interval, a format, a measure's name, a frame's columns, a label), they give the
+same answer. One test per pair; each failed on the main branch the issue was reported against."""
+
+from __future__ import annotations
+
+import html
+import json
+
+import pandas as pd
+import pytest
+
+import rankkit
+from rankkit.cli import main
+
+pytestmark = pytest.mark.filterwarnings("ignore::rankkit.errors.RankkitWarning")
+
+
+def cli(capsys, *args) -> tuple[int, str, str]:
+    status = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def nearly_perfect(folder, queries: int = 40) -> dict:
+    """Qrels and two runs whose RR@10 is near 1: most queries find their relevant document first,
+    a few second. Student's t put the upper end of such a mean above 1."""
+    qrels, runs = [], {"good": [], "fair": []}
+    for q in range(queries):
+        qrels.append(f"q{q:02d} 0 rel 1")
+        for name, every in (("good", 20), ("fair", 3)):
+            first = "other" if q % every == 0 else "rel"
+            second = "rel" if first == "other" else "other"
+            runs[name] += [f"q{q:02d} Q0 {first} 1 2 {name}", f"q{q:02d} Q0 {second} 2 1 {name}"]
+    (folder / "qrels.txt").write_text("\n".join(qrels) + "\n")
+    paths = {}
+    for name, lines in runs.items():
+        paths[name] = folder / f"{name}.run"
+        paths[name].write_text("\n".join(lines) + "\n")
+    return {"qrels": folder / "qrels.txt", "runs": paths}
+
+
+@pytest.fixture
+def near_one(tmp_path):
+    return nearly_perfect(tmp_path)
+
+
+# ---- 1. one interval for an aggregate --------------------------------------------------------------
+
+@pytest.mark.parametrize("test", ["t", "permutation"])
+def test_evaluate_and_report_give_an_aggregate_the_same_interval(near_one, test):
+    runs = {name: str(path) for name, path in near_one["runs"].items()}
+    measures = ["RR@10", "NumRelRet"]
+    made = rankkit.report(near_one["qrels"], list(runs.values()), measures, test=test, seed=3, resamples=2000)
+    evaluated = rankkit.evaluate(near_one["qrels"], runs, measures, ci=0.95, seed=3, resamples=2000)
+    pd.testing.assert_frame_equal(made.aggregate, evaluated, check_exact=False, rtol=1e-12, atol=1e-12)
+    assert made.record["statistics"]["interval"] == "bootstrap"
+
+
+def test_the_interval_of_a_measure_near_1_stays_inside_its_bounds(near_one):
+    made = rankkit.report(near_one["qrels"], [str(p) for p in near_one["runs"].values()], ["RR@10"])
+    rr = made.aggregate.set_index("system")
+    assert rr.loc["good", "value"] > 0.9
+    assert (rr["ci_low"] >= 0).all() and (rr["ci_high"] <= 1).all()
+    assert (rr["ci_low"] <= rr["value"]).all() and (rr["value"] <= rr["ci_high"]).all()
+
+
+def test_every_surface_names_the_aggregates_interval_alike(near_one, capsys):
+    made = rankkit.report(near_one["qrels"], [str(p) for p in near_one["runs"].values()], ["RR@10"])
+    name = "percentile bootstrap interval"
+    from rankkit.report.render import latex_document
+
+    for text in (made.to_markdown(), html.unescape(made.to_html()), latex_document(made).replace("\\%", "%")):
+        assert f"95% {name} of the mean" in text
+        assert "Student's t interval of the mean" not in text
+        assert "Student's t interval of the difference" in text  # the comparison's follows the t-test
+    assert name in " ".join(rankkit.evaluate.__doc__.split())
+    with pytest.raises(SystemExit):
+        main(["report", "--help"])
+    assert "percentile bootstrap interval of each aggregate" in " ".join(capsys.readouterr().out.split())
+
+
+def test_compare_labels_its_interval_as_the_differences(near_one, capsys):
+    status, out, _ = cli(capsys, "compare", near_one["qrels"], *near_one["runs"].values(), "-m", "RR@10")
+    assert status == 0
+    assert "diff 95% CI" in out.splitlines()[0]
+    assert "diff 95% CI: the Student's t interval of the mean difference" in out
