@@ -442,22 +442,18 @@ def _add_measures(sub: argparse.ArgumentParser) -> None:
 
 
 def _run_measures(args: argparse.Namespace) -> int:
-    from rankkit.measures import get, params, registry
+    from rankkit.measures import registry
     from rankkit.trec import NICKNAMES
 
     if args.name:
-        try:
-            measure = get(args.name.split("(")[0].split("@")[0])
-        except KeyError:
-            raise UsageError(f"unknown measure '{args.name}'; rankkit measures lists them") from None
-        print(f"{measure.name}: {measure.summary}")
-        print(f"  aliases:   {', '.join(measure.aliases) or '-'}")
-        print(f"  aggregate: {measure.aggregate}")
-        print(f"  cite:      {measure.cite}")
-        for name in measure.params:
-            param = params()[name]
-            print(f"  {name} ({param.type}, default {param.default}): {param.description}")
-        print(f"  SQL:       {measure.path.name}")
+        shown = []
+        for asked, label, measure in _meant(args.name):
+            if asked != label:  # a trec_eval name or another spelling: say what it computes
+                print(f"{asked} means {label}")
+            if measure not in shown:
+                shown.append(measure)
+        for measure in shown:
+            _describe_measure(measure)
         return 0
     rows = [(m.name, ", ".join(m.aliases) or "-", ", ".join(m.params) or "-", m.aggregate) for m in registry().values()]
     widths = [max(len(row[i]) for row in rows + [("measure", "aliases", "parameters", "aggregate")]) for i in range(3)]
@@ -468,6 +464,42 @@ def _run_measures(args: argparse.Namespace) -> int:
     print("nicknames (trec_eval's): " + ", ".join(NICKNAMES) + "; a family name alone (P, recall, ndcg_cut ...) "
           "stands for trec_eval's default cutoffs")
     return 0
+
+
+def _meant(name: str) -> list[tuple]:
+    """Each measure a name given to ``eval -m`` stands for, read by eval's own parser (trec_eval's
+    names, cutoffs and parameters, families and nicknames): (name, canonical label, Measure)."""
+    import rankkit
+    from rankkit.errors import MeasureError
+    from rankkit.evaluate import measure_specs
+    from rankkit.measures import get, label, registry
+    from rankkit.trec import expand, family_of
+
+    meant = []
+    try:
+        for one in expand([name]):
+            family = family_of(one)
+            if family is not None and family.text:  # runid, relstring: text, no number to parse
+                meant.append((one, one, get(family.name)))
+                continue
+            spec = measure_specs(rankkit.connect(), [one])[0]
+            meant.append((one, label(spec), registry()[spec["metric"]]))
+    except MeasureError as error:
+        raise UsageError(f"{error}; rankkit measures lists them") from None
+    return meant
+
+
+def _describe_measure(measure) -> None:
+    from rankkit.measures import params
+
+    print(f"{measure.name}: {measure.summary}")
+    print(f"  aliases:   {', '.join(measure.aliases) or '-'}")
+    print(f"  aggregate: {measure.aggregate}")
+    print(f"  cite:      {measure.cite}")
+    for name in measure.params:
+        param = params()[name]
+        print(f"  {name} ({param.type}, default {param.default}): {param.description}")
+    print(f"  SQL:       {measure.path.name}")
 
 
 # ---- demo -------------------------------------------------------------------------------------

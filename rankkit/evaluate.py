@@ -14,9 +14,9 @@ from rankkit._sql import connect, store, stored
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning, warn
 from rankkit.io import Source, default_connection, is_frame, is_table, load, release, run_name
-from rankkit.measures import value_dispatch
+from rankkit.measures import label, registry, value_dispatch
 from rankkit.progress import Progress
-from rankkit.trec import expand
+from rankkit.trec import expand, family_of
 
 if TYPE_CHECKING:  # pandas loads with the first frame: the command line's path never needs it
     import pandas as pd
@@ -107,9 +107,10 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     Returns
     -------
     pandas.DataFrame, pathlib.Path (with ``output``) or duckdb.DuckDBPyRelation (with ``relation``)
-        Aggregate: ``measure, [system,] [by,] value, queries [, ci_low, ci_high]``; per query:
-        ``measure, [system,] [by,] query_id, value``. ``system`` is there when the run holds
-        more than one system.
+        Aggregate: ``measure, system, [by,] value, queries [, ci_low, ci_high]``; per query:
+        ``measure, system, [by,] query_id, value``: the columns of SQL's ``rankkit.evaluate`` and
+        ``rankkit.evaluate_queries``. ``system`` names the run (a file's stem, a dict's key) and is
+        missing (None) for one table that has no ``system`` column, as in SQL.
 
     Checks run first: a bad row or duplicate raises :class:`InputError` naming the place; queries
     judged but not retrieved (or retrieved but not judged) and fractional grades give a
@@ -121,8 +122,8 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     >>> import pandas as pd, rankkit
     >>> qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
     >>> run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [1.0, 2.0]})
-    >>> rankkit.evaluate(qrels, run, ["RR", "P@2"])[["measure", "value"]].to_dict("records")
-    [{'measure': 'RR', 'value': 0.5}, {'measure': 'P@2', 'value': 0.5}]
+    >>> rankkit.evaluate(qrels, run, ["RR", "P@2"])[["measure", "system", "value"]].to_dict("records")
+    [{'measure': 'RR', 'system': None, 'value': 0.5}, {'measure': 'P@2', 'system': None, 'value': 0.5}]
     """
     if per_query and ci is not None:
         raise RankkitError("ci is an interval over queries: it applies to the aggregate, not to per_query")
@@ -226,7 +227,7 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
     compare_inputs(con, qrels_source, run_source, specs, queries=conventions.queries, ties=conventions.ties)
     slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
     query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, conventions)
-    select = _result_select(query, per_query, len(run_source.systems) > 1, slices)
+    select = _result_select(query, per_query, slices)
     if output is not None:
         return _copy(con, select, inputs, Path(output), progress)
     if relation:
@@ -240,13 +241,13 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
     return frame
 
 
-def _result_select(query: str, per_query: bool, several: bool, slices) -> str:
-    """The result's columns and row order, as evaluate's DataFrame has them, in SQL."""
-    system = "system, " if several else ""
+def _result_select(query: str, per_query: bool, slices) -> str:
+    """The result's columns and row order, as evaluate's DataFrame has them, in SQL: always with
+    ``system``, as rankkit.evaluate has it in SQL (NULL for a table that names none)."""
     by = f'slice AS "{slices[1]}", ' if slices else ""
     if per_query:
-        return f"SELECT measure, {system}{by}query_id, value FROM ({query}) ORDER BY i, system, {by and 'slice, '}query_id"
-    return f"SELECT measure, {system}{by}value, queries FROM ({query})"
+        return f"SELECT measure, system, {by}query_id, value FROM ({query}) ORDER BY i, system, {by and 'slice, '}query_id"
+    return f"SELECT measure, system, {by}value, queries FROM ({query})"
 
 
 def _relation(con, select: str, params: list, progress) -> duckdb.DuckDBPyRelation:
@@ -292,8 +293,7 @@ def with_ci(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, values: pd.Data
             low, high = bootstrap_ci(found, np.sum if agg == "sum" else np.mean, level, seed, resamples)
         rows.append({**dict(zip(keys, key)), "ci_low": low, "ci_high": high})
     intervals = pd.DataFrame(rows, columns=keys + ["ci_low", "ci_high"]).rename(columns={"slice": by})
-    shared = [key for key in intervals.columns[:-2] if key in frame.columns]  # system only with several
-    return frame.merge(intervals[shared + ["ci_low", "ci_high"]], on=shared, how="left")
+    return frame.merge(intervals, on=list(intervals.columns[:-2]), how="left")
 
 
 def geometric_terms(con: duckdb.DuckDBPyConnection, values) -> list[float]:
@@ -484,7 +484,19 @@ def measure_specs(con: duckdb.DuckDBPyConnection, measures: str | Iterable[str],
     key = (tuple(names), rel, docs)
     if key not in _parsed:  # a loop over many runs asks for the same names: parsing costs 20 ms
         _parsed[key] = _stored_specs(key) or _parse_specs(con, key)
-    return [dict(spec) for spec in _parsed[key]]
+    return [_labelled(dict(spec), rel) for spec in _parsed[key]]
+
+
+def _labelled(spec: dict, rel: float) -> dict:
+    """The spec named for the measure it computes: ``AP`` asked with ``rel=2`` computes
+    ``AP(rel=2)`` and is labelled so, as when asked by that name. A trec_eval name keeps its
+    spelling (trec_eval -l 2 prints ``map``), as does a name that sets its own level."""
+    name = spec["measure"]
+    if (float(rel) == 1 or "rel" not in registry()[spec["metric"]].params or family_of(name) is not None
+            or "rel=" in name.replace(" ", "").lower()):
+        return spec
+    spec["measure"] = label(spec)
+    return spec
 
 
 _parsed: dict[tuple, list[dict]] = {}

@@ -139,7 +139,8 @@ def test_a_trec_file_with_changing_tags_is_one_run_everywhere(capsys):
     status, out, _ = cli(capsys, "eval", "-m", "map", qrels, run)
     assert status == 0 and out.splitlines()[-1] == "map                   \tall\t0.4028"  # trec_eval's
     frame = rankkit.evaluate(qrels, run, "map")
-    assert list(frame.columns) == ["measure", "value", "queries"] and f"{frame['value'].item():.4f}" == "0.4028"
+    assert list(frame.columns) == ["measure", "system", "value", "queries"] and f"{frame['value'].item():.4f}" == "0.4028"
+    assert frame["system"].item() == "r1"  # the run's name, as SQL and the command line give it
     con = rankkit.connect()
     table = rankkit.read_run(run, con=con)
     assert con.execute(f"SELECT DISTINCT system FROM {table.alias}").fetchall() == [("r1",)]

@@ -85,3 +85,43 @@ def test_compare_labels_its_interval_as_the_differences(near_one, capsys):
     assert status == 0
     assert "diff 95% CI" in out.splitlines()[0]
     assert "diff 95% CI: the Student's t interval of the mean difference" in out
+
+
+# ---- 5. a measure is labelled by what was computed -------------------------------------------------
+
+def test_a_relevance_level_given_as_an_option_is_in_the_measures_label(near_one, capsys):
+    qrels, run = near_one["qrels"], near_one["runs"]["fair"]
+    asked = rankkit.evaluate(qrels, run, ["AP(rel=2)", "P(rel=2)@5"])
+    given = rankkit.evaluate(qrels, run, ["AP", "P@5"], rel=2)
+    pd.testing.assert_frame_equal(given, asked)
+    assert given["measure"].tolist() == ["AP(rel=2)", "P(rel=2)@5"]
+    status, out, _ = cli(capsys, "eval", "-l", "2", "-m", "AP", "--format", "csv", qrels, run)
+    assert status == 0 and "AP(rel=2),all," in out
+    # trec_eval's names keep trec_eval's spelling: trec_eval -l 2 prints map
+    assert rankkit.evaluate(qrels, run, ["map"], rel=2)["measure"].tolist() == ["map"]
+    made = rankkit.report(qrels, [str(run)], ["AP"], conventions=rankkit.Conventions(rel=2))
+    assert made.aggregate["measure"].tolist() == ["AP(rel=2)"]
+    assert [m["label"] for m in made.record["measures"]] == ["AP(rel=2)"]
+    assert "| AP(rel=2) |" in made.to_markdown().replace("\\", "")
+
+
+# ---- 3. rankkit measures takes what eval -m takes ---------------------------------------------------
+
+@pytest.mark.parametrize("name, meant, measure", [
+    ("ndcg_cut_10", "nDCG@10", "nDCG"), ("P_10", "P@10", "P"), ("map_cut_10", "AP@10", "AP"),
+    ("iprec_at_recall_0.50", "IPrec@0.5", "IPrec"), ("P.5,10", "P@5", "P"), ("ap", "AP", "AP")])
+def test_measures_explains_every_name_eval_takes(capsys, near_one, name, meant, measure):
+    status, out, _ = cli(capsys, "measures", name)
+    assert status == 0
+    assert f"means {meant}\n" in out and f"\n{measure}: " in out
+    # eval takes the same name, and computes what measures says it means
+    status, evaluated, _ = cli(capsys, "eval", "-m", name, "--format", "json", near_one["qrels"],
+                               near_one["runs"]["good"])
+    status, canonical, _ = cli(capsys, "eval", "-m", meant, "--format", "json", near_one["qrels"],
+                               near_one["runs"]["good"])
+    assert json.loads(evaluated)[0]["value"] == json.loads(canonical)[0]["value"]
+
+
+def test_measures_says_an_unknown_name_is_unknown(capsys):
+    status, _, err = cli(capsys, "measures", "nope_10")
+    assert status == 2 and "unknown measure 'nope_10'" in err

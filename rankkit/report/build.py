@@ -107,6 +107,8 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
                            f"the column {by!r}) too")
     check_options(test, correction, alpha)
     con = connect(con) if con is not None else default_connection()
+    # each measure under the name evaluate gives it (AP asked with rel=2 is AP(rel=2))
+    names = [spec["measure"] for spec in measure_specs(con, names, rel=conventions.rel)]
     with ThreadPoolExecutor(max_workers=1) as hashing, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         inputs = _inputs(qrels, runs, queries)
@@ -304,12 +306,10 @@ def _judged_names(specs: list[dict]) -> list[str]:
 
 
 def _with_system(frame: pd.DataFrame, runs) -> pd.DataFrame:
-    """evaluate leaves out the system column when there is one system; a report always names it."""
-    if "system" in frame.columns:
-        return frame
+    """evaluate leaves ``system`` missing for one table that names none; a report names every system
+    (the name a dict gave it, else ``run``)."""
     name = next(iter(runs)) if isinstance(runs, dict) else "run"
-    frame.insert(1, "system", name)
-    return frame
+    return frame.assign(system=frame["system"].where(frame["system"].notna(), name))
 
 
 def _values(per_query: pd.DataFrame, runs, specs: list[dict]) -> pd.DataFrame:
