@@ -140,10 +140,12 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("-n", action="store_false", dest="summary",
                      help="no summary: print per-query values only (with -q)")
     sub.add_argument("--format", choices=FORMATS, default="trec", help="output format (default trec)")
-    sub.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
+    sub.add_argument("--digits", type=int, default=None,
+                     help="decimals printed (default: 4 in trec and markdown, full precision in csv and json)")
     sub.add_argument("-o", "--output", metavar="FILE",
-                     help="write the results to FILE (.parquet, .csv, .tsv, .json, .jsonl) streamed by DuckDB, "
-                          "per query with -q; nothing is printed")
+                     help="write the results to FILE (.parquet, .csv, .tsv, .json, .jsonl) streamed by DuckDB: "
+                          "the fields --format csv and json print (measure, system, query_id, value, queries), "
+                          "full precision unless --digits; nothing is printed")
     sub.add_argument("--duplicates", choices=("error", "first"), default="error",
                      help="a document listed twice for a query: error (trec_eval) or keep the first")
     _add_inputs(sub)
@@ -201,7 +203,7 @@ def run_arguments(given: Sequence[str]) -> str | dict[str, str]:
 
 def _run_eval(args: argparse.Namespace) -> int:
     # rows, not frames: printing numbers does not need pandas (half a second to import)
-    from rankkit.evaluate import evaluate_rows
+    from rankkit.evaluate import evaluate_file, evaluate_rows
     from rankkit.output import write_eval
     from rankkit.trec import expand, family_of
 
@@ -219,7 +221,8 @@ def _run_eval(args: argparse.Namespace) -> int:
     with _stdin_runs(args.runs) as given:
         runs = run_arguments(given)
         if args.output:
-            rankkit.evaluate(qrels, runs, measures or ["num_q"], per_query=args.per_query, output=args.output, **options)
+            evaluate_file(qrels, runs, measures or ["num_q"], args.output, per_query=args.per_query,
+                          summary=args.summary, digits=args.digits, **options)
             return 0
         # one evaluation of every run, the same as Python's: each system printed apart, in the order given
         systems, aggregate, per_query = evaluate_rows(qrels, runs, measures or ["num_q"], per_query=args.per_query,

@@ -164,6 +164,33 @@ def evaluate_rows(qrels, run, measures: str | Iterable[str], per_query: bool = F
     return run_source.systems, found[0], found[1] if per_query else None
 
 
+def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path, per_query: bool = False, *,
+                  summary: bool = True, digits: int | None = None, con: duckdb.DuckDBPyConnection | None = None,
+                  rel: float = 1, ties: str = "trec", depth: int | None = None, queries: str = "both", columns=None,
+                  duplicates: str = "error", split_by_tag: bool = False, judged_only: bool = False,
+                  docs: int = 0) -> Path:
+    """The command line's ``-o FILE``: the table it prints in csv and json (see long_query), the
+    same fields, written by DuckDB's COPY (streamed; the suffix says the format). One reading of
+    the inputs."""
+    con = connect(con) if con is not None else default_connection()
+    path = Path(output)
+    options = OUTPUT_FORMATS.get(path.suffix.lower())
+    if options is None:
+        raise InputError(f"{path}: output must end in {', '.join(OUTPUT_FORMATS)}")
+    conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
+                              judged_only=judged_only, docs=docs)
+    specs = measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs)
+    with checked_sources(con, qrels, run, columns, duplicates, None, split_by_tag) as (qrels_source, run_source):
+        compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
+        _, inputs = evaluation_query(qrels_source, run_source, specs, True, None, conventions)
+        inputs.update(systems=[str(s) for s in run_source.systems], measures=[spec["measure"] for spec in specs])
+        query = long_query([spec["metric"] for spec in specs], per_query, summary, digits)
+        target = str(path).replace("'", "''")
+        with Progress(con, f"writing {path.name}"):
+            run_query(con, f"COPY ({query}) TO '{target}' {options}", inputs, fetch=False)
+    return path
+
+
 @contextmanager
 def checked_sources(con, qrels, run, columns, duplicates: str, progress,
                     split_by_tag: bool = False) -> Iterator[tuple[Source, Source]]:
@@ -204,13 +231,36 @@ def engine_query(per_query: bool, sliced: bool, metrics: Iterable[str]) -> str:
     struct into each branch of the CASE and spent seconds on common subexpressions (10 s on DL19).
     Parameters by name: qrels, run, specs, ties, scores, depth, queries, judged_only, keyed, and
     slices, attribute when ``sliced``."""
-    query = ("WITH rankkit_ranked_run AS (FROM rankkit.ranks($qrels, $run, ties := $ties, scores := $scores, "
-             "depth := $depth, judged_only := $judged_only, keyed := $keyed)), "
-             f"rankkit_values AS MATERIALIZED ({values_query(metrics, 'rankkit_ranked_run')})")
+    query = _stages(metrics)
     if sliced:
         query += ", rankkit_sliced AS (FROM rankkit.slice_values('rankkit_values', $slices, $attribute))"
         return query + (" FROM rankkit_sliced" if per_query else " FROM rankkit.over_slices('rankkit_sliced')")
     return query + (" FROM rankkit_values" if per_query else " FROM rankkit.over_values('rankkit_values')")
+
+
+def _stages(metrics: Iterable[str]) -> str:
+    """engine_query's common part: the ranks, then the per-query values as ``rankkit_values``."""
+    return ("WITH rankkit_ranked_run AS (FROM rankkit.ranks($qrels, $run, ties := $ties, scores := $scores, "
+            "depth := $depth, judged_only := $judged_only, keyed := $keyed)), "
+            f"rankkit_values AS MATERIALIZED ({values_query(metrics, 'rankkit_ranked_run')})")
+
+
+def long_query(metrics: Iterable[str], per_query: bool, summary: bool, digits: int | None) -> str:
+    """The command line's table in SQL, as rankkit.output writes it in csv and json: ``measure,
+    system, query_id, value, queries``, the per-query values (with ``per_query``), then the
+    aggregate as query ``all`` with its query count (with ``summary``), per system in the order
+    of ``$systems`` and per measure in the order of ``$measures``. ``digits``: rounded, else full
+    precision. Parameters as engine_query's, and systems, measures."""
+    value = "value" if digits is None else f"round(value, {int(digits)})"
+    parts = ["SELECT 0 AS part, measure, system, query_id, value, NULL::BIGINT AS queries FROM rankkit_values"] * per_query
+    parts += ["SELECT 1 AS part, measure, system, 'all' AS query_id, value, queries "
+              "FROM rankkit.over_values('rankkit_values')"] * summary
+    if not parts:  # -n without -q: nothing to write but the header
+        parts = ["SELECT 0 AS part, NULL::VARCHAR AS measure, NULL::VARCHAR AS system, NULL::VARCHAR AS query_id, "
+                 "NULL::DOUBLE AS value, NULL::BIGINT AS queries WHERE false"]
+    return (f"{_stages(metrics)} SELECT measure, system, query_id, {value} AS value, queries "
+            f"FROM ({' UNION ALL '.join(parts)}) ORDER BY list_position($systems, system), part, "
+            f"list_position($measures, measure), query_id")
 
 
 def values_query(metrics: Iterable[str], ranks: str = "$ranks") -> str:

@@ -96,7 +96,7 @@ def test_a_relevance_level_given_as_an_option_is_in_the_measures_label(near_one,
     pd.testing.assert_frame_equal(given, asked)
     assert given["measure"].tolist() == ["AP(rel=2)", "P(rel=2)@5"]
     status, out, _ = cli(capsys, "eval", "-l", "2", "-m", "AP", "--format", "csv", qrels, run)
-    assert status == 0 and "AP(rel=2),all," in out
+    assert status == 0 and "\nAP(rel=2),fair,all," in out
     # trec_eval's names keep trec_eval's spelling: trec_eval -l 2 prints map
     assert rankkit.evaluate(qrels, run, ["map"], rel=2)["measure"].tolist() == ["map"]
     made = rankkit.report(qrels, [str(run)], ["AP"], conventions=rankkit.Conventions(rel=2))
@@ -125,3 +125,48 @@ def test_measures_explains_every_name_eval_takes(capsys, near_one, name, meant, 
 def test_measures_says_an_unknown_name_is_unknown(capsys):
     status, _, err = cli(capsys, "measures", "nope_10")
     assert status == 2 and "unknown measure 'nope_10'" in err
+
+
+# ---- 2. machine formats carry full precision, on stdout as in -o ---------------------------------------
+
+@pytest.mark.parametrize("per_query", [[], ["-q"]])
+def test_csv_on_stdout_is_what_o_writes(capsys, near_one, tmp_path, per_query):
+    runs = list(near_one["runs"].values())
+    args = ["eval", *per_query, "-m", "nDCG@10", "-m", "RR", "-m", "NumRet", near_one["qrels"], *runs]
+    status, printed, _ = cli(capsys, *args, "--format", "csv")
+    assert status == 0
+    assert cli(capsys, *args, "-o", tmp_path / "out.csv")[:2] == (0, "")
+    assert (tmp_path / "out.csv").read_text() == printed
+
+
+def test_json_on_stdout_carries_the_fields_and_precision_of_o(capsys, near_one, tmp_path):
+    qrels, run = near_one["qrels"], near_one["runs"]["fair"]
+    status, printed, _ = cli(capsys, "eval", "-q", "-m", "nDCG@10", "--format", "json", qrels, run)
+    cli(capsys, "eval", "-q", "-m", "nDCG@10", "-o", tmp_path / "out.json", qrels, run)
+    assert json.loads(printed) == json.loads((tmp_path / "out.json").read_text())
+    records = {r["query_id"]: r for r in json.loads(printed)}
+    assert list(records["all"]) == ["measure", "system", "query_id", "value", "queries"]
+    python = rankkit.evaluate(qrels, run, "nDCG@10")
+    assert records["all"]["value"] == python["value"].item()  # every bit, not 4 decimals
+    assert records["all"]["system"] == python["system"].item() == "fair"
+
+
+def test_digits_given_still_round_machine_formats(capsys, near_one, tmp_path):
+    qrels, run = near_one["qrels"], near_one["runs"]["fair"]
+    status, printed, _ = cli(capsys, "eval", "-m", "nDCG@10", "--digits", "2", "--format", "json", qrels, run)
+    value = json.loads(printed)[0]["value"]
+    assert value == round(rankkit.evaluate(qrels, run, "nDCG@10")["value"].item(), 2)
+    cli(capsys, "eval", "-m", "nDCG@10", "--digits", "2", "-o", tmp_path / "out.json", qrels, run)
+    assert json.loads((tmp_path / "out.json").read_text())[0]["value"] == value
+
+
+def test_trec_format_aligns_the_columns_of_several_runs(capsys, near_one, tmp_path):
+    short = tmp_path / "a.run"
+    short.write_text(near_one["runs"]["good"].read_text())
+    status, out, _ = cli(capsys, "eval", "-q", "-m", "RR", "-m", "P@5", near_one["qrels"], short,
+                         near_one["runs"]["fair"])
+    assert status == 0
+    assert len({line.index("\t") for line in out.splitlines()}) == 1  # the measure column starts alike
+    assert {line.split("\t")[0] for line in out.splitlines()} == {"a   ", "fair"}
+    status, one, _ = cli(capsys, "eval", "-m", "RR", near_one["qrels"], short)
+    assert one.splitlines()[-1] == "RR                    \tall\t0.9750"  # one run: trec_eval's layout
