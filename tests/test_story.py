@@ -85,6 +85,9 @@ def test_compare_labels_its_interval_as_the_differences(near_one, capsys):
     assert status == 0
     assert "diff 95% CI" in out.splitlines()[0]
     assert "diff 95% CI: the Student's t interval of the mean difference" in out
+    runs = {name: str(path) for name, path in near_one["runs"].items()}
+    assert rankkit.compare(near_one["qrels"], runs, "RR@10").attrs["interval"] == "t"
+    assert rankkit.compare(near_one["qrels"], runs, "RR@10", test="wilcoxon").attrs["interval"] == "bootstrap"
 
 
 # ---- 5. a measure is labelled by what was computed -------------------------------------------------
