@@ -173,3 +173,13 @@ def test_trec_format_aligns_the_columns_of_several_runs(capsys, near_one, tmp_pa
     assert {line.split("\t")[0] for line in out.splitlines()} == {"a   ", "fair"}
     status, one, _ = cli(capsys, "eval", "-m", "RR", near_one["qrels"], short)
     assert one.splitlines()[-1] == "RR                    \tall\t0.9750"  # one run: trec_eval's layout
+
+
+def test_the_explorer_spells_a_measure_as_the_report_does():
+    from rankkit.evaluate import measure_specs
+    from rankkit.explore.data import parse_measure
+    from rankkit.measures import label
+
+    con = rankkit.connect()
+    for name in ["nDCG(ideal=run, gain=exp, empty=skip)@10", "P(rel=2)@5", "ERR(max=3)@20"]:
+        assert parse_measure(con, name).name == label(measure_specs(con, [name])[0])

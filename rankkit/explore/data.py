@@ -76,7 +76,8 @@ def measure_name(measure: Measure, k: int | None, gain: str, rel: float, extras:
     shown = [f"{name}={_text(values[name])}" for name in ("gain", "rel", "ideal", "empty", "max")
              if name in measure.params and name in values and values[name] != DEFAULTS[name]]
     cutoff = f"@{k}" if k is not None and "k" in measure.params else ""
-    return f"{measure.name}{'(' + ','.join(shown) + ')' if shown else ''}{cutoff}"
+    # spelled as rankkit.measures.label spells it, so the explorer, the report and evaluate agree
+    return f"{measure.name}{'(' + ', '.join(shown) + ')' if shown else ''}{cutoff}"
 
 
 def parse_measure(con: duckdb.DuckDBPyConnection, name: str) -> Setting:
