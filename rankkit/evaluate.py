@@ -343,7 +343,10 @@ def with_ci(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, values: pd.Data
             low, high = bootstrap_ci(found, np.sum if agg == "sum" else np.mean, level, seed, resamples)
         rows.append({**dict(zip(keys, key)), "ci_low": low, "ci_high": high})
     intervals = pd.DataFrame(rows, columns=keys + ["ci_low", "ci_high"]).rename(columns={"slice": by})
-    return frame.merge(intervals, on=list(intervals.columns[:-2]), how="left")
+    shared = list(intervals.columns[:-2])
+    # the frame's types for the keys: a system column of None (a table naming none) reads back as NaN
+    intervals = intervals.astype({key: frame[key].dtype for key in shared})
+    return frame.merge(intervals, on=shared, how="left")
 
 
 def geometric_terms(con: duckdb.DuckDBPyConnection, values) -> list[float]:

@@ -57,6 +57,16 @@ def test_evaluate_and_report_give_an_aggregate_the_same_interval(near_one, test)
     assert made.record["statistics"]["interval"] == "bootstrap"
 
 
+def test_an_interval_for_a_table_that_names_no_system():
+    """With system always there, a run frame without one (system None) still gets its interval."""
+    qrels = pd.DataFrame({"query_id": ["1", "2", "3", "4"], "doc_id": ["a"] * 4, "relevance": [1] * 4})
+    run = pd.DataFrame({"query_id": ["1", "1", "2", "2", "3", "3", "4", "4"], "doc_id": ["a", "b"] * 4,
+                        "score": [2.0, 1.0, 1.0, 2.0, 2.0, 1.0, 2.0, 1.0]})
+    got = rankkit.evaluate(qrels, run, ["RR", "NumRet"], ci=0.9)
+    assert got["system"].isna().all() and got["ci_low"].notna().all()
+    assert got["ci_high"].tolist() == [1.0, 8.0]
+
+
 def test_the_interval_of_a_measure_near_1_stays_inside_its_bounds(near_one):
     made = rankkit.report(near_one["qrels"], [str(p) for p in near_one["runs"].values()], ["RR@10"])
     rr = made.aggregate.set_index("system")
