@@ -363,14 +363,19 @@ def label(spec: Mapping) -> str:
     'P(rel=2)@5'
     >>> label({"metric": "ap", "k": None, "rel": 1.0})
     'AP'
+    >>> label({"metric": "iprec_at_recall", "k": None, "rel": 1.0, "levels": [0.5]})
+    'IPrec@0.5'
     """
     measure = registry()[spec["metric"]]
     shown = []
+    cutoff = f"@{spec['k']}" if spec.get("k") is not None else ""
     for name in measure.params:
         if name == "k":
+            continue
+        if name == "recall":  # IPrec's level is written as its cutoff (IPrec@0.5) and parsed into levels
+            cutoff = f"@{spec['levels'][0]:g}"
             continue
         value, default = spec[name], params()[name].default.strip("'")
         if not _is_default(value, default):
             shown.append(f"{name}={value:g}" if isinstance(value, float) else f"{name}={value}")
-    cutoff = f"@{spec['k']}" if spec.get("k") is not None else ""
     return measure.name + (f"({', '.join(shown)})" if shown else "") + cutoff

@@ -137,7 +137,7 @@ def test_a_measure_name_with_cutoff_and_parameters_sets_those_controls(ex, sampl
     ex.measure = "nDCG(gain=exp,ideal=run)@5"
     assert (ex.measure, ex.k, ex.gain) == ("nDCG(ideal=run)", 5, "exp")
     assert ex.controls["k"].value == 5 and ex.controls["gain"].value == "exp"
-    assert ex.measure_label == "nDCG(gain=exp,ideal=run)@5"
+    assert ex.measure_label == "nDCG(gain=exp, ideal=run)@5"  # as the report labels it
     assert ex.per_query["value"].mean() == pytest.approx(_expected(sample, "nDCG(gain=exp,ideal=run)@5")["value"].mean())
     ex.measure = "ndcg_cut_20"  # trec_eval's names too
     assert (ex.measure, ex.k) == ("nDCG", 20)

@@ -77,7 +77,8 @@ def measure_name(measure: Measure, k: int | None, gain: str, rel: float, extras:
     shown = [f"{name}={_text(values[name])}" for name in measure.params
              if name in values and not _is_default(name, values[name])]
     cutoff = f"@{k}" if k is not None and "k" in measure.params else ""
-    return f"{measure.name}{'(' + ','.join(shown) + ')' if shown else ''}{cutoff}"
+    # spelled as rankkit.measures.label spells it, so the explorer, the report and evaluate agree
+    return f"{measure.name}{'(' + ', '.join(shown) + ')' if shown else ''}{cutoff}"
 
 
 def parse_measure(con: duckdb.DuckDBPyConnection, name: str) -> Setting:
