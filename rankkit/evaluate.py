@@ -176,9 +176,7 @@ def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path,
     the inputs."""
     con = connect(con) if con is not None else default_connection()
     path = Path(output)
-    options = OUTPUT_FORMATS.get(path.suffix.lower())
-    if options is None:
-        raise InputError(f"{path}: output must end in {', '.join(OUTPUT_FORMATS)}")
+    _copy_options(path)  # a wrong suffix is said before the inputs are read
     conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
                               judged_only=judged_only, docs=docs)
     specs = measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs)
@@ -187,10 +185,7 @@ def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path,
         _, inputs = evaluation_query(qrels_source, run_source, specs, True, None, conventions)
         inputs.update(systems=[str(s) for s in run_source.systems], measures=[spec["measure"] for spec in specs])
         query = long_query(specs, per_query, summary, digits, ties=conventions.ties, queries=conventions.queries)
-        target = str(path).replace("'", "''")
-        with Progress(con, f"writing {path.name}"):
-            run_query(con, f"COPY ({query}) TO '{target}' {options}", inputs, fetch=False)
-    return path
+        return _copy(con, query, inputs, path, None)
 
 
 @contextmanager
@@ -314,14 +309,21 @@ def _relation(con, select: str, params: list, progress) -> duckdb.DuckDBPyRelati
 
 
 def _copy(con, select: str, params: list, path: Path, progress) -> Path:
-    """Stream the result into a file with DuckDB's COPY: per-query output may not fit in memory."""
-    options = OUTPUT_FORMATS.get(path.suffix.lower())
-    if options is None:
-        raise InputError(f"{path}: output must end in {', '.join(OUTPUT_FORMATS)}")
+    """Stream the result into a file with DuckDB's COPY (per-query output may not fit in memory),
+    written whole (see rankkit._files)."""
+    options = _copy_options(path)
     with replacing(path) as partial, Progress(con, f"writing {path.name}", enabled=progress):
         target = str(partial).replace("'", "''")
         run_query(con, f"COPY ({select}) TO '{target}' {options}", params, fetch=False)
     return path
+
+
+def _copy_options(path: Path) -> str:
+    """COPY's options for the file's format, read from its suffix."""
+    options = OUTPUT_FORMATS.get(path.suffix.lower())
+    if options is None:
+        raise InputError(f"{path}: output must end in {', '.join(OUTPUT_FORMATS)}")
+    return options
 
 
 def with_ci(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int | None,
