@@ -98,7 +98,8 @@ def test_every_measure_composes_alone(metric):
         else measure.name
     sql = compose(measure_specs(con, [example]), qrels="'q'", ranks="rk")
     con.execute("CREATE TABLE q (query_id VARCHAR, doc_id VARCHAR, relevance INTEGER)")
-    con.execute("CREATE TABLE rk AS FROM rankkit.ranks('q', 'q')")
+    con.execute("CREATE TABLE r (query_id VARCHAR, doc_id VARCHAR, score DOUBLE)")
+    con.execute("CREATE TABLE rk AS FROM rankkit.ranks('q', 'r')")
     assert con.execute(sql).fetchall() == []  # it binds and runs
 
 
