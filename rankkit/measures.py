@@ -364,8 +364,8 @@ def _written(value) -> str:
     """A parameter's value as a measure name writes it, so that the parser reads it back the same."""
     if isinstance(value, float):
         return f"{value:g}"
-    if isinstance(value, (list, tuple)) and value and isinstance(value[0], Mapping):  # gains
-        return ",".join(f"{_written(float(g['level']))}={_written(float(g['gain']))}" for g in value)
+    if isinstance(value, (list, tuple)) and value and isinstance(value[0], Mapping):  # gains, [1=3,2=9]
+        return "[" + ",".join(f"{_written(float(g['level']))}={_written(float(g['gain']))}" for g in value) + "]"
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(_written(float(v)) for v in value) + "]"
     return str(value)
