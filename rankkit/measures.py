@@ -29,7 +29,8 @@ from typing import Iterable, Mapping
 
 from rankkit._paths import sql_dir
 
-__all__ = ["Measure", "Param", "Feature", "registry", "read_measure", "params", "get", "label", "spec_value", "shared_features", "inputs"]
+__all__ = ["Measure", "Param", "Feature", "registry", "read_measure", "params", "get", "label", "spec_value",
+           "default", "shared_features", "inputs"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
 _PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+(?:\[\])?)\s*:=\s*(\S+)\s+(.*?)\s*$")
@@ -354,6 +355,23 @@ def _is_default(value, default: str) -> bool:
     return str(value) == default
 
 
+def _declared(name: str) -> str:
+    return params()[name].default.strip("'")
+
+
+def default(name: str):
+    """A parameter's declared default (the SQL prelude's) as the parser gives it in a spec: None,
+    a word, or a float (a cutoff: an int)."""
+    declared = params()[name]
+    if declared.default == "NULL":
+        return None
+    if declared.type == "VARCHAR":
+        return _declared(name)
+    if declared.type.endswith("[]"):
+        return [float(v) for v in declared.default.strip("[]").split(",") if v]
+    return int(declared.default) if declared.type in ("INTEGER", "BIGINT") else float(declared.default)
+
+
 def spec_value(spec: Mapping, name: str):
     """A parameter's value in a parsed spec. The SQL parser keeps IPrec's recall level as the one
     element of ``levels`` (the list 11pt_avg averages over), so there it is read."""
@@ -386,7 +404,7 @@ def label(spec: Mapping) -> str:
     """
     measure = registry()[spec["metric"]]
     shown = [f"{name}={_written(spec_value(spec, name))}" for name in measure.params
-             if name not in ("k", "recall") and not _is_default(spec_value(spec, name), params()[name].default.strip("'"))]
+             if name not in ("k", "recall") and not _is_default(spec_value(spec, name), _declared(name))]
     cutoff = ""
     if "k" in measure.params and spec.get("k") is not None:
         cutoff = f"@{spec['k']}"

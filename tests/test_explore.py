@@ -148,12 +148,12 @@ def test_a_measure_name_with_cutoff_and_parameters_sets_those_controls(ex, sampl
 # every registered measure that gives a number, with parameters off their defaults where it takes some
 NON_DEFAULT = [
     "AP(rel=2)@5", "binG(rel=2)", "bpref(rel=2)", "CG(gain=exp)@5", "DCG(gains=2=5)@5", "ERR(max=3)@20",
-    "G_1=3,2=9", "ndcg_1=3,2=9", "gm_bpref", "gm_map", "IDCG(ideal=run)@3", "infAP(rel=2)", "IPrec@0.5", "iprec_at_recall_0.30",
-    "IPrec(rel=2)@0.2", "Judged@5", "nDCG(gain=exp)@5", "nDCG(ideal=run,empty=skip)@10", "ndcg_rel(gains=2=5)",
-    "num_nonrel_judged_ret(rel=2)", "numq", "NumRel(rel=2)", "NumRelRet(rel=2)@5", "NumRet@5", "P(rel=2)@5",
-    "R(rel=2)@100", "RBP(p=0.8)", "rbp_resid(p=0.5)", "relative_P@5", "Rndcg(gains=2=5)", "Rprec(rel=2)",
-    "Rprec_mult(mult=2)", "RR(rel=2)@10", "set_F(beta=0.5)", "set_map", "Success@3", "unj@5",
-    "utility(coef=[2,-1,0,0],docs=100)", "11pt_avg(levels=[.25,.5])"]
+    "G_1=3,2=9", "ndcg_1=3,2=9", "gm_bpref", "gm_map", "IDCG(ideal=run)@3", "infAP(rel=2)", "IPrec@0.5",
+    "iprec_at_recall_0.30", "IPrec(rel=2)@0.2", "Judged@5", "nDCG(gain=exp)@5", "nDCG(ideal=run,empty=skip)@10",
+    "ndcg_rel(gains=2=5)", "num_nonrel_judged_ret(rel=2)", "numq", "NumRel(rel=2)", "NumRelRet(rel=2)@5",
+    "NumRet@5", "P(rel=2)@5", "R(rel=2)@100", "RBP(p=0.8)", "rbp_resid(p=0.5)", "relative_P@5",
+    "Rndcg(gains=2=5)", "Rprec(rel=2)", "Rprec_mult(mult=2)", "RR(rel=2)@10", "set_F(beta=0.5)", "set_map",
+    "Success@3", "unj@5", "utility(coef=[2,-1,0,0],docs=100)", "11pt_avg(levels=[.25,.5])"]
 
 
 def test_the_explorer_gives_evaluate_s_value_for_every_measure_and_parameter(data, sample):

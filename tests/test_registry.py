@@ -104,7 +104,8 @@ def test_list_macro_takes_grades_first_and_k_second_and_names_the_rest(name):
     ("RBP(p=0.8)", "RBP(p=0.8)"), ("nDCG(gain=exp,ideal=run)@5", "nDCG(gain=exp,ideal=run)@5"),
     ("utility(coef=[2,-1,0,0],docs=100)", "utility(coef=[2,-1,0,0],docs=100)"), ("ndcg_cut_10", "nDCG@10"),
     ("11pt_avg(levels=[.25,.5])", "11pt_avg(levels=[0.25,0.5])"), ("DCG(gains=2=5)@5", "DCG(gains=[2=5])@5"),
-    ("ndcg_1=3,2=9", "nDCG(gains=[1=3,2=9])"), ("nDCG(gains=[1=3,4=4.5],gain=exp)@5", "nDCG(gain=exp,gains=[1=3,4=4.5])@5")])
+    ("ndcg_1=3,2=9", "nDCG(gains=[1=3,2=9])"),
+    ("nDCG(gains=[1=3,4=4.5],gain=exp)@5", "nDCG(gain=exp,gains=[1=3,4=4.5])@5")])
 def test_label_names_a_parsed_measure_so_the_parser_reads_it_back(name, label):
     # IPrec's recall is kept in the spec as levels[0]: label raised KeyError('recall')
     from rankkit.evaluate import measure_specs

@@ -23,7 +23,7 @@ from rankkit.errors import RankkitError, RankkitWarning
 from rankkit.compose import DUCKDB, compose
 from rankkit.evaluate import compare_inputs, load_runs, measure_specs, query_table_view, run_numpy, run_query
 from rankkit.io import load, release
-from rankkit.measures import Measure, label, params, registry
+from rankkit.measures import Measure, default, label, registry
 from rankkit.progress import Progress
 from rankkit.tracing import trace_sources
 
@@ -81,7 +81,7 @@ class Setting:
     def base(self) -> str:
         """The name of the measure with its own parameters, the controls left at their defaults
         (``nDCG(ideal=run)``): what the explorer's measure control holds."""
-        return label({**self.spec, **{name: _default(name) for name in CONTROLS}})
+        return label({**self.spec, **{name: default(name) for name in CONTROLS}})
 
     def controlled(self, k: int | None, gain: str, rel: float) -> Setting:
         """This measure at the controls' cutoff, gain and level, each where the measure takes it (a
@@ -103,14 +103,6 @@ def parse_measure(con: duckdb.DuckDBPyConnection, name: str) -> Setting:
     raises MeasureError, as evaluate does."""
     spec = measure_specs(con, [name])[0]
     return Setting({**spec, "measure": label(spec)})
-
-
-def _default(name: str):
-    """A control's declared default (the SQL prelude's), typed as the parser gives it."""
-    declared = params()[name]
-    if declared.default == "NULL":
-        return None
-    return declared.default.strip("'") if declared.type == "VARCHAR" else float(declared.default)
 
 
 class ExplorerData:
@@ -183,15 +175,14 @@ class ExplorerData:
 
         # the composer's statement over the kept ranks: the same definitions and path as evaluate's
         query = compose(specs, qrels=DUCKDB.literal(self.qrels.table, "VARCHAR"), ranks=self._ranks(), ties=self.ties)
-        params: list = []
         if self._keys is None:
             # sorted in SQL: sorting each measure's frame of strings in pandas cost more than the query
             frame = run_query(self.con, f"SELECT i, system, query_id, value FROM ({query}) ORDER BY i, system, query_id",
-                              params)
+                              [])
             found = {i: rows.drop(columns="i").reset_index(drop=True) for i, rows in frame.groupby("i", sort=False)}
             self._keys = next(iter(found.values()), frame.iloc[0:0].drop(columns="i"))[["system", "query_id"]]
         else:
-            values = run_numpy(self.con, f"SELECT value FROM ({query}) ORDER BY i, system, query_id", params)["value"]
+            values = run_numpy(self.con, f"SELECT value FROM ({query}) ORDER BY i, system, query_id", [])["value"]
             values = np.ma.filled(np.ma.asarray(values, dtype=float), np.nan)  # NULL (empty := 'skip') is NaN
             size = len(self._keys)
             if len(values) != size * len(specs):
