@@ -16,7 +16,7 @@ from rankkit.compose import compose
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning, warn
 from rankkit.io import Source, default_connection, is_frame, is_table, load, release, run_name
-from rankkit.measures import label, registry, value_dispatch
+from rankkit.measures import label, registry
 from rankkit.progress import Progress
 from rankkit.trec import expand, family_of
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pandas loads with the first frame: the command line's path 
     import pandas as pd
 
 __all__ = ["evaluate", "measure_specs", "resolve", "run_query", "run_numpy", "slice_source", "listed_run_name",
-           "engine_query", "values_query", "load_runs", "unique_name", "compare_inputs"]
+           "engine_query", "load_runs", "unique_name", "compare_inputs"]
 
 _views = itertools.count(1)
 
@@ -260,14 +260,6 @@ def long_query(specs: Iterable[Mapping], per_query: bool, summary: bool, digits:
     return (f"{_stages(specs, ties=ties, queries=queries)} SELECT measure, system, query_id, {value} AS value, queries "
             f"FROM ({' UNION ALL '.join(parts)}) ORDER BY list_position($systems, system), part, "
             f"list_position($measures, measure), query_id")
-
-
-def values_query(metrics: Iterable[str], ranks: str = "$ranks") -> str:
-    """rankkit.per_query_ranked, its value CASE over ``metrics`` only (see engine_query): per-query
-    values from a table (or CTE) in rankkit.ranks' columns, ``ranks`` (a quoted name, or a parameter).
-    Parameters by name: qrels, specs, ties, queries (and ranks, by default)."""
-    return (f"SELECT i, measure, agg, system, query_id, {value_dispatch(metrics)} AS value "
-            f"FROM rankkit.features($qrels, {ranks}, $specs::{SPEC_TYPE}[], ties := $ties, queries := $queries)")
 
 
 def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: bool, *, conventions: Conventions,
