@@ -34,6 +34,9 @@ SPEC_TYPE = ("STRUCT(i INTEGER, measure VARCHAR, metric VARCHAR, k BIGINT, rel D
              "coef DOUBLE[], gains STRUCT(level DOUBLE, gain DOUBLE)[], docs BIGINT, agg VARCHAR)")
 # result columns an attribute column (by=) must not shadow
 RESERVED = ("measure", "system", "query_id", "value", "queries", "ci_low", "ci_high")
+# The largest run ranked by rankkit.window_ranks (sorting every row) rather than rankkit.ranks (counting,
+# no sort): measured with bench/lean.py and bench/ranking.py (see bench/README.md).
+WINDOW_ROWS = 200_000
 OUTPUT_FORMATS = {".parquet": "(FORMAT parquet)", ".csv": "(FORMAT csv, HEADER true)",
                   ".tsv": "(FORMAT csv, HEADER true, DELIMITER '\t')", ".json": "(FORMAT json, ARRAY true)",
                   ".jsonl": "(FORMAT json)", ".ndjson": "(FORMAT json)"}
@@ -188,26 +191,38 @@ def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query:
     """The SQL evaluating the sources (see engine_query), and its parameters."""
     ties, scores, depth, queries, judged_only = conventions.sql_arguments()
     inputs = {"qrels": qrels_source.table, "run": run_source.engine, "ties": ties, "scores": scores,
-              "depth": depth, "judged_only": judged_only, "keyed": bool(run_source.keyed)}
+              "depth": depth, "judged_only": judged_only}
+    window = ranks_by_window(run_source.rows, ties)
+    if not window:
+        inputs["keyed"] = bool(run_source.keyed)
     if slices:
         inputs.update(slices=slices[0], attribute=slices[1])
-    return engine_query(per_query, bool(slices), specs, ties=ties, queries=queries), inputs
+    return engine_query(per_query, bool(slices), specs, ties=ties, queries=queries, window=window), inputs
+
+
+def ranks_by_window(rows: int, ties: str) -> bool:
+    """Whether a run of ``rows`` rows (0: not known) is ranked by rankkit.window_ranks: sorting a
+    small run costs less than rankkit.ranks' counting joins and their planning (see WINDOW_ROWS)."""
+    return ties != "average" and 0 < rows <= WINDOW_ROWS
 
 
 def engine_query(per_query: bool, sliced: bool, specs: Iterable[Mapping], *, ties: str = "trec",
-                 queries: str = "both") -> str:
+                 queries: str = "both", window: bool = False) -> str:
     """What rankkit.per_query and rankkit.aggregate (or their _by forms) compute, for inputs that
-    load() checked: rankkit.ranks, then the statement rankkit.compose writes for ``specs`` (only their
-    features, each once as a column, parameters as literals), then rankkit.over_values (or
-    slice_values, over_slices). Binding rankkit.input_checks, and rankkit.features' struct of every
-    feature with a CASE over the measures, was most of the time of a small evaluation and bought
-    nothing here. The values are MATERIALIZED: the aggregate reads them once.
-    Parameters by name: qrels, run, ties, scores, depth, judged_only, keyed, and slices, attribute
-    when ``sliced``."""
+    load() checked: rankkit.ranks (rankkit.window_ranks with ``window``, for a small run), then the
+    statement rankkit.compose writes for ``specs`` (only their features, each once as a column,
+    parameters as literals), then rankkit.over_values (or slice_values, over_slices). Binding
+    rankkit.input_checks, and rankkit.features' struct of every feature with a CASE over the
+    measures, was most of the time of a small evaluation and bought nothing here. The values are
+    MATERIALIZED: the aggregate reads them once.
+    Parameters by name: qrels, run, ties, scores, depth, judged_only, keyed (not with ``window``), and
+    slices, attribute when ``sliced``."""
     values = compose(specs, qrels="$qrels", ranks="rankkit_ranked_run", ties=ties, queries=queries)
-    query = ("WITH rankkit_ranked_run AS (FROM rankkit.ranks($qrels, $run, ties := $ties, scores := $scores, "
-             "depth := $depth, judged_only := $judged_only, keyed := $keyed)), "
-             f"rankkit_values AS MATERIALIZED ({values})")
+    ranks = ("rankkit.window_ranks($qrels, $run, ties := $ties, scores := $scores, depth := $depth, "
+             "judged_only := $judged_only)" if window else
+             "rankkit.ranks($qrels, $run, ties := $ties, scores := $scores, depth := $depth, "
+             "judged_only := $judged_only, keyed := $keyed)")
+    query = f"WITH rankkit_ranked_run AS (FROM {ranks}), rankkit_values AS MATERIALIZED ({values})"
     if sliced:
         query += ", rankkit_sliced AS (FROM rankkit.slice_values('rankkit_values', $slices, $attribute))"
         return query + (" FROM rankkit_sliced" if per_query else " FROM rankkit.over_slices('rankkit_sliced')")
@@ -237,8 +252,8 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
         frame = run_query(con, select, inputs)
     if ci is not None:
         with Progress(con, "bootstrapping", enabled=progress):
-            values = run_query(con, engine_query(True, bool(slices), specs, ties=conventions.ties,
-                                                 queries=conventions.queries), inputs)
+            values = run_query(con, evaluation_query(qrels_source, run_source, specs, True, slices, conventions)[0],
+                               inputs)
         frame = with_ci(con, frame, values, ci, seed, resamples, by)
     return frame
 
@@ -391,7 +406,7 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
     label = ", ".join(s.label for s in sources)
     owned = [("view", view), ("table", counts)] + [item for source in sources for item in source.owned]
     return Source(table=view, label=label, kind="run", queries=counts, systems=systems, owned=owned,
-                  keyed=view if keyed else "")
+                  keyed=view if keyed else "", rows=sum(source.rows for source in sources))
 
 
 def listed_run_name(run, position: int) -> str:
