@@ -34,9 +34,10 @@ SPEC_TYPE = ("STRUCT(i INTEGER, measure VARCHAR, metric VARCHAR, k BIGINT, rel D
              "coef DOUBLE[], gains STRUCT(level DOUBLE, gain DOUBLE)[], docs BIGINT, agg VARCHAR)")
 # result columns an attribute column (by=) must not shadow
 RESERVED = ("measure", "system", "query_id", "value", "queries", "ci_low", "ci_high")
-# The largest run ranked by rankkit.window_ranks (sorting every row) rather than rankkit.ranks (counting,
-# no sort): measured with bench/lean.py and bench/ranking.py (see bench/README.md).
-WINDOW_ROWS = 200_000
+# The largest run ranked by rankkit.window_ranks, and rankkit.ranks' most judged documents a query
+# still counted (its by_window cut in sql/20_engine.sql): see ranks_by_window.
+WINDOW_ROWS = 1_000_000
+JUDGED_COUNTED = 8
 OUTPUT_FORMATS = {".parquet": "(FORMAT parquet)", ".csv": "(FORMAT csv, HEADER true)",
                   ".tsv": "(FORMAT csv, HEADER true, DELIMITER '\t')", ".json": "(FORMAT json, ARRAY true)",
                   ".jsonl": "(FORMAT json)", ".ndjson": "(FORMAT json)"}
@@ -192,7 +193,7 @@ def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query:
     ties, scores, depth, queries, judged_only = conventions.sql_arguments()
     inputs = {"qrels": qrels_source.table, "run": run_source.engine, "ties": ties, "scores": scores,
               "depth": depth, "judged_only": judged_only}
-    window = ranks_by_window(run_source.rows, ties)
+    window = ranks_by_window(qrels_source, run_source, ties)
     if not window:
         inputs["keyed"] = bool(run_source.keyed)
     if slices:
@@ -200,10 +201,15 @@ def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query:
     return engine_query(per_query, bool(slices), specs, ties=ties, queries=queries, window=window), inputs
 
 
-def ranks_by_window(rows: int, ties: str) -> bool:
-    """Whether a run of ``rows`` rows (0: not known) is ranked by rankkit.window_ranks: sorting a
-    small run costs less than rankkit.ranks' counting joins and their planning (see WINDOW_ROWS)."""
-    return ties != "average" and 0 < rows <= WINDOW_ROWS
+def ranks_by_window(qrels: Source, run: Source, ties: str) -> bool:
+    """Whether the run is ranked by rankkit.window_ranks (sorting every row) rather than rankkit.ranks
+    (counting): for a run of at most WINDOW_ROWS rows against qrels judging more than JUDGED_COUNTED
+    documents a query on average. rankkit.ranks counts the ranks of a query only where it retrieved
+    at most that many judged documents and sorts the others; where most queries are sorted anyway,
+    its counting joins and their planning cost more than one window (a DL19 run: 3x). Sparse
+    judgments (MS MARCO's one a query) are counted, cheaper at every size. 0 rows: not counted."""
+    return (ties != "average" and 0 < run.rows <= WINDOW_ROWS
+            and qrels.rows > JUDGED_COUNTED * max(qrels.lists, 1))
 
 
 def engine_query(per_query: bool, sliced: bool, specs: Iterable[Mapping], *, ties: str = "trec",
@@ -406,7 +412,8 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
     label = ", ".join(s.label for s in sources)
     owned = [("view", view), ("table", counts)] + [item for source in sources for item in source.owned]
     return Source(table=view, label=label, kind="run", queries=counts, systems=systems, owned=owned,
-                  keyed=view if keyed else "", rows=sum(source.rows for source in sources))
+                  keyed=view if keyed else "", rows=sum(source.rows for source in sources),
+                  lists=sum(source.lists for source in sources))
 
 
 def listed_run_name(run, position: int) -> str:

@@ -9,7 +9,7 @@ import importlib
 import warnings
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import rankkit
@@ -57,18 +57,23 @@ def test_window_ranks_leave_average_ties_to_ranks():
     con.execute("CREATE OR REPLACE TEMP TABLE r AS SELECT 'q1' AS query_id, 'd1' AS doc_id, 1.0 AS score")
     with pytest.raises(Exception, match="rankkit.ranks takes average"):
         con.execute("FROM rankkit.window_ranks('q', 'r', ties := 'average')").fetchall()
-    assert not evaluate_module.ranks_by_window(10, "average")
+    qrels, run = Source("q", "q", "qrels", rows=100, lists=1), Source("r", "r", "run", rows=10, lists=1)
+    assert evaluate_module.ranks_by_window(qrels, run, "trec")
+    assert not evaluate_module.ranks_by_window(qrels, run, "average")
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(inputs(), st.sampled_from(["trec", "rank"]), st.sampled_from([None, 2]), st.booleans(),
        st.sampled_from(["both", "qrels"]))
 def test_evaluate_gives_the_same_values_whichever_ranks_the_run(monkeypatch, data, ties, depth, judged_only, queries):
     qrels, run = data
+    assume(set(qrels["query_id"]) & set(run["query_id"]))  # else evaluate refuses the inputs
     measures = ["AP", "nDCG@5", "P@3", "RR", "R@5", "bpref", "ERR@5", "infAP", "NumRet", "Rprec"]
     found = []
-    for limit in (evaluate_module.WINDOW_ROWS, 0):  # 0: no run is small, every one is counted
+    # every run ranked by a window, then every run counted
+    for limit, judged in ((evaluate_module.WINDOW_ROWS, 0), (0, evaluate_module.JUDGED_COUNTED)):
         monkeypatch.setattr(evaluate_module, "WINDOW_ROWS", limit)
+        monkeypatch.setattr(evaluate_module, "JUDGED_COUNTED", judged)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             found.append(rankkit.evaluate(qrels, run, measures, per_query=True, ties=ties, depth=depth,
@@ -78,15 +83,20 @@ def test_evaluate_gives_the_same_values_whichever_ranks_the_run(monkeypatch, dat
     assert all(same_double(a, b) for a, b in zip(window["value"], counted["value"]))
 
 
-def test_a_small_run_is_ranked_by_a_window_a_large_one_counted(monkeypatch):
+def test_a_small_run_against_dense_judgments_is_ranked_by_a_window(monkeypatch):
     con = rankkit.connect()
-    source = Source(table="r", label="r", kind="run", rows=4300)
-    qsource = Source(table="q", label="q", kind="qrels")
     specs = evaluate_module.measure_specs(con, ["AP"])
-    query, inputs = evaluate_module.evaluation_query(qsource, source, specs, False, None, rankkit.Conventions())
+
+    def engine(qrels: Source, run: Source) -> tuple[str, dict]:
+        return evaluate_module.evaluation_query(qrels, run, specs, False, None, rankkit.Conventions())
+
+    dl19 = Source("q", "q", "qrels", rows=9260, lists=43)  # 215 judged documents a query
+    run = Source("r", "r", "run", rows=4300, lists=43)
+    query, inputs = engine(dl19, run)
     assert "rankkit.window_ranks(" in query and "keyed" not in inputs
-    monkeypatch.setattr(evaluate_module, "WINDOW_ROWS", 4299)
-    query, inputs = evaluate_module.evaluation_query(qsource, source, specs, False, None, rankkit.Conventions())
+    # sparse judgments (one a query): counting wins at every size
+    query, inputs = engine(Source("q", "q", "qrels", rows=50, lists=43), run)
     assert "rankkit.ranks(" in query and "keyed" in inputs
-    unknown = Source(table="r", label="r", kind="run")  # rows not counted: counting is safe
-    assert not evaluate_module.ranks_by_window(unknown.rows, "trec")
+    monkeypatch.setattr(evaluate_module, "WINDOW_ROWS", 4299)  # a large run: counting, no sort
+    assert "rankkit.ranks(" in engine(dl19, run)[0]
+    assert not evaluate_module.ranks_by_window(dl19, Source("r", "r", "run"), "trec")  # rows not counted
