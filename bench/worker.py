@@ -60,7 +60,7 @@ def rankkit_relation_compute(rankkit, loaded):
     # relation=True keeps the result in DuckDB: no pandas
     con, qrels, run = loaded
     rows = rankkit.evaluate(qrels, run, MEASURES, con=con, progress=False, relation=True).fetchall()
-    return {measure: value for measure, value, _ in rows}
+    return {measure: value for measure, _, value, _ in rows}  # measure, system, value, queries
 
 
 # ---- rankkit's command line -----------------------------------------------------------------
@@ -226,7 +226,7 @@ def rankkit_everyday(pairs, sweep, repeat: int) -> dict:
         def once():
             run = rankkit.read_run(run_path, con=con)
             rows = rankkit.evaluate(qrels, run, MEASURES, con=con, progress=False, relation=True).fetchall()
-            return {measure: value for measure, value, _ in rows}
+            return {measure: value for measure, _, value, _ in rows}  # measure, system, value, queries
 
         name = Path(run_path).name
         out["values"][name], out["warm"][name] = _timed(once, repeat)

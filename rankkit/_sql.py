@@ -31,8 +31,9 @@ def sql_files() -> list[Path]:
 def script() -> str:
     """Every macro as one script that a plain ``duckdb`` shell can run."""
     from rankkit.measures import catalog_sql
+    from rankkit.names import fill
 
-    parts = [f"-- {p.relative_to(sql_dir()).as_posix()}\n{p.read_text(encoding='utf-8')}" for p in sql_files()]
+    parts = [f"-- {p.relative_to(sql_dir()).as_posix()}\n{fill(p.read_text(encoding='utf-8'))}" for p in sql_files()]
     parts.append(catalog_sql())
     return "\n".join(parts)
 
@@ -93,13 +94,19 @@ def _attach_cached(con: duckdb.DuckDBPyConnection) -> bool:
         return False
 
 
+# The modules whose content goes into script(): this one, the catalog (measures.py, and trec.py for
+# trec_eval's names) and the names filled into the SQL's markers (names.py). A module added to
+# script() is added here.
+SCRIPT_MODULES = ("_sql.py", "measures.py", "trec.py", "names.py")
+
+
 @cache
 def _script_key() -> str:
-    """A digest of what script() is made from: DuckDB's version, the SQL files and the two modules
-    composing them. Composing the script (the catalog reads every metric's header) cost 15 ms of
-    each process's start; reading the files' bytes costs 1 ms."""
+    """A digest of what script() is made from: DuckDB's version, the SQL files and SCRIPT_MODULES.
+    Composing the script (the catalog reads every metric's header) cost 15 ms of each process's
+    start; reading the files' bytes costs 1 ms."""
     digest = hashlib.sha256(duckdb.__version__.encode())
-    for path in [*sql_files(), Path(__file__), Path(__file__).with_name("measures.py")]:
+    for path in [*sql_files(), *(Path(__file__).with_name(name) for name in SCRIPT_MODULES)]:
         digest.update(f"\n{path.name}\n".encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

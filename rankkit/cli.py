@@ -150,10 +150,13 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
                           "markdown-table and latex print the summary as a table of systems x measures to paste "
                           "into a paper (LaTeX: a booktabs table float with caption and label), the best mean in "
                           "bold; --baseline adds significance marks")
-    sub.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
+    sub.add_argument("--digits", type=int, default=None,
+                     help="decimals printed (default: 4 in trec, markdown, markdown-table and latex; "
+                          "full precision in csv and json)")
     sub.add_argument("-o", "--output", metavar="FILE",
-                     help="write the results to FILE (.parquet, .csv, .tsv, .json, .jsonl) streamed by DuckDB, "
-                          "per query with -q; nothing is printed")
+                     help="write the results to FILE (.parquet, .csv, .tsv, .json, .jsonl) streamed by DuckDB: "
+                          "the fields --format csv and json print (measure, system, query_id, value, queries), "
+                          "full precision unless --digits; nothing is printed")
     sub.add_argument("--duplicates", choices=("error", "first"), default="error",
                      help="a document listed twice for a query: error (trec_eval) or keep the first")
     _add_inputs(sub)
@@ -218,7 +221,7 @@ def baseline_name(runs: str | dict[str, str], baseline: str | None) -> str | Non
 
 def _run_eval(args: argparse.Namespace) -> int:
     # rows, not frames: printing numbers does not need pandas (half a second to import)
-    from rankkit.evaluate import evaluate_rows
+    from rankkit.evaluate import evaluate_file, evaluate_rows
     from rankkit.output import TABLES, write_eval
     from rankkit.trec import expand, family_of
 
@@ -241,7 +244,8 @@ def _run_eval(args: argparse.Namespace) -> int:
     with _stdin_runs(args.runs) as given:
         runs = run_arguments(given)
         if args.output:
-            rankkit.evaluate(qrels, runs, measures or ["num_q"], per_query=args.per_query, output=args.output, **options)
+            evaluate_file(qrels, runs, measures or ["num_q"], args.output, per_query=args.per_query,
+                          summary=args.summary, digits=args.digits, **options)
             return 0
         # one evaluation of every run, the same as Python's: each system printed apart, in the order given
         systems, aggregate, per_query = evaluate_rows(qrels, runs, measures or ["num_q"], per_query=args.per_query,
@@ -260,7 +264,7 @@ def _marked_table(args: argparse.Namespace, measures: list[str]) -> int:
     """--baseline: the table with significance marks, made as rankkit report makes its own (one
     evaluation, paired tests against the baseline) and drawn by the same renderer."""
     from rankkit.conventions import Conventions
-    from rankkit.output import EVAL_CAPTION, TABLES
+    from rankkit.output import EVAL_CAPTION, HUMAN_DIGITS, TABLES
     from rankkit.report.build import build
     from rankkit.report.render import table
 
@@ -280,7 +284,8 @@ def _marked_table(args: argparse.Namespace, measures: list[str]) -> int:
                      call=f"rankkit eval --baseline {args.baseline}")
     latex = args.format == "latex"  # Markdown's table, as without --baseline, has no caption line
     sys.stdout.write(table(made, TABLES[args.format], caption=EVAL_CAPTION if latex else None,
-                           label="tab:results" if latex else None, digits=args.digits))
+                           label="tab:results" if latex else None,
+                           digits=HUMAN_DIGITS if args.digits is None else args.digits))
     return 0
 
 
@@ -380,8 +385,9 @@ def _add_report(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="holm",
                      help="multiple-testing correction over each measure's comparisons (default holm)")
     sub.add_argument("--alpha", type=number, default=0.05, help="significance level (default 0.05)")
-    sub.add_argument("--ci", type=number, default=0.95, help="level of the bootstrap interval of each mean "
-                     "(default 0.95; 0: none)")
+    sub.add_argument("--ci", type=number, default=0.95, help="level of the percentile bootstrap interval of each "
+                     "aggregate, as evaluate(ci=) gives it (default 0.95; 0: none); the comparison's intervals, "
+                     "of the differences, follow --test")
     sub.add_argument("--seed", type=int, default=0, help="seed of the randomised tests and intervals (default 0)")
     sub.add_argument("--by", metavar="COLUMN", help="also split the aggregate by this column of --queries")
     sub.add_argument("--queries", metavar="FILE", help="query table (CSV/TSV/Parquet) with query_id and attribute columns")
@@ -489,22 +495,18 @@ def _add_measures(sub: argparse.ArgumentParser) -> None:
 
 
 def _run_measures(args: argparse.Namespace) -> int:
-    from rankkit.measures import get, params, registry
+    from rankkit.measures import registry
     from rankkit.trec import NICKNAMES
 
     if args.name:
-        try:
-            measure = get(args.name.split("(")[0].split("@")[0])
-        except KeyError:
-            raise UsageError(f"unknown measure '{args.name}'; rankkit measures lists them") from None
-        print(f"{measure.name}: {measure.summary}")
-        print(f"  aliases:   {', '.join(measure.aliases) or '-'}")
-        print(f"  aggregate: {measure.aggregate}")
-        print(f"  cite:      {measure.cite}")
-        for name in measure.params:
-            param = params()[name]
-            print(f"  {name} ({param.type}, default {param.default}): {param.description}")
-        print(f"  SQL:       {measure.path.name}")
+        shown = []
+        for asked, label, measure in _meant(args.name):
+            if asked != label:  # a trec_eval name or another spelling: say what it computes
+                print(f"{asked} means {label}")
+            if measure not in shown:
+                shown.append(measure)
+        for measure in shown:
+            _describe_measure(measure)
         return 0
     rows = [(m.name, ", ".join(m.aliases) or "-", ", ".join(m.params) or "-", m.aggregate) for m in registry().values()]
     widths = [max(len(row[i]) for row in rows + [("measure", "aliases", "parameters", "aggregate")]) for i in range(3)]
@@ -515,6 +517,42 @@ def _run_measures(args: argparse.Namespace) -> int:
     print("nicknames (trec_eval's): " + ", ".join(NICKNAMES) + "; a family name alone (P, recall, ndcg_cut ...) "
           "stands for trec_eval's default cutoffs")
     return 0
+
+
+def _meant(name: str) -> list[tuple]:
+    """Each measure a name given to ``eval -m`` stands for, read by eval's own parser (trec_eval's
+    names, cutoffs and parameters, families and nicknames): (name, canonical label, Measure)."""
+    import rankkit
+    from rankkit.errors import MeasureError
+    from rankkit.evaluate import measure_specs
+    from rankkit.measures import get, label, registry
+    from rankkit.trec import expand, family_of
+
+    meant = []
+    try:
+        for one in expand([name]):
+            family = family_of(one)
+            if family is not None and family.text:  # runid, relstring: text, no number to parse
+                meant.append((one, one, get(family.name)))
+                continue
+            spec = measure_specs(rankkit.connect(), [one])[0]
+            meant.append((one, label(spec), registry()[spec["metric"]]))
+    except MeasureError as error:
+        raise UsageError(f"{error}; rankkit measures lists them") from None
+    return meant
+
+
+def _describe_measure(measure) -> None:
+    from rankkit.measures import params
+
+    print(f"{measure.name}: {measure.summary}")
+    print(f"  aliases:   {', '.join(measure.aliases) or '-'}")
+    print(f"  aggregate: {measure.aggregate}")
+    print(f"  cite:      {measure.cite}")
+    for name in measure.params:
+        param = params()[name]
+        print(f"  {name} ({param.type}, default {param.default}): {param.description}")
+    print(f"  SQL:       {measure.path.name}")
 
 
 # ---- demo -------------------------------------------------------------------------------------

@@ -75,7 +75,9 @@ def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = N
         (interval of ``diff``: Student's t for the t-test, percentile bootstrap otherwise),
         ``effect`` (Cohen's d_z), ``p_value, p_adjusted, significant`` (``p_adjusted < alpha``),
         ``wins, ties, losses`` (queries where system is above, equal to, below the baseline) and
-        ``queries`` (paired queries). ``frame.attrs`` names the test, correction, alpha and seed.
+        ``queries`` (paired queries). ``frame.attrs`` names the test, correction, alpha, seed and
+        ``interval`` (``"t"`` or ``"bootstrap"``: the difference's, unlike evaluate's ``ci``, which is
+        always the percentile bootstrap of the aggregate).
 
     Examples
     --------
@@ -132,7 +134,9 @@ def compare_values(values: pd.DataFrame, systems: list[str], baseline: str | Non
     if slices:
         frame = frame.rename(columns={"slice": by})
     frame = frame[COLUMNS[:1] + ([by] if slices else []) + COLUMNS[1:]].reset_index(drop=True)
-    frame.attrs.update(test=test, correction=correction, alpha=alpha, seed=seed, resamples=resamples)
+    # ci_low, ci_high are the difference's interval, which follows the test: attrs names it
+    frame.attrs.update(test=test, correction=correction, alpha=alpha, seed=seed, resamples=resamples,
+                       interval=stats.difference_interval(test))
     return frame
 
 
@@ -173,7 +177,7 @@ def format_comparison(frame: pd.DataFrame, digits: int = 4) -> str:
     alpha = frame.attrs.get("alpha", 0.05)
     level = round(100 * (1 - alpha), 6)
     slice_column = [c for c in frame.columns if c not in COLUMNS]
-    header = ["measure", *slice_column, "system", "mean", "baseline", "base mean", "diff", f"{level:g}% CI",
+    header = ["measure", *slice_column, "system", "mean", "baseline", "base mean", "diff", f"diff {level:g}% CI",
               "p", "p adj", "W/T/L"]
     lines = []
     for row in frame.itertuples(index=False):
@@ -194,6 +198,8 @@ def format_comparison(frame: pd.DataFrame, digits: int = 4) -> str:
     seed = f", seed {frame.attrs.get('seed')}, {frame.attrs.get('resamples')} resamples" if randomised else ""
     text.append("")
     text.append(f"test: {test}, two-sided{seed}; correction: {correction} over the comparisons of each measure")
+    method = stats.INTERVALS[frame.attrs.get("interval") or stats.difference_interval(frame.attrs.get("test"))]
+    text.append(f"diff {level:g}% CI: the {method} of the mean difference (it follows the test)")
     text.append(f"* p adj < {alpha:g} (significant after correction); † p < {alpha:g} before correction only; "
                 f"W/T/L: queries where system beats/ties/loses to baseline")
     return "\n".join(text) + "\n"

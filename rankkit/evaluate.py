@@ -16,15 +16,15 @@ from rankkit.compose import compose
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning, warn
 from rankkit.io import Source, default_connection, is_frame, is_table, load, release, run_name
-from rankkit.measures import value_dispatch
+from rankkit.measures import label, registry
 from rankkit.progress import Progress
-from rankkit.trec import expand
+from rankkit.trec import expand, family_of
 
 if TYPE_CHECKING:  # pandas loads with the first frame: the command line's path never needs it
     import pandas as pd
 
 __all__ = ["evaluate", "measure_specs", "resolve", "run_query", "run_numpy", "slice_source", "listed_run_name",
-           "engine_query", "values_query", "load_runs", "unique_name", "compare_inputs"]
+           "engine_query", "load_runs", "unique_name", "compare_inputs"]
 
 _views = itertools.count(1)
 
@@ -85,8 +85,9 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         per value of the attribute named ``by``, in a column of that name. Queries missing from
         the query table, or with no value, form the slice NaN.
     ci, seed, resamples:
-        With ``ci=0.95``, add ``ci_low, ci_high`` to the aggregate: a percentile bootstrap
-        interval over queries, ``resamples`` draws from ``numpy.random.default_rng(seed)``.
+        With ``ci=0.95``, add ``ci_low, ci_high`` to the aggregate: the percentile bootstrap
+        interval of the mean over queries (of the sum for counts), ``resamples`` draws from
+        ``numpy.random.default_rng(seed)``; the same interval ``rankkit.report`` shows.
 
     columns:
         Your column names to rankkit's, as pandas' ``rename``: ``{"clicks": "relevance",
@@ -112,9 +113,10 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     Returns
     -------
     pandas.DataFrame, pathlib.Path (with ``output``) or duckdb.DuckDBPyRelation (with ``relation``)
-        Aggregate: ``measure, [system,] [by,] value, queries [, ci_low, ci_high]``; per query:
-        ``measure, [system,] [by,] query_id, value``. ``system`` is there when the run holds
-        more than one system.
+        Aggregate: ``measure, system, [by,] value, queries [, ci_low, ci_high]``; per query:
+        ``measure, system, [by,] query_id, value``: the columns of SQL's ``rankkit.evaluate`` and
+        ``rankkit.evaluate_queries``. ``system`` names the run (a file's stem, a dict's key) and is
+        missing (None) for one table that has no ``system`` column, as in SQL.
 
     Checks run first: a bad row or duplicate raises :class:`InputError` naming the place; queries
     judged but not retrieved (or retrieved but not judged) and fractional grades give a
@@ -126,8 +128,8 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     >>> import pandas as pd, rankkit
     >>> qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
     >>> run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [1.0, 2.0]})
-    >>> rankkit.evaluate(qrels, run, ["RR", "P@2"])[["measure", "value"]].to_dict("records")
-    [{'measure': 'RR', 'value': 0.5}, {'measure': 'P@2', 'value': 0.5}]
+    >>> rankkit.evaluate(qrels, run, ["RR", "P@2"])[["measure", "system", "value"]].to_dict("records")
+    [{'measure': 'RR', 'system': None, 'value': 0.5}, {'measure': 'P@2', 'system': None, 'value': 0.5}]
     """
     if per_query and ci is not None:
         raise RankkitError("ci is an interval over queries: it applies to the aggregate, not to per_query")
@@ -166,6 +168,29 @@ def evaluate_rows(qrels, run, measures: str | Iterable[str], per_query: bool = F
     if per_query:  # evaluate()'s order: measure as asked, then system and query_id, NULLs last
         found[1].sort(key=lambda row: [(row[key] is None, row[key]) for key in ("i", "system", "query_id")])
     return run_source.systems, found[0], found[1] if per_query else None
+
+
+def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path, per_query: bool = False, *,
+                  summary: bool = True, digits: int | None = None, con: duckdb.DuckDBPyConnection | None = None,
+                  rel: float = 1, ties: str = "trec", depth: int | None = None, queries: str = "both", columns=None,
+                  duplicates: str = "error", split_by_tag: bool = False, judged_only: bool = False,
+                  docs: int = 0) -> Path:
+    """The command line's ``-o FILE``: the table it prints in csv and json (see long_query), the
+    same fields, written by DuckDB's COPY (streamed; the suffix says the format). One reading of
+    the inputs."""
+    con = connect(con) if con is not None else default_connection()
+    path = Path(output)
+    _copy_options(path)  # a wrong suffix is said before the inputs are read
+    conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
+                              judged_only=judged_only, docs=docs)
+    specs = measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs)
+    with checked_sources(con, qrels, run, columns, duplicates, None, split_by_tag) as (qrels_source, run_source):
+        compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
+        _, inputs = evaluation_query(qrels_source, run_source, specs, True, None, conventions)
+        inputs.update(systems=[str(s) for s in run_source.systems], measures=[spec["measure"] for spec in specs])
+        query = long_query(specs, per_query, summary, digits, ties=conventions.ties, queries=conventions.queries,
+                           window=ranks_by_window(qrels_source, run_source, conventions.ties))
+        return _copy(con, query, inputs, path, None)
 
 
 @contextmanager
@@ -223,24 +248,41 @@ def engine_query(per_query: bool, sliced: bool, specs: Iterable[Mapping], *, tie
     MATERIALIZED: the aggregate reads them once.
     Parameters by name: qrels, run, ties, scores, depth, judged_only, keyed (not with ``window``), and
     slices, attribute when ``sliced``."""
-    values = compose(specs, qrels="$qrels", ranks="rankkit_ranked_run", ties=ties, queries=queries)
-    ranks = ("rankkit.window_ranks($qrels, $run, ties := $ties, scores := $scores, depth := $depth, "
-             "judged_only := $judged_only)" if window else
-             "rankkit.ranks($qrels, $run, ties := $ties, scores := $scores, depth := $depth, "
-             "judged_only := $judged_only, keyed := $keyed)")
-    query = f"WITH rankkit_ranked_run AS (FROM {ranks}), rankkit_values AS MATERIALIZED ({values})"
+    query = _stages(specs, ties=ties, queries=queries, window=window)
     if sliced:
         query += ", rankkit_sliced AS (FROM rankkit.slice_values('rankkit_values', $slices, $attribute))"
         return query + (" FROM rankkit_sliced" if per_query else " FROM rankkit.over_slices('rankkit_sliced')")
     return query + (" FROM rankkit_values" if per_query else " FROM rankkit.over_values('rankkit_values')")
 
 
-def values_query(metrics: Iterable[str], ranks: str = "$ranks") -> str:
-    """rankkit.per_query_ranked, its value CASE over ``metrics`` only (see engine_query): per-query
-    values from a table (or CTE) in rankkit.ranks' columns, ``ranks`` (a quoted name, or a parameter).
-    Parameters by name: qrels, specs, ties, queries (and ranks, by default)."""
-    return (f"SELECT i, measure, agg, system, query_id, {value_dispatch(metrics)} AS value "
-            f"FROM rankkit.features($qrels, {ranks}, $specs::{SPEC_TYPE}[], ties := $ties, queries := $queries)")
+def _stages(specs: Iterable[Mapping], *, ties: str, queries: str, window: bool) -> str:
+    """engine_query's common part: the ranks (by rankkit.window_ranks with ``window``), then the
+    per-query values as ``rankkit_values``."""
+    values = compose(specs, qrels="$qrels", ranks="rankkit_ranked_run", ties=ties, queries=queries)
+    ranks = ("rankkit.window_ranks($qrels, $run, ties := $ties, scores := $scores, depth := $depth, "
+             "judged_only := $judged_only)" if window else
+             "rankkit.ranks($qrels, $run, ties := $ties, scores := $scores, depth := $depth, "
+             "judged_only := $judged_only, keyed := $keyed)")
+    return f"WITH rankkit_ranked_run AS (FROM {ranks}), rankkit_values AS MATERIALIZED ({values})"
+
+
+def long_query(specs: Iterable[Mapping], per_query: bool, summary: bool, digits: int | None, *,
+               ties: str, queries: str, window: bool = False) -> str:
+    """The command line's table in SQL, as rankkit.output writes it in csv and json: ``measure,
+    system, query_id, value, queries``, the per-query values (with ``per_query``), then the
+    aggregate as query ``all`` with its query count (with ``summary``), per system in the order
+    of ``$systems`` and per measure in the order of ``$measures``. ``digits``: rounded, else full
+    precision. Parameters as engine_query's, and systems, measures."""
+    value = "value" if digits is None else f"round(value, {int(digits)})"
+    parts = ["SELECT 0 AS part, measure, system, query_id, value, NULL::BIGINT AS queries FROM rankkit_values"] * per_query
+    parts += ["SELECT 1 AS part, measure, system, 'all' AS query_id, value, queries "
+              "FROM rankkit.over_values('rankkit_values')"] * summary
+    if not parts:  # -n without -q: nothing to write but the header
+        parts = ["SELECT 0 AS part, NULL::VARCHAR AS measure, NULL::VARCHAR AS system, NULL::VARCHAR AS query_id, "
+                 "NULL::DOUBLE AS value, NULL::BIGINT AS queries WHERE false"]
+    return (f"{_stages(specs, ties=ties, queries=queries, window=window)} SELECT measure, system, query_id, {value} AS value, queries "
+            f"FROM ({' UNION ALL '.join(parts)}) ORDER BY list_position($systems, system), part, "
+            f"list_position($measures, measure), query_id")
 
 
 def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: bool, *, conventions: Conventions,
@@ -249,7 +291,7 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
     compare_inputs(con, qrels_source, run_source, specs, queries=conventions.queries, ties=conventions.ties)
     slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
     query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, conventions)
-    select = _result_select(query, per_query, len(run_source.systems) > 1, slices)
+    select = _result_select(query, per_query, slices)
     if output is not None:
         return _copy(con, select, inputs, Path(output), progress)
     if relation:
@@ -264,13 +306,13 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
     return frame
 
 
-def _result_select(query: str, per_query: bool, several: bool, slices) -> str:
-    """The result's columns and row order, as evaluate's DataFrame has them, in SQL."""
-    system = "system, " if several else ""
+def _result_select(query: str, per_query: bool, slices) -> str:
+    """The result's columns and row order, as evaluate's DataFrame has them, in SQL: always with
+    ``system``, as rankkit.evaluate has it in SQL (NULL for a table that names none)."""
     by = f'slice AS "{slices[1]}", ' if slices else ""
     if per_query:
-        return f"SELECT measure, {system}{by}query_id, value FROM ({query}) ORDER BY i, system, {by and 'slice, '}query_id"
-    return f"SELECT measure, {system}{by}value, queries FROM ({query})"
+        return f"SELECT measure, system, {by}query_id, value FROM ({query}) ORDER BY i, system, {by and 'slice, '}query_id"
+    return f"SELECT measure, system, {by}value, queries FROM ({query})"
 
 
 def _relation(con, select: str, params: list, progress) -> duckdb.DuckDBPyRelation:
@@ -282,24 +324,32 @@ def _relation(con, select: str, params: list, progress) -> duckdb.DuckDBPyRelati
 
 
 def _copy(con, select: str, params: list, path: Path, progress) -> Path:
-    """Stream the result into a file with DuckDB's COPY: per-query output may not fit in memory."""
-    options = OUTPUT_FORMATS.get(path.suffix.lower())
-    if options is None:
-        raise InputError(f"{path}: output must end in {', '.join(OUTPUT_FORMATS)}")
+    """Stream the result into a file with DuckDB's COPY (per-query output may not fit in memory),
+    written whole (see rankkit._files)."""
+    options = _copy_options(path)
     with replacing(path) as partial, Progress(con, f"writing {path.name}", enabled=progress):
         target = str(partial).replace("'", "''")
         run_query(con, f"COPY ({select}) TO '{target}' {options}", params, fetch=False)
     return path
 
 
+def _copy_options(path: Path) -> str:
+    """COPY's options for the file's format, read from its suffix."""
+    options = OUTPUT_FORMATS.get(path.suffix.lower())
+    if options is None:
+        raise InputError(f"{path}: output must end in {', '.join(OUTPUT_FORMATS)}")
+    return options
+
+
 def with_ci(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, values: pd.DataFrame, level: float, seed: int | None,
-            resamples: int, by: str | None, method: str = "bootstrap") -> pd.DataFrame:
-    """The aggregate with an interval over its queries (the sum's for counts): the percentile
-    bootstrap, or Student's t (``method="t"``, for the mean of many queries at no cost)."""
+            resamples: int, by: str | None) -> pd.DataFrame:
+    """The aggregate with its interval over queries (the sum's for counts): the percentile bootstrap
+    (rankkit.stats.AGGREGATE_INTERVAL), the one interval every surface shows for an aggregate. It
+    stays inside the values' range, so inside a bounded measure's bounds, where Student's t does not."""
     import numpy as np
     import pandas as pd
 
-    from rankkit.stats import bootstrap_ci, t_ci
+    from rankkit.stats import bootstrap_ci
 
     if not 0 < level < 1:
         raise RankkitError(f"ci must be a confidence level between 0 and 1, such as 0.95, got {level!r}")
@@ -311,14 +361,14 @@ def with_ci(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, values: pd.Data
         agg, found = group["agg"].iloc[0], group["value"].dropna()
         if agg == "gmean":  # the geometric mean of the values: exp of the mean of their terms, from SQL
             low, high = bootstrap_ci(geometric_terms(con, found), _exp_mean, level, seed, resamples)
-        elif method == "t":
-            low, high = t_ci(found, level, total=agg == "sum")
         else:
             low, high = bootstrap_ci(found, np.sum if agg == "sum" else np.mean, level, seed, resamples)
         rows.append({**dict(zip(keys, key)), "ci_low": low, "ci_high": high})
     intervals = pd.DataFrame(rows, columns=keys + ["ci_low", "ci_high"]).rename(columns={"slice": by})
-    shared = [key for key in intervals.columns[:-2] if key in frame.columns]  # system only with several
-    return frame.merge(intervals[shared + ["ci_low", "ci_high"]], on=shared, how="left")
+    shared = list(intervals.columns[:-2])
+    # the frame's types for the keys: a system column of None (a table naming none) reads back as NaN
+    intervals = intervals.astype({key: frame[key].dtype for key in shared})
+    return frame.merge(intervals, on=shared, how="left")
 
 
 def geometric_terms(con: duckdb.DuckDBPyConnection, values) -> list[float]:
@@ -510,7 +560,19 @@ def measure_specs(con: duckdb.DuckDBPyConnection, measures: str | Iterable[str],
     key = (tuple(names), rel, docs)
     if key not in _parsed:  # a loop over many runs asks for the same names: parsing costs 20 ms
         _parsed[key] = _stored_specs(key) or _parse_specs(con, key)
-    return [dict(spec) for spec in _parsed[key]]
+    return [_labelled(dict(spec), rel) for spec in _parsed[key]]
+
+
+def _labelled(spec: dict, rel: float) -> dict:
+    """The spec named for the measure it computes: ``AP`` asked with ``rel=2`` computes
+    ``AP(rel=2)`` and is labelled so, as when asked by that name. A trec_eval name keeps its
+    spelling (trec_eval -l 2 prints ``map``), as does a name that sets its own level."""
+    name = spec["measure"]
+    if (float(rel) == 1 or "rel" not in registry()[spec["metric"]].params or family_of(name) is not None
+            or "rel=" in name.replace(" ", "").lower()):
+        return spec
+    spec["measure"] = label(spec)
+    return spec
 
 
 _parsed: dict[tuple, list[dict]] = {}

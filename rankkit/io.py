@@ -30,6 +30,7 @@ import duckdb
 
 from rankkit._sql import connect
 from rankkit.errors import InputError
+from rankkit.names import ALIASES, OPTIONAL, QRELS_FIELDS, REQUIRED, RUN_FIELDS, RUN_SUFFIXES
 from rankkit.progress import Progress
 
 __all__ = ["read_qrels", "read_run", "default_connection", "load", "release", "forget", "Source", "ALIASES"]
@@ -37,20 +38,6 @@ __all__ = ["read_qrels", "read_run", "default_connection", "load", "release", "f
 _default: duckdb.DuckDBPyConnection | None = None
 _counter = itertools.count(1)
 
-QRELS_FIELDS = ("query_id", "iteration", "doc_id", "relevance")
-RUN_FIELDS = ("query_id", "q0", "doc_id", "rank", "score", "system")
-
-# Common names of each column, recognised without being told (compared case-insensitively).
-ALIASES: dict[str, tuple[str, ...]] = {
-    "query_id": ("query_id", "qid", "queryid", "query", "topic", "topic_id", "topicid", "q_id"),
-    "doc_id": ("doc_id", "docid", "docno", "doc", "document", "document_id", "did", "pid", "passage_id"),
-    "relevance": ("relevance", "rel", "grade", "label", "judgment", "judgement", "qrel"),
-    "score": ("score", "sim", "similarity"),
-    "system": ("system", "run_id", "runid", "run", "tag", "system_id"),
-    "rank": ("rank",),
-}
-REQUIRED = {"qrels": ("query_id", "doc_id", "relevance"), "run": ("query_id", "doc_id", "score")}
-OPTIONAL = {"qrels": (), "run": ("system", "rank")}
 NUMBER = {"qrels": "relevance", "run": "score"}
 DUPLICATES = ("error", "first")
 SPLIT_ROWS = 1_000_000  # above this, the duplicate search of a source held in memory sorts in parts
@@ -787,35 +774,27 @@ def _columns(kind: str) -> str:
 
 
 def _load_trec_lines(con: duckdb.DuckDBPyConnection, path: Path, kind: str, name: str, kept: list[str]) -> None:
-    """The tolerant path: split every line on runs of whitespace, skip comments and blank lines."""
-    want = len(QRELS_FIELDS) if kind == "qrels" else len(RUN_FIELDS)
+    """The tolerant path, in the SQL rankkit.read_trec_qrels/read_trec_run use: rankkit.trec_lines
+    splits every line on runs of spaces and tabs (comments and blank lines are not content), and
+    rankkit.trec_checked refuses the first line trec_eval would refuse, naming its file and line."""
     fields = QRELS_FIELDS if kind == "qrels" else RUN_FIELDS
     numeric = NUMBER[kind]
     position = {f: i + 1 for i, f in enumerate(fields)}
     select = ", ".join(
-        f"TRY_CAST(f[{position[f]}] AS DOUBLE) AS {f}" if f == numeric
-        else f"TRY_CAST(f[{position[f]}] AS INTEGER) AS {f}" if f == "rank" else f"f[{position[f]}] AS {f}"
+        f"TRY_CAST(fields[{position[f]}] AS DOUBLE) AS {f}" if f == numeric
+        else f"TRY_CAST(fields[{position[f]}] AS INTEGER) AS {f}" if f == "rank" else f"fields[{position[f]}] AS {f}"
         for f in kept
     )
-    # A field count that trec_eval would reject, or a number it cannot read, is found by Python
-    # below with its line number.
-    bad_count = f"len(f) <> {want}" if kind == "qrels" else f"len(f) < {want}"
-    lines = (
-        f"SELECT regexp_split_to_array(trim(line, E' \\t\\r'), E'[ \\t]+') AS f "
-        f"FROM read_csv({_quote(str(path))}, columns = {{'line': 'VARCHAR'}}, delim = E'\\x01', header = false, "
-        f"quote = '', escape = '', auto_detect = false, strict_mode = false{_compression(path)}) "
-        f"WHERE trim(line, E' \\t\\r') <> '' AND NOT starts_with(ltrim(line, E' \\t'), '#')"
-    )
+    compression = "gzip" if _magic(path, 2) == b"\x1f\x8b" else "none"  # by its bytes, not its name
+    lines = f"rankkit.trec_lines({_quote(str(path))}, codec := '{compression}')"
     try:
-        bad = con.execute(
-            f"SELECT count(*) FROM ({lines}) WHERE {bad_count} "
-            f"OR TRY_CAST(f[{position[numeric]}] AS DOUBLE) IS NULL"
-        ).fetchall()[0]
+        con.execute(f"WITH rankkit_trec_lines AS MATERIALIZED (FROM {lines}) "
+                    f"FROM rankkit.trec_checked('rankkit_trec_lines', '{kind}')").fetchall()
     except duckdb.Error as error:
-        raise InputError(f"{path}: cannot be read as TREC {kind} text ({_first_message(error)})") from None
-    if bad and bad[0]:
-        _raise_bad_line(path, kind)
-    con.execute(f"CREATE TEMP TABLE {name} AS " + _keyed(kind, select, f"({lines})"))
+        said = re.search(r"rankkit: (.*)", str(error))
+        raise InputError(said.group(1) if said else
+                         f"{path}: cannot be read as TREC {kind} text ({_first_message(error)})") from None
+    con.execute(f"CREATE TEMP TABLE {name} AS " + _keyed(kind, select, f"(FROM {lines} WHERE content)"))
 
 
 def _raise_bad_line(path: Path, kind: str) -> None:
@@ -972,9 +951,6 @@ def _in_catalog(con: duckdb.DuckDBPyConnection, name: str) -> bool:
         "UNION ALL SELECT lower(database_name), lower(schema_name) FROM duckdb_views() "
         "WHERE NOT internal AND lower(view_name) = ?", [table, table]).fetchall()
     return any(qualifiers in ([], [schema], [database], [database, schema]) for database, schema in rows)
-
-
-RUN_SUFFIXES = (".gz", ".parquet", ".pq", ".csv", ".tsv", ".txt", ".run", ".trec", ".res")
 
 
 def run_name(path) -> str:

@@ -29,7 +29,8 @@ from typing import Iterable, Mapping
 
 from rankkit._paths import sql_dir
 
-__all__ = ["Measure", "Param", "Feature", "registry", "read_measure", "params", "get", "label", "shared_features", "inputs"]
+__all__ = ["Measure", "Param", "Feature", "registry", "read_measure", "params", "get", "label", "spec_value",
+           "default", "shared_features", "inputs"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
 _PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+(?:\[\])?)\s*:=\s*(\S+)\s+(.*?)\s*$")
@@ -354,23 +355,59 @@ def _is_default(value, default: str) -> bool:
     return str(value) == default
 
 
+def _declared(name: str) -> str:
+    return params()[name].default.strip("'")
+
+
+def default(name: str):
+    """A parameter's declared default (the SQL prelude's) as the parser gives it in a spec: None,
+    a word, or a float (a cutoff: an int)."""
+    declared = params()[name]
+    if declared.default == "NULL":
+        return None
+    if declared.type == "VARCHAR":
+        return _declared(name)
+    if declared.type.endswith("[]"):
+        return [float(v) for v in declared.default.strip("[]").split(",") if v]
+    return int(declared.default) if declared.type in ("INTEGER", "BIGINT") else float(declared.default)
+
+
+def spec_value(spec: Mapping, name: str):
+    """A parameter's value in a parsed spec. The SQL parser keeps IPrec's recall level as the one
+    element of ``levels`` (the list 11pt_avg averages over), so there it is read."""
+    return spec["levels"][0] if name == "recall" else spec[name]
+
+
+def _written(value) -> str:
+    """A parameter's value as a measure name writes it, so that the parser reads it back the same."""
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)) and value and isinstance(value[0], Mapping):  # gains, [1=3,2=9]
+        return "[" + ",".join(f"{_written(float(g['level']))}={_written(float(g['gain']))}" for g in value) + "]"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_written(float(v)) for v in value) + "]"
+    return str(value)
+
+
 def label(spec: Mapping) -> str:
     """The canonical name of a parsed measure (a spec from the SQL parser): the registry's name,
-    the parameters that differ from their declared defaults, and the cutoff; ``ndcg_cut_10`` and
-    ``NDCG@10`` are both ``nDCG@10``.
+    the parameters that differ from their declared defaults, and the cutoff (IPrec's: its recall
+    level); ``ndcg_cut_10`` and ``NDCG@10`` are both ``nDCG@10``, and the parser reads the name
+    back to the same spec.
 
     >>> label({"metric": "p", "k": 5, "rel": 2.0})
     'P(rel=2)@5'
     >>> label({"metric": "ap", "k": None, "rel": 1.0})
     'AP'
+    >>> label({"metric": "iprec_at_recall", "levels": [0.5], "rel": 1.0})
+    'IPrec@0.5'
     """
     measure = registry()[spec["metric"]]
-    shown = []
-    for name in measure.params:
-        if name == "k":
-            continue
-        value, default = spec[name], params()[name].default.strip("'")
-        if not _is_default(value, default):
-            shown.append(f"{name}={value:g}" if isinstance(value, float) else f"{name}={value}")
-    cutoff = f"@{spec['k']}" if spec.get("k") is not None else ""
+    shown = [f"{name}={_written(spec_value(spec, name))}" for name in measure.params
+             if name not in ("k", "recall") and not _is_default(spec_value(spec, name), _declared(name))]
+    cutoff = ""
+    if "k" in measure.params and spec.get("k") is not None:
+        cutoff = f"@{spec['k']}"
+    elif "recall" in measure.params and not _is_default(spec_value(spec, "recall"), params()["recall"].default):
+        cutoff = f"@{_written(float(spec_value(spec, 'recall')))}"
     return measure.name + (f"({', '.join(shown)})" if shown else "") + cutoff

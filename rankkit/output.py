@@ -33,15 +33,22 @@ def _base(name: str) -> str:
     return name.split("(")[0].split("@")[0]
 
 
+# The table formats' fields, the same as ``-o FILE`` writes (rankkit.evaluate.long_query).
+COLUMNS = ["measure", "system", "query_id", "value", "queries"]
+# Decimals the human formats (trec, markdown) print unless --digits says otherwise; csv and json
+# carry full precision unless it does.
+HUMAN_DIGITS = 4
+
+
 def _long(frames) -> list[dict]:
     """One table of every run: per-query rows, then the aggregate as query 'all' with the number of
     queries it averages (None on per-query rows)."""
     rows = []
     for run, aggregate, per_query in frames:
         for row in per_query or ():
-            rows.append({"run": run, "measure": row["measure"], "query_id": row["query_id"], "value": row["value"],
-                         "queries": None})
-        rows += [{"run": run, "measure": row["measure"], "query_id": "all", "value": row["value"],
+            rows.append({"system": run, "measure": row["measure"], "query_id": row["query_id"],
+                         "value": row["value"], "queries": None})
+        rows += [{"system": run, "measure": row["measure"], "query_id": "all", "value": row["value"],
                   "queries": row["queries"]} for row in aggregate]
     return rows
 
@@ -60,40 +67,47 @@ def _format_value(name: str, value: float | str | None, digits: int) -> str:
     return f"{value:.{digits}f}"
 
 
-def write_eval(out: IO[str], frames, fmt: str, digits: int, summary: bool = True) -> None:
+def write_eval(out: IO[str], frames, fmt: str, digits: int | None = None, summary: bool = True) -> None:
     """``frames``: (run name, aggregate rows, per-query rows or None) per run. ``summary=False``
-    leaves the aggregate out (trec_eval -n)."""
-    several = len(frames) > 1
+    leaves the aggregate out (trec_eval -n). ``digits=None``: four decimals in trec and markdown,
+    full precision in csv and json (the values ``-o`` writes)."""
     if not summary:
         frames = [(run, [], per_query) for run, _, per_query in frames]
     if fmt == "trec":
-        _write_trec(out, frames, several, digits)
+        _write_trec(out, frames, len(frames) > 1, HUMAN_DIGITS if digits is None else digits)
         return
     if fmt in TABLES:
-        out.write(_table(frames, TABLES[fmt], digits))
+        out.write(_table(frames, TABLES[fmt], HUMAN_DIGITS if digits is None else digits))
         return
     table = _long(frames)
-    columns = (["run"] if several else []) + ["measure", "query_id", "value", "queries"]
     if fmt == "csv":
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(columns)
-        for row in table:  # as pandas' to_csv with float_format wrote it: a missing value is empty
-            value = ("" if _missing(row["value"]) else row["value"] if isinstance(row["value"], str)
-                     else f"{row['value']:.{digits}f}")
-            writer.writerow([row[c] for c in columns[:-2]] + [value, "" if row["queries"] is None else row["queries"]])
+        writer.writerow(COLUMNS)
+        for row in table:  # a missing value is empty, as DuckDB's COPY writes it
+            writer.writerow([row[c] for c in COLUMNS[:-2]] + [_machine_value(row["value"], digits, "", repr),
+                                                              "" if row["queries"] is None else row["queries"]])
     elif fmt == "json":
-        records = [{c: row[c] for c in columns} for row in table]
-        for record in records:
-            value = record["value"]
-            record["value"] = None if _missing(value) else value if isinstance(value, str) else round(float(value), digits)
+        records = [{**{c: row[c] for c in COLUMNS}, "value": _machine_value(row["value"], digits, None, float)}
+                   for row in table]
         json.dump(records, out, indent=1)
         out.write("\n")
     elif fmt == "markdown":
-        out.write("| " + " | ".join(columns) + " |\n|" + "---|" * len(columns) + "\n")
+        shown_digits = HUMAN_DIGITS if digits is None else digits
+        out.write("| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n")
         for row in table:
-            shown = {**row, "value": _format_value(row["measure"], row["value"], digits),
+            shown = {**row, "value": _format_value(row["measure"], row["value"], shown_digits),
                      "queries": "" if row["queries"] is None else row["queries"]}
-            out.write("| " + " | ".join(str(shown[c]) for c in columns) + " |\n")
+            out.write("| " + " | ".join(str(shown[c]) for c in COLUMNS) + " |\n")
+
+
+def _machine_value(value, digits: int | None, missing, full):
+    """A value as csv and json carry it, and as -o writes it: full precision, or rounded when --digits
+    was given (a number still: 0.5, not 0.5000); text as it is."""
+    if _missing(value):
+        return missing
+    if isinstance(value, str):
+        return value
+    return full(float(value) if digits is None else round(float(value), digits))
 
 
 def _table(frames, fmt: str, digits: int) -> str:
@@ -126,8 +140,10 @@ def _aggregate_of(name: str) -> str:
 
 def _write_trec(out: IO[str], frames, several: bool, digits: int) -> None:
     # trec_eval prints every measure of one query together, queries in string order, then 'all'.
+    # with several runs the run comes first, padded to the longest name: the columns after it line up
+    width = max(len(str(run)) for run, _, _ in frames) if several else 0
     for run, aggregate, per_query in frames:
-        prefix = f"{run}\t" if several else ""
+        prefix = f"{str(run):<{width}}\t" if several else ""
         names = [row["measure"] for row in aggregate] + [row["measure"] for row in per_query or ()]
         ordered = trec_sorted(dict.fromkeys(names))
         if per_query is not None:

@@ -8,9 +8,9 @@ into lines that fit their panel (long system names included, every character kep
 draw with these functions; they work as well on their own, in a notebook (a Figure displays as a
 cell's value) or in a script (``fig.savefig("plot.png")``).
 
-The per-query frame is the one ``evaluate(..., per_query=True)`` returns: ``measure, [system,]
-query_id, value`` (``system`` only when there are several; a frame without ``measure`` is taken as
-one measure). Artists that carry data have a ``gid`` (``"values"``, ``"mean"``, ``"median"``,
+The per-query frame is the one ``evaluate(..., per_query=True)`` returns: ``measure, system,
+query_id, value`` (a frame of your own may leave ``system`` out, or missing, for one unnamed run; a
+frame without ``measure`` is taken as one measure). Artists that carry data have a ``gid`` (``"values"``, ``"mean"``, ``"median"``,
 ``"highlight"``, ``"diagonal"``, ``"dcg"``, ``"idcg"``) so that a caller or a test can find them.
 """
 
@@ -56,7 +56,7 @@ def distribution(per_query: pd.DataFrame, *, measure: str | None = None, highlig
     Parameters
     ----------
     per_query : pandas.DataFrame
-        ``measure, [system,] query_id, value``, as ``evaluate(..., per_query=True)`` returns it.
+        ``measure, system, query_id, value``, as ``evaluate(..., per_query=True)`` returns it.
     measure : str, optional
         The measure to draw when the frame holds several (as spelled in its ``measure`` column).
     highlight : str, optional

@@ -18,7 +18,7 @@ from scipy import stats
 
 from rankkit.errors import RankkitError
 
-__all__ = ["TESTS", "CORRECTIONS", "Paired", "paired_test", "bootstrap_ci", "t_ci", "correct", "mean"]
+__all__ = ["TESTS", "CORRECTIONS", "Paired", "paired_test", "bootstrap_ci", "AGGREGATE_INTERVAL", "INTERVALS", "difference_interval", "correct", "mean"]
 
 TESTS = {
     "t": "paired t-test",
@@ -32,6 +32,14 @@ CORRECTIONS = {
     "holm": "Holm",
     "bh": "Benjamini-Hochberg",
 }
+# The intervals rankkit shows, by the name the report's record gives them. An aggregate's is always
+# the percentile bootstrap (it stays inside a bounded measure's range); a paired difference's follows
+# the test (difference_interval).
+INTERVALS = {
+    "bootstrap": "percentile bootstrap interval",
+    "t": "Student's t interval",
+}
+AGGREGATE_INTERVAL = "bootstrap"
 # Per-query differences this small are float noise (the same value summed in another order): ties.
 TIE_TOLERANCE = 1e-12
 # Resampled values held at once (8 bytes each): 10000 resamples of 7000 queries would take 560 MB.
@@ -74,7 +82,7 @@ def paired_test(x, y, test: str = "t", *, alpha: float = 0.05, seed: int | None 
         return Paired(average, float("nan"), float("nan"), float("nan"), float("nan"), **counts)
     sd = float(np.std(d, ddof=1))
     effect = average / sd if sd > 0 else float("nan")
-    if test == "t":
+    if difference_interval(test) == "t":
         low, high, p = _t(d, alpha)
     else:
         low, high, boot = _bootstrap(d, np.mean, 1 - alpha, seed, resamples)
@@ -89,6 +97,12 @@ def paired_test(x, y, test: str = "t", *, alpha: float = 0.05, seed: int | None 
     if not np.any(d):
         p = 1.0  # identical systems: no evidence of a difference (scipy gives NaN or 1)
     return Paired(average, float(low), float(high), effect, float(p), **counts)
+
+
+def difference_interval(test: str) -> str:
+    """The interval paired_test gives the mean difference with ``test``: Student's t for the t-test,
+    the percentile bootstrap otherwise (a key of INTERVALS)."""
+    return "t" if test == "t" else "bootstrap"
 
 
 def mean(values) -> float:
@@ -137,20 +151,6 @@ def bootstrap_ci(values, statistic=np.mean, level: float = 0.95, seed: int | Non
         return float("nan"), float("nan")
     low, high, _ = _bootstrap(values, statistic, level, seed, resamples)
     return low, high
-
-
-def t_ci(values, level: float = 0.95, total: bool = False) -> tuple[float, float]:
-    """Student's t interval of the mean over queries (of the sum, n times the mean, with ``total``);
-    NaN with fewer than 2 values, the value itself when they are all equal."""
-    values = np.asarray(values, dtype=float)
-    n = len(values)
-    if n < 2:
-        return float("nan"), float("nan")
-    scale = n if total else 1
-    if np.ptp(values) == 0:
-        return float(values[0] * scale), float(values[0] * scale)
-    interval = stats.ttest_1samp(values, 0.0).confidence_interval(level)
-    return float(interval.low * scale), float(interval.high * scale)
 
 
 def correct(p_values, method: str = "holm") -> np.ndarray:

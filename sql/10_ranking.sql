@@ -1,37 +1,72 @@
 -- rankkit.run_rows / rankkit.qrels_rows: any table or view in rankkit's columns, whatever it calls
--- them. Common names are recognised (qid, topic; docno, docid; rel, grade, label; sim; run_id, tag):
--- the input is unioned BY NAME with an empty row of every such name, so a name the table lacks
--- reads as NULL, and the first name present in each list below wins (query_id before qid ...).
+-- them. The common names of each column are those Python's readers recognise (qid, topic; docno,
+-- docid; rel, grade, label; sim; run_id, tag ...): rankkit/names.py's ALIASES, written out in place of the
+-- double-brace markers when rankkit composes the script. The input is unioned BY NAME with an empty
+-- row of every such name, so a name the table lacks reads as NULL, and the first name present in
+-- each list wins (query_id before qid ...); rankkit.columns_ok says which column is missing.
 -- Ids become strings; a rank that is not an integer becomes NULL (only ties := 'rank' reads it).
 -- A run's rankkit_key column, if any, passes through to rankkit.run_keys.
 -- Python's readers (rankkit/io.py) do the same matching with errors for ambiguous or extra columns.
 
 CREATE OR REPLACE MACRO rankkit.run_rows(run_table) AS TABLE
-    SELECT coalesce(system::VARCHAR, run_id::VARCHAR, runid::VARCHAR, tag::VARCHAR, system_id::VARCHAR) AS system,
-           coalesce(query_id::VARCHAR, qid::VARCHAR, queryid::VARCHAR, topic::VARCHAR, topic_id::VARCHAR) AS query_id,
-           coalesce(doc_id::VARCHAR, docid::VARCHAR, docno::VARCHAR, document_id::VARCHAR) AS doc_id,
-           coalesce(score::DOUBLE, sim::DOUBLE, similarity::DOUBLE) AS score,
+    SELECT {{coalesce system VARCHAR}} AS system,
+           {{coalesce query_id VARCHAR}} AS query_id,
+           {{coalesce doc_id VARCHAR}} AS doc_id,
+           {{coalesce score DOUBLE}} AS score,
            TRY_CAST(TRY_CAST(rank AS DOUBLE) AS BIGINT) AS given_rank,
            rankkit_key
     FROM (
         FROM query_table(run_table::VARCHAR)
         UNION ALL BY NAME
-        (SELECT NULL AS system, NULL AS run_id, NULL AS runid, NULL AS tag, NULL AS system_id,
-                NULL AS query_id, NULL AS qid, NULL AS queryid, NULL AS topic, NULL AS topic_id,
-                NULL AS doc_id, NULL AS docid, NULL AS docno, NULL AS document_id,
-                NULL AS score, NULL AS sim, NULL AS similarity, NULL AS rank, NULL::UBIGINT AS rankkit_key LIMIT 0)
+        (SELECT {{empty_row run}}, NULL::UBIGINT AS rankkit_key LIMIT 0)
     );
 
 CREATE OR REPLACE MACRO rankkit.qrels_rows(qrels_table) AS TABLE
-    SELECT coalesce(query_id::VARCHAR, qid::VARCHAR, queryid::VARCHAR, topic::VARCHAR, topic_id::VARCHAR) AS query_id,
-           coalesce(doc_id::VARCHAR, docid::VARCHAR, docno::VARCHAR, document_id::VARCHAR) AS doc_id,
-           coalesce(relevance::DOUBLE, rel::DOUBLE, grade::DOUBLE, label::DOUBLE, judgment::DOUBLE) AS grade
+    SELECT {{coalesce query_id VARCHAR}} AS query_id,
+           {{coalesce doc_id VARCHAR}} AS doc_id,
+           {{coalesce relevance DOUBLE}} AS grade
     FROM (
         FROM query_table(qrels_table::VARCHAR)
         UNION ALL BY NAME
-        (SELECT NULL AS query_id, NULL AS qid, NULL AS queryid, NULL AS topic, NULL AS topic_id,
-                NULL AS doc_id, NULL AS docid, NULL AS docno, NULL AS document_id,
-                NULL AS relevance, NULL AS rel, NULL AS grade, NULL AS label, NULL AS judgment LIMIT 0)
+        (SELECT {{empty_row qrels}} LIMIT 0)
+    );
+
+-- rankkit.table_columns: the name and type of each column of a table, view or CTE, in order, read
+-- from its type alone (a table without rows has them too). DESCRIBE would say the same, but the
+-- duckdb 1.5 shell binds a DESCRIBE in a macro before the macro's parameters are substituted.
+CREATE OR REPLACE MACRO rankkit.table_columns(table_name) AS TABLE
+    UNPIVOT (SELECT typeof(COLUMNS(t.*))
+             FROM (SELECT 1 AS rankkit_one) LEFT JOIN (FROM query_table(table_name::VARCHAR) LIMIT 1) t ON true)
+    ON COLUMNS(*) INTO NAME name VALUE type;
+
+-- rankkit.columns_ok: one row, ok = true, or an error saying, in the words of Python's readers,
+-- which of rankkit's columns a qrels or run table (kind 'qrels' or 'run') lacks under every one of
+-- its names (with the names recognised and the table's columns), or has under two (a run with
+-- topic and query, the query's text, would otherwise read the first of them). Columns are taken in
+-- the order Python's readers take them, the first problem said. It reads the table's columns,
+-- never its rows.
+CREATE OR REPLACE MACRO rankkit.columns_ok(table_name, kind) AS TABLE
+    SELECT CASE WHEN problem IS NULL THEN true
+                ELSE error('rankkit: ' || kind || ' table ' || table_name || ': ' || problem) END AS ok
+    FROM (
+        SELECT list_filter([
+                   CASE WHEN list_contains(present, c.column) THEN NULL
+                        WHEN len(list_intersect(c.names, present)) > 1
+                            THEN 'columns ' || array_to_string([original[list_position(present, n)]
+                                                                FOR n IN c.names IF list_contains(present, n)], ', ')
+                                 || ' could each be the ' || c.column || '; keep one, or rename the one meant to '
+                                 || c.column
+                        WHEN c.required AND NOT list_has_any(c.names, present)
+                            THEN 'missing column ' || c.column || ' (also recognised: '
+                                 || array_to_string(c.names[2:], ', ') || '); columns are ' || listing
+                                 || '; rename one to ' || c.column END
+                   FOR c IN CASE WHEN kind = 'run' THEN {{columns run}} ELSE {{columns qrels}} END],
+               lambda p: p IS NOT NULL)[1] AS problem
+        FROM (
+            SELECT list(lower(name)) AS present, list(name) AS original,
+                   string_agg(name || ' (' || type || ')', ', ') AS listing
+            FROM rankkit.table_columns(table_name)
+        )
     );
 
 -- rankkit.ranked: a run with the rank every document gets, the foundation of every measure.

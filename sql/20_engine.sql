@@ -38,12 +38,12 @@ CREATE OR REPLACE MACRO rankkit.bad_row(query_id, doc_id, what, number) AS
 --   tie_first, tie_size  ties := 'average' only: the first rank and the size of its group of equal scores
 -- and one row with rank, grade and tie columns NULL for a query that retrieved no judged document,
 -- so that every query of the run is there. The arguments are rankkit.per_query's; the rows are not
--- checked (rankkit.per_query does that).
+-- checked (rankkit.per_query does that), the columns are (rankkit.columns_ok).
 CREATE OR REPLACE MACRO rankkit.ranks(qrels_table, run_table, ties := 'trec', scores := 'double', depth := NULL,
         judged_only := false, keyed := false) AS TABLE
 WITH
-qrels AS (SELECT *, hash(query_id, doc_id) AS key FROM rankkit.qrels_rows(qrels_table)),
-run AS NOT MATERIALIZED (FROM rankkit.run_keys(run_table, ties := ties, scores := scores, depth := depth)),
+rankkit_qrels AS (SELECT *, hash(query_id, doc_id) AS key FROM rankkit.qrels_rows(qrels_table)),
+rankkit_run AS NOT MATERIALIZED (FROM rankkit.run_keys(run_table, ties := ties, scores := scores, depth := depth)),
 -- Ranking. Sorting every run row would cost most of an evaluation, yet the measures need only the
 -- ranks of the judged documents. In a query with few judged documents, a judged document's rank
 -- is the number of the query's rows at or above it (score, then doc_id, descending): a hash join,
@@ -58,12 +58,12 @@ run AS NOT MATERIALIZED (FROM rankkit.run_keys(run_table, ties := ties, scores :
 -- whole run, so the ids are joined as they are.
 run_judged AS (
     SELECT run.system, run.query_id, run.doc_id, run.score_key, qrels.grade
-    FROM run JOIN qrels ON run.key = qrels.key
+    FROM rankkit_run run JOIN rankkit_qrels qrels ON run.key = qrels.key
         AND CASE WHEN run.query_id = qrels.query_id AND run.doc_id = qrels.doc_id THEN true ELSE false END
     WHERE keyed
     UNION ALL
     SELECT run.system, run.query_id, run.doc_id, run.score_key, qrels.grade
-    FROM run JOIN qrels USING (query_id, doc_id)
+    FROM rankkit_run run JOIN rankkit_qrels qrels USING (query_id, doc_id)
     WHERE NOT keyed
 ),
 by_window AS (
@@ -80,7 +80,7 @@ counted AS (
     SELECT run.system, run.query_id, c.doc_id, any_value(c.grade) AS grade, count(*) AS num_rows,
            count(*) FILTER (WHERE run.score_key > c.score_key
                             OR (run.score_key = c.score_key AND run.doc_id >= c.doc_id)) AS rank
-    FROM run LEFT JOIN by_count c ON c.system IS NOT DISTINCT FROM run.system AND c.query_id = run.query_id
+    FROM rankkit_run run LEFT JOIN by_count c ON c.system IS NOT DISTINCT FROM run.system AND c.query_id = run.query_id
     GROUP BY run.system, run.query_id, c.doc_id
 ),
 -- the rows of the queries ranked by a window (every row of those queries, for tie groups)
@@ -89,11 +89,11 @@ ranked AS (
            row_number() OVER (PARTITION BY run.system, run.query_id
                               ORDER BY run.rank_key ASC NULLS LAST, run.score_key DESC NULLS LAST,
                                        run.doc_id DESC NULLS LAST) AS rank
-    FROM run SEMI JOIN by_window w ON w.system IS NOT DISTINCT FROM run.system AND w.query_id = run.query_id
+    FROM rankkit_run run SEMI JOIN by_window w ON w.system IS NOT DISTINCT FROM run.system AND w.query_id = run.query_id
 ),
 windowed AS (
     SELECT ranked.system, ranked.query_id, ranked.rank, qrels.grade
-    FROM ranked JOIN qrels USING (query_id, doc_id)
+    FROM ranked JOIN rankkit_qrels qrels USING (query_id, doc_id)
 ),
 cut AS (
     SELECT system, query_id, rank, grade FROM (
@@ -133,7 +133,10 @@ SELECT retrieved.system, retrieved.query_id, retrieved.num_ret, judged.rank, jud
 FROM retrieved
 LEFT JOIN judged ON judged.system IS NOT DISTINCT FROM retrieved.system AND judged.query_id = retrieved.query_id
 LEFT JOIN tie_groups ON tie_groups.system IS NOT DISTINCT FROM judged.system AND tie_groups.query_id = judged.query_id
-                    AND tie_groups.rank = judged.rank;
+                    AND tie_groups.rank = judged.rank
+-- the rows are not checked, but a missing column is said (it would read as NULL ids or scores)
+CROSS JOIN rankkit.columns_ok(qrels_table, 'qrels') qrels_columns CROSS JOIN rankkit.columns_ok(run_table, 'run') run_columns
+WHERE qrels_columns.ok AND run_columns.ok;
 
 -- rankkit.window_ranks: rankkit.ranks' rows for ties := 'trec' or 'rank', every row of the run ranked by
 -- rankkit.ranked's window (the same order, depth and judged_only rules). Counting ranks (above) saves
@@ -174,35 +177,38 @@ SELECT system, query_id, num_ret, rank, grade, NULL::BIGINT AS tie_first, NULL::
 FROM judged WHERE rank IS NOT NULL OR grade IS NULL;
 
 -- rankkit.input_checks: one row, ok = true, or an error naming what is wrong with the raw inputs:
--- a NULL id, score or grade, a NaN or infinite one, or (validate := true) a duplicate document.
+-- a missing column (rankkit.columns_ok), a NULL id, score or grade, a NaN or infinite one, or
+-- (validate := true) a duplicate document.
 CREATE OR REPLACE MACRO rankkit.input_checks(qrels_table, run_table, ties := 'trec', scores := 'double',
         depth := NULL, validate := true) AS TABLE
 WITH
-qrels AS (FROM rankkit.qrels_rows(qrels_table)),
-run AS NOT MATERIALIZED (FROM rankkit.run_keys(run_table, ties := ties, scores := scores, depth := depth)),
+rankkit_qrels AS (FROM rankkit.qrels_rows(qrels_table)),
+rankkit_run AS NOT MATERIALIZED (FROM rankkit.run_keys(run_table, ties := ties, scores := scores, depth := depth)),
 -- Duplicates cost a hash table as large as the run, so only inputs not yet checked are checked.
 run_duplicates AS (
-    SELECT system, query_id, doc_id FROM run WHERE validate
+    SELECT system, query_id, doc_id FROM rankkit_run run WHERE validate
     GROUP BY system, query_id, doc_id HAVING count(*) > 1
 ),
 qrels_duplicates AS (
-    SELECT query_id, doc_id FROM qrels WHERE validate
+    SELECT query_id, doc_id FROM rankkit_qrels qrels WHERE validate
     GROUP BY query_id, doc_id HAVING count(*) > 1
 ),
 -- What the Python readers refuse, refused here too: a NULL id, or a score or grade that is NULL, NaN
 -- or infinite (DuckDB sorts NaN above every number: it would rank first).
 run_bad AS (
-    SELECT query_id, doc_id, score FROM run
+    SELECT query_id, doc_id, score FROM rankkit_run run
     WHERE validate AND (query_id IS NULL OR doc_id IS NULL OR score IS NULL OR NOT isfinite(score))
     LIMIT 1
 ),
 qrels_bad AS (
-    SELECT query_id, doc_id, grade FROM qrels
+    SELECT query_id, doc_id, grade FROM rankkit_qrels qrels
     WHERE validate AND (query_id IS NULL OR doc_id IS NULL OR grade IS NULL OR NOT isfinite(grade))
     LIMIT 1
 ),
 checks AS (
     SELECT CASE
+        -- a column under none of its names would read as NULL ids or scores: say which is missing
+        WHEN NOT (qrels_columns.ok AND run_columns.ok) THEN false
         WHEN EXISTS (FROM run_bad)
             THEN error((SELECT 'rankkit: run table ' || run_table::VARCHAR || ': '
                                || rankkit.bad_row(query_id, doc_id, 'score', score) FROM run_bad))
@@ -218,6 +224,7 @@ checks AS (
                                || ' in the qrels'
                         FROM qrels_duplicates ORDER BY query_id, doc_id LIMIT 1))
         ELSE true END AS ok
+    FROM rankkit.columns_ok(qrels_table, 'qrels') qrels_columns, rankkit.columns_ok(run_table, 'run') run_columns
 )
 SELECT ok FROM checks;
 
@@ -243,7 +250,7 @@ CREATE OR REPLACE MACRO rankkit.features(qrels_table, ranks_table, specs, ties :
 WITH
 ranks AS (FROM query_table(ranks_table::VARCHAR)),
 spec AS (SELECT unnest(s) FROM (SELECT unnest(specs) AS s)),
-qrels AS (FROM rankkit.qrels_rows(qrels_table)),
+rankkit_qrels AS (FROM rankkit.qrels_rows(qrels_table)),
 checks AS (
     SELECT CASE
         WHEN ties = 'average' AND EXISTS (SELECT 1 FROM spec WHERE metric NOT IN ('cg', 'dcg', 'idcg', 'ndcg'))
@@ -271,7 +278,7 @@ judged AS (
 -- per query: its qrels grades, best first
 -- MATERIALIZED, here and in judged_specs: DuckDB would otherwise sort each query's grades (and
 -- derive the ideal from them) once per system after the join, 200 times over in a 200-system run
-judgments AS MATERIALIZED (SELECT query_id, list(grade ORDER BY grade DESC) AS qrels_grades FROM qrels GROUP BY query_id),
+judgments AS MATERIALIZED (SELECT query_id, list(grade ORDER BY grade DESC) AS qrels_grades FROM rankkit_qrels qrels GROUP BY query_id),
 evaluated AS (
     SELECT judged.*, judgments.qrels_grades
     FROM judged JOIN judgments USING (query_id)

@@ -88,12 +88,19 @@ CREATE OR REPLACE MACRO rankkit.param_pattern(param) AS
 CREATE OR REPLACE MACRO rankkit.param_list(text) AS
     [TRY_CAST(trim(x) AS DOUBLE) FOR x IN string_split(trim(text, '[] '), ',')];
 
+-- The measures a macro is given: a list of names, or one name as a string ('nDCG@10' reads as
+-- ['nDCG@10'], as Python's evaluate reads it); other values become names, and unknown measures.
+-- JSON tells a list from a single value: typeof() in a macro makes the duckdb 1.5 shell bind the
+-- calling macro when it is created, before rankkit.trec_names (made last) exists.
+CREATE OR REPLACE MACRO rankkit.measure_list(names) AS
+    from_json(CASE WHEN json_type(to_json(names)) = 'ARRAY' THEN to_json(names) ELSE to_json([names]) END, '["VARCHAR"]');
+
 CREATE OR REPLACE MACRO rankkit.measure_specs(names, rel := 1, docs := 0) AS TABLE
 WITH
 -- trec_eval's nicknames (official, all_trec, set) and family names (P, recall, ndcg_cut ...) stand
 -- for the measures rankkit.trec_names() lists; a name given twice is one measure, in its first place
 named AS (
-    SELECT unnest(names) AS measure, generate_subscripts(names, 1) AS position
+    SELECT unnest(rankkit.measure_list(names)) AS measure, generate_subscripts(rankkit.measure_list(names), 1) AS position
 ),
 expanded AS (
     SELECT coalesce(t.measure, named.measure) AS measure,

@@ -31,9 +31,11 @@ WITH
 -- are always qualified below: unqualified, the name would read the parameter.
 opt AS (SELECT rankkit.checked_k(k, 'trace') AS k, rankkit.checked_rel(rel, 'trace') AS rel,
                rankkit.checked_gain(gain, 'trace') AS gain, rankkit.checked_ideal(ideal, 'trace') AS ideal,
-               rankkit.checked_empty(empty, 'trace') AS empty, rankkit.checked_max(max, 'trace') AS max),
-wanted AS (SELECT DISTINCT unnest(rankkit.id_list(query)) AS query_id),
-qrels AS (
+               rankkit.checked_empty(empty, 'trace') AS empty, rankkit.checked_max(max, 'trace') AS max,
+               qrels_columns.ok AND run_columns.ok AS columns_ok
+        FROM rankkit.columns_ok(qrels_table, 'qrels') qrels_columns, rankkit.columns_ok(run_table, 'run') run_columns),
+wanted AS (SELECT DISTINCT unnest(rankkit.id_list(query)) AS query_id FROM opt WHERE opt.columns_ok),
+rankkit_qrels AS (
     SELECT q.query_id, q.doc_id, q.grade
     FROM rankkit.qrels_rows(qrels_table) q SEMI JOIN wanted USING (query_id)
 ),
@@ -51,10 +53,10 @@ judged_ranked AS (
                     0.0E0) / count(*) OVER tie AS tie_gain,
            max(ranked.rank) OVER tie AS tie_end
     FROM ranked CROSS JOIN opt
-    LEFT JOIN qrels ON qrels.query_id = ranked.query_id AND qrels.doc_id = ranked.doc_id
+    LEFT JOIN rankkit_qrels qrels ON qrels.query_id = ranked.query_id AND qrels.doc_id = ranked.doc_id
     WINDOW tie AS (PARTITION BY ranked.system, ranked.query_id, ranked.tie_key)
 ),
-run AS (
+rankkit_run AS (
     SELECT * FROM judged_ranked
     WHERE CASE WHEN depth IS NOT NULL AND NOT depth > 0
                    THEN error('rankkit: depth must be a positive integer, got ' || depth)
@@ -64,23 +66,23 @@ run AS (
 lists AS (
     SELECT system, query_id, count(*) AS num_ret,
            CASE WHEN ties = 'average' THEN max(tie_end) ELSE 0 END AS span
-    FROM run GROUP BY system, query_id
+    FROM rankkit_run run GROUP BY system, query_id
 ),
 num_rel AS (
     SELECT qrels.query_id, count(*) FILTER (WHERE qrels.grade >= opt.rel) AS num_rel
-    FROM qrels CROSS JOIN opt GROUP BY qrels.query_id
+    FROM rankkit_qrels qrels CROSS JOIN opt GROUP BY qrels.query_id
 ),
 -- the ideal ordering, best grade first: every positive judged document (ideal := 'qrels', trec_eval's),
 -- or the judged documents the system retrieved (ideal := 'run', scikit-learn's)
 ideal_list AS (
     SELECT lists.system, lists.query_id, qrels.grade,
            row_number() OVER (PARTITION BY lists.system, lists.query_id ORDER BY qrels.grade DESC) AS pos
-    FROM lists JOIN qrels USING (query_id) CROSS JOIN opt
+    FROM lists JOIN rankkit_qrels qrels USING (query_id) CROSS JOIN opt
     WHERE opt.ideal = 'qrels' AND qrels.grade > 0
     UNION ALL
     SELECT run.system, run.query_id, run.grade,
            row_number() OVER (PARTITION BY run.system, run.query_id ORDER BY run.grade DESC) AS pos
-    FROM run CROSS JOIN opt
+    FROM rankkit_run run CROSS JOIN opt
     WHERE opt.ideal = 'run' AND run.grade IS NOT NULL
 ),
 ideal_length AS (
@@ -103,7 +105,7 @@ rows AS (
            rankkit.stop_probability(run.grade, opt.max) AS p_stop,
            coalesce(num_rel.num_rel, 0) AS num_rel
     FROM positions p CROSS JOIN opt
-    LEFT JOIN run ON run.system IS NOT DISTINCT FROM p.system AND run.query_id = p.query_id AND run.rank = p.rank
+    LEFT JOIN rankkit_run run ON run.system IS NOT DISTINCT FROM p.system AND run.query_id = p.query_id AND run.rank = p.rank
     LEFT JOIN judged_ranked uncut ON uncut.system IS NOT DISTINCT FROM p.system AND uncut.query_id = p.query_id
                                  AND uncut.rank = p.rank
     LEFT JOIN ideal_list ON ideal_list.system IS NOT DISTINCT FROM p.system AND ideal_list.query_id = p.query_id
@@ -142,9 +144,9 @@ traced AS (
 missed AS (
     SELECT lists.system, lists.query_id, NULL::BIGINT AS rank, qrels.doc_id, NULL::DOUBLE AS score, qrels.grade,
            qrels.grade >= opt.rel AS relevant, rankkit.gain(qrels.grade, opt.gain) AS gain
-    FROM lists JOIN qrels USING (query_id) CROSS JOIN opt
+    FROM lists JOIN rankkit_qrels qrels USING (query_id) CROSS JOIN opt
     WHERE qrels.grade > 0
-      AND NOT EXISTS (SELECT 1 FROM run WHERE run.system IS NOT DISTINCT FROM lists.system
+      AND NOT EXISTS (SELECT 1 FROM rankkit_run run WHERE run.system IS NOT DISTINCT FROM lists.system
                                           AND run.query_id = lists.query_id AND run.doc_id = qrels.doc_id)
 )
 SELECT * FROM traced

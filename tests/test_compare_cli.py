@@ -54,7 +54,7 @@ def test_compare_bad_usage_exits_2_with_one_line(tmp_path, capsys):
 def test_compare_with_average_ties(tmp_path, capsys):
     qrels, runs = _files(tmp_path, queries=10)
     assert main(["compare", qrels, *runs, "-m", "nDCG@5", "--ties", "average", "--baseline", "a.run"]) == 0
-    assert len(capsys.readouterr().out.splitlines()) == 6
+    assert len(capsys.readouterr().out.splitlines()) == 7  # header, 2 rows, blank, test, marks, interval
     assert main(["compare", qrels, *runs, "-m", "AP", "--ties", "average"]) == 2
     assert "ties=average applies to the gain-based measures" in capsys.readouterr().err
 

@@ -86,9 +86,9 @@ def test_python_and_sql_take_a_measure_given_twice_once(con):
 # trec format: rankkit's names print the num_q line; trec_eval's names print trec_eval's lines alone
 @pytest.mark.parametrize("fmt, measure, shown", [
     ("trec", "AP", "num_q                 \tall\t2\n"),
-    ("csv", "map", "map,all,1.0000,2\n"),
+    ("csv", "map", "map,run,all,1.0,2\n"),
     ("json", "map", '"queries": 2'),
-    ("markdown", "map", "| map | all | 1.0000 | 2 |\n"),
+    ("markdown", "map", "| map | run | all | 1.0000 | 2 |\n"),
 ])
 def test_every_format_says_how_many_queries_were_averaged(capsys, files, fmt, measure, shown):
     status, out, _ = cli(capsys, "eval", "--format", fmt, "-m", measure, *files)
@@ -139,7 +139,8 @@ def test_a_trec_file_with_changing_tags_is_one_run_everywhere(capsys):
     status, out, _ = cli(capsys, "eval", "-m", "map", qrels, run)
     assert status == 0 and out.splitlines()[-1] == "map                   \tall\t0.4028"  # trec_eval's
     frame = rankkit.evaluate(qrels, run, "map")
-    assert list(frame.columns) == ["measure", "value", "queries"] and f"{frame['value'].item():.4f}" == "0.4028"
+    assert list(frame.columns) == ["measure", "system", "value", "queries"] and f"{frame['value'].item():.4f}" == "0.4028"
+    assert frame["system"].item() == "r1"  # the run's name, as SQL and the command line give it
     con = rankkit.connect()
     table = rankkit.read_run(run, con=con)
     assert con.execute(f"SELECT DISTINCT system FROM {table.alias}").fetchall() == [("r1",)]
@@ -151,7 +152,8 @@ def test_splitting_a_trec_file_by_tag_is_the_same_option_everywhere(capsys):
     folder = shared_path("data", "trectools", "unittests")
     qrels, run = folder / "qrel1.txt", folder / "r1.run"
     status, out, err = cli(capsys, "eval", "--split-by-tag", "-m", "map", qrels, run)
-    printed = {line.split("\t")[0]: line.split("\t")[-1] for line in out.splitlines() if "map" in line}
+    # the run column is padded to the longest name, as trec_eval pads its measure column
+    printed = {line.split("\t")[0].rstrip(): line.split("\t")[-1] for line in out.splitlines() if "map" in line}
     frame = rankkit.evaluate(qrels, run, "map", split_by_tag=True)
     assert printed == {row.system: f"{row.value:.4f}" for row in frame.itertuples()} == {"NR": "0.0000", "R": "0.5833"}
     assert "split" not in err  # an option asked for: no warning
@@ -202,7 +204,7 @@ def test_runs_are_named_alike_on_the_command_line_and_in_python(capsys, several,
                                                      for r in one.itertuples()))
     files = [tmp_path / "a" / "bm25.csv", tmp_path / "b" / "bm25.run"]
     status, out, _ = cli(capsys, "eval", "-m", "AP", qrels, *files, f"mine={path}")
-    names = list(dict.fromkeys(line.split("\t")[0] for line in out.splitlines()))
+    names = list(dict.fromkeys(line.split("\t")[0].rstrip() for line in out.splitlines()))
     frame = rankkit.evaluate(qrels, {**dict(zip(["bm25", "bm25 (2)"], files)), "mine": path}, "AP")
     assert names == list(frame["system"]) == ["bm25", "bm25 (2)"] + [f"mine/s{s}" for s in range(5)]
     assert list(rankkit.evaluate(qrels, files, "AP")["system"]) == ["bm25", "bm25 (2)"]

@@ -137,12 +137,56 @@ def test_a_measure_name_with_cutoff_and_parameters_sets_those_controls(ex, sampl
     ex.measure = "nDCG(gain=exp,ideal=run)@5"
     assert (ex.measure, ex.k, ex.gain) == ("nDCG(ideal=run)", 5, "exp")
     assert ex.controls["k"].value == 5 and ex.controls["gain"].value == "exp"
-    assert ex.measure_label == "nDCG(gain=exp,ideal=run)@5"
+    assert ex.measure_label == "nDCG(gain=exp, ideal=run)@5"  # as the report labels it
     assert ex.per_query["value"].mean() == pytest.approx(_expected(sample, "nDCG(gain=exp,ideal=run)@5")["value"].mean())
     ex.measure = "ndcg_cut_20"  # trec_eval's names too
     assert (ex.measure, ex.k) == ("nDCG", 20)
     with pytest.raises(MeasureError, match="unknown measure 'nDGC'"):
         ex.measure = "nDGC"
+
+
+# every registered measure that gives a number, with parameters off their defaults where it takes some
+NON_DEFAULT = [
+    "AP(rel=2)@5", "binG(rel=2)", "bpref(rel=2)", "CG(gain=exp)@5", "DCG(gains=2=5)@5", "ERR(max=3)@20",
+    "G_1=3,2=9", "ndcg_1=3,2=9", "gm_bpref", "gm_map", "IDCG(ideal=run)@3", "infAP(rel=2)", "IPrec@0.5",
+    "iprec_at_recall_0.30", "IPrec(rel=2)@0.2", "Judged@5", "nDCG(gain=exp)@5", "nDCG(ideal=run,empty=skip)@10",
+    "ndcg_rel(gains=2=5)", "num_nonrel_judged_ret(rel=2)", "numq", "NumRel(rel=2)", "NumRelRet(rel=2)@5",
+    "NumRet@5", "P(rel=2)@5", "R(rel=2)@100", "RBP(p=0.8)", "rbp_resid(p=0.5)", "relative_P@5",
+    "Rndcg(gains=2=5)", "Rprec(rel=2)", "Rprec_mult(mult=2)", "RR(rel=2)@10", "set_F(beta=0.5)", "set_map",
+    "Success@3", "unj@5", "utility(coef=[2,-1,0,0],docs=100)", "11pt_avg(levels=[.25,.5])"]
+
+
+def test_the_explorer_gives_evaluate_s_value_for_every_measure_and_parameter(data, sample):
+    """One path per number (issue 21): each name as the explorer keeps it (its measure control, then
+    its cutoff, gain and level controls) computes evaluate's per-query values, the same doubles."""
+    from rankkit.evaluate import measure_specs
+    from rankkit.explore.data import parse_measure
+
+    covered = {spec["metric"] for spec in measure_specs(data.con, NON_DEFAULT)}
+    numeric = {m.metric for m in registry().values() if m.aggregate != "text"}
+    assert numeric <= covered, f"not covered: {sorted(numeric - covered)}"
+    expected = _expected(sample, NON_DEFAULT)
+    for name in NON_DEFAULT:
+        named = parse_measure(data.con, name)
+        setting = parse_measure(data.con, named.base).controlled(named.k, named.gain, named.rel)  # as the widget does
+        reread = measure_specs(data.con, [setting.name])[0]  # the name the explorer shows means this measure
+        assert reread | {"i": 1, "measure": name} == named.spec | {"i": 1, "measure": name}, name
+        got = data.values(setting)
+        want = _by_system_and_query(expected[expected["measure"] == name])
+        assert got[["system", "query_id"]].values.tolist() == want[["system", "query_id"]].values.tolist(), name
+        assert np.array_equal(got["value"].to_numpy(float), want["value"].to_numpy(float), equal_nan=True), name
+
+
+@pytest.mark.parametrize("name, label, parameter", [
+    ("RBP(p=0.8)", "RBP(p=0.8)", ("p", 0.8)), ("IPrec@0.5", "IPrec@0.5", ("levels", [0.5])),
+    ("iprec_at_recall_0.50", "IPrec@0.5", ("levels", [0.5]))])
+def test_a_measure_s_own_parameter_is_kept_by_the_explorer(sample, name, label, parameter):
+    # RBP(p=0.8) showed p = 0.9 (the explorer kept three parameters of its own), IPrec@0.5 recall 0
+    ex = rankkit.explore(sample["qrels.txt"], [sample["bm25.run"], sample["dense.run"]], measures=[name])
+    shown, want = _by_system_and_query(ex.per_query), _by_system_and_query(_expected(sample, name))
+    assert np.array_equal(shown["value"].to_numpy(float), want["value"].to_numpy(float), equal_nan=True)  # bitwise
+    assert ex.measure == label and ex.measure_label == label and ex.controls["measure"].options == (label,)
+    assert ex.setting.spec[parameter[0]] == parameter[1]
 
 
 def test_k_gain_and_rel_controls(ex, sample):

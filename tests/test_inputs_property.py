@@ -63,7 +63,8 @@ def reference_trec(data: bytes, kind: str) -> pd.DataFrame:
         else:
             if len(fields) < 6:
                 raise Refused(line)
-            rows.append((fields[5], fields[0], fields[2], number(fields[4])))
+            # a TREC file is one run named by its file stem (check() writes run.txt), whatever its tags
+            rows.append(("run", fields[0], fields[2], number(fields[4])))
     return frame(rows, kind)
 
 

@@ -156,3 +156,17 @@ def test_a_fresh_connection_never_prints_duckdbs_progress_bar(cache):
     # DuckDB's bar goes to stdout: `rankkit eval > results.txt` would hold it
     con = _sql.connect()
     assert con.execute("SELECT current_setting('enable_progress_bar_print')").fetchall() == [(False,)]
+
+
+@pytest.mark.parametrize("module", ["names.py", "trec.py", "measures.py"])
+def test_the_key_covers_every_module_written_into_the_script(cache, monkeypatch, module):
+    """The SQL's column names come from rankkit/names.py, trec_eval's measure names from trec.py:
+    a change there is a new macro file."""
+    from pathlib import Path
+
+    before = _sql._script_key()
+    names = Path(_sql.__file__).with_name(module)
+    read = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: read(self) + (b"\n# changed" if self == names else b""))
+    _sql._script_key.cache_clear()
+    assert _sql._script_key() != before

@@ -83,7 +83,7 @@ def test_distribution_takes_evaluates_frame_as_it_is():
 def test_distribution_of_one_system_without_a_system_column():
     qrels, run = _sample()
     per_query = rankkit.evaluate(qrels, run[run["system"] == "bm25"].drop(columns="system"), "RR", per_query=True)
-    assert "system" not in per_query.columns
+    assert per_query["system"].isna().all()  # as SQL names a table without a system column
     fig = plot.distribution(per_query)
     (ax,) = fig.axes
     assert ax.get_title().startswith("run: 40 queries")

@@ -7,6 +7,8 @@ import re
 
 import pytest
 
+import rankkit
+
 from rankkit._paths import sql_dir
 from rankkit.measures import registry
 from support import ROOT
@@ -95,3 +97,21 @@ def test_list_macro_takes_grades_first_and_k_second_and_names_the_rest(name):
     assert params[:2] == ["grades", "k"], f"rankkit.{name}({found.group(1)}): grades first, k second"
     assert all(":=" in p for p in params[2:]), f"rankkit.{name}({found.group(1)}): other parameters are named"
     assert header(sql_dir() / "lists" / f"{name}.sql")["signature"] == f"rankkit.{name}({found.group(1)})"
+
+
+@pytest.mark.parametrize("name, label", [
+    ("IPrec@0.5", "IPrec@0.5"), ("iprec_at_recall_0.30", "IPrec@0.3"), ("IPrec(rel=2)@0", "IPrec(rel=2)"),
+    ("RBP(p=0.8)", "RBP(p=0.8)"), ("nDCG(gain=exp,ideal=run)@5", "nDCG(gain=exp, ideal=run)@5"),
+    ("utility(coef=[2,-1,0,0],docs=100)", "utility(coef=[2,-1,0,0], docs=100)"), ("ndcg_cut_10", "nDCG@10"),
+    ("11pt_avg(levels=[.25,.5])", "11pt_avg(levels=[0.25,0.5])"), ("DCG(gains=2=5)@5", "DCG(gains=[2=5])@5"),
+    ("ndcg_1=3,2=9", "nDCG(gains=[1=3,2=9])"),
+    ("nDCG(gains=[1=3,4=4.5],gain=exp)@5", "nDCG(gain=exp, gains=[1=3,4=4.5])@5")])
+def test_label_names_a_parsed_measure_so_the_parser_reads_it_back(name, label):
+    # IPrec's recall is kept in the spec as levels[0]: label raised KeyError('recall')
+    from rankkit.evaluate import measure_specs
+    from rankkit.measures import label as label_of
+
+    con = rankkit.connect()
+    spec = measure_specs(con, [name])[0]
+    assert label_of(spec) == label
+    assert measure_specs(con, [label])[0] | {"measure": name} == spec

@@ -120,15 +120,18 @@ def test_a_whole_write_is_unchanged(tmp_path):
 
 
 def test_cli_output_is_the_same_as_before(big, tmp_path):
-    """The streamed result is what evaluate returns, and only the result is left in the folder."""
+    """The streamed result's per-query rows are what evaluate returns (the summary rows, query 'all',
+    follow them), and only the result is left in the folder."""
     import rankkit
 
     target = tmp_path / "pq.csv"
     subprocess.run(RANKKIT + ["eval", "-q", "-o", str(target), "-m", "AP", "-m", "P@10", str(big["qrels.txt"]),
                               str(big["bm25.run"])], env=_env(), check=True)
-    written = pd.read_csv(target, dtype={"query_id": str})
+    written = pd.read_csv(target, dtype={"query_id": str, "system": str})
+    per_query = written[written["query_id"] != "all"].drop(columns="queries").reset_index(drop=True)
     expected = rankkit.evaluate(str(big["qrels.txt"]), str(big["bm25.run"]), ["AP", "P@10"], per_query=True)
-    pd.testing.assert_frame_equal(written, expected.reset_index(drop=True), check_dtype=False)
+    pd.testing.assert_frame_equal(per_query, expected.reset_index(drop=True), check_dtype=False)
+    assert sorted(written.loc[written["query_id"] == "all", "measure"]) == ["AP", "P@10"]
     assert [path.name for path in tmp_path.iterdir()] == ["pq.csv"]
 
 

@@ -2,9 +2,10 @@
 
 Nothing here draws: :class:`ExplorerData` reads the inputs once into one DuckDB connection and
 answers the explorer's questions with the engine's macros. The runs are ranked once
-(``rankkit.ranks``, kept in a temp table); per-query values come from that table
-(``rankkit.per_query_ranked``) for the measure asked for and a few common ones (BATCH) of the same
-setting (cutoff, gain, relevance level) in one SQL call, and are cached; traces come from
+(``rankkit.ranks``, kept in a temp table); per-query values come from that table, in the statement
+rankkit.compose writes (as evaluate's), for the measure asked for and a few common ones (BATCH) of the
+same setting (cutoff, gain, relevance level) in one SQL call, and are cached. Measures are parsed by
+rankkit.evaluate.measure_specs and named by rankkit.measures.label, nowhere else; traces come from
 ``rankkit.trace``, other systems' ranks from ``rankkit.ranked``.
 """
 
@@ -13,22 +14,23 @@ from __future__ import annotations
 import itertools
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
 import duckdb
 
 from rankkit._sql import connect
 from rankkit.errors import RankkitError, RankkitWarning
-from rankkit.evaluate import compare_inputs, load_runs, measure_specs, query_table_view, run_numpy, run_query, values_query
+from rankkit.compose import DUCKDB, compose
+from rankkit.evaluate import compare_inputs, load_runs, measure_specs, query_table_view, run_numpy, run_query
 from rankkit.io import load, release
-from rankkit.measures import Measure, params, registry
+from rankkit.measures import Measure, default, label, registry
 from rankkit.progress import Progress
 from rankkit.tracing import trace_sources
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ExplorerData", "Setting", "measure_name", "parse_measure"]
+__all__ = ["ExplorerData", "Setting", "parse_measure"]
 
 # The measures computed with whichever one the view asks for, in the same SQL call: a call's cost is
 # mostly fixed (planning the engine's statement), each of these adds little to it, and a change among
@@ -37,66 +39,70 @@ BATCH = ("ndcg", "ap", "rr", "p", "r")
 
 _tables = itertools.count(1)
 
-# the parameters of a name beside its cutoff, gain and level that the explorer keeps with the measure
-# (``nDCG(ideal=run)``, ``RBP(p=0.5)``): one value each, written back as the name wrote it
-EXTRAS = ("ideal", "empty", "max", "mult", "beta", "p")
+# The explorer's controls: the spec fields it sets beside the measure's own parameters
+CONTROLS = ("k", "gain", "rel")
 
 
 @dataclass(frozen=True)
 class Setting:
-    """One measure as the explorer's controls set it: the measure with its own parameters
-    (``ideal``, ``empty``, ``max``), and the cutoff, gain and relevance level controls."""
+    """One measure as the explorer's controls set it: a parsed spec (rankkit.evaluate.measure_specs),
+    the measure with its own parameters (``ideal``, ``p``, IPrec's recall, ...) and the cutoff, gain
+    and relevance level controls. It is named by the registry (rankkit.measures.label), which the
+    parser reads back to the same spec, and computed by rankkit.compose from that spec."""
 
-    metric: str
-    k: int | None = None
-    gain: str = "linear"
-    rel: float = 1.0
-    extras: tuple[tuple[str, object], ...] = ()
+    spec: Mapping
+
+    @property
+    def metric(self) -> str:
+        return self.spec["metric"]
 
     @property
     def measure(self) -> Measure:
         return registry()[self.metric]
 
     @property
+    def k(self) -> int | None:
+        return self.spec["k"]
+
+    @property
+    def gain(self) -> str:
+        return self.spec["gain"]
+
+    @property
+    def rel(self) -> float:
+        return float(self.spec["rel"])
+
+    @property
     def name(self) -> str:
         """The measure's name as evaluate() takes it: ``nDCG(gain=exp)@10``."""
-        return measure_name(self.measure, self.k, self.gain, self.rel, dict(self.extras))
+        return label(self.spec)
+
+    @property
+    def base(self) -> str:
+        """The name of the measure with its own parameters, the controls left at their defaults
+        (``nDCG(ideal=run)``): what the explorer's measure control holds."""
+        return label({**self.spec, **{name: default(name) for name in CONTROLS}})
+
+    def controlled(self, k: int | None, gain: str, rel: float) -> Setting:
+        """This measure at the controls' cutoff, gain and level, each where the measure takes it (a
+        control the measure does not take keeps the parser's default, as a name would)."""
+        wanted = {"k": k, "gain": gain, "rel": float(rel)}
+        spec = {**self.spec, **{name: wanted[name] for name in CONTROLS if name in self.measure.params}}
+        return Setting({**spec, "measure": label(spec)})
 
     def options(self) -> dict:
         """The keyword arguments of rankkit.trace for this setting: the gain control counts where the
         measure takes a gain (the trace of AP shows linear gains, as its control is off)."""
-        extras = dict(self.extras)
         gain = self.gain if "gain" in self.measure.params else "linear"
-        return dict(k=self.k, gain=gain, rel=self.rel, ideal=extras.get("ideal", "qrels"),
-                    empty=extras.get("empty", "zero"), max=extras.get("max", 4.0))
-
-
-def measure_name(measure: Measure, k: int | None, gain: str, rel: float, extras: dict) -> str:
-    """A measure's name with the parameters it takes and that differ from their defaults."""
-    values = {"gain": gain, "rel": rel, **extras}
-    shown = [f"{name}={_text(values[name])}" for name in measure.params
-             if name in values and not _is_default(name, values[name])]
-    cutoff = f"@{k}" if k is not None and "k" in measure.params else ""
-    return f"{measure.name}{'(' + ','.join(shown) + ')' if shown else ''}{cutoff}"
+        return dict(k=self.k, gain=gain, rel=self.rel, ideal=self.spec["ideal"], empty=self.spec["empty"],
+                    max=self.spec["max"])
 
 
 def parse_measure(con: duckdb.DuckDBPyConnection, name: str) -> Setting:
-    """A measure name (``nDCG(gain=exp)@10``, ``ndcg_cut_10``, ``AP``) as a Setting; a bad name
+    """A measure name (``nDCG(gain=exp)@10``, ``ndcg_cut_20``, ``IPrec@0.5``) as a Setting; a bad name
     raises MeasureError, as evaluate does."""
     spec = measure_specs(con, [name])[0]
-    measure = registry()[spec["metric"]]
-    extras = tuple((key, spec[key]) for key in EXTRAS if key in measure.params and not _is_default(key, spec[key]))
-    return Setting(spec["metric"], spec["k"], spec["gain"], float(spec["rel"]), extras)
-
-
-def _is_default(name: str, value) -> bool:
-    """Whether a parameter's value is the one the SQL prelude declares (a name leaves it out)."""
-    declared = params()[name].default.strip("'")
-    return value == declared if isinstance(value, str) else float(value) == float(declared)
-
-
-def _text(value) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    return Setting({**spec, "measure": label(spec)})
 
 
 class ExplorerData:
@@ -125,6 +131,7 @@ class ExplorerData:
         self._overall: dict[str, dict[str, float]] = {}  # per setting name: each system's aggregate
         self._keys: pd.DataFrame | None = None  # the (system, query_id) pairs every measure is evaluated on
         self._ranks_table: str | None = None
+        self._batched: list[Setting] | None = None
 
     def _load_runs(self, runs, split_by_tag: bool):
         source = load_runs(self.con, runs, split_by_tag=split_by_tag)
@@ -140,15 +147,24 @@ class ExplorerData:
         one SQL call. ``batch=False`` computes the setting alone once a first setting is known: the
         explorer computes the rest while it draws."""
         if setting.name not in self._values:
-            names = {setting.name}
+            wanted = {setting.name: setting}
             if (batch or self._keys is None) and self.ties != "average":  # that rule scores gains only
-                names |= {measure_name(registry()[m], setting.k, setting.gain, setting.rel, {}) for m in BATCH
-                          if m in registry()}
-            specs = measure_specs(self.con, sorted(names - self._values.keys()))
+                for base in self._batch():
+                    other = base.controlled(setting.k, setting.gain, setting.rel)
+                    wanted.setdefault(other.name, other)
+            new = [(name, other) for name, other in wanted.items() if name not in self._values]
+            specs = [{**other.spec, "i": i, "measure": name} for i, (name, other) in enumerate(new, 1)]
             with Progress(self.con, "computing per-query values", enabled=self.progress is not None, delay=0.5,
                           bar=self.progress):
                 self._values.update(self._compute(specs))
         return self._values[setting.name]
+
+    def _batch(self) -> list[Setting]:
+        """The BATCH measures, parsed once (their names are the registry's)."""
+        if self._batched is None:
+            names = [registry()[m].name for m in BATCH if m in registry()]
+            self._batched = [Setting(spec) for spec in measure_specs(self.con, names)]
+        return self._batched
 
     def _compute(self, specs: list[dict]) -> dict[str, pd.DataFrame]:
         """Each spec's per-query values, sorted by system and query id. Every measure is evaluated on
@@ -157,17 +173,16 @@ class ExplorerData:
         frame cost more than computing them."""
         import numpy as np
 
-        query = values_query([spec["metric"] for spec in specs])
-        params = {"qrels": self.qrels.table, "ranks": self._ranks(), "specs": specs, "ties": self.ties,
-                  "queries": "both"}
+        # the composer's statement over the kept ranks: the same definitions and path as evaluate's
+        query = compose(specs, qrels=DUCKDB.literal(self.qrels.table, "VARCHAR"), ranks=self._ranks(), ties=self.ties)
         if self._keys is None:
             # sorted in SQL: sorting each measure's frame of strings in pandas cost more than the query
             frame = run_query(self.con, f"SELECT i, system, query_id, value FROM ({query}) ORDER BY i, system, query_id",
-                              params)
+                              [])
             found = {i: rows.drop(columns="i").reset_index(drop=True) for i, rows in frame.groupby("i", sort=False)}
             self._keys = next(iter(found.values()), frame.iloc[0:0].drop(columns="i"))[["system", "query_id"]]
         else:
-            values = run_numpy(self.con, f"SELECT value FROM ({query}) ORDER BY i, system, query_id", params)["value"]
+            values = run_numpy(self.con, f"SELECT value FROM ({query}) ORDER BY i, system, query_id", [])["value"]
             values = np.ma.filled(np.ma.asarray(values, dtype=float), np.nan)  # NULL (empty := 'skip') is NaN
             size = len(self._keys)
             if len(values) != size * len(specs):

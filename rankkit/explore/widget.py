@@ -14,7 +14,7 @@ from traitlets import Enum, Float, Instance, Int, List, Unicode, observe, valida
 
 from rankkit import plot
 from rankkit.errors import RankkitError
-from rankkit.explore.data import ExplorerData, Setting, measure_name, parse_measure
+from rankkit.explore.data import ExplorerData, Setting, parse_measure
 from rankkit.explore.render import KeptAxes, Rendered, canvas, layout_key
 from rankkit.measures import registry
 from rankkit.stats import differences as paired_differences
@@ -78,7 +78,7 @@ class Explorer(widgets.VBox):
         if not _numeric(setting.measure):
             raise traitlets.TraitError(f"{setting.measure.name} is text, not a number: the explorer draws numbers "
                                        f"(rankkit eval prints it)")
-        name = measure_name(setting.measure, None, "linear", 1.0, dict(setting.extras))
+        name = setting.base
         # a name means what evaluate() takes it to mean: "AP" is AP over the whole list, whatever the
         # cutoff before, so its cutoff, gain and level (evaluate's defaults where it names none) go
         # to their controls; the views are drawn once, for the new measure and its setting together
@@ -167,8 +167,7 @@ class Explorer(widgets.VBox):
     def setting(self) -> Setting:
         if self.measure not in self._parsed:
             self._parsed[self.measure] = parse_measure(self.data.con, self.measure)
-        base = self._parsed[self.measure]
-        return Setting(base.metric, self.k, self.gain, self.rel, base.extras)
+        return self._parsed[self.measure].controlled(self.k, self.gain, self.rel)
 
     @property
     def measure_label(self) -> str:
@@ -627,8 +626,7 @@ def _offered_measures(data: ExplorerData, measures: list[str] | None) -> list[st
         return [m.name for m in registry().values() if _numeric(m)]
     offered = []
     for name in measures:
-        setting = parse_measure(data.con, name)
-        offered.append(measure_name(setting.measure, None, "linear", 1.0, dict(setting.extras)))
+        offered.append(parse_measure(data.con, name).base)
     return list(dict.fromkeys(offered))
 
 

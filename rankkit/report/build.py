@@ -24,6 +24,7 @@ from rankkit.errors import InputError, RankkitError
 from rankkit.evaluate import evaluate, listed_run_name, measure_specs, slice_source, unique_name, with_ci
 from rankkit.io import default_connection, forget, is_frame, read_qrels, read_run
 from rankkit.report.model import Report
+from rankkit.stats import AGGREGATE_INTERVAL, difference_interval
 
 __all__ = ["report", "build", "fingerprint", "run_names"]
 
@@ -51,7 +52,8 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
     baseline, test, correction, alpha, seed, resamples:
         As for :func:`rankkit.compare`; with one system there is no comparison.
     ci:
-        Confidence level of the bootstrap interval of each mean (``None``: no interval).
+        Confidence level of the interval of each aggregate (``None``: no interval): the percentile
+        bootstrap interval, evaluate's ``ci``, the same numbers for the same seed.
     by, queries:
         Slices: ``queries`` is a query table (path, DataFrame, relation or table name) with
         ``query_id`` and attribute columns; ``by`` names the attribute to split the aggregate by.
@@ -112,6 +114,8 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
                            f"the column {by!r}) too")
     check_options(test, correction, alpha)
     con = connect(con) if con is not None else default_connection()
+    # each measure under the name evaluate gives it (AP asked with rel=2 is AP(rel=2))
+    names = [spec["measure"] for spec in measure_specs(con, names, rel=conventions.rel)]
     with ThreadPoolExecutor(max_workers=1) as hashing, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         inputs = _inputs(qrels, runs, queries)
@@ -136,7 +140,8 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
         "measures": [_measure_record(spec) for spec in specs],
         "coverage": judged,
         "statistics": {"test": test, "correction": correction, "alpha": alpha,
-                       "ci": ci, "interval": ("t" if test == "t" else "bootstrap") if ci is not None else None,
+                       "ci": ci, "interval": AGGREGATE_INTERVAL if ci is not None else None,
+                       "difference_interval": difference_interval(test),
                        "seed": seed, "resamples": resamples, "baseline": baseline},
         "by": by,
         "columns": dict(columns or {}),
@@ -160,8 +165,8 @@ def _compute(con, inputs: list[dict], qrels_table, run_tables, names: list[str],
     values = _values(evaluate(qrels_table, run_tables, [spec["measure"] for spec in every], per_query=True, con=con,
                               conventions=conventions), run_tables, every)
     aggregate = _aggregate(con, values)
-    if ci is not None:  # the interval follows the test, as compare's does
-        aggregate = with_ci(con, aggregate, values, ci, seed, resamples, None, method="t" if test == "t" else "bootstrap")
+    if ci is not None:  # evaluate's interval: the same numbers for the same seed
+        aggregate = with_ci(con, aggregate, values, ci, seed, resamples, None)
     systems = list(run_tables) if isinstance(run_tables, dict) else sorted(values["system"].dropna().unique())
     asked = values[values["measure"].isin(names)]
     comparison = (compare_values(asked, systems, baseline, test=test, correction=correction, alpha=alpha, seed=seed,
@@ -308,12 +313,10 @@ def _judged_names(specs: list[dict]) -> list[str]:
 
 
 def _with_system(frame: pd.DataFrame, runs) -> pd.DataFrame:
-    """evaluate leaves out the system column when there is one system; a report always names it."""
-    if "system" in frame.columns:
-        return frame
+    """evaluate leaves ``system`` missing for one table that names none; a report names every system
+    (the name a dict gave it, else ``run``)."""
     name = next(iter(runs)) if isinstance(runs, dict) else "run"
-    frame.insert(1, "system", name)
-    return frame
+    return frame.assign(system=frame["system"].where(frame["system"].notna(), name))
 
 
 def _values(per_query: pd.DataFrame, runs, specs: list[dict]) -> pd.DataFrame:

@@ -17,7 +17,7 @@ from rankkit.compare import format_p
 from rankkit.conventions import DESCRIPTIONS
 from rankkit.output import is_count
 from rankkit.errors import InputError
-from rankkit.stats import CORRECTIONS, TESTS
+from rankkit.stats import AGGREGATE_INTERVAL, CORRECTIONS, INTERVALS, TESTS, difference_interval
 from rankkit.table import (BEST_NOTE, DIGITS, FORMATS, LATEX_SPECIAL, Table, latex as latex_table, latex_escape,
                            latex_long, letters, make_table, markdown as markdown_table, markdown_escape, means_note,
                            number)
@@ -65,11 +65,16 @@ def _interval_note(record: dict) -> str:
 
 
 def _interval(stats: dict) -> str:
-    if stats.get("interval") == "t":
-        return (f"{_percent(stats['ci'])} Student's t interval of the mean over queries (of the sum for counts); "
-                f"symmetric, it may pass 0 or 1 (test='permutation' gives bootstrap intervals)")
-    return (f"{_percent(stats['ci'])} percentile bootstrap interval over queries ({stats['resamples']} resamples, "
-            f"seed {stats['seed']})")
+    """The aggregate's interval, named as evaluate's docstring, the README and the CLI's help name it."""
+    name = INTERVALS.get(stats.get("interval") or AGGREGATE_INTERVAL, stats.get("interval"))
+    return (f"{_percent(stats['ci'])} {name} of the mean over queries (of the sum for counts; "
+            f"{stats['resamples']} resamples, seed {stats['seed']})")
+
+
+def _difference_interval(stats: dict) -> str:
+    """The comparison's interval: of the paired difference, following the test (as compare's)."""
+    method = stats.get("difference_interval") or difference_interval(stats["test"])
+    return f"{_percent(1 - stats['alpha'])} {INTERVALS.get(method, method)} of the difference"
 
 
 def _notes(record: dict, marked: bool) -> list[str]:
@@ -175,6 +180,7 @@ def record_items(record: dict) -> dict:
                   ("correction", CORRECTIONS.get(stats["correction"], stats["correction"])),
                   ("alpha", _shown(stats["alpha"])),
                   ("interval", _interval(stats) if stats["ci"] is not None else "none"),
+                  ("interval of a difference", _difference_interval(stats) if compared else "none (one system)"),
                   ("seed", _shown(stats["seed"])), ("resamples", _shown(stats["resamples"])),
                   ("baseline", _shown(stats["baseline"]) if stats["baseline"] is not None else "none: every pair")]
     return {"versions": f"rankkit {record['rankkit']}, DuckDB {record['duckdb']}, Python {record['python']}",
@@ -213,7 +219,8 @@ def _context(report) -> dict:
     return {"title": report.title, "summary": summary(report), "comparison": comparison_rows(report),
             "judged": judged, "coverage": coverage, "by": by, "slice_measures": slice_measures, "slices": slices,
             "record": record_items(report.record), "per_query": per_query_wide(report),
-            "alpha": report.record["statistics"]["alpha"], "level": _percent(1 - report.record["statistics"]["alpha"])}
+            "alpha": report.record["statistics"]["alpha"],
+            "difference_interval": _difference_interval(report.record["statistics"])}
 
 
 def html(report, fragment: bool = False) -> str:

@@ -1,0 +1,76 @@
+"""The names Python's readers and the SQL macros share: the common names of each column, the fields
+of a TREC line, the suffixes a run file's name sheds. One list each, here; the SQL files use them
+through markers such as ``{{coalesce query_id VARCHAR}}`` that :func:`fill` writes out when
+``rankkit._sql.script()`` composes the macro script."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["ALIASES", "REQUIRED", "OPTIONAL", "QRELS_FIELDS", "RUN_FIELDS", "RUN_SUFFIXES", "fill"]
+
+# Common names of each column, recognised without being told (compared case-insensitively); the
+# first is rankkit's own.
+ALIASES: dict[str, tuple[str, ...]] = {
+    "query_id": ("query_id", "qid", "queryid", "query", "topic", "topic_id", "topicid", "q_id"),
+    "doc_id": ("doc_id", "docid", "docno", "doc", "document", "document_id", "did", "pid", "passage_id"),
+    "relevance": ("relevance", "rel", "grade", "label", "judgment", "judgement", "qrel"),
+    "score": ("score", "sim", "similarity"),
+    "system": ("system", "run_id", "runid", "run", "tag", "system_id"),
+    "rank": ("rank",),
+}
+REQUIRED = {"qrels": ("query_id", "doc_id", "relevance"), "run": ("query_id", "doc_id", "score")}
+OPTIONAL = {"qrels": (), "run": ("system", "rank")}
+
+# The fields of a TREC line, in order (a run's line may have more after the tag, ignored).
+QRELS_FIELDS = ("query_id", "iteration", "doc_id", "relevance")
+RUN_FIELDS = ("query_id", "q0", "doc_id", "rank", "score", "system")
+
+# What a run file's name sheds, in this order, to name its system (bm25 for bm25.run.gz).
+RUN_SUFFIXES = (".gz", ".parquet", ".pq", ".csv", ".tsv", ".txt", ".run", ".trec", ".res")
+
+
+def fill(sql: str) -> str:
+    """The SQL with each ``{{marker ...}}`` written out:
+
+    - ``{{coalesce COLUMN TYPE}}``: the first non-NULL of COLUMN's names, each cast to TYPE
+    - ``{{empty_row KIND}}``: ``NULL AS name`` for every name of a qrels or run column
+    - ``{{columns KIND}}``: a qrels or run table's columns as ``[{'column': ..., 'names': [...],
+      'required': ...}, ...]``, in the order Python's readers match them
+    - ``{{fields KIND}}``: the TREC fields of a line as a string (``query_id q0 doc_id ...``)
+    - ``{{run_suffixes}}``: RUN_SUFFIXES as a list of strings
+    """
+    return re.sub(r"\{\{(\w+)((?: \w+)*)\}\}", lambda m: _marker(m.group(1), m.group(2).split()), sql)
+
+
+def _marker(name: str, args: list[str]) -> str:
+    if name == "coalesce":
+        column, type_ = args
+        return "coalesce(" + ", ".join(f"{_ident(a)}::{type_}" for a in ALIASES[column]) + ")"
+    if name == "empty_row":
+        return ", ".join(f"NULL AS {_ident(a)}" for column in _columns(args[0]) for a in ALIASES[column])
+    if name == "columns":
+        return "[" + ", ".join(f"{{'column': {_text(c)}, 'names': {_texts(ALIASES[c])}, "
+                               f"'required': {str(c in REQUIRED[args[0]]).lower()}}}"
+                               for c in _columns(args[0])) + "]"
+    if name == "fields":
+        return _text(" ".join(QRELS_FIELDS if args[0] == "qrels" else RUN_FIELDS))
+    if name == "run_suffixes":
+        return _texts(RUN_SUFFIXES)
+    raise ValueError(f"unknown marker {{{{{name}}}}} in the SQL")
+
+
+def _columns(kind: str) -> tuple[str, ...]:
+    return REQUIRED[kind] + OPTIONAL[kind]
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _text(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _texts(values) -> str:
+    return "[" + ", ".join(_text(v) for v in values) + "]"
