@@ -140,14 +140,15 @@ WHERE qrels_columns.ok AND run_columns.ok;
 
 -- rankkit.window_ranks: rankkit.ranks' rows for ties := 'trec' or 'rank', every row of the run ranked by
 -- rankkit.ranked's window (the same order, depth and judged_only rules). Counting ranks (above) saves
--- sorting a large run, but its joins and its two plans cost a small one more than the sort: on a
--- DL19 run (4,300 rows) this macro is a third of the time. rankkit.evaluate takes it for runs of
--- at most rankkit.evaluate.WINDOW_ROWS rows. A query that retrieved no judged document has one row
+-- sorting a large run, but its joins and its two plans cost more than one sort where most queries
+-- retrieved many judged documents (a DL19 run: the whole call 1.5x the plain statement of
+-- bench/lean.py, not 2x); rankkit.evaluate.ranks_by_window says when. A query that retrieved no judged document has one row
 -- with rank and grade NULL, as in rankkit.ranks; so may a query that did (a row the stages skip).
 CREATE OR REPLACE MACRO rankkit.window_ranks(qrels_table, run_table, ties := 'trec', scores := 'double', depth := NULL,
         judged_only := false) AS TABLE
+-- (CTE names prefixed: query_table() inside the row macros would read a CTE named as the caller's table)
 WITH
-ranked AS (
+rankkit_ranked AS (
     SELECT system, query_id, doc_id,
            row_number() OVER (PARTITION BY system, query_id
                               ORDER BY rank_key ASC NULLS LAST, score_key DESC NULLS LAST, doc_id DESC NULLS LAST) AS rank,
@@ -157,24 +158,27 @@ ranked AS (
                THEN error('rankkit: window_ranks ranks ties := trec or rank; rankkit.ranks takes average') ELSE true END
 ),
 -- the judged documents within depth, and each query's first row (which keeps a query without any)
-cut AS (
+rankkit_cut AS (
     SELECT r.system, r.query_id, r.rank, least(r.num_rows, coalesce(depth, r.num_rows)) AS num_rows, q.grade
-    FROM ranked r LEFT JOIN rankkit.qrels_rows(qrels_table) q USING (query_id, doc_id)
+    FROM rankkit_ranked r LEFT JOIN rankkit.qrels_rows(qrels_table) q USING (query_id, doc_id)
     WHERE (depth IS NULL OR r.rank <= depth) AND (q.grade IS NOT NULL OR r.rank = 1)
 ),
 -- judged_only := true ranks the documents judged >= 0 among themselves (trec_eval -J)
-judged AS (
+rankkit_judged AS (
     SELECT system, query_id, num_rows AS num_ret, CASE WHEN grade IS NOT NULL THEN rank END AS rank, grade
-    FROM cut WHERE NOT judged_only
+    FROM rankkit_cut WHERE NOT judged_only
     UNION ALL
     SELECT system, query_id, count(*) FILTER (WHERE grade >= 0) OVER query AS num_ret,
            CASE WHEN grade >= 0 THEN count(*) FILTER (WHERE grade >= 0) OVER (query ORDER BY rank) END AS rank,
            CASE WHEN grade >= 0 THEN grade END AS grade
-    FROM cut WHERE judged_only
+    FROM rankkit_cut WHERE judged_only
     WINDOW query AS (PARTITION BY system, query_id)
 )
 SELECT system, query_id, num_ret, rank, grade, NULL::BIGINT AS tie_first, NULL::BIGINT AS tie_size
-FROM judged WHERE rank IS NOT NULL OR grade IS NULL;
+FROM rankkit_judged
+-- the rows are not checked, but a missing column is said, as in rankkit.ranks
+CROSS JOIN rankkit.columns_ok(qrels_table, 'qrels') qrels_columns CROSS JOIN rankkit.columns_ok(run_table, 'run') run_columns
+WHERE (rank IS NOT NULL OR grade IS NULL) AND qrels_columns.ok AND run_columns.ok;
 
 -- rankkit.input_checks: one row, ok = true, or an error naming what is wrong with the raw inputs:
 -- a missing column (rankkit.columns_ok), a NULL id, score or grade, a NaN or infinite one, or

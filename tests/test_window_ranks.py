@@ -100,3 +100,14 @@ def test_a_small_run_against_dense_judgments_is_ranked_by_a_window(monkeypatch):
     monkeypatch.setattr(evaluate_module, "WINDOW_ROWS", 4299)  # a large run: counting, no sort
     assert "rankkit.ranks(" in engine(dl19, run)[0]
     assert not evaluate_module.ranks_by_window(dl19, Source("r", "r", "run"), "trec")  # rows not counted
+
+
+def test_window_ranks_name_a_missing_column_and_read_tables_named_as_its_steps():
+    con = rankkit.connect()
+    con.execute("CREATE TABLE cut AS SELECT 'q1' AS query_id, 'd1' AS doc_id, 1 AS relevance")
+    con.execute("CREATE TABLE ranked AS SELECT 'q1' AS query_id, 'd1' AS doc_id, 2.0 AS score")
+    assert con.execute("SELECT query_id, num_ret, rank, grade FROM rankkit.window_ranks('cut', 'ranked')").fetchall() \
+        == [("q1", 1, 1, 1.0)]
+    con.execute("CREATE TABLE unscored AS SELECT 'q1' AS query_id, 'd1' AS doc_id")
+    with pytest.raises(Exception, match="run table unscored: .*score"):
+        con.execute("FROM rankkit.window_ranks('cut', 'unscored')").fetchall()
