@@ -240,7 +240,7 @@ def ranks_by_window(qrels: Source, run: Source, ties: str) -> bool:
 def engine_query(per_query: bool, sliced: bool, specs: Iterable[Mapping], *, ties: str = "trec",
                  queries: str = "both", window: bool = False) -> str:
     """What rankkit.per_query and rankkit.aggregate (or their _by forms) compute, for inputs that
-    load() checked: rankkit.ranks (rankkit.window_ranks with ``window``, for a small run), then the
+    load() checked: rankkit.ranks (rankkit.window_ranks_loaded with ``window``, for a small run), then the
     statement rankkit.compose writes for ``specs`` (only their features, each once as a column,
     parameters as literals), then rankkit.over_values (or slice_values, over_slices). Binding
     rankkit.input_checks, and rankkit.features' struct of every feature with a CASE over the
@@ -259,7 +259,8 @@ def _stages(specs: Iterable[Mapping], *, ties: str, queries: str, window: bool) 
     """engine_query's common part: the ranks (by rankkit.window_ranks with ``window``), then the
     per-query values as ``rankkit_values``."""
     values = compose(specs, qrels="$qrels", ranks="rankkit_ranked_run", ties=ties, queries=queries)
-    ranks = ("rankkit.window_ranks($qrels, $run, ties := $ties, scores := $scores, depth := $depth, "
+    # load() checked the columns (rankkit.window_ranks would bind that check again)
+    ranks = ("rankkit.window_ranks_loaded($qrels, $run, ties := $ties, scores := $scores, depth := $depth, "
              "judged_only := $judged_only)" if window else
              "rankkit.ranks($qrels, $run, ties := $ties, scores := $scores, depth := $depth, "
              "judged_only := $judged_only, keyed := $keyed)")

@@ -93,7 +93,7 @@ def test_a_small_run_against_dense_judgments_is_ranked_by_a_window(monkeypatch):
     dl19 = Source("q", "q", "qrels", rows=9260, lists=43)  # 215 judged documents a query
     run = Source("r", "r", "run", rows=4300, lists=43)
     query, inputs = engine(dl19, run)
-    assert "rankkit.window_ranks(" in query and "keyed" not in inputs
+    assert "rankkit.window_ranks_loaded(" in query and "keyed" not in inputs
     # sparse judgments (one a query): counting wins at every size
     query, inputs = engine(Source("q", "q", "qrels", rows=50, lists=43), run)
     assert "rankkit.ranks(" in query and "keyed" in inputs
