@@ -34,6 +34,10 @@ SPEC_TYPE = ("STRUCT(i INTEGER, measure VARCHAR, metric VARCHAR, k BIGINT, rel D
              "coef DOUBLE[], gains STRUCT(level DOUBLE, gain DOUBLE)[], docs BIGINT, agg VARCHAR)")
 # result columns an attribute column (by=) must not shadow
 RESERVED = ("measure", "system", "query_id", "value", "queries", "ci_low", "ci_high")
+# The largest run ranked by rankkit.window_ranks, and rankkit.ranks' most judged documents a query
+# still counted (its by_window cut in sql/20_engine.sql): see ranks_by_window.
+WINDOW_ROWS = 1_000_000
+JUDGED_COUNTED = 8
 OUTPUT_FORMATS = {".parquet": "(FORMAT parquet)", ".csv": "(FORMAT csv, HEADER true)",
                   ".tsv": "(FORMAT csv, HEADER true, DELIMITER '\t')", ".json": "(FORMAT json, ARRAY true)",
                   ".jsonl": "(FORMAT json)", ".ndjson": "(FORMAT json)"}
@@ -184,7 +188,8 @@ def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path,
         compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
         _, inputs = evaluation_query(qrels_source, run_source, specs, True, None, conventions)
         inputs.update(systems=[str(s) for s in run_source.systems], measures=[spec["measure"] for spec in specs])
-        query = long_query(specs, per_query, summary, digits, ties=conventions.ties, queries=conventions.queries)
+        query = long_query(specs, per_query, summary, digits, ties=conventions.ties, queries=conventions.queries,
+                           window=ranks_by_window(qrels_source, run_source, conventions.ties))
         return _copy(con, query, inputs, path, None)
 
 
@@ -212,39 +217,58 @@ def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query:
     """The SQL evaluating the sources (see engine_query), and its parameters."""
     ties, scores, depth, queries, judged_only = conventions.sql_arguments()
     inputs = {"qrels": qrels_source.table, "run": run_source.engine, "ties": ties, "scores": scores,
-              "depth": depth, "judged_only": judged_only, "keyed": bool(run_source.keyed)}
+              "depth": depth, "judged_only": judged_only}
+    window = ranks_by_window(qrels_source, run_source, ties)
+    if not window:
+        inputs["keyed"] = bool(run_source.keyed)
     if slices:
         inputs.update(slices=slices[0], attribute=slices[1])
-    return engine_query(per_query, bool(slices), specs, ties=ties, queries=queries), inputs
+    return engine_query(per_query, bool(slices), specs, ties=ties, queries=queries, window=window), inputs
+
+
+def ranks_by_window(qrels: Source, run: Source, ties: str) -> bool:
+    """Whether the run is ranked by rankkit.window_ranks (sorting every row) rather than rankkit.ranks
+    (counting): for a run of at most WINDOW_ROWS rows against qrels judging more than JUDGED_COUNTED
+    documents a query on average. rankkit.ranks counts the ranks of a query only where it retrieved
+    at most that many judged documents and sorts the others; where most queries are sorted anyway,
+    its counting joins and their planning cost more than one window (a DL19 run: 3x). Sparse
+    judgments (MS MARCO's one a query) are counted, cheaper at every size. 0 rows: not counted."""
+    return (ties != "average" and 0 < run.rows <= WINDOW_ROWS
+            and qrels.rows > JUDGED_COUNTED * max(qrels.lists, 1))
 
 
 def engine_query(per_query: bool, sliced: bool, specs: Iterable[Mapping], *, ties: str = "trec",
-                 queries: str = "both") -> str:
+                 queries: str = "both", window: bool = False) -> str:
     """What rankkit.per_query and rankkit.aggregate (or their _by forms) compute, for inputs that
-    load() checked: rankkit.ranks, then the statement rankkit.compose writes for ``specs`` (only their
-    features, each once as a column, parameters as literals), then rankkit.over_values (or
-    slice_values, over_slices). Binding rankkit.input_checks, and rankkit.features' struct of every
-    feature with a CASE over the measures, was most of the time of a small evaluation and bought
-    nothing here. The values are MATERIALIZED: the aggregate reads them once.
-    Parameters by name: qrels, run, ties, scores, depth, judged_only, keyed, and slices, attribute
-    when ``sliced``."""
-    query = _stages(specs, ties=ties, queries=queries)
+    load() checked: rankkit.ranks (rankkit.window_ranks_loaded with ``window``, for a small run), then the
+    statement rankkit.compose writes for ``specs`` (only their features, each once as a column,
+    parameters as literals), then rankkit.over_values (or slice_values, over_slices). Binding
+    rankkit.input_checks, and rankkit.features' struct of every feature with a CASE over the
+    measures, was most of the time of a small evaluation and bought nothing here. The values are
+    MATERIALIZED: the aggregate reads them once.
+    Parameters by name: qrels, run, ties, scores, depth, judged_only, keyed (not with ``window``), and
+    slices, attribute when ``sliced``."""
+    query = _stages(specs, ties=ties, queries=queries, window=window)
     if sliced:
         query += ", rankkit_sliced AS (FROM rankkit.slice_values('rankkit_values', $slices, $attribute))"
         return query + (" FROM rankkit_sliced" if per_query else " FROM rankkit.over_slices('rankkit_sliced')")
     return query + (" FROM rankkit_values" if per_query else " FROM rankkit.over_values('rankkit_values')")
 
 
-def _stages(specs: Iterable[Mapping], *, ties: str, queries: str) -> str:
-    """engine_query's common part: the ranks, then the per-query values as ``rankkit_values``."""
+def _stages(specs: Iterable[Mapping], *, ties: str, queries: str, window: bool) -> str:
+    """engine_query's common part: the ranks (by rankkit.window_ranks with ``window``), then the
+    per-query values as ``rankkit_values``."""
     values = compose(specs, qrels="$qrels", ranks="rankkit_ranked_run", ties=ties, queries=queries)
-    return ("WITH rankkit_ranked_run AS (FROM rankkit.ranks($qrels, $run, ties := $ties, scores := $scores, "
-            "depth := $depth, judged_only := $judged_only, keyed := $keyed)), "
-            f"rankkit_values AS MATERIALIZED ({values})")
+    # load() checked the columns (rankkit.window_ranks would bind that check again)
+    ranks = ("rankkit.window_ranks_loaded($qrels, $run, ties := $ties, scores := $scores, depth := $depth, "
+             "judged_only := $judged_only)" if window else
+             "rankkit.ranks($qrels, $run, ties := $ties, scores := $scores, depth := $depth, "
+             "judged_only := $judged_only, keyed := $keyed)")
+    return f"WITH rankkit_ranked_run AS (FROM {ranks}), rankkit_values AS MATERIALIZED ({values})"
 
 
 def long_query(specs: Iterable[Mapping], per_query: bool, summary: bool, digits: int | None, *,
-               ties: str, queries: str) -> str:
+               ties: str, queries: str, window: bool = False) -> str:
     """The command line's table in SQL, as rankkit.output writes it in csv and json: ``measure,
     system, query_id, value, queries``, the per-query values (with ``per_query``), then the
     aggregate as query ``all`` with its query count (with ``summary``), per system in the order
@@ -257,7 +281,7 @@ def long_query(specs: Iterable[Mapping], per_query: bool, summary: bool, digits:
     if not parts:  # -n without -q: nothing to write but the header
         parts = ["SELECT 0 AS part, NULL::VARCHAR AS measure, NULL::VARCHAR AS system, NULL::VARCHAR AS query_id, "
                  "NULL::DOUBLE AS value, NULL::BIGINT AS queries WHERE false"]
-    return (f"{_stages(specs, ties=ties, queries=queries)} SELECT measure, system, query_id, {value} AS value, queries "
+    return (f"{_stages(specs, ties=ties, queries=queries, window=window)} SELECT measure, system, query_id, {value} AS value, queries "
             f"FROM ({' UNION ALL '.join(parts)}) ORDER BY list_position($systems, system), part, "
             f"list_position($measures, measure), query_id")
 
@@ -277,8 +301,8 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
         frame = run_query(con, select, inputs)
     if ci is not None:
         with Progress(con, "bootstrapping", enabled=progress):
-            values = run_query(con, engine_query(True, bool(slices), specs, ties=conventions.ties,
-                                                 queries=conventions.queries), inputs)
+            values = run_query(con, evaluation_query(qrels_source, run_source, specs, True, slices, conventions)[0],
+                               inputs)
         frame = with_ci(con, frame, values, ci, seed, resamples, by)
     return frame
 
@@ -439,7 +463,8 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
     label = ", ".join(s.label for s in sources)
     owned = [("view", view), ("table", counts)] + [item for source in sources for item in source.owned]
     return Source(table=view, label=label, kind="run", queries=counts, systems=systems, owned=owned,
-                  keyed=view if keyed else "")
+                  keyed=view if keyed else "", rows=sum(source.rows for source in sources),
+                  lists=sum(source.lists for source in sources))
 
 
 def listed_run_name(run, position: int) -> str:

@@ -62,6 +62,8 @@ class Source:
     fractional: tuple | None = None  # (query_id, doc_id, grade) of a fractional grade, qrels only
     top_grade: float | None = None
     keyed: str = ""  # parsed text: a view of the table with rankkit_key, the stored hash(query_id, doc_id)
+    rows: int = 0  # the rows and (system,) queries the checking pass counted (the engine picks its ranking by them)
+    lists: int = 0
     owned: list = field(default_factory=list)  # (what, name) made for this source, dropped by release()
 
     @property
@@ -523,9 +525,10 @@ def _check(con, loaded: Source, duplicates: str, text) -> None:
     except duckdb.Error as error:
         raise InputError(_read_error(error, loaded.label)) from None
     bad = con.execute(
-        f"SELECT count(*) FILTER (WHERE query_id IS NULL), sum(null_docs), sum(bad_numbers), sum(n) "
+        f"SELECT count(*) FILTER (WHERE query_id IS NULL), sum(null_docs), sum(bad_numbers), sum(n), count(*) "
         f"FROM {loaded.queries}"
     ).fetchall()[0]
+    loaded.rows, loaded.lists = int(bad[3] or 0), bad[4]
     if not bad[3]:  # an empty table, frame or file is an error, as an empty TREC file is
         raise InputError(f"{loaded.label}: no rows, expected {', '.join(REQUIRED[kind])} rows")
     if bad[0] or bad[1] or bad[2]:

@@ -138,6 +138,56 @@ LEFT JOIN tie_groups ON tie_groups.system IS NOT DISTINCT FROM judged.system AND
 CROSS JOIN rankkit.columns_ok(qrels_table, 'qrels') qrels_columns CROSS JOIN rankkit.columns_ok(run_table, 'run') run_columns
 WHERE qrels_columns.ok AND run_columns.ok;
 
+-- rankkit.window_ranks: rankkit.ranks' rows for ties := 'trec' or 'rank', every row of the run ranked by
+-- rankkit.ranked's window (the same order, depth and judged_only rules). Counting ranks (above) saves
+-- sorting a large run, but its joins and its two plans cost more than one sort where most queries
+-- retrieved many judged documents (a DL19 run: the whole call 1.5x the plain statement of
+-- bench/lean.py, not 2x); rankkit.evaluate.ranks_by_window says when. A query that retrieved no judged document has one row
+-- with rank and grade NULL, as in rankkit.ranks; so may a query that did (a row the stages skip).
+-- rankkit.window_ranks_loaded is the same without the column check, for inputs rankkit's readers
+-- loaded and checked (rankkit.evaluate): binding that check costs half the plain statement's time.
+CREATE OR REPLACE MACRO rankkit.window_ranks_loaded(qrels_table, run_table, ties := 'trec', scores := 'double',
+        depth := NULL, judged_only := false) AS TABLE
+-- (CTE names prefixed: query_table() inside the row macros would read a CTE named as the caller's table)
+WITH
+rankkit_ranked AS (
+    SELECT system, query_id, doc_id,
+           row_number() OVER (PARTITION BY system, query_id
+                              ORDER BY rank_key ASC NULLS LAST, score_key DESC NULLS LAST, doc_id DESC NULLS LAST) AS rank,
+           count(*) OVER (PARTITION BY system, query_id) AS num_rows
+    FROM rankkit.run_keys(run_table, ties := ties, scores := scores, depth := depth)
+    WHERE CASE WHEN ties = 'average'
+               THEN error('rankkit: window_ranks ranks ties := trec or rank; rankkit.ranks takes average') ELSE true END
+),
+-- the judged documents within depth, and each query's first row (which keeps a query without any)
+rankkit_cut AS (
+    SELECT r.system, r.query_id, r.rank, least(r.num_rows, coalesce(depth, r.num_rows)) AS num_rows, q.grade
+    FROM rankkit_ranked r LEFT JOIN rankkit.qrels_rows(qrels_table) q USING (query_id, doc_id)
+    WHERE (depth IS NULL OR r.rank <= depth) AND (q.grade IS NOT NULL OR r.rank = 1)
+),
+-- judged_only := true ranks the documents judged >= 0 among themselves (trec_eval -J)
+rankkit_judged AS (
+    SELECT system, query_id, num_rows AS num_ret, CASE WHEN grade IS NOT NULL THEN rank END AS rank, grade
+    FROM rankkit_cut WHERE NOT judged_only
+    UNION ALL
+    SELECT system, query_id, count(*) FILTER (WHERE grade >= 0) OVER query AS num_ret,
+           CASE WHEN grade >= 0 THEN count(*) FILTER (WHERE grade >= 0) OVER (query ORDER BY rank) END AS rank,
+           CASE WHEN grade >= 0 THEN grade END AS grade
+    FROM rankkit_cut WHERE judged_only
+    WINDOW query AS (PARTITION BY system, query_id)
+)
+SELECT system, query_id, num_ret, rank, grade, NULL::BIGINT AS tie_first, NULL::BIGINT AS tie_size
+FROM rankkit_judged WHERE rank IS NOT NULL OR grade IS NULL;
+
+CREATE OR REPLACE MACRO rankkit.window_ranks(qrels_table, run_table, ties := 'trec', scores := 'double', depth := NULL,
+        judged_only := false) AS TABLE
+SELECT w.*
+FROM rankkit.window_ranks_loaded(qrels_table, run_table, ties := ties, scores := scores, depth := depth,
+                                 judged_only := judged_only) w
+-- the rows are not checked, but a missing column is said, as in rankkit.ranks
+CROSS JOIN rankkit.columns_ok(qrels_table, 'qrels') qrels_columns CROSS JOIN rankkit.columns_ok(run_table, 'run') run_columns
+WHERE qrels_columns.ok AND run_columns.ok;
+
 -- rankkit.input_checks: one row, ok = true, or an error naming what is wrong with the raw inputs:
 -- a missing column (rankkit.columns_ok), a NULL id, score or grade, a NaN or infinite one, or
 -- (validate := true) a duplicate document.
