@@ -742,13 +742,15 @@ def _header(text: str, tip: str, nowrap: bool) -> str:
     return f"<th style='padding:2px 6px;text-align:right{wrap}'{title}>{html.escape(text)}</th>"
 
 
-_MOVES_COLOURS = ("Green: the move helps this system's score (a relevant document higher, a non-relevant one "
-                  "lower); red: it hurts; grey: an unjudged document, whose worth is unknown.")
-_MOVES_LEGEND = (f"<p style='font-size:12px;color:#444;margin:2px 0'><b>rank in the other system</b>: "
+# What a move's colour says, once: coloured in the legend under the tables, plain in the column's tooltip.
+_MOVES_MEANING = ("{green}: the move helps this system's score (a relevant document higher, a non-relevant one "
+                  "lower); {red}: it hurts; {grey}: an unjudged document, whose worth is unknown.")
+_MOVES_COLOURS = _MOVES_MEANING.format(green="Green", red="red", grey="grey")
+_MOVES_LEGEND = ("<p style='font-size:12px;color:#444;margin:2px 0'><b>rank in the other system</b>: "
                  "▲ n, n places higher here; ▼ n, lower here. "
-                 f"<span style='color:{HELPS}'>Green</span>: the move helps this system's score (a relevant "
-                 f"document higher, a non-relevant one lower); <span style='color:{HURTS}'>red</span>: it hurts; "
-                 f"<span style='color:{NEUTRAL}'>grey</span>: an unjudged document, whose worth is unknown.</p>")
+                 + _MOVES_MEANING.format(green=f"<span style='color:{HELPS}'>Green</span>",
+                                         red=f"<span style='color:{HURTS}'>red</span>",
+                                         grey=f"<span style='color:{NEUTRAL}'>grey</span>") + "</p>")
 
 
 def _graded(measure) -> bool:
