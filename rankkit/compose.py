@@ -26,9 +26,9 @@ from functools import cache
 from typing import Iterable, Mapping
 
 from rankkit.errors import RankkitError
-from rankkit.measures import TIE_RULES, Feature, Measure, inputs, registry, shared_features
+from rankkit.measures import CONVENTIONS, TIE_RULES, Feature, Measure, inputs, registry, shared_features
 
-__all__ = ["compose", "Plan", "DuckDB", "DUCKDB"]
+__all__ = ["compose", "Plan", "Generic", "per_query_macro", "DuckDB", "DUCKDB"]
 
 _REFERENCE = re.compile(r"\{(s\.)?(\w+)\}")
 QUERY_SETS = ("both", "qrels")
@@ -81,11 +81,12 @@ class DuckDB:
         return (f"SELECT query_id, list(grade ORDER BY grade DESC) AS qrels_grades FROM {self.qrels_rows(qrels)} "
                 "GROUP BY query_id")
 
-    def discount_sums(self, ranks: str) -> str:
-        """cum[r]: the discounts of ranks 1..r added up, as scikit-learn adds them (ties := 'average')."""
+    def discount_sums(self, ranks: str, where: str = "true") -> str:
+        """cum[r]: the discounts of ranks 1..r added up, as scikit-learn adds them (ties := 'average'),
+        over the rows of ``ranks`` where ``where`` holds."""
         return ("SELECT list(cum ORDER BY r) AS cum FROM ("
                 "SELECT r, sum(1.0E0 / rankkit.discount(r)) OVER (ORDER BY r ROWS UNBOUNDED PRECEDING) AS cum "
-                f"FROM (SELECT unnest(range(1, max(tie_first + tie_size - 1) + 1)) AS r FROM {ranks}))")
+                f"FROM (SELECT unnest(range(1, max(tie_first + tie_size - 1) + 1)) AS r FROM {ranks} WHERE {where}))")
 
     def empty_list(self) -> str:
         return "[]"
@@ -116,6 +117,7 @@ class Column:
     scope: str
     depth: int
     feature: str
+    metrics: set[str] = field(default_factory=set)  # the measures that read it
 
 
 @dataclass
@@ -128,12 +130,14 @@ class Plan:
     columns: dict[str, Column] = field(default_factory=dict)  # by SQL text
     inputs: set[str] = field(default_factory=set)
     values: list[tuple[int, str, str, str]] = field(default_factory=list)  # i, measure, agg, value column
+    _metric: str = ""  # the measure being planned
 
     def add(self, spec: Mapping) -> None:
         """Plan ``spec``'s value and everything it reads."""
         measure = registry()[spec["metric"]]
         if measure.value is None:
             raise RankkitError(f"measure {spec['measure']} is text, not a number: the composer computes numbers")
+        self._metric = measure.metric
         sql, scope, depth = self._render(measure.value, spec, measure)
         # a value is per system and query, even one that reads the qrels only (NumRel)
         column = self._column("value", f"CAST({sql} AS DOUBLE)", "run", depth if scope == "run" else 1)
@@ -160,15 +164,18 @@ class Plan:
         depth = 1 + max((d for _, s, d in found.values() if s == scope), default=0)
 
         def fill(match: re.Match) -> str:
-            if match.group(1):
-                return self.dialect.literal(spec[match.group(2)], spec_types()[match.group(2)])
-            return found[match.group(2)][0]
+            return self._param(match.group(2), spec) if match.group(1) else found[match.group(2)][0]
 
         return _REFERENCE.sub(fill, feature.expr), scope, depth
+
+    def _param(self, name: str, spec: Mapping) -> str:
+        """A parameter in an expression: the spec's value as a literal."""
+        return self.dialect.literal(spec[name], spec_types()[name])
 
     def _column(self, name: str, sql: str, scope: str, depth: int) -> Column:
         if sql not in self.columns:
             self.columns[sql] = Column(f"{name}_{len(self.columns) + 1}", sql, scope, depth, name)
+        self.columns[sql].metrics.add(self._metric)
         return self.columns[sql]
 
     def _variant(self, name: str, spec: Mapping, measure: Measure) -> Feature:
@@ -228,14 +235,124 @@ class Plan:
                 f"AND j.query_id = q.query_id{discounts}")
 
 
-def _layers(ctes: list, first: str, prefix: str, layers: list[list[Column]]) -> str:
-    """Append one CTE per layer over ``first``, each adding its columns to the one below; the last name."""
+def _layers(ctes: list, first: str, prefix: str, layers: list[list[Column]], sql=lambda column: column.sql) -> str:
+    """Append one CTE per layer over ``first``, each adding its columns (as ``sql`` writes them) to the one
+    below; the last name."""
     last = first
     for n, columns in enumerate(layers, 1):
         name = f"{prefix}{n}"
-        ctes.append((name, f"SELECT *, {', '.join(f'{c.sql} AS {c.name}' for c in columns)} FROM {last}", False))
+        ctes.append((name, f"SELECT *, {', '.join(f'{sql(c)} AS {c.name}' for c in columns)} FROM {last}", False))
         last = name
     return last
+
+
+@dataclass
+class Generic(Plan):
+    """Every measure at once, for a list of specs known only when the statement runs: the body of the
+    rankkit.per_query_ranked macro, which the plain duckdb shell calls with any measures. It is written
+    from the same declarations as compose's statements; what differs is where a parameter comes from.
+    A parameter is read from each row's spec (the column ``s``), a variant is chosen by a CASE on its
+    condition, each feature is computed only on the rows of the measures that read it, and the value
+    is a CASE over the measures. The rows are one per spec, system and query; a feature of the qrels
+    is computed per spec and query, once whatever the number of systems."""
+
+    by_metric: dict[str, str] = field(default_factory=dict)  # metric -> its value column
+
+    def add(self, spec: Mapping) -> None:
+        measure = registry()[spec["metric"]]
+        self._metric = measure.metric
+        sql, scope, depth = self._render(measure.value, spec, measure)
+        column = self._column("value", f"CAST({sql} AS DOUBLE)", "run", depth if scope == "run" else 1)
+        self.by_metric[measure.metric] = column.name
+
+    def _param(self, name: str, spec: Mapping) -> str:
+        return f"s.{name}"
+
+    def _variant(self, name: str, spec: Mapping, measure: Measure) -> Feature:
+        """The declaration of ``name`` with every variant: CASE WHEN its condition THEN it, the first
+        declared first, ELSE the plain declaration (NULL if none)."""
+        variants = tuple(f for f in measure.features if f.name == name) or shared_features()[name]
+        plain = [f.expr for f in variants if f.when is None]
+        expr = plain[0] if plain else "NULL"
+        for feature in reversed([f for f in variants if f.when]):
+            expr = f"CASE WHEN {self._condition(*feature.when)} THEN {feature.expr} ELSE {expr} END"
+        return Feature(name, expr, variants[0].where)
+
+    def _condition(self, key: str, wanted: str) -> str:
+        """A variant's condition in SQL: a convention is the macro's argument, a parameter the spec's."""
+        subject = key if key in CONVENTIONS else f"{{s.{key}}}"
+        if wanted == "NULL":
+            return f"{subject} IS NULL"
+        if key not in CONVENTIONS and spec_types()[key] in ("DOUBLE", "BIGINT", "INTEGER"):
+            return f"{subject} = {float(wanted)!r}"
+        return f"{subject} = {self.dialect.literal(wanted, 'VARCHAR')}"
+
+    def _guarded(self, column: Column) -> str:
+        metrics = ", ".join(self.dialect.literal(m, "VARCHAR") for m in sorted(column.metrics))
+        return f"CASE WHEN metric IN ({metrics}) THEN {column.sql} END"
+
+    def statement(self, qrels: str, ranks: str, specs: str = "specs") -> str:
+        """The statement over ``ranks`` (a table or CTE in rankkit.ranks' columns), ``qrels`` (for
+        rankkit.qrels_rows) and ``specs`` (a list of rankkit.spec), reading the arguments ``ties`` and
+        ``queries`` by name: i, measure, agg, system, query_id, value."""
+        d = self.dialect
+        ctes = [("rankkit_spec", f"SELECT s.i, s.metric, s FROM (SELECT unnest({specs}) AS s)", False),
+                ("rankkit_checks", self._checks(), False),
+                ("rankkit_judged", d.judged(ranks, True), False),
+                ("rankkit_judgments", d.judgments(qrels), True),
+                ("rankkit_query", "SELECT sp.i, sp.metric, sp.s, j.query_id, j.qrels_grades "
+                                  "FROM rankkit_judgments j CROSS JOIN rankkit_spec sp", False)]
+        query = _layers(ctes, "rankkit_query", "rankkit_q", self._by_layer("query"), self._guarded)
+        ctes[-1] = (ctes[-1][0], ctes[-1][1], True)  # per spec and query, whatever the number of systems
+        ctes.append(("rankkit_discounts", d.discount_sums(ranks, "ties = 'average'"), False))
+        ctes.append(("rankkit_evaluated", self._evaluated(query), False))
+        last = _layers(ctes, "rankkit_evaluated", "rankkit_r", self._by_layer("run"), self._guarded)
+        body = ",\n".join(f"{name} AS {d.materialized if materialized else ''}({sql})"
+                          for name, sql, materialized in ctes)
+        cases = " ".join(f"WHEN {d.literal(metric, 'VARCHAR')} THEN {column}" for metric, column in self.by_metric.items())
+        return (f"WITH\n{body}\nSELECT i, s.measure AS measure, s.agg AS agg, system, query_id, "
+                f"CASE metric {cases} END AS value FROM {last}")
+
+    def _checks(self) -> str:
+        """ties := 'average' refused for a measure that takes no such rule."""
+        average = [m for m in registry().values() if "average" in m.ties]
+        allowed = ", ".join(self.dialect.literal(m.metric, "VARCHAR") for m in average)
+        names = ", ".join(m.name for m in average)
+        return (f"SELECT CASE WHEN ties = 'average' AND EXISTS (SELECT 1 FROM rankkit_spec WHERE metric NOT IN ({allowed})) "
+                f"THEN error('rankkit: ties=average applies to the gain-based measures ({names}) only, not ' "
+                f"|| (SELECT string_agg(s.measure, ', ' ORDER BY i) FROM rankkit_spec WHERE metric NOT IN ({allowed}))) "
+                "ELSE true END AS ok")
+
+    def _evaluated(self, query: str) -> str:
+        """Per spec, system and evaluated query: the run's lists beside the query's features."""
+        def rows(system: str, joined: str, where: str) -> str:
+            return (f"SELECT q.*, {system} AS system, j.num_ret IS NOT NULL AS retrieved, "
+                    "coalesce(j.num_ret, 0) AS num_ret, coalesce(j.ranks, []) AS ranks, coalesce(j.grades, []) AS grades, "
+                    f"j.tie_firsts, j.tie_sizes, rankkit_discounts.cum FROM {joined} "
+                    f"CROSS JOIN rankkit_discounts CROSS JOIN rankkit_checks WHERE rankkit_checks.ok AND {where}")
+
+        # the query-set check sits in a condition: one on a constant false would be planned away, check and all
+        every = ("CASE WHEN queries = 'qrels' THEN true WHEN queries = 'both' THEN false "
+                 "ELSE error('rankkit: queries must be both or qrels, got ''' || queries || '''') END")
+        return (rows("j.system", f"rankkit_judged j JOIN {query} q USING (query_id)", "queries = 'both'")
+                + " UNION ALL "
+                + rows("sy.system", f"(SELECT DISTINCT system FROM rankkit_judged) sy CROSS JOIN {query} q "
+                                    "LEFT JOIN rankkit_judged j ON j.system IS NOT DISTINCT FROM sy.system "
+                                    "AND j.query_id = q.query_id", every))
+
+
+def per_query_macro(metrics: Iterable[str] | None = None) -> str:
+    """rankkit.per_query_ranked, written from the declarations of every measure (see Generic); with
+    ``metrics``, of those measures only (a test binds it faster)."""
+    planned = Generic()
+    for measure in registry().values():
+        if measure.value is not None and (metrics is None or measure.metric in metrics):
+            planned.add({"metric": measure.metric})
+    return ("-- Generated from sql/features.sql and sql/metrics/*.sql by rankkit.compose.per_query_macro().\n"
+            "CREATE OR REPLACE MACRO rankkit.per_query_ranked(qrels_table, ranks_table, specs, ties := 'trec', "
+            "queries := 'both') AS TABLE\n"
+            + planned.statement("qrels_table", "rankkit_ranks").replace(
+                "WITH\n", "WITH\nrankkit_ranks AS (FROM query_table(ranks_table::VARCHAR)),\n", 1) + ";\n")
 
 
 def compose(specs: Iterable[Mapping], *, qrels: str, ranks: str, ties: str = "trec", queries: str = "both",

@@ -243,8 +243,8 @@ def engine_query(per_query: bool, sliced: bool, specs: Iterable[Mapping], *, tie
     load() checked: rankkit.ranks (rankkit.window_ranks_loaded with ``window``, for a small run), then the
     statement rankkit.compose writes for ``specs`` (only their features, each once as a column,
     parameters as literals), then rankkit.over_values (or slice_values, over_slices). Binding
-    rankkit.input_checks, and rankkit.features' struct of every feature with a CASE over the
-    measures, was most of the time of a small evaluation and bought nothing here. The values are
+    rankkit.input_checks, and rankkit.per_query_ranked with a CASE over every measure, was most of
+    the time of a small evaluation and bought nothing here. The values are
     MATERIALIZED: the aggregate reads them once.
     Parameters by name: qrels, run, ties, scores, depth, judged_only, keyed (not with ``window``), and
     slices, attribute when ``sliced``."""

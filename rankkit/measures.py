@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Mapping
 
 from rankkit._paths import sql_dir
 
@@ -311,7 +311,7 @@ def get(name: str) -> Measure:
 
 
 def catalog_sql() -> str:
-    """SQL that declares the registry to the SQL side: the catalog and the value dispatch."""
+    """SQL that declares the registry to the SQL side: the catalog."""
     rows = ",\n        ".join(
         f"({_lit(m.metric)}, {_lit(m.name)}, {_list(m.aliases)}, {_list(m.params)}, {_lit(m.aggregate)})"
         for m in registry().values()
@@ -323,17 +323,7 @@ CREATE OR REPLACE MACRO rankkit.catalog() AS TABLE
     SELECT * FROM (VALUES
         {rows}
     ) AS catalog(metric, name, aliases, params, agg);
-
-CREATE OR REPLACE MACRO rankkit.measure_value(metric, f, s) AS
-    {value_dispatch(registry())};
 """
-
-
-def value_dispatch(metrics: Iterable[str]) -> str:
-    """The SQL expression of a measure's per-query value from the columns ``metric, f, s`` of
-    rankkit.features: a CASE over ``metrics``' _value macros (NULL for any other metric)."""
-    cases = " ".join(f"WHEN {_lit(metric)} THEN rankkit.{metric}_value(f, s)" for metric in dict.fromkeys(metrics))
-    return f"CASE metric {cases} END"
 
 
 def _lit(text: str) -> str:
@@ -411,3 +401,32 @@ def label(spec: Mapping) -> str:
     elif "recall" in measure.params and not _is_default(spec_value(spec, "recall"), params()["recall"].default):
         cutoff = f"@{_written(float(spec_value(spec, 'recall')))}"
     return measure.name + (f"({', '.join(shown)})" if shown else "") + cutoff
+
+
+# The conventions every measure's table macro takes, as rankkit.per_query takes them.
+TABLE_CONVENTIONS = "ties := 'trec', scores := 'double', depth := NULL, queries := 'both', judged_only := false"
+
+
+def table_macros_sql() -> str:
+    """Each measure's table macro (``rankkit.ndcg('qrels', 'run', k := 10)``), written from its header:
+    its parameters with the prelude's defaults, then the conventions; a measure whose value is text
+    (relstring, runid) writes its own in its file."""
+    from rankkit.compose import DUCKDB, spec_types
+
+    macros = ["-- Generated from the headers of sql/metrics/*.sql by rankkit.measures.table_macros_sql()."]
+    for m in registry().values():
+        if m.value is None:
+            continue
+        # IPrec's recall level travels as the one level of the spec's list (see spec_value)
+        types = {name: "DOUBLE" if name == "recall" else spec_types()[name] for name in m.params}
+        signature = "".join(f"{name} := {'NULL' if default(name) is None else DUCKDB.literal(default(name), types[name])}, "
+                            for name in m.params)
+        arguments = "".join(f", {'levels := [recall]' if name == 'recall' else f'{name} := {name}'}" for name in m.params)
+        macros.append(
+            f"CREATE OR REPLACE MACRO {m.macro}(qrels_table, run_table, {signature}{TABLE_CONVENTIONS}) AS TABLE\n"
+            f"    SELECT system, query_id, value\n"
+            f"    FROM rankkit.per_query(qrels_table, run_table,\n"
+            f"        [rankkit.spec({_lit(m.metric)}, {_lit(m.name)}, {_lit(m.aggregate)}{arguments})],\n"
+            f"        ties := ties, scores := scores, depth := depth, queries := queries, judged_only := judged_only)\n"
+            f"    ORDER BY system, query_id;")
+    return "\n".join(macros) + "\n"
