@@ -30,13 +30,14 @@ def sql_files() -> list[Path]:
 @cache
 def script() -> str:
     """Every macro as one script that a plain ``duckdb`` shell can run."""
-    from rankkit.compose import per_query_macro
+    from rankkit.compose import per_query_macro, trace_values_macro
     from rankkit.measures import catalog_sql, table_macros_sql
     from rankkit.names import fill
 
     parts = [f"-- {p.relative_to(sql_dir()).as_posix()}\n{fill(p.read_text(encoding='utf-8'))}" for p in sql_files()]
     parts.append(catalog_sql())
     parts.append(per_query_macro())
+    parts.append(trace_values_macro())
     parts.append(table_macros_sql())
     return "\n".join(parts)
 

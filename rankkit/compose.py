@@ -415,3 +415,72 @@ def _fields(text: str) -> dict[str, str]:
             found[name] = type_.strip()
             start = n + 1
     return found
+
+
+# The measures rankkit.trace shows at every rank, by metric id, and the column each goes in.
+TRACED = {"cg": "cg", "dcg": "dcg", "idcg": "idcg", "ndcg": "ndcg", "p": "precision", "r": "recall",
+          "ap": "ap", "rr": "rr", "err": "err"}
+# The trace's options as its macro has them (rankkit.trace checks them): the cutoff is each row's rank.
+TRACE_OPTIONS = {"k": "rankkit_cutoff", "rel": "CAST(rel AS DOUBLE)", "gain": "gain", "ideal": "ideal",
+                 "empty": "empty", "max": "CAST(max AS DOUBLE)",
+                 "gains": "rankkit.gain_map(trim(gains::VARCHAR, '[] '), 'trace')"}
+
+
+@dataclass
+class PerRank(Generic):
+    """The traced measures at every cutoff: rows per system, query and cutoff r (the column
+    ``rankkit_cutoff``, 1 to kmax), a column per measure, each measure's value at cutoff r. The other
+    options are the trace macro's arguments; a variant is chosen by CASE, as in Generic, but no
+    measure is guarded: every row computes every traced measure. A feature that reads the cutoff is
+    per row, even one of the qrels only (the ideal DCG at r)."""
+
+    def add(self, spec: Mapping) -> None:
+        Plan.add(self, spec)
+
+    def _param(self, name: str, spec: Mapping) -> str:
+        return TRACE_OPTIONS[name]
+
+    def _render(self, feature: Feature, spec: Mapping, measure: Measure) -> tuple[str, str, int]:
+        sql, scope, depth = super()._render(feature, spec, measure)
+        if "k" in feature.params and scope == "query":
+            found = [self._resolve(name, spec, measure) for name in feature.features]
+            return sql, "run", 1 + max((d for _, s, d in found if s == "run"), default=0)
+        return sql, scope, depth
+
+    def statement(self, qrels: str, ranks: str, specs: str = "") -> str:
+        d = self.dialect
+        ctes = [("rankkit_judged", d.judged(ranks, True), False),
+                ("rankkit_judgments", d.judgments(qrels), False)]
+        query = _layers(ctes, "rankkit_judgments", "rankkit_q", self._by_layer("query"))
+        ctes.append(("rankkit_discounts", d.discount_sums(ranks, "ties = 'average'"), False))
+        ctes.append(("rankkit_evaluated",
+                     f"SELECT j.system, j.query_id, j.num_ret IS NOT NULL AS retrieved, coalesce(j.num_ret, 0) AS num_ret, "
+                     f"coalesce(j.ranks, []) AS ranks, coalesce(j.grades, []) AS grades, j.tie_firsts, j.tie_sizes, "
+                     f"q.* EXCLUDE (query_id), rankkit_discounts.cum, c.rankkit_cutoff FROM rankkit_judged j JOIN {query} q USING (query_id) "
+                     "CROSS JOIN rankkit_discounts CROSS JOIN (SELECT unnest(range(1, kmax + 1)) AS rankkit_cutoff) c",
+                     False))
+        last = _layers(ctes, "rankkit_evaluated", "rankkit_r", self._by_layer("run"))
+        body = ",\n".join(f"{name} AS ({sql})" for name, sql, _ in ctes)
+        columns = ", ".join(self._value(metric, column) for _, metric, _, column in self.values)
+        return f"WITH\n{body}\nSELECT system, query_id, rankkit_cutoff AS rank, {columns} FROM {last}"
+
+    def _value(self, metric: str, column: str) -> str:
+        """A measure's column, NULL under ties := 'average' where the measure takes no such rule."""
+        if "average" in registry()[metric].ties:
+            return f"{column} AS {TRACED[metric]}"
+        return f"CASE WHEN ties = 'average' THEN NULL ELSE {column} END AS {TRACED[metric]}"
+
+
+def trace_values_macro() -> str:
+    """rankkit.trace_values: per system, query and rank r from 1 to kmax, each traced measure's value at
+    cutoff r (TRACED), from the same declarations as evaluate's values (PerRank), so that the trace's
+    row at rank k is evaluate's value at k, bit for bit."""
+    planned = PerRank()
+    for metric in TRACED:
+        planned.add({"metric": metric, "i": 0, "measure": metric, "agg": "mean"})
+    statement = planned.statement("qrels_table", "rankkit_ranks").replace(
+        "WITH\n", "WITH\nrankkit_ranks AS (FROM query_table(ranks_table::VARCHAR)),\n", 1)
+    return ("-- Generated from sql/features.sql and sql/metrics/*.sql by rankkit.compose.trace_values_macro().\n"
+            "CREATE OR REPLACE MACRO rankkit.trace_values(qrels_table, ranks_table, kmax, rel := 1, gain := 'linear', "
+            "gains := NULL, ideal := 'qrels', empty := 'zero', max := 4, ties := 'trec') AS TABLE\n"
+            f"{statement};\n")

@@ -30,7 +30,7 @@ from typing import Mapping
 from rankkit._paths import sql_dir
 
 __all__ = ["Measure", "Param", "Feature", "registry", "read_measure", "params", "get", "label", "spec_value",
-           "default", "shared_features", "inputs"]
+           "default", "shared_features", "inputs", "written"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
 _PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+(?:\[\])?)\s*:=\s*(\S+)\s+(.*?)\s*$")
@@ -368,14 +368,14 @@ def spec_value(spec: Mapping, name: str):
     return spec["levels"][0] if name == "recall" else spec[name]
 
 
-def _written(value) -> str:
+def written(value) -> str:
     """A parameter's value as a measure name writes it, so that the parser reads it back the same."""
     if isinstance(value, float):
         return f"{value:g}"
     if isinstance(value, (list, tuple)) and value and isinstance(value[0], Mapping):  # gains, [1=3,2=9]
-        return "[" + ",".join(f"{_written(float(g['level']))}={_written(float(g['gain']))}" for g in value) + "]"
+        return "[" + ",".join(f"{written(float(g['level']))}={written(float(g['gain']))}" for g in value) + "]"
     if isinstance(value, (list, tuple)):
-        return "[" + ",".join(_written(float(v)) for v in value) + "]"
+        return "[" + ",".join(written(float(v)) for v in value) + "]"
     return str(value)
 
 
@@ -393,13 +393,13 @@ def label(spec: Mapping) -> str:
     'IPrec@0.5'
     """
     measure = registry()[spec["metric"]]
-    shown = [f"{name}={_written(spec_value(spec, name))}" for name in measure.params
+    shown = [f"{name}={written(spec_value(spec, name))}" for name in measure.params
              if name not in ("k", "recall") and not _is_default(spec_value(spec, name), _declared(name))]
     cutoff = ""
     if "k" in measure.params and spec.get("k") is not None:
         cutoff = f"@{spec['k']}"
     elif "recall" in measure.params and not _is_default(spec_value(spec, "recall"), params()["recall"].default):
-        cutoff = f"@{_written(float(spec_value(spec, 'recall')))}"
+        cutoff = f"@{written(float(spec_value(spec, 'recall')))}"
     return measure.name + (f"({', '.join(shown)})" if shown else "") + cutoff
 
 
