@@ -30,7 +30,7 @@ def sql_files() -> list[Path]:
 @cache
 def script() -> str:
     """Every macro as one script that a plain ``duckdb`` shell can run."""
-    from rankkit.compose import per_query_macro, trace_values_macro
+    from rankkit.compose import list_macros_sql, per_query_macro, trace_values_macro
     from rankkit.measures import catalog_sql, table_macros_sql
     from rankkit.names import fill
 
@@ -38,6 +38,7 @@ def script() -> str:
     parts.append(catalog_sql())
     parts.append(per_query_macro())
     parts.append(trace_values_macro())
+    parts.append(list_macros_sql())
     parts.append(table_macros_sql())
     return "\n".join(parts)
 

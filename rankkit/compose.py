@@ -269,14 +269,7 @@ class Generic(Plan):
         return f"s.{name}"
 
     def _variant(self, name: str, spec: Mapping, measure: Measure) -> Feature:
-        """The declaration of ``name`` with every variant: CASE WHEN its condition THEN it, the first
-        declared first, ELSE the plain declaration (NULL if none)."""
-        variants = tuple(f for f in measure.features if f.name == name) or shared_features()[name]
-        plain = [f.expr for f in variants if f.when is None]
-        expr = plain[0] if plain else "NULL"
-        for feature in reversed([f for f in variants if f.when]):
-            expr = f"CASE WHEN {self._condition(*feature.when)} THEN {feature.expr} ELSE {expr} END"
-        return Feature(name, expr, variants[0].where)
+        return _variants(name, measure, self._condition)
 
     def _condition(self, key: str, wanted: str) -> str:
         """A variant's condition in SQL: a convention is the macro's argument, a parameter the spec's."""
@@ -484,3 +477,80 @@ def trace_values_macro() -> str:
             "CREATE OR REPLACE MACRO rankkit.trace_values(qrels_table, ranks_table, kmax, rel := 1, gain := 'linear', "
             "gains := NULL, ideal := 'qrels', empty := 'zero', max := 4, ties := 'trec') AS TABLE\n"
             f"{statement};\n")
+
+
+# The inputs of a scalar list macro (sql/lists), from its grades in rank order (NULL: unjudged); the
+# qrels grades are the list file's own declaration (-- qrels:), by default the grades themselves.
+LIST_INPUTS = {"ranks": "[i FOR i IN range(1, len(grades) + 1) IF grades[i] IS NOT NULL]",
+               "grades": "[g::DOUBLE FOR g IN grades IF g IS NOT NULL]",
+               "num_ret": "len(grades)", "retrieved": "true"}
+LIST_OPTIONS = {"k": "rankkit.list_cutoff(k)"}  # the other options a list macro names are its arguments
+
+
+def list_macro(path) -> str:
+    """The scalar list macro of ``sql/lists/NAME.sql``: its header's signature, and as its body the value
+    of its measure (``-- measure:``) with every feature written in place, parameters its arguments
+    (``-- options:``) or else the prelude's defaults, as one expression. The same declarations as
+    evaluate's, so a list macro gives evaluate's value for the same grades, bit for bit."""
+    from rankkit.measures import _header, default
+
+    fields = _header(path)
+    measure = registry()[fields["measure"]]
+    options = set(fields.get("options", "").replace(",", " ").split())
+    qrels = fields.get("qrels", "grades")
+    inputs = {**LIST_INPUTS, "qrels_grades": f"list_reverse_sort([g::DOUBLE FOR g IN {qrels} IF g IS NOT NULL])"}
+
+    def param(name: str) -> str:
+        if name in options:
+            return LIST_OPTIONS.get(name, name)
+        value = default(name)
+        return "NULL" if value is None else DUCKDB.literal(value, spec_types()[name])
+
+    def render(feature: Feature) -> str:
+        def fill(match: re.Match) -> str:
+            if match.group(1):
+                return param(match.group(2))
+            name = match.group(2)
+            if name in inputs:
+                return f"({inputs[name]})"
+            if name in LIST_INPUTS or name in ("tie_firsts", "tie_sizes", "cum"):
+                raise RankkitError(f"{path}: the list macro cannot give {name}")
+            return f"({render(_variants(name, measure, lambda key, wanted: _list_condition(key, wanted, param)))})"
+
+        return _REFERENCE.sub(fill, feature.expr)
+
+    return (f"-- Generated from {path.name} and the definition of {measure.name} by rankkit.compose.list_macro().\n"
+            f"CREATE OR REPLACE MACRO {fields['signature']} AS\n    CAST({render(measure.value)} AS DOUBLE);\n")
+
+
+def _list_condition(key: str, wanted: str, param) -> str | bool:
+    """A variant's condition in a list macro: the conventions are trec_eval's (ties by score, the
+    queries of both), decided here; a parameter's is a CASE on its argument."""
+    if key in CONVENTIONS:
+        return {"ties": "trec", "queries": "both"}[key] == wanted
+    if wanted == "NULL":
+        return f"{param(key)} IS NULL"
+    return f"{param(key)} = {DUCKDB.literal(wanted, 'VARCHAR')}"
+
+
+def _variants(name: str, measure: Measure, condition) -> Feature:
+    """The declaration of ``name`` with every variant: CASE WHEN its condition THEN it, the first
+    declared first, ELSE the plain declaration (NULL if none). ``condition(key, wanted)`` is SQL, or
+    a bool where it is decided already."""
+    variants = tuple(f for f in measure.features if f.name == name) or shared_features()[name]
+    plain = [f.expr for f in variants if f.when is None]
+    expr = plain[0] if plain else "NULL"
+    for feature in reversed([f for f in variants if f.when]):
+        holds = condition(*feature.when)
+        if holds is True:
+            expr = feature.expr
+        elif holds is not False:
+            expr = f"CASE WHEN {holds} THEN {feature.expr} ELSE {expr} END"
+    return Feature(name, expr, variants[0].where)
+
+
+def list_macros_sql() -> str:
+    """Every scalar list macro (sql/lists), generated (list_macro)."""
+    from rankkit._paths import sql_dir
+
+    return "".join(list_macro(path) for path in sorted((sql_dir() / "lists").glob("*.sql")))

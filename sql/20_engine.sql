@@ -39,6 +39,10 @@ CREATE OR REPLACE MACRO rankkit.bad_row(query_id, doc_id, what, number) AS
 -- and one row with rank, grade and tie columns NULL for a query that retrieved no judged document,
 -- so that every query of the run is there. The arguments are rankkit.per_query's; the rows are not
 -- checked (rankkit.per_query does that), the columns are (rankkit.columns_ok).
+-- The most judged documents a query may have retrieved and still have its ranks counted (rankkit.ranks,
+-- below); rankkit.evaluate.ranks_by_window reads the number from this line.
+CREATE OR REPLACE MACRO rankkit.judged_counted() AS 8;
+
 CREATE OR REPLACE MACRO rankkit.ranks(qrels_table, run_table, ties := 'trec', scores := 'double', depth := NULL,
         judged_only := false, keyed := false) AS TABLE
 WITH
@@ -69,7 +73,7 @@ run_judged AS (
 by_window AS (
     SELECT system, query_id FROM run_judged
     GROUP BY system, query_id
-    HAVING ties <> 'trec' OR count(*) > 8 OR count(*) FILTER (WHERE score_key IS NULL) > 0
+    HAVING ties <> 'trec' OR count(*) > rankkit.judged_counted() OR count(*) FILTER (WHERE score_key IS NULL) > 0
 ),
 by_count AS (
     SELECT * FROM run_judged j

@@ -10,6 +10,7 @@ import pytest
 import rankkit
 
 from rankkit._paths import sql_dir
+from rankkit.compose import list_macros_sql
 from rankkit.measures import registry, table_macros_sql
 from support import ROOT
 
@@ -99,9 +100,8 @@ def test_list_macro_header_and_its_example_holds(name, con):
 def test_list_macro_takes_grades_first_and_k_second_and_names_the_rest(name):
     """One calling convention for every list macro: rankkit.rr([0, 0, 1], 10) once read the 10 as a
     relevance level, rankkit.ap as a number of relevant documents."""
-    text = (sql_dir() / "lists" / f"{name}.sql").read_text(encoding="utf-8")
-    found = re.search(rf"CREATE OR REPLACE MACRO rankkit\.{name}\((.*?)\) AS\n", text)
-    assert found, f"{name}.sql does not define rankkit.{name}"
+    found = re.search(rf"CREATE OR REPLACE MACRO rankkit\.{name}\((.*?)\) AS\n", list_macros_sql())
+    assert found, f"rankkit.{name} is not generated from {name}.sql"
     params = [p.strip() for p in found.group(1).split(",")]
     assert params[:2] == ["grades", "k"], f"rankkit.{name}({found.group(1)}): grades first, k second"
     assert all(":=" in p for p in params[2:]), f"rankkit.{name}({found.group(1)}): other parameters are named"
