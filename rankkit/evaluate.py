@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import weakref
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
@@ -490,18 +491,27 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+# compare_inputs' counts per connection and pair of checked sources: each source's table of queries
+# is made once, by its checking pass, under a name used once, so the counts of a pair never change (a
+# notebook loop evaluating one run again and again asked 4 ms of every call for them)
+_compared: "weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, dict]" = weakref.WeakKeyDictionary()
+
+
 def compare_inputs(con: duckdb.DuckDBPyConnection, qrels: Source, run: Source, specs=(), *,
                    queries: str = "both", ties: str = "trec", warn: bool = True) -> dict:
     """Check a run against its qrels before evaluating: no query in common is an error; queries on
     one side only, fractional grades and grades above ERR's scale are warnings. Returns the counts."""
-    found = con.execute(
-        f"SELECT count(r.query_id), count(q.query_id), count(r.query_id) FILTER (WHERE q.query_id IS NOT NULL), "
-        f"count(r.query_id) FILTER (WHERE q.query_id IS NULL), min(r.query_id, 3) FILTER (WHERE q.query_id IS NULL), "
-        f"count(q.query_id) FILTER (WHERE r.query_id IS NULL), min(q.query_id, 3) FILTER (WHERE r.query_id IS NULL), "
-        f"min(r.query_id, 3), min(q.query_id, 3), (SELECT sum(no_rank) FROM {run.queries}) "
-        f"FROM (SELECT DISTINCT query_id FROM {run.queries}) r FULL JOIN (SELECT query_id FROM {qrels.queries}) q "
-        f"ON r.query_id = q.query_id"
-    ).fetchall()[0]
+    found = _compared.setdefault(con, {}).get((qrels.queries, run.queries))
+    if found is None:
+        found = con.execute(
+            f"SELECT count(r.query_id), count(q.query_id), count(r.query_id) FILTER (WHERE q.query_id IS NOT NULL), "
+            f"count(r.query_id) FILTER (WHERE q.query_id IS NULL), min(r.query_id, 3) FILTER (WHERE q.query_id IS NULL), "
+            f"count(q.query_id) FILTER (WHERE r.query_id IS NULL), min(q.query_id, 3) FILTER (WHERE r.query_id IS NULL), "
+            f"min(r.query_id, 3), min(q.query_id, 3), (SELECT sum(no_rank) FROM {run.queries}) "
+            f"FROM (SELECT DISTINCT query_id FROM {run.queries}) r FULL JOIN (SELECT query_id FROM {qrels.queries}) q "
+            f"ON r.query_id = q.query_id"
+        ).fetchall()[0]
+        _compared[con][(qrels.queries, run.queries)] = found
     counts = dict(zip(("run_queries", "qrels_queries", "common", "run_only", "run_only_examples",
                        "qrels_only", "qrels_only_examples", "run_examples", "qrels_examples", "no_rank"), found))
     if counts["run_queries"] and not counts["common"]:

@@ -286,6 +286,23 @@ def test_warns_about_queries_on_one_side_only(tmp_path):
     assert any("1 of 2 judged queries are missing" in w and "'q2'" in w and "trec_eval -c" in w for w in seen)
 
 
+def test_loaded_inputs_are_compared_once_and_warned_about_every_call(tmp_path):
+    """The counts of a pair of loaded inputs are kept (they cannot change); the warnings are not."""
+    q, r = files(tmp_path, run="q1 Q0 a 1 2.0 s\nq9 Q0 a 1 2.0 s\n")
+    con = rankkit.connect()
+    qrels, run = rankkit.read_qrels(q, con=con), rankkit.read_run(r, con=con)
+    other = rankkit.read_qrels(pd.DataFrame({"query_id": ["q9"], "doc_id": ["a"], "relevance": [1]}), con=con)
+    for _ in range(2):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            rankkit.evaluate(qrels, run, ["AP"], con=con)
+        assert any("1 of 2 queries have no judgments" in str(w.message) for w in seen)
+    with warnings.catch_warnings(record=True) as seen:  # another pair, other counts
+        warnings.simplefilter("always")
+        rankkit.evaluate(other, run, ["AP"], con=con)
+    assert any("1 of 2 queries have no judgments" in str(w.message) and "'q1'" in str(w.message) for w in seen)
+
+
 def test_warns_about_fractional_grades_and_grades_above_errs_scale(tmp_path):
     q, r = files(tmp_path, qrels="q1 0 a 1.5\nq1 0 b 0\nq2 0 c 6\n")
     seen = caught(q, r, ["AP", "ERR@10"])
