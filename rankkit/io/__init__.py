@@ -18,10 +18,9 @@ holds), ``trec_text`` (TREC text into a table), ``columns`` (which column is whi
 checking pass and its errors) and ``catalog`` (names in the connection's SQL).
 """
 
-from rankkit.io.catalog import is_table
+from rankkit.io.catalog import Source, is_table
 from rankkit.io.files import last_tag, run_name
-from rankkit.io.sources import (Source, default_connection, forget, is_frame, load, read_qrels, read_run,
-                                release)
+from rankkit.io.sources import default_connection, forget, is_frame, load, read_qrels, read_run, release
 from rankkit.names import ALIASES
 
 __all__ = ["read_qrels", "read_run", "default_connection", "load", "release", "forget", "Source", "ALIASES",

@@ -1,14 +1,41 @@
-"""Names in a connection's SQL: quoting, the temp names rankkit makes, and whether a name is a table."""
+"""Names in a connection's SQL: quoting, the temp names rankkit makes, whether a name is a table, and the
+Source, what rankkit made in the connection for one checked input."""
 
 from __future__ import annotations
 
 import itertools
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
 from rankkit.errors import InputError
+
+
+@dataclass
+class Source:
+    """A checked qrels or run: the temp table or view holding it, and what the checks found."""
+
+    table: str
+    label: str
+    kind: str
+    raw: str = ""  # what it was read from (SQL), and the SELECT list giving rankkit's columns
+    select: str = ""
+    number_column: str | None = None  # the source's score or relevance column
+    queries: str = ""  # temp table: per (system,) query counts, made by the checking pass
+    systems: list = field(default_factory=list)
+    fractional: tuple | None = None  # (query_id, doc_id, grade) of a fractional grade, qrels only
+    top_grade: float | None = None
+    keyed: str = ""  # parsed text: a view of the table with rankkit_key, the stored hash(query_id, doc_id)
+    rows: int = 0  # the rows and (system,) queries the checking pass counted (the engine picks its ranking by them)
+    lists: int = 0
+    owned: list = field(default_factory=list)  # (what, name) made for this source, dropped by release()
+
+    @property
+    def engine(self) -> str:
+        """What the macros read: the keyed view where there is one (rankkit.run_keys uses its key)."""
+        return self.keyed or self.table
 
 
 _counter = itertools.count(1)

@@ -5,20 +5,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import duckdb
 
 from rankkit.errors import InputError
 from rankkit.names import REQUIRED
-from rankkit.io.catalog import first_message, ident, quote
+from rankkit.io.catalog import Source, first_message, ident, quote
 from rankkit.io.columns import NUMBER
 from rankkit.io.files import is_glob, line_of
 from rankkit.io.trec_text import raise_bad_line
-
-if TYPE_CHECKING:  # the Source type only: sources imports this module
-    from rankkit.io.sources import Source
-
 
 SPLIT_ROWS = 1_000_000  # above this, the duplicate search of a source held in memory sorts in parts
 

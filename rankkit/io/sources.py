@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Mapping
 
@@ -16,7 +16,7 @@ from rankkit._sql import connect
 from rankkit.errors import InputError
 from rankkit.names import REQUIRED
 from rankkit.progress import Progress
-from rankkit.io.catalog import first_message, is_table, quote, table_ident, temp_name
+from rankkit.io.catalog import Source, first_message, is_table, quote, table_ident, temp_name
 from rankkit.io.checks import check_rows, keep_first, read_error
 from rankkit.io.columns import NUMBER, column_select, describe, match_columns, trec_select
 from rankkit.io.files import csv_reader, file_format, is_glob, run_name
@@ -27,31 +27,6 @@ _default: duckdb.DuckDBPyConnection | None = None
 
 
 DUPLICATES = ("error", "first")
-
-
-@dataclass
-class Source:
-    """A checked qrels or run: the temp table or view holding it, and what the checks found."""
-
-    table: str
-    label: str
-    kind: str
-    raw: str = ""  # what it was read from (SQL), and the SELECT list giving rankkit's columns
-    select: str = ""
-    number_column: str | None = None  # the source's score or relevance column
-    queries: str = ""  # temp table: per (system,) query counts, made by the checking pass
-    systems: list = field(default_factory=list)
-    fractional: tuple | None = None  # (query_id, doc_id, grade) of a fractional grade, qrels only
-    top_grade: float | None = None
-    keyed: str = ""  # parsed text: a view of the table with rankkit_key, the stored hash(query_id, doc_id)
-    rows: int = 0  # the rows and (system,) queries the checking pass counted (the engine picks its ranking by them)
-    lists: int = 0
-    owned: list = field(default_factory=list)  # (what, name) made for this source, dropped by release()
-
-    @property
-    def engine(self) -> str:
-        """What the macros read: the keyed view where there is one (rankkit.run_keys uses its key)."""
-        return self.keyed or self.table
 
 
 _sources: dict[str, Source] = {}
