@@ -20,7 +20,7 @@ from rankkit.io.catalog import Source, first_message, is_table, quote, table_ide
 from rankkit.io.checks import check_rows, keep_first, read_error
 from rankkit.io.columns import NUMBER, column_select, describe, match_columns, trec_select
 from rankkit.io.files import csv_reader, file_format, is_glob, run_name
-from rankkit.io.trec_text import load_trec
+from rankkit.io.trec_text import load_trec, load_trec_runs
 
 
 _default: duckdb.DuckDBPyConnection | None = None
@@ -139,6 +139,42 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
         raise
     if duplicates != "keep":  # a source with duplicates kept is for counting, never for evaluating
         _sources[loaded.table] = loaded
+    return loaded
+
+
+def load_run_files(con: duckdb.DuckDBPyConnection, runs: list[tuple[str, object]]) -> Source | None:
+    """Runs given as TREC run files, each one system named as given (``[(name, path), ...]``), read
+    and checked together: one read of every file (trec_text.load_trec_runs) and one checking pass,
+    where :func:`load` of each file makes each of them. None, having made nothing, when a run is not
+    a TREC text file or a file needs reading alone, and when the checks find a problem: the caller
+    then loads each run, which names the file and line as it does for one."""
+    paths = []
+    for _, run in runs:
+        try:
+            if not isinstance(run, (str, Path)) or (isinstance(run, str) and is_table(con, run)):
+                return None
+            fmt, path = file_format(con, run, None, "run")
+        except InputError:
+            return None
+        if fmt != "trec":
+            return None
+        paths.append(Path(path))
+    table = load_trec_runs(con, paths, [name for name, _ in runs])
+    if table is None:
+        return None
+    loaded = Source(table=temp_name("run"), label=", ".join(str(run) for _, run in runs), kind="run", raw=table,
+                    select=trec_select("run", None, False))
+    loaded.keyed = loaded.table + "_keyed"
+    loaded.owned = [("view", loaded.table), ("table", loaded.table + "_queries"), ("table", table),
+                    ("view", loaded.keyed)]
+    try:
+        _materialise(con, loaded, "error", ("trec", None))
+        check_rows(con, loaded, "error", None)
+    except InputError:  # said by the file's own reading, with its line
+        release(con, loaded)
+        return None
+    loaded.systems = list(dict.fromkeys(name for name, _ in runs))  # in the order given, as load_runs lists them
+    _sources[loaded.table] = loaded
     return loaded
 
 
