@@ -17,7 +17,7 @@ from rankkit._sql import connect, store, stored
 from rankkit.compose import compose
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning, warn
-from rankkit.io import Source, default_connection, is_frame, is_table, load, release, run_name
+from rankkit.io import Source, default_connection, is_frame, is_table, load, load_run_files, release, run_name
 from rankkit.measures import label, registry
 from rankkit.progress import Progress
 from rankkit.trec import expand, family_of
@@ -435,11 +435,19 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
     items = list(run.items()) if isinstance(run, dict) else [(listed_run_name(r, i), r) for i, r in enumerate(run, 1)]
     if not items:
         raise InputError("run: the list of runs is empty")
+    named: list[str] = []
+    for name, _ in items:
+        named.append(unique_name(str(name), named))
+    items = list(zip(named, (one for _, one in items)))
+    if len(items) > 1 and duplicates == "error" and not split_by_tag:
+        # TREC files read together (a file is one system, its name): one read and one checking pass
+        together = load_run_files(con, items)
+        if together is not None:
+            return together
     names: list[str] = []
     tags = []
     sources = []
     for name, one in items:
-        name = unique_name(str(name), names)
         try:
             source = load(con, one, "run", columns=columns, duplicates=duplicates, split_by_tag=split_by_tag)
         except BaseException:

@@ -86,25 +86,25 @@ def test_trec_duplicate_in_qrels(tmp_path):
 
 def test_equal_hashes_of_different_rows_are_no_duplicate(tmp_path, monkeypatch):
     # the hash search is only a sieve: when it finds a pair, the exact search decides
-    import rankkit.io
-    monkeypatch.setattr(rankkit.io, "_may_repeat", lambda con, loaded, split: True)
+    import rankkit.io.checks
+    monkeypatch.setattr(rankkit.io.checks, "_may_repeat", lambda con, loaded, split: True)
     q, r = files(tmp_path)
     assert rankkit.evaluate(q, r, ["AP"], con=rankkit.connect())["value"].tolist() == [1.0]
 
 
 @pytest.mark.parametrize("split", [False, True])
 def test_duplicate_among_many_rows_is_found(tmp_path, monkeypatch, split):
-    import rankkit.io
+    import rankkit.io.checks
     if split:  # as for a large run held in memory: the hashes are sorted in parts
-        monkeypatch.setattr(rankkit.io, "SPLIT_ROWS", 0)
+        monkeypatch.setattr(rankkit.io.checks, "SPLIT_ROWS", 0)
     lines = [f"q{i % 50} Q0 d{i} {i} {1000 - i}.5 s" for i in range(5000)] + ["q7 Q0 d4007 9 3.0 s"]
     q, r = files(tmp_path, qrels="q7 0 d7 1\n", run="\n".join(lines) + "\n")
     fails(q, r, f"{r}:5001:", "duplicate document d4007 for query q7", "lines 4008 and 5001")
 
 
 def test_the_same_document_in_two_systems_is_no_duplicate(tmp_path, monkeypatch):
-    import rankkit.io
-    monkeypatch.setattr(rankkit.io, "SPLIT_ROWS", 0)
+    import rankkit.io.checks
+    monkeypatch.setattr(rankkit.io.checks, "SPLIT_ROWS", 0)
     lines = [f"q{i % 50} Q0 d{i} {i} {1000 - i}.5 {tag}" for tag in ("s", "t") for i in range(2000)]
     q, r = files(tmp_path, qrels="q7 0 d7 1\n", run="\n".join(lines) + "\n")
     assert sorted(rankkit.evaluate(q, r, ["AP"], con=rankkit.connect(), split_by_tag=True)["system"]) == ["s", "t"]
