@@ -8,8 +8,8 @@ from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarnin
 
 
 def _version() -> str:
-    # importlib.metadata (email, zipfile, csv ...) costs 30 ms of every fresh process: asked for only
-    # when the version is (rankkit --version, a report's provenance)
+    # importlib.metadata (email, zipfile, csv ...) cost `import rankkit` 30 ms, and reading the
+    # package's metadata 6 ms more: done when the version is asked for (rankkit --version, a report)
     import importlib.metadata
 
     try:
