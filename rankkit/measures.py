@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from rankkit._paths import sql_dir
 
@@ -65,12 +65,12 @@ class Feature:
     where: str
     when: tuple[str, str] | None = None
 
-    @property
+    @cached_property
     def features(self) -> tuple[str, ...]:
         """The features and inputs the expression reads, in order of first use."""
         return tuple(dict.fromkeys(m.group(2) for m in _REFERENCE.finditer(self.expr) if not m.group(1)))
 
-    @property
+    @cached_property
     def params(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(m.group(2) for m in _REFERENCE.finditer(self.expr) if m.group(1)))
 
@@ -280,12 +280,15 @@ def _check_measure(measure: Measure, values: list[Feature]) -> None:
     known = {**shared_features(), **own}
     for feature in [*measure.features, *values]:
         _check_references(feature, known)
-    _check_cycles(known)
+    # the shared features are checked already and read none of a measure's own: a cycle runs through these
+    _check_cycles(known, own, checked=set(shared_features()))
 
 
-def _check_cycles(known: Mapping[str, tuple[Feature, ...]]) -> None:
-    """No feature reads itself, through any of its variants: else an error naming the file and line."""
-    done: set[str] = set()
+def _check_cycles(known: Mapping[str, tuple[Feature, ...]], start: Iterable[str] | None = None,
+                  checked: set[str] | None = None) -> None:
+    """No feature reads itself, through any of its variants: else an error naming the file and line.
+    ``start``: the features to walk from (default: all); ``checked``: those known to read no cycle."""
+    done: set[str] = set(checked or ())
 
     def walk(name: str, path: tuple[str, ...]) -> None:
         if name in path:
@@ -297,7 +300,7 @@ def _check_cycles(known: Mapping[str, tuple[Feature, ...]]) -> None:
                 walk(read, path + (name,))
         done.add(name)
 
-    for name in known:
+    for name in known if start is None else start:
         walk(name, ())
 
 
