@@ -1,0 +1,157 @@
+"""The names a user brings from ir_measures: its measure objects (``ir_measures.nDCG@10``) and its
+strings (``"NumRet(rel=1)"``, ``"nDCG(dcg=exp-log2)@10"``, ``"nDCG(gains={0: 1, 1: 4})"``), as the
+names rankkit's SQL parser reads, or refused with a MeasureError that names rankkit's spelling.
+
+Nothing is dropped: a parameter rankkit's measure does not have is translated (NumRet(rel=1) is
+NumRelRet, dcg=exp-log2 is gain=exp) or refused, never passed over as if it were a default. A string
+holding none of ir_measures' own parameters is already rankkit's spelling and is left to the parser.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rankkit.errors import MeasureError
+
+__all__ = ["from_ir_measures", "translate", "gains_text"]
+
+# ir_measures' parameters that rankkit's measures do not take as such; a string naming one of them
+# is translated here, anything else is rankkit's own spelling
+_THEIRS = ("dcg", "judged_only", "relative", "cutoff")
+
+# ir_measures' measures rankkit does not offer (yet), and why: refused by name, not guessed at
+NOT_OFFERED = {
+    **{name: "a diversity measure over subtopic judgments" for name in (
+        "alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA", "StRecall")},
+    **{name: "a C/W/L user-model measure (cwl_eval)" for name in (
+        "INST", "INSQ", "SDCG", "BPM", "NERR8", "NERR9", "NERR10", "NERR11")},
+    "Compat": "compatibility with an ideal ranking (Clarke et al.)",
+    "Accuracy": "ir_measures' accuracy of pairwise preferences",
+}
+
+
+def from_ir_measures(measure) -> str:
+    """An ir_measures measure object as rankkit's name for it. Its defaults are spelled out where they
+    differ from rankkit's (ir_measures' RBP has p=0.8, trec_eval's 0.9)."""
+    params = {name: info.default for name, info in measure.SUPPORTED_PARAMS.items()
+              if isinstance(info.default, (int, float, str)) and name in ("p",)}
+    params.update(measure.params)
+    return _translated(measure.NAME, params, str(measure))
+
+
+def translate(text: str) -> str:
+    """An ir_measures string as rankkit's name; rankkit's own names (and what is not a name) as given."""
+    match = re.fullmatch(r"\s*([A-Za-z][\w-]*)\s*(?:\((.*)\))?\s*(?:@\s*(\S+))?\s*", text, re.S)
+    if not match:
+        return text
+    base, inside, at = match.groups()
+    params = _params(inside) if inside is not None else {}
+    if params is None or not (_needs_translation(base, params) or base in NOT_OFFERED):
+        return text
+    if at is not None:
+        params["cutoff"] = at
+    return _translated(base, params, text)
+
+
+def _needs_translation(base: str, params: dict) -> bool:
+    return (any(name in _THEIRS for name in params) or "gains" in params
+            or (base.lower() in ("numret", "rbp") and "rel" in params))
+
+
+def _params(inside: str) -> dict | None:
+    """'rel=2, gains={0: 1, 1: 4}' -> {'rel': '2', 'gains': '{0: 1, 1: 4}'}: commas inside brackets,
+    braces or quotes do not split, and a piece that starts with a number continues the value before
+    it (gains=0=1,1=4 names two levels). None when it does not read as name=value pairs."""
+    pieces, depth, quote, current = [], 0, None, ""
+    for char in inside:
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "[{(":
+            depth += 1
+        elif char in "]})":
+            depth -= 1
+        elif char == "," and depth == 0:
+            pieces.append(current)
+            current = ""
+            continue
+        current += char
+    pieces.append(current)
+    params: dict[str, str] = {}
+    last = None
+    for piece in (p.strip() for p in pieces):
+        key, sep, value = piece.partition("=")
+        if last is not None and re.fullmatch(r"[-+]?\d+(\.\d*)?", key.strip()) and sep:
+            params[last] += "," + piece
+            continue
+        if not sep or not re.fullmatch(r"[A-Za-z_]\w*", key.strip()):
+            return None
+        last = key.strip()
+        params[last] = value.strip()
+    return params
+
+
+def _unquoted(value):
+    if isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
+
+
+def gains_text(value, given: str) -> str:
+    """ir_measures' gains (a mapping, or its text {0: 1, 1: 4}) or rankkit's ('0=1,1=4', '[0=1,1=4]')
+    as the parser's list form [0=1,1=4]; a malformed one is a MeasureError saying what was expected."""
+    if isinstance(value, dict):
+        pairs = list(value.items())
+    else:
+        text = _unquoted(str(value)).strip()
+        if text.startswith("{") and text.endswith("}"):
+            pairs = [tuple(part.split(":", 1)) for part in text[1:-1].split(",") if part.strip()]
+        else:
+            pairs = [tuple(part.split("=", 1)) for part in text.strip("[]").split(",") if part.strip()]
+    written = []
+    for pair in pairs:
+        level, gain = (str(x).strip() for x in pair) if len(pair) == 2 else ("", "")
+        if not (re.fullmatch(r"-?\d+", level) and re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)", gain)):
+            raise MeasureError(f"measure '{given}': gains must give each relevance level a number, as "
+                               f"gains='1=3,2=9' or ir_measures' gains={{1: 3, 2: 9}}; got {value!r}")
+        written.append(f"{level}={gain}")
+    if not written:
+        raise MeasureError(f"measure '{given}': gains names no relevance level; write gains='1=3,2=9'")
+    return "[" + ",".join(written) + "]"
+
+
+def _translated(name: str, params: dict, given: str) -> str:
+    """rankkit's name for ir_measures' measure ``name`` with ``params`` (values as objects or text)."""
+    params = {key: _unquoted(value) for key, value in params.items()}
+    if name in NOT_OFFERED:
+        raise MeasureError(f"measure '{given}': ir_measures' {name} ({NOT_OFFERED[name]}) is not in rankkit yet; "
+                           f"rankkit measures lists what is")
+    cutoff = params.pop("cutoff", None)
+    cutoff = params.pop("recall") if "recall" in params else cutoff
+    if str(params.get("judged_only", False)).lower() not in ("false", "0"):
+        raise MeasureError(f"measure '{given}': judged_only is an option of the evaluation in rankkit, not of "
+                           f"a measure: evaluate(..., judged_only=True) or rankkit eval -J")
+    params.pop("judged_only", None)
+    if str(params.pop("relative", False)).lower() not in ("false", "0"):
+        name = "SetRelP"
+    if name.lower() == "numret" and "rel" in params:
+        name = "NumRelRet"  # ir_measures' NumRet(rel=r) counts the documents retrieved of grade >= r
+    dcg = params.pop("dcg", "log2")
+    if dcg == "exp-log2":
+        params["gain"] = "exp"
+    elif dcg != "log2":
+        raise MeasureError(f"measure '{given}': dcg={dcg} is not offered; rankkit's nDCG discounts by log2 "
+                           f"with gain=linear (dcg=log2) or gain=exp (dcg=exp-log2)")
+    if "gains" in params:
+        params["gains"] = gains_text(params["gains"], given)
+    if name.upper() == "RBP" and "rel" in params:
+        raise MeasureError(f"measure '{given}': rankkit's RBP is trec_eval's, with graded gains scaled by the "
+                           f"query's top grade; binary relevance at a level (ir_measures' rel) is not offered")
+    text = name + (f"({','.join(f'{k}={_written(v)}' for k, v in params.items())})" if params else "")
+    return text + (f"@{_written(cutoff)}" if cutoff is not None else "")
+
+
+def _written(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
