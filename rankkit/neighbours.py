@@ -54,8 +54,14 @@ def translate(text: str) -> str:
 
 
 def _needs_translation(base: str, params: dict) -> bool:
-    return (any(name in _THEIRS for name in params) or "gains" in params
+    return (any(name in _THEIRS for name in params) or _gains_unread(params.get("gains"))
             or (base.lower() in ("numret", "rbp") and "rel" in params))
+
+
+def _gains_unread(value: str | None) -> bool:
+    """Whether the parser would misread gains as given: several levels outside brackets (the comma would
+    split them), quoted, or ir_measures' {level: gain}; gains=2=5 and gains=[1=3,2=9] it reads as they are."""
+    return value is not None and not (value.startswith("[") and value.endswith("]")) and bool(re.search(r"[,'\"{]", value))
 
 
 def _params(inside: str) -> dict | None:

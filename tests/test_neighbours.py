@@ -113,3 +113,20 @@ def test_refused_with_rankkits_spelling(given, why):
     with pytest.raises(MeasureError, match=r"measure '.*': .*") as error:
         expand([given])
     assert why in str(error.value)
+
+
+def test_gains_with_several_levels_in_every_form():
+    expected = theirs(ir_measures.nDCG(gains={0: 1, 1: 4}) @ 10, "cwl")
+    for given in ("nDCG(gains='0=1,1=4')@10", 'nDCG(gains="0=1, 1=4")@10', "nDCG(gains=0=1,1=4)@10",
+                  "nDCG(gains={0: 1, 1: 4})@10", "nDCG(gains=[0=1,1=4])@10", ir_measures.nDCG(gains={0: 1, 1: 4}) @ 10):
+        assert ours(given, "cwl") == pytest.approx(expected, abs=1e-12), given
+    whole = theirs(ir_measures.nDCG(gains={0: 1, 1: 4}), "cwl")
+    assert ours("ndcg_0=1,1=4", "cwl") == pytest.approx(whole, abs=1e-12)
+    # a parameter after the levels stays a parameter
+    assert expand("nDCG(gains=0=1,1=4, ideal=run)@10") == ["nDCG(gains=[0=1,1=4],ideal=run)@10"]
+
+
+@pytest.mark.parametrize("given", ["nDCG(gains='0=1,x=4')", "nDCG(gains={0: 'a'})", "nDCG(gains='')", "nDCG(gains={})"])
+def test_malformed_gains_say_what_is_expected(given):
+    with pytest.raises(MeasureError, match=r"gains"):
+        expand([given])
