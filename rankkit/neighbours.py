@@ -1,6 +1,11 @@
-"""The names a user brings from ir_measures: its measure objects (``ir_measures.nDCG@10``) and its
-strings (``"NumRet(rel=1)"``, ``"nDCG(dcg=exp-log2)@10"``, ``"nDCG(gains={0: 1, 1: 4})"``), as the
-names rankkit's SQL parser reads, or refused with a MeasureError that names rankkit's spelling.
+"""The names a user brings from ir_measures and ranx, as the names rankkit's SQL parser reads, or
+refused with a MeasureError that names rankkit's spelling: ir_measures' measure objects
+(``ir_measures.nDCG@10``) and strings (``"NumRet(rel=1)"``, ``"nDCG(dcg=exp-log2)@10"``,
+``"nDCG(gains={0: 1, 1: 4})"``), and ranx's metric names (``ndcg_burges@10``, ``map@100-l2``).
+
+Most of ranx's names are aliases in the registry (``hits``, ``hit_rate``, ``f1``, ``r-precision``,
+``mrr``); a name that stands for a measure with parameters set (``ndcg_burges``: nDCG(gain=exp)) is
+a preset, declared in the measure's header too (rankkit.measures.preset).
 
 Nothing is dropped: a parameter rankkit's measure does not have is translated (NumRet(rel=1) is
 NumRelRet, dcg=exp-log2 is gain=exp) or refused, never passed over as if it were a default. A string
@@ -12,6 +17,7 @@ from __future__ import annotations
 import re
 
 from rankkit.errors import MeasureError
+from rankkit.measures import get, preset
 
 __all__ = ["from_ir_measures", "translate", "gains_text"]
 
@@ -40,17 +46,43 @@ def from_ir_measures(measure) -> str:
 
 
 def translate(text: str) -> str:
-    """An ir_measures string as rankkit's name; rankkit's own names (and what is not a name) as given."""
+    """An ir_measures or ranx string as rankkit's name; rankkit's own names (and what is not a name) as given."""
+    text = _from_ranx(text)
     match = re.fullmatch(r"\s*([A-Za-z][\w-]*)\s*(?:\((.*)\))?\s*(?:@\s*(\S+))?\s*", text, re.S)
     if not match:
         return text
     base, inside, at = match.groups()
     params = _params(inside) if inside is not None else {}
+    if params is not None and preset(base):
+        measure, fixed = preset(base)
+        return measure.name + "(" + ",".join([fixed, *(f"{k}={v}" for k, v in params.items())]) + ")" + (f"@{at}" if at else "")
     if params is None or not (_needs_translation(base, params) or base in NOT_OFFERED):
         return text
     if at is not None:
         params["cutoff"] = at
     return _translated(base, params, text)
+
+
+# ranx's metric names (ranx.metrics.metric_switch), which may end in -l<level> (ranx's rel_lvl)
+RANX = ("hits", "hit_rate", "precision", "recall", "f1", "r-precision", "mrr", "map", "dcg", "dcg_burges", "ndcg",
+        "ndcg_burges", "bpref", "rbp")
+
+
+def _from_ranx(text: str) -> str:
+    """ranx's level suffix as rankkit's rel (map@100-l2 is map(rel=2)@100); ranx's rbp.95 refused."""
+    if re.fullmatch(r"\s*rbp[.@]\d+(-l\d+)?\s*", text):
+        raise MeasureError(f"measure '{text.strip()}': ranx's rbp weighs each document by its raw grade; rankkit's "
+                           f"RBP is trec_eval's, grades scaled by the query's top grade (the same on binary "
+                           f"judgments): write RBP(p=0.{text.strip()[4:].split('-')[0]}) for it")
+    match = re.fullmatch(r"\s*([a-z_-]+?)(@\d+)?-l(\d+)\s*", text)
+    if not match or match.group(1) not in RANX:
+        return text
+    base, at, level = match.groups()
+    measure = preset(base)[0] if preset(base) else get(base)
+    if "rel" not in measure.params:
+        raise MeasureError(f"measure '{text.strip()}': ranx's -l{level} sets the relevance level, which rankkit's "
+                           f"{measure.name} does not take (its gains are the grades; gains='1=0' drops a grade)")
+    return f"{base}(rel={level}){at or ''}"
 
 
 def _needs_translation(base: str, params: dict) -> bool:

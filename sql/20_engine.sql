@@ -353,7 +353,7 @@ shared AS (
     SELECT *,
            -- the ranks of the relevant documents within the cutoff: the j-th has j - 1 relevant above it
            CASE WHEN metric IN ('ap', 'gm_map', 'bing', 'iprec_at_recall', 'eleven_pt_avg', 'rr', 'p', 'r',
-                                'numrelret', 'success', 'relative_p', 'set_f', 'set_map', 'utility')
+                                'numrelret', 'hits', 'success', 'relative_p', 'set_f', 'set_map', 'utility')
                 THEN list_filter(ranks[:n_cut], lambda r, t: grades[t] >= s.rel) END AS rel_ranks,
            -- bpref, infAP: the judged documents that are relevant or judged non-relevant (grade >= 0)
            CASE WHEN metric IN ('bpref', 'gm_bpref', 'infap')

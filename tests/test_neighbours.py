@@ -5,6 +5,7 @@ rankkit's spelling; never a parameter silently dropped."""
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -42,6 +43,17 @@ def ours(measure, name: str) -> dict[str, float]:
     qrels, run = fixture(name)
     frame = rankkit.evaluate(qrels, run, [measure], per_query=True)
     return dict(zip(frame["query_id"], frame["value"]))
+
+
+def ours_many(names, name: str) -> dict[str, dict[str, float]]:
+    """ours() for several names in one evaluation: {name as given: {query: value}}."""
+    qrels, run = fixture(name)
+    read = {given: expand([given])[0] for given in names}
+    frame = rankkit.evaluate(qrels, run, list(dict.fromkeys(read.values())), per_query=True)
+    found: dict[str, dict[str, float]] = {}
+    for measure, query, value in zip(frame["measure"], frame["query_id"], frame["value"]):
+        found.setdefault(measure, {})[query] = value
+    return {given: found[measure] for given, measure in read.items()}
 
 
 def variants():
@@ -130,3 +142,135 @@ def test_gains_with_several_levels_in_every_form():
 def test_malformed_gains_say_what_is_expected(given):
     with pytest.raises(MeasureError, match=r"gains"):
         expand([given])
+
+
+# ---- the README's table "Coming from ranx / ir_measures", row by row -----------------------------
+
+RANX_SCRIPT = """
+import json, sys
+from ranx import Qrels, Run, evaluate
+names, out = json.loads(sys.argv[1]), {}
+for fixture in sys.argv[2:]:
+    qrels = Qrels.from_file(fixture + ".qrels", kind="trec")
+    run = Run.from_file(fixture + ".run", kind="trec")
+    found = evaluate(qrels, run, names, return_mean=False, make_comparable=True)
+    found = {names[0]: found} if len(names) == 1 else found
+    out[fixture] = {name: dict(zip(qrels.keys(), map(float, found[name]))) for name in names}
+print(json.dumps(out))
+"""
+
+
+def readme_rows():
+    """(peer, name there, rankkit's name or None, what that name does given to rankkit, note)."""
+    from tests.support import ROOT
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = text.split("### Coming from ranx / ir_measures", 1)[1].split("\n### ", 1)[0]
+    rows = []
+    for line in table.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if cells[0] in ("ranx", "ir_measures"):
+            ours_name = cells[2].split("`")[1] if "`" in cells[2] else None
+            rows.append((cells[0], cells[1].strip("`"), ours_name, cells[3], cells[2], cells[4]))
+    return rows
+
+
+def ranx_values(names) -> dict:
+    """ranx's per-query values on both fixtures, computed in a child process with numba's compiler
+    off (ranx's own Python code: compiling it costs a minute, and these files are small)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("ranx")
+    paths = [str(fixture(name)[0])[: -len(".qrels")] for name in FIXTURES]
+    done = subprocess.run([sys.executable, "-c", RANX_SCRIPT, json.dumps(names), *paths], capture_output=True,
+                          text=True, env={**os.environ, "NUMBA_DISABLE_JIT": "1"}, check=True)
+    found = json.loads(done.stdout)
+    return {name: found[path] for name, path in zip(FIXTURES, paths)}
+
+
+def assert_same(got: dict, expected: dict, what) -> None:
+    for query, value in expected.items():
+        if query in got or value != 0:  # a query the run lacks is 0 to the peer, left out by rankkit
+            assert got.get(query) == pytest.approx(value, abs=1e-9), (what, query)
+
+
+def test_readme_rows_from_ranx():
+    rows = [row for row in readme_rows() if row[0] == "ranx"]
+    assert len(rows) >= 15
+    expected = ranx_values([row[1] for row in rows])
+    asked = [row[2] for row in rows] + [row[1] for row in rows if row[3] == "same value"]
+    got = {name: ours_many(asked, name) for name in FIXTURES}
+    for _, theirs_name, ours_name, given, _, note in rows:
+        judged = ("cwl",) if given == "refused" else FIXTURES  # cwl's judgments are binary
+        for name in judged:
+            assert_same(got[name][ours_name], expected[name][theirs_name], (ours_name, name))
+        if given == "same value":
+            for name in FIXTURES:
+                assert_same(got[name][theirs_name], expected[name][theirs_name], (theirs_name, name))
+        elif given == "refused":
+            with pytest.raises(MeasureError, match=re.escape(ours_name)):
+                expand([theirs_name])
+        else:
+            assert given == "trec_eval's family" and len(expand([theirs_name])) == 9, theirs_name
+
+
+def test_readme_rows_from_ir_measures():
+    rows = [row for row in readme_rows() if row[0] == "ir_measures"]
+    assert len(rows) >= 8
+    for _, theirs_name, ours_name, given, cell, note in rows:
+        measure = ir_measures.parse_measure(theirs_name)
+        if given == "refused":
+            with pytest.raises(MeasureError):
+                expand([theirs_name])
+            with pytest.raises(MeasureError):
+                expand([measure])
+            if ours_name:
+                judged_only = "judged_only=True" in cell
+                for name in FIXTURES:
+                    qrels, run = fixture(name)
+                    frame = rankkit.evaluate(qrels, run, [ours_name], per_query=True, judged_only=judged_only)
+                    assert_same(dict(zip(frame["query_id"], frame["value"])), theirs(measure, name), theirs_name)
+            continue
+        if given == "trec_eval's default":  # the string is rankkit's own name; the object is ir_measures'
+            assert expand([measure]) == expand([ours_name]) and expand([theirs_name]) == [theirs_name]
+            continue
+        assert given == "same value", theirs_name
+        assert expand([theirs_name]) == expand([measure])
+        for name in FIXTURES:
+            try:
+                expected = theirs(measure, name)
+            except Exception:
+                assert "test_differential" in note, f"{theirs_name}: ir_measures cannot compute it here"
+                assert ours(theirs_name, name) == ours(ours_name, name)
+                continue
+            assert_same(ours(theirs_name, name), expected, (theirs_name, name))
+            assert_same(ours(ours_name, name), expected, (ours_name, name))
+
+
+def test_measures_lists_ranx_names_and_what_a_name_alone_gives(capsys):
+    from rankkit.cli import main
+
+    assert main(["measures"]) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.strip()}
+    assert "ndcg_burges=nDCG(gain=exp)" in lines["nDCG"] and "dcg_burges=DCG(gain=exp)" in lines["DCG"]
+    assert "hit_rate" in lines["Success"] and "f1" in lines["SetF"] and "r-precision" in lines["Rprec"]
+    assert lines["P"].endswith("P: 9 rows, P_5 ... P_1000; other names: whole ranking")
+    assert lines["R"].endswith("recall: 9 rows, recall_5 ... recall_1000; other names: whole ranking")
+    assert lines["SetAP"].endswith("whole ranking")
+    assert main(["measures", "ndcg_burges@10"]) == 0
+    assert "ndcg_burges@10 means nDCG(gain=exp)@10" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("given, named", [("hit@5", "Hits"), ("hit_rat@5", "Success"), ("f2", "SetF")])
+def test_near_misses_name_ranx_spellings(given, named):
+    with pytest.raises(MeasureError, match=f"did you mean .*{named}"):
+        ours(given, "cwl")
+
+
+def test_a_name_alone_one_rule():
+    assert len(expand("P")) == 9 and expand("SetP") == ["SetP"] and expand("P(rel=2)") == ["P(rel=2)"]
+    assert len(expand("recall")) == 9 and expand("R") == ["R"]
+    assert len(ours("precision", "cwl")) == 3  # one value a query, over the documents retrieved

@@ -1,5 +1,5 @@
 -- name:      Success
--- aliases:   success_{k}
+-- aliases:   success_{k}, hit_rate
 -- params:    k, rel
 -- aggregate: mean
 -- summary:   1 if a relevant document is in the top k, else 0
