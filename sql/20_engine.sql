@@ -324,7 +324,7 @@ judged_specs AS MATERIALIZED (
                                      'eleven_pt_avg', 'r', 'relative_p', 'rndcg', 'rprec', 'rprec_mult', 'set_f',
                                      'set_map', 'utility', 'numrel')
                 THEN len(list_filter(j.qrels_grades, lambda g: g >= spec.rel)) ELSE 0 END AS num_rel,
-           CASE WHEN spec.metric IN ('bpref', 'gm_bpref')
+           CASE WHEN spec.metric IN ('bpref', 'gm_bpref', 'fallout')
                 THEN len(list_filter(j.qrels_grades, lambda g: g >= 0 AND g < spec.rel)) ELSE 0 END AS num_nonrel,
            CASE WHEN spec.metric IN ('idcg', 'ndcg', 'ndcg_rel', 'rndcg', 'g') AND spec.ideal = 'qrels'
                 THEN list_reverse_sort(list_filter(list_transform(list_filter(j.qrels_grades, lambda g: g >= 0),
@@ -401,7 +401,7 @@ valued AS (
                'rel_in_mult': CASE WHEN metric = 'rprec_mult'
                                    THEN len(list_filter(ranks, lambda r, t: grades[t] >= s.rel
                                                                            AND r <= floor(s.mult * num_rel + 9.0E-1))) ELSE 0 END,
-               'nonrel_ret': CASE WHEN metric = 'num_nonrel_judged_ret'
+               'nonrel_ret': CASE WHEN metric IN ('num_nonrel_judged_ret', 'fallout')
                                   THEN len(list_filter(grades[:n_cut], lambda g: g >= 0 AND g < s.rel)) ELSE 0 END,
                'pooled_ret': CASE WHEN metric IN ('unj', 'rbp_resid') THEN len(list_filter(grades[:n_cut], lambda g: g >= 0)) ELSE 0 END,
                -- rbp: gains above 1 are scaled to [0, 1] by the query's top grade, as trec_eval does

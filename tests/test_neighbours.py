@@ -274,3 +274,67 @@ def test_a_name_alone_one_rule():
     assert len(expand("P")) == 9 and expand("SetP") == ["SetP"] and expand("P(rel=2)") == ["P(rel=2)"]
     assert len(expand("recall")) == 9 and expand("R") == ["R"]
     assert len(ours("precision", "cwl")) == 3  # one value a query, over the documents retrieved
+
+
+# ---- Fall-out (torchmetrics) and top-k accuracy (scikit-learn) -----------------------------------
+
+def torchmetrics_fall_out(preds, target, top_k=None):
+    """torchmetrics' retrieval_fall_out restated: of the non-relevant documents ranked, the share in
+    the top k (0 when there is none); every ranked document is labelled."""
+    nonrelevant = [1 - t for t in target]
+    if not sum(nonrelevant):
+        return 0.0
+    order = sorted(range(len(preds)), key=lambda i: -preds[i])[: top_k or len(preds)]
+    return sum(nonrelevant[i] for i in order) / sum(nonrelevant)
+
+
+def frames(queries):
+    """{query: [(doc, score, label)]} as rankkit's qrels and run tables: every document judged."""
+    import pandas as pd
+
+    rows = [(q, d, s, label) for q, docs in queries.items() for d, s, label in docs]
+    return (pd.DataFrame([(q, d, label) for q, d, _, label in rows], columns=["query_id", "doc_id", "relevance"]),
+            pd.DataFrame([(q, d, s) for q, d, s, _ in rows], columns=["query_id", "doc_id", "score"]))
+
+
+def test_fallout_agrees_with_torchmetrics_definition():
+    import random
+
+    random.seed(7)
+    queries = {"doc": [("a", 0.2, 1), ("b", 0.3, 0), ("c", 0.5, 1)]}  # torchmetrics' docstring: 1.0 at k=2
+    for q in range(20):
+        size = random.randint(1, 8)
+        scores = random.sample(range(100), size)  # distinct: torchmetrics' argsort has no tie rule
+        queries[f"q{q}"] = [(f"d{i}", scores[i] / 10, random.randint(0, 1)) for i in range(size)]
+    qrels, run = frames(queries)
+    for k in (1, 2, 5, None):
+        name = f"FallOut@{k}" if k else "FallOut"
+        frame = rankkit.evaluate(qrels, run, [name], per_query=True)
+        got = dict(zip(frame["query_id"], frame["value"]))
+        for query, docs in queries.items():
+            expected = torchmetrics_fall_out([s for _, s, _ in docs], [t for _, _, t in docs], k)
+            assert got[query] == pytest.approx(expected, abs=1e-12), (name, query)
+    assert got["doc"] == 1.0 and rankkit.evaluate(qrels, run, ["FallOut@2"], per_query=True).iloc[0]["value"] == 1.0
+
+
+def test_top_k_accuracy_agrees_with_scikit_learn():
+    import random
+
+    import numpy as np
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+
+    random.seed(3)
+    labels = [f"d{i}" for i in range(6)]
+    truth, scores, queries = [], [], {}
+    for q in range(30):
+        row = [random.randint(0, 4) / 4 for _ in labels]  # few values: ties, broken by doc_id as trec_eval does
+        answer = random.choice(labels)
+        truth.append(answer)
+        scores.append(row)
+        queries[f"q{q:02}"] = [(d, s, int(d == answer)) for d, s in zip(labels, row)]
+    qrels, run = frames(queries)
+    for k in (1, 2, 3):
+        expected = sklearn_metrics.top_k_accuracy_score(truth, np.array(scores), k=k, labels=labels)
+        got = rankkit.evaluate(qrels, run, [f"top_k_accuracy@{k}"])
+        assert got.iloc[0]["value"] == pytest.approx(expected, abs=1e-12), k
+        assert got.iloc[0]["measure"] == f"top_k_accuracy@{k}"

@@ -7,7 +7,6 @@
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
 -- value: {nonrel_ret} * 1.0E0
--- feature: nonrel_ret := len(list_filter({grades}[:{n_cut}], lambda g: g >= 0 AND g < {s.rel}))
 
 CREATE OR REPLACE MACRO rankkit.num_nonrel_judged_ret_value(f, s) AS
     f.nonrel_ret * 1.0E0;
