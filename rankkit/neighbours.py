@@ -23,14 +23,14 @@ __all__ = ["from_ir_measures", "translate", "gains_text"]
 
 # ir_measures' parameters that rankkit's measures do not take as such; a string naming one of them
 # is translated here, anything else is rankkit's own spelling
-_THEIRS = ("dcg", "judged_only", "relative", "cutoff")
+_THEIRS = ("dcg", "judged_only", "relative", "cutoff", "min_rel", "max_rel")
 
 # ir_measures' measures rankkit does not offer (yet), and why: refused by name, not guessed at
 NOT_OFFERED = {
     **{name: "a diversity measure over subtopic judgments" for name in (
         "alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA", "StRecall")},
     **{name: "a C/W/L user-model measure (cwl_eval)" for name in (
-        "INST", "INSQ", "SDCG", "BPM", "NERR8", "NERR9", "NERR10", "NERR11")},
+        "INST", "INSQ", "BPM", "NERR8", "NERR9", "NERR10", "NERR11")},
     "Compat": "compatibility with an ideal ranking (Clarke et al.)",
     "Accuracy": "ir_measures' accuracy of pairwise preferences",
 }
@@ -175,6 +175,7 @@ def _translated(name: str, params: dict, given: str) -> str:
         name = "SetRelP"
     if name.lower() == "numret" and "rel" in params:
         name = "NumRelRet"  # ir_measures' NumRet(rel=r) counts the documents retrieved of grade >= r
+    _scale(name, params, given)
     dcg = params.pop("dcg", "log2")
     if dcg == "exp-log2":
         params["gain"] = "exp"
@@ -188,6 +189,18 @@ def _translated(name: str, params: dict, given: str) -> str:
                            f"query's top grade; binary relevance at a level (ir_measures' rel) is not offered")
     text = name + (f"({','.join(f'{k}={_written(v)}' for k, v in params.items())})" if params else "")
     return text + (f"@{_written(cutoff)}" if cutoff is not None else "")
+
+
+def _scale(name: str, params: dict, given: str) -> None:
+    """C/W/L's grading scale: ir_measures' max_rel is rankkit's max (min_rel 0: the bottom of the scale)."""
+    if str(params.pop("min_rel", 0)) not in ("0", "0.0"):
+        raise MeasureError(f"measure '{given}': min_rel other than 0 is not offered; rankkit's {name} scales "
+                           f"grades from 0 to max")
+    if "max_rel" in params:
+        params["max"] = params.pop("max_rel")
+    elif name == "SDCG":
+        raise MeasureError(f"measure '{given}': ir_measures' {name} needs max_rel, the top of the grading scale; "
+                           f"rankkit spells it {name}(max=3)@10 (max defaults to 4)")
 
 
 def _written(value) -> str:

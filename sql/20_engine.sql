@@ -452,6 +452,10 @@ valued AS (
                                 ELSE 0.0E0 END,
                'rndcg_points': CASE WHEN metric = 'rndcg' AND retrieved AND len(ideal) > 0
                                     THEN len(drops) + 1 + CASE WHEN num_ret > len(ideal) + 1 THEN 1 ELSE 0 END ELSE 0 END,
+               -- SDCG: grades scaled by max, within k and cwl_eval's depth of 1000
+               'sdcg_sum': CASE WHEN metric = 'sdcg' THEN rankkit.ordered_sum(list_transform(ranks[:n_cut], lambda r, t:
+                               CASE WHEN r <= 1000 THEN least(greatest(grades[t], 0.0E0), s.max) / s.max / rankkit.discount(r)
+                                    ELSE 0.0E0 END)) ELSE 0.0E0 END,
                'num_gain': len(ideal),
                'ideal_cg': CASE WHEN metric = 'g' THEN rankkit.ordered_sum(ideal) ELSE 0.0E0 END,
                'cg': CASE WHEN metric <> 'cg' THEN 0.0E0

@@ -96,7 +96,7 @@ def test_every_parameter_is_translated_or_refused():
                 if (name, query) in values or value != 0:
                     assert values.get((name, query)) == pytest.approx(value, abs=1e-9), (str(measure), fixture_name, query)
     computed = {str(m) for m in accepted}
-    assert {"NumRet(rel=2)", "SetP(relative=True)", "nDCG(gains={0:1,1:4,2:5})@10"} <= computed
+    assert {"NumRet(rel=2)", "SetP(relative=True)", "nDCG(gains={0:1,1:4,2:5})@10", "SDCG(max_rel=3)@10"} <= computed
     assert "P(judged_only=True)@10" in refused and "alpha_nDCG@5" in refused
 
 
@@ -338,3 +338,14 @@ def test_top_k_accuracy_agrees_with_scikit_learn():
         got = rankkit.evaluate(qrels, run, [f"top_k_accuracy@{k}"])
         assert got.iloc[0]["value"] == pytest.approx(expected, abs=1e-12), k
         assert got.iloc[0]["measure"] == f"top_k_accuracy@{k}"
+
+
+# ---- C/W/L measures against cwl_eval, through ir_measures -----------------------------------------
+
+@pytest.mark.parametrize("k, top", [(1, 1), (3, 3), (10, 3), (20, 50), (1000, 1)])
+def test_sdcg_agrees_with_cwl_eval(k, top):
+    pytest.importorskip("cwl")
+    measure = ir_measures.SDCG(max_rel=top) @ k
+    assert expand([measure]) == [f"SDCG(max={top})@{k}"]
+    for name in FIXTURES:
+        assert_same(ours(measure, name), theirs(measure, name), (str(measure), name))
