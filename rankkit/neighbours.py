@@ -23,14 +23,14 @@ __all__ = ["from_ir_measures", "translate", "gains_text"]
 
 # ir_measures' parameters that rankkit's measures do not take as such; a string naming one of them
 # is translated here, anything else is rankkit's own spelling
-_THEIRS = ("dcg", "judged_only", "relative", "cutoff", "min_rel", "max_rel")
+_THEIRS = ("dcg", "judged_only", "relative", "cutoff", "min_rel", "max_rel", "T")
 
 # ir_measures' measures rankkit does not offer (yet), and why: refused by name, not guessed at
 NOT_OFFERED = {
     **{name: "a diversity measure over subtopic judgments" for name in (
         "alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA", "StRecall")},
     **{name: "a C/W/L user-model measure (cwl_eval)" for name in (
-        "INST", "INSQ", "BPM", "NERR8", "NERR9", "NERR10", "NERR11")},
+        "INST", "BPM", "NERR8", "NERR9", "NERR10", "NERR11")},
     "Compat": "compatibility with an ideal ranking (Clarke et al.)",
     "Accuracy": "ir_measures' accuracy of pairwise preferences",
 }
@@ -176,6 +176,7 @@ def _translated(name: str, params: dict, given: str) -> str:
     if name.lower() == "numret" and "rel" in params:
         name = "NumRelRet"  # ir_measures' NumRet(rel=r) counts the documents retrieved of grade >= r
     _scale(name, params, given)
+    _user_model(name, params, given)
     dcg = params.pop("dcg", "log2")
     if dcg == "exp-log2":
         params["gain"] = "exp"
@@ -198,9 +199,16 @@ def _scale(name: str, params: dict, given: str) -> None:
                            f"grades from 0 to max")
     if "max_rel" in params:
         params["max"] = params.pop("max_rel")
-    elif name == "SDCG":
+    elif name in ("SDCG", "INSQ"):
         raise MeasureError(f"measure '{given}': ir_measures' {name} needs max_rel, the top of the grading scale; "
                            f"rankkit spells it {name}(max=3)@10 (max defaults to 4)")
+
+
+def _user_model(name: str, params: dict, given: str) -> None:
+    """INSQ's T, the gain the user wants: rankkit's INSQ is ir_measures' default, T = 1."""
+    if name == "INSQ" and float(params.pop("T", 1)) != 1:
+        raise MeasureError(f"measure '{given}': rankkit's INSQ has T = 1 (ir_measures' default); another T is not "
+                           f"offered yet")
 
 
 def _written(value) -> str:

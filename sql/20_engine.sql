@@ -456,6 +456,10 @@ valued AS (
                'sdcg_sum': CASE WHEN metric = 'sdcg' THEN rankkit.ordered_sum(list_transform(ranks[:n_cut], lambda r, t:
                                CASE WHEN r <= 1000 THEN least(greatest(grades[t], 0.0E0), s.max) / s.max / rankkit.discount(r)
                                     ELSE 0.0E0 END)) ELSE 0.0E0 END,
+               -- INSQ (T = 1): scaled grades weighted 1 / (r + 1)^2 within cwl_eval's depth of 1000
+               'insq_sum': CASE WHEN metric = 'insq' THEN rankkit.ordered_sum(list_transform(ranks, lambda r, t:
+                               CASE WHEN r <= 1000 THEN least(greatest(grades[t], 0.0E0), s.max) / s.max / pow(r + 1.0E0, 2)
+                                    ELSE 0.0E0 END)) ELSE 0.0E0 END,
                'num_gain': len(ideal),
                'ideal_cg': CASE WHEN metric = 'g' THEN rankkit.ordered_sum(ideal) ELSE 0.0E0 END,
                'cg': CASE WHEN metric <> 'cg' THEN 0.0E0
