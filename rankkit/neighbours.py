@@ -30,7 +30,7 @@ NOT_OFFERED = {
     **{name: "a diversity measure over subtopic judgments" for name in (
         "alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA", "StRecall")},
     **{name: "a C/W/L user-model measure (cwl_eval)" for name in (
-        "INST", "BPM", "NERR8", "NERR9", "NERR10", "NERR11")},
+        "BPM", "NERR8", "NERR9", "NERR10", "NERR11")},
     "Compat": "compatibility with an ideal ranking (Clarke et al.)",
     "Accuracy": "ir_measures' accuracy of pairwise preferences",
 }
@@ -199,15 +199,15 @@ def _scale(name: str, params: dict, given: str) -> None:
                            f"grades from 0 to max")
     if "max_rel" in params:
         params["max"] = params.pop("max_rel")
-    elif name in ("SDCG", "INSQ"):
+    elif name in ("SDCG", "INSQ", "INST"):
         raise MeasureError(f"measure '{given}': ir_measures' {name} needs max_rel, the top of the grading scale; "
                            f"rankkit spells it {name}(max=3)@10 (max defaults to 4)")
 
 
 def _user_model(name: str, params: dict, given: str) -> None:
-    """INSQ's T, the gain the user wants: rankkit's INSQ is ir_measures' default, T = 1."""
-    if name == "INSQ" and float(params.pop("T", 1)) != 1:
-        raise MeasureError(f"measure '{given}': rankkit's INSQ has T = 1 (ir_measures' default); another T is not "
+    """INSQ's and INST's T, the gain the user wants: rankkit's is ir_measures' default, T = 1."""
+    if name in ("INSQ", "INST") and float(params.pop("T", 1)) != 1:
+        raise MeasureError(f"measure '{given}': rankkit's {name} has T = 1 (ir_measures' default); another T is not "
                            f"offered yet")
 
 

@@ -460,6 +460,11 @@ valued AS (
                'insq_sum': CASE WHEN metric = 'insq' THEN rankkit.ordered_sum(list_transform(ranks, lambda r, t:
                                CASE WHEN r <= 1000 THEN least(greatest(grades[t], 0.0E0), s.max) / s.max / pow(r + 1.0E0, 2)
                                     ELSE 0.0E0 END)) ELSE 0.0E0 END,
+               -- INST (T = 1): the scaled gain at ranks 1 to 1000, and the chance of reading each rank
+               'inst_gains': CASE WHEN metric = 'inst' THEN list_transform(range(1, 1001), lambda r: coalesce(least(greatest(grades[list_position(ranks, r)], 0.0E0), s.max) / s.max, 0.0E0)) END,
+               'inst_reads': CASE WHEN metric = 'inst' THEN list_transform([list_transform(range(1, 1001), lambda r: coalesce(least(greatest(grades[list_position(ranks, r)], 0.0E0), s.max) / s.max, 0.0E0))], lambda g:
+                                 list_reduce(list_transform(rankkit.running_sum(g)[:999], lambda c, i: [pow((i + 1.0E0 - c) / (i + 2.0E0 - c), 2)]),
+                                             lambda reads, x: list_append(reads, reads[-1] * x[1]), [1.0E0]))[1] END,
                'num_gain': len(ideal),
                'ideal_cg': CASE WHEN metric = 'g' THEN rankkit.ordered_sum(ideal) ELSE 0.0E0 END,
                'cg': CASE WHEN metric <> 'cg' THEN 0.0E0

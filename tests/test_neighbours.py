@@ -96,7 +96,7 @@ def test_every_parameter_is_translated_or_refused():
                 if (name, query) in values or value != 0:
                     assert values.get((name, query)) == pytest.approx(value, abs=1e-9), (str(measure), fixture_name, query)
     computed = {str(m) for m in accepted}
-    assert {"NumRet(rel=2)", "SetP(relative=True)", "nDCG(gains={0:1,1:4,2:5})@10", "SDCG(max_rel=3)@10", "INSQ(max_rel=3)"} <= computed
+    assert {"NumRet(rel=2)", "SetP(relative=True)", "nDCG(gains={0:1,1:4,2:5})@10", "SDCG(max_rel=3)@10", "INSQ(max_rel=3)", "INST(max_rel=3)"} <= computed
     assert "P(judged_only=True)@10" in refused and "alpha_nDCG@5" in refused
 
 
@@ -352,11 +352,12 @@ def test_sdcg_agrees_with_cwl_eval(k, top):
 
 
 @pytest.mark.parametrize("top", [1, 3, 50])
-def test_insq_agrees_with_cwl_eval(top):
+@pytest.mark.parametrize("family", ["INSQ", "INST"])
+def test_user_models_agree_with_cwl_eval(family, top):
     pytest.importorskip("cwl")
-    measure = ir_measures.INSQ(max_rel=top)
-    assert expand([measure]) == [f"INSQ(max={top})"]
+    measure = getattr(ir_measures, family)(max_rel=top)
+    assert expand([measure]) == [f"{family}(max={top})"]
     for name in FIXTURES:
         assert_same(ours(measure, name), theirs(measure, name), (str(measure), name))
     with pytest.raises(MeasureError, match="T = 1"):
-        expand([ir_measures.INSQ(max_rel=top, T=2.0)])
+        expand([getattr(ir_measures, family)(max_rel=top, T=2.0)])
