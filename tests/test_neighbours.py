@@ -119,7 +119,8 @@ def test_strings_in_ir_measures_spelling():
     (ir_measures.RBP(rel=2), "binary relevance at a level"),
     ("P(judged_only=True)@5", "evaluate(..., judged_only=True) or rankkit eval -J"),
     ("nDCG(dcg=log10)", "gain=exp (dcg=exp-log2)"),
-    ("INST", "C/W/L"),
+    ("BPM(max_rel=3)@10", "C/W/L"),
+    (ir_measures.INST(max_rel=3, T=2.0), "T = 1"),
 ])
 def test_refused_with_rankkits_spelling(given, why):
     with pytest.raises(MeasureError, match=r"measure '.*': .*") as error:
