@@ -7,13 +7,3 @@
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
 -- value: rankkit.ratio({nonrel_ret}, {num_nonrel})
-
-CREATE OR REPLACE MACRO rankkit.fallout_value(f, s) AS
-    rankkit.ratio(f.nonrel_ret, f.num_nonrel);
-
-CREATE OR REPLACE MACRO rankkit.fallout(qrels_table, run_table, k := NULL, rel := 1, ties := 'trec', scores := 'double', depth := NULL, queries := 'both') AS TABLE
-    SELECT system, query_id, value
-    FROM rankkit.per_query(qrels_table, run_table,
-        [rankkit.spec('fallout', 'FallOut', 'mean', k := k, rel := rel)],
-        ties := ties, scores := scores, depth := depth, queries := queries)
-    ORDER BY system, query_id;
