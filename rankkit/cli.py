@@ -531,15 +531,36 @@ def _run_measures(args: argparse.Namespace) -> int:
         for measure in shown:
             _describe_measure(measure)
         return 0
-    rows = [(m.name, ", ".join(m.aliases) or "-", ", ".join(m.params) or "-", m.aggregate) for m in registry().values()]
-    widths = [max(len(row[i]) for row in rows + [("measure", "aliases", "parameters", "aggregate")]) for i in range(3)]
-    print(f"{'measure':<{widths[0]}}  {'aliases':<{widths[1]}}  {'parameters':<{widths[2]}}  aggregate")
-    for row in sorted(rows, key=lambda row: row[0].lower()):
-        print(f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  {row[3]}")
+    rows = [(m.name, _names_of(m), ", ".join(m.params) or "-", m.aggregate, _alone(m)) for m in registry().values()]
+    head = ("measure", "aliases (and presets)", "parameters", "aggregate", "the name alone")
+    widths = [max(len(row[i]) for row in rows + [head]) for i in range(4)]
+    for row in [head] + sorted(rows, key=lambda row: row[0].lower()):
+        print("  ".join(f"{cell:<{width}}" for cell, width in zip(row, widths)) + "  " + row[4])
     print()
-    print("nicknames (trec_eval's): " + ", ".join(NICKNAMES) + "; a family name alone (P, recall, ndcg_cut ...) "
-          "stands for trec_eval's default cutoffs")
+    print("nicknames (trec_eval's): " + ", ".join(NICKNAMES) + ". A name without @k is the measure over the whole "
+          "ranking, except a trec_eval family name alone (P, recall, success, ndcg_cut ...), which stands for "
+          "trec_eval's default cutoffs: the last column says which")
     return 0
+
+
+def _names_of(measure) -> str:
+    """A measure's aliases and its presets (ndcg_burges=nDCG(gain=exp)), as the listing shows them."""
+    presets = [f"{name}={measure.name}({fixed})" for name, fixed in measure.presets]
+    return ", ".join([*measure.aliases, *presets]) or "-"
+
+
+def _alone(measure) -> str:
+    """What the measure's names alone give: one value over the whole ranking, except a trec_eval
+    family name (P, recall, ndcg_cut ...), which gives its default cutoffs."""
+    from rankkit.trec import expand
+
+    names = [measure.name, *(alias.split("_{")[0] if "{" in alias else alias for alias in measure.aliases)]
+    families = []
+    for name in dict.fromkeys(names):
+        rows = expand([name], text=False)
+        if len(rows) > 1:
+            families.append(f"{name}: {len(rows)} rows, {rows[0]} ... {rows[-1]}")
+    return "; ".join(families + ["other names: whole ranking"]) if families else "whole ranking"
 
 
 def _meant(name: str) -> list[tuple]:
@@ -553,13 +574,15 @@ def _meant(name: str) -> list[tuple]:
 
     meant = []
     try:
-        for one in expand([name]):
+        expanded = expand([name])
+        for one in expanded:
             family = family_of(one)
             if family is not None and family.text:  # runid, relstring: text, no number to parse
                 meant.append((one, one, get(family.name)))
                 continue
             spec = measure_specs(rankkit.connect(), [one])[0]
-            meant.append((one, label(spec), registry()[spec["metric"]]))
+            # a translated name (ranx's ndcg_burges, ir_measures' NumRet(rel=1)) says what it was given
+            meant.append((name if len(expanded) == 1 else one, label(spec), registry()[spec["metric"]]))
     except MeasureError as error:
         raise UsageError(f"{error}; rankkit measures lists them") from None
     return meant
