@@ -31,10 +31,13 @@ def sql_files() -> list[Path]:
 def script() -> str:
     """Every macro as one script that a plain ``duckdb`` shell can run."""
     from rankkit.compose import list_macros_sql, per_query_macro, trace_values_macro
-    from rankkit.measures import catalog_sql, table_macros_sql
-    from rankkit.names import fill
+    from rankkit.measures import catalog_sql, spec_sql, table_macros_sql
+    from rankkit.measures import fill as fill_params
+    from rankkit.names import fill as fill_names
 
-    parts = [f"-- {p.relative_to(sql_dir()).as_posix()}\n{fill(p.read_text(encoding='utf-8'))}" for p in sql_files()]
+    parts = [f"-- {p.relative_to(sql_dir()).as_posix()}\n{fill_names(fill_params(p.read_text(encoding='utf-8')))}"
+             for p in sql_files()]
+    parts.append(spec_sql())
     parts.append(catalog_sql())
     parts.append(per_query_macro())
     parts.append(trace_values_macro())

@@ -41,7 +41,7 @@ class DuckDB:
     materialized = "MATERIALIZED "
 
     def literal(self, value, type_: str) -> str:
-        """A spec's parameter as a literal of its type (``type_``, as in rankkit.evaluate.SPEC_TYPE)."""
+        """A spec's parameter as a literal of its type (``type_``, as in rankkit.measures.spec_type())."""
         if value is None:
             return f"NULL::{type_}"
         if type_.endswith("[]"):
@@ -390,11 +390,10 @@ def _matches(value, wanted: str) -> bool:
 
 @cache
 def spec_types() -> dict[str, str]:
-    """Each spec field's SQL type, from rankkit.evaluate.SPEC_TYPE (imported here: evaluate will import
-    this module)."""
-    from rankkit.evaluate import SPEC_TYPE
+    """Each spec field's SQL type (rankkit.measures.spec_type, from the prelude)."""
+    from rankkit.measures import spec_type
 
-    return _fields(SPEC_TYPE[len("STRUCT("):-1])
+    return _fields(spec_type()[len("STRUCT("):-1])
 
 
 def _fields(text: str) -> dict[str, str]:
@@ -471,11 +470,13 @@ def trace_values_macro() -> str:
     planned = PerRank()
     for metric in TRACED:
         planned.add({"metric": metric, "i": 0, "measure": metric, "agg": "mean"})
+    from rankkit.measures import fill
+
     statement = planned.statement("qrels_table", "rankkit_ranks").replace(
         "WITH\n", "WITH\nrankkit_ranks AS (FROM query_table(ranks_table::VARCHAR)),\n", 1)
     return ("-- Generated from sql/features.sql and sql/metrics/*.sql by rankkit.compose.trace_values_macro().\n"
-            "CREATE OR REPLACE MACRO rankkit.trace_values(qrels_table, ranks_table, kmax, rel := 1, gain := 'linear', "
-            "gains := NULL, ideal := 'qrels', empty := 'zero', max := 4, ties := 'trec') AS TABLE\n"
+            "CREATE OR REPLACE MACRO rankkit.trace_values(qrels_table, ranks_table, kmax, "
+            f"{fill('{{defaults rel gain gains ideal empty max}}')}, ties := 'trec') AS TABLE\n"
             f"{statement};\n")
 
 

@@ -18,7 +18,7 @@ from rankkit.compose import compose
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning, warn
 from rankkit.io import Source, default_connection, is_frame, is_table, load, load_run_files, release, run_name
-from rankkit.measures import label, registry
+from rankkit.measures import label, registry, spec_type
 from rankkit.progress import Progress
 from rankkit.trec import expand, family_of
 
@@ -31,9 +31,7 @@ __all__ = ["evaluate", "measure_specs", "resolve", "run_query", "run_numpy", "sl
 _views = itertools.count(1)
 
 
-SPEC_TYPE = ("STRUCT(i INTEGER, measure VARCHAR, metric VARCHAR, k BIGINT, rel DOUBLE, gain VARCHAR, "
-             "ideal VARCHAR, empty VARCHAR, max DOUBLE, levels DOUBLE[], mult DOUBLE, beta DOUBLE, p DOUBLE, "
-             "coef DOUBLE[], gains STRUCT(level DOUBLE, gain DOUBLE)[], docs BIGINT, agg VARCHAR)")
+SPEC_TYPE = spec_type()  # the measure spec's SQL type, from sql/00_prelude.sql
 # result columns an attribute column (by=) must not shadow
 RESERVED = ("measure", "system", "query_id", "value", "queries", "ci_low", "ci_high")
 # The largest run ranked by rankkit.window_ranks, and rankkit.ranks' most judged documents a query

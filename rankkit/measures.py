@@ -457,3 +457,108 @@ def table_macros_sql() -> str:
             f"        ties := ties, scores := scores, depth := depth, queries := queries, judged_only := judged_only)\n"
             f"    ORDER BY system, query_id;")
     return "\n".join(macros) + "\n"
+
+
+# ---- the measure spec, written from the prelude ------------------------------------------------------
+
+_SPEC = re.compile(r"^--\s*spec:\s*(\w+)\s+(STRUCT\(.*?\)\[\]|[A-Z]+(?:\[\])?)\s+(?::=\s*(.*?)|(.*?)\s*;\s*(.*?))\s*$")
+# The name parser's arguments (rankkit.measure_specs) that stand for a parameter's default: trec_eval's
+# -l (the relevance level) and -N (the documents in the collection)
+PARSER_DEFAULTS = ("rel", "docs")
+
+
+@dataclass(frozen=True)
+class SpecField:
+    """What a measure spec holds of a parameter (sql/00_prelude.sql's ``-- spec:`` line): its type, and
+    either the condition its value meets and what it must be, or the expression that makes it."""
+
+    name: str
+    type: str
+    make: str | None
+    check: str | None
+    must: str | None
+
+
+@cache
+def spec_fields() -> dict[str, SpecField]:
+    """The spec's parameters, in the prelude's order."""
+    found = {}
+    for number, line in enumerate((sql_dir() / "00_prelude.sql").read_text(encoding="utf-8").splitlines(), 1):
+        if re.match(r"^--\s*spec:", line):
+            match = _SPEC.match(line)
+            if not match or match.group(1) not in params():
+                raise ValueError(f"{sql_dir() / '00_prelude.sql'}:{number}: expected '-- spec: <parameter> <type> "
+                                 f"<condition> ; <what it must be>' or '-- spec: <parameter> <type> := <expression>'")
+            found[match.group(1)] = SpecField(*match.groups())
+    return found
+
+
+def spec_type() -> str:
+    """The SQL type of a measure spec (what rankkit.spec makes and rankkit.per_query reads)."""
+    fields = ", ".join(f"{f.name} {f.type}" for f in spec_fields().values())
+    return f"STRUCT(i INTEGER, measure VARCHAR, metric VARCHAR, {fields}, agg VARCHAR)"
+
+
+def _default_sql(name: str, type_: str) -> str:
+    from rankkit.compose import DUCKDB
+
+    value = default(name)
+    return "NULL" if value is None else DUCKDB.literal(value, type_)
+
+
+def spec_sql() -> str:
+    """rankkit.checked_<name> for every checked parameter and rankkit.spec, from the prelude."""
+    macros = ["-- Generated from sql/00_prelude.sql by rankkit.measures.spec_sql()."]
+    for f in spec_fields().values():
+        if f.check is None:
+            continue
+        passes = f"{f.name} IS NULL OR" if params()[f.name].default == "NULL" else f"{f.name} IS NOT NULL AND"
+        macros.append(
+            f"CREATE OR REPLACE MACRO rankkit.checked_{f.name}({f.name}, measure) AS\n"
+            f"    CASE WHEN {passes} ({f.check}) THEN {f.name}::{f.type}\n"
+            f"         ELSE error('rankkit: measure ' || measure || ': {f.must}, got ' || "
+            f"coalesce({f.name}::VARCHAR, 'NULL')) END;")
+    arguments = "".join(f"{f.name} := {_default_sql(f.name, f.type)}, " for f in spec_fields().values())
+    fields = "".join(f"    '{f.name}': {f.make or f'rankkit.checked_{f.name}({f.name}, measure)'},\n"
+                     for f in spec_fields().values())
+    macros.append(f"CREATE OR REPLACE MACRO rankkit.spec(metric, measure, agg, {arguments}i := 1) AS {{\n"
+                  f"    'i': i::INTEGER,\n    'measure': measure::VARCHAR,\n    'metric': metric::VARCHAR,\n"
+                  f"{fields}    'agg': agg::VARCHAR\n}};")
+    return "\n".join(macros) + "\n"
+
+
+def fill(sql: str) -> str:
+    """The SQL with the name parser's markers written out from the prelude:
+
+    - ``{{spec_arguments}}``: rankkit.spec's arguments from a parsed name's ``pairs`` and ``cutoff``
+    - ``{{number_params}}``, ``{{list_params}}``: the parameters whose values are a number, a list
+    - ``{{defaults NAME ...}}``: ``NAME := default, ...``, a macro's parameters with the prelude's defaults
+    """
+    def marker(match: re.Match) -> str:
+        name = match.group(1)
+        if name == "defaults":
+            return ", ".join(f"{p} := {_default_sql(p, params()[p].type)}" for p in match.group(2).split())
+        if name == "spec_arguments":
+            return ",\n        ".join(_spec_argument(f) for f in spec_fields().values()) + ",\n        i := i"
+        kinds = {"number_params": ("DOUBLE", "INTEGER", "BIGINT"), "list_params": ("DOUBLE[]",)}
+        return "(" + ", ".join(f"'{p.name}'" for p in params().values() if p.type in kinds[name] and p.name != "k") + ")"
+
+    return re.sub(r"\{\{(spec_arguments|number_params|list_params|defaults)((?: \w+)*)\}\}", marker, sql)
+
+
+def _spec_argument(f: SpecField) -> str:
+    """rankkit.spec's argument for one parameter in rankkit.measure_specs: the value a name gives, else
+    the parser's argument (rel, docs) or the prelude's default."""
+    given = f"rankkit.param_value(pairs, '{f.name}')"
+    otherwise = f.name if f.name in PARSER_DEFAULTS else _default_sql(f.name, f.type)
+    if f.name == "k":
+        return "k := cutoff::BIGINT"
+    if f.name == "levels":  # IPrec's recall level is the one element of levels (see spec_value)
+        return (f"levels := CASE WHEN list_contains(params, 'recall') "
+                f"THEN [coalesce(rankkit.param_value(pairs, 'recall')::DOUBLE, {_default_sql('recall', 'DOUBLE')})] "
+                f"ELSE coalesce(rankkit.param_list({given}), {otherwise}) END")
+    if f.type.endswith("[]") and f.make is None:
+        return f"{f.name} := coalesce(rankkit.param_list({given}), {otherwise})"
+    if f.type in ("DOUBLE", "BIGINT", "INTEGER"):
+        return f"{f.name} := coalesce({given}::DOUBLE, {otherwise})"
+    return f"{f.name} := {given}" if otherwise == "NULL" else f"{f.name} := coalesce({given}, {otherwise})"

@@ -27,9 +27,8 @@
 CREATE OR REPLACE MACRO rankkit.id_list(ids) AS
     CASE WHEN typeof(ids) LIKE '%[]' THEN ids::VARCHAR[] ELSE [ids::VARCHAR] END;
 
-CREATE OR REPLACE MACRO rankkit.trace(qrels_table, run_table, query, k := NULL, gain := 'linear', rel := 1,
-        ideal := 'qrels', max := 4, empty := 'zero', ties := 'trec', scores := 'double', depth := NULL,
-        gains := NULL) AS TABLE
+CREATE OR REPLACE MACRO rankkit.trace(qrels_table, run_table, query, {{defaults k gain rel ideal max empty}},
+        ties := 'trec', scores := 'double', depth := NULL, {{defaults gains}}) AS TABLE
 WITH
 -- the options checked as a measure's are, by the same macros. Columns named like a parameter (gain)
 -- are always qualified below: unqualified, the name would read the parameter.
