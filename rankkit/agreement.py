@@ -1,0 +1,176 @@
+"""Agreement: do two judgment tables agree on the labels?
+
+The numbers come from the SQL macros of ``sql/60_agreement.sql`` (``rankkit.label_pairs``,
+``rankkit.label_agreement``, ``rankkit.label_confusion``); this module reads the inputs with
+rankkit's checked readers, runs those macros, and adds bootstrap intervals over queries
+(``rankkit.stats``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from rankkit import stats
+from rankkit._sql import connect
+from rankkit.errors import InputError, RankkitError
+from rankkit.evaluate import run_query
+from rankkit.io import default_connection, is_frame, is_table, load, release
+
+__all__ = ["agreement", "LabelAgreement", "LABEL_MEASURES"]
+
+# The columns of rankkit.label_agreement that are agreement measures, with what each is.
+LABEL_MEASURES = {
+    "agreement": "share of pairs given the same grade",
+    "kappa": "Cohen's kappa, relevant (grade >= threshold) or not",
+    "kappa_grades": "Cohen's kappa over the grades, unweighted",
+    "kappa_linear": "Cohen's weighted kappa over the grades, linear weights",
+    "kappa_quadratic": "Cohen's weighted kappa over the grades, quadratic weights",
+    "alpha_ordinal": "Krippendorff's alpha, ordinal",
+    "alpha_interval": "Krippendorff's alpha, interval",
+}
+_views = itertools.count(1)
+
+
+@dataclass
+class LabelAgreement:
+    """What :func:`agreement` found.
+
+    ``aggregate``: one row per measure: ``measure, value`` (over all pairs judged on both sides),
+    ``mean`` (of the per-query values, over the queries where the measure is defined),
+    ``ci_low, ci_high`` (percentile bootstrap interval of that mean over queries) and ``queries``.
+    ``per_query``: ``query_id, pairs, only_a, only_b`` and every measure, one row per query.
+    ``confusion``: ``query_id, grade_a, grade_b, pairs`` (``query_id`` None: all queries).
+    ``one_sided``: the pairs judged on one side only, ``query_id, doc_id, grade_a, grade_b, side``.
+    """
+
+    aggregate: pd.DataFrame
+    per_query: pd.DataFrame
+    confusion: pd.DataFrame
+    one_sided: pd.DataFrame
+    pairs: int
+    only_a: int
+    only_b: int
+
+
+def agreement(qrels_a, qrels_b=None, *, judges: tuple[str, str] | None = None, threshold: float = 1,
+              ci: float = 0.95, seed: int | None = 0, resamples: int = 10000,
+              con: duckdb.DuckDBPyConnection | None = None, columns=None) -> LabelAgreement:
+    """How well two judgment tables agree on their labels, per query and over all pairs.
+
+    Parameters
+    ----------
+    qrels_a, qrels_b:
+        Two judgment tables, each as :func:`rankkit.evaluate` takes qrels (a path, DataFrame,
+        relation or table name), read and checked as it reads them. Or ``qrels_b=None`` and one
+        table (DataFrame, relation, table name, CSV or Parquet path) with a ``judge`` column
+        holding both judges' labels: its two judges, or the two named by ``judges``.
+    judges:
+        With one table: the two judges to compare, ``(a, b)``.
+    threshold:
+        The grade from which a document is relevant, for ``kappa``.
+    ci, seed, resamples:
+        Level, seed and draws of the bootstrap intervals over queries.
+    columns:
+        Your column names to rankkit's, as for :func:`rankkit.evaluate` (two tables only).
+
+    Returns
+    -------
+    LabelAgreement
+        Frames ``aggregate``, ``per_query``, ``confusion`` and ``one_sided``, and the counts of
+        pairs judged on both sides (``pairs``) and on one side only (``only_a``, ``only_b``).
+        Pairs judged on one side only are counted and listed, never dropped silently; the
+        measures read the pairs judged on both sides.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankkit
+    >>> a = pd.DataFrame({"query_id": ["q1"] * 4, "doc_id": list("wxyz"), "relevance": [0, 1, 2, 0]})
+    >>> b = pd.DataFrame({"query_id": ["q1"] * 3, "doc_id": list("wxy"), "relevance": [0, 1, 1]})
+    >>> found = rankkit.agreement(a, b)
+    >>> found.pairs, found.only_a, round(found.aggregate.set_index("measure").value["kappa_linear"], 4)
+    (3, 1, 0.5714)
+    """
+    if not 0 < ci < 1:
+        raise RankkitError(f"ci must be between 0 and 1, got {ci!r}")
+    con = connect(con) if con is not None else default_connection()
+    with label_tables(con, qrels_a, qrels_b, judges, columns) as (table_a, table_b, labels):
+        arguments = ("?, qrels_b := ?, judges := ?::VARCHAR[], labels := ?::VARCHAR[]",
+                     [table_a, table_b, list(judges) if judges else None, labels])
+        per_query = run_query(con, f"FROM rankkit.label_agreement({arguments[0]}, threshold := ?)",
+                              [*arguments[1], threshold])
+        confusion = run_query(con, f"FROM rankkit.label_confusion({arguments[0]})", arguments[1])
+        one_sided = run_query(con, f"FROM rankkit.label_pairs({arguments[0]}) WHERE side <> 'both'", arguments[1])
+    overall = per_query[per_query.query_id.isna()].iloc[0]
+    per_query = per_query[per_query.query_id.notna()].reset_index(drop=True)
+    aggregate = pd.DataFrame([_aggregate_row(measure, overall[measure], per_query[measure], ci, seed, resamples)
+                              for measure in LABEL_MEASURES])
+    aggregate.attrs.update(threshold=threshold, ci=ci, seed=seed, interval=stats.AGGREGATE_INTERVAL)
+    return LabelAgreement(aggregate=aggregate, per_query=per_query, confusion=confusion, one_sided=one_sided,
+                          pairs=int(overall.pairs), only_a=int(overall.only_a), only_b=int(overall.only_b))
+
+
+def _aggregate_row(measure: str, pooled, values: pd.Series, ci: float, seed, resamples: int) -> dict:
+    defined = values.dropna().to_numpy(dtype=float)
+    low, high = stats.bootstrap_ci(defined, np.mean, level=ci, seed=seed, resamples=resamples)
+    return {"measure": measure, "value": float(pooled) if pd.notna(pooled) else float("nan"),
+            "mean": stats.mean(defined), "ci_low": low, "ci_high": high, "queries": len(defined)}
+
+
+@contextmanager
+def label_tables(con, qrels_a, qrels_b, judges, columns) -> Iterator[tuple[str, str | None, list | None]]:
+    """The names of the tables the label macros read and the sides' names for messages: two qrels
+    read and checked as evaluate reads them, or one table with a judge column (rankkit's readers
+    keep only rankkit's columns)."""
+    if qrels_b is None:
+        with _judged_table(con, qrels_a, columns) as table:
+            yield table, None, None
+        return
+    if judges is not None:
+        raise RankkitError("judges names the two judges of one table with a judge column; "
+                           "with two tables, give qrels_b=None or leave judges out")
+    a = load(con, qrels_a, "qrels", columns=columns)
+    try:
+        b = load(con, qrels_b, "qrels", columns=columns)
+    except BaseException:
+        release(con, a)
+        raise
+    try:
+        yield a.table, b.table, [a.label, b.label]
+    finally:
+        release(con, b)
+        release(con, a)
+
+
+@contextmanager
+def _judged_table(con, source, columns) -> Iterator[str]:
+    if columns:
+        raise RankkitError("columns applies to two qrels tables; rename the columns of a table with a judge column "
+                           "to query_id, doc_id, relevance and judge")
+    if isinstance(source, str) and is_table(con, source):
+        yield source
+        return
+    name = f"rankkit_judged_{next(_views)}"
+    if is_frame(source):
+        con.register(name, source)
+    elif isinstance(source, duckdb.DuckDBPyRelation):
+        source.create_view(name, replace=True)
+    elif isinstance(source, (str, Path)) and Path(source).is_file():
+        con.execute(f"CREATE TEMP VIEW {name} AS FROM '{str(source).replace(chr(39), chr(39) * 2)}'")
+    else:
+        raise InputError(f"qrels: with one table, expected a DataFrame, relation, table name or a CSV or Parquet file "
+                         f"with a judge column, got {source!r}")
+    try:
+        yield name
+    finally:
+        if is_frame(source):
+            con.unregister(name)
+        else:
+            con.execute(f"DROP VIEW IF EXISTS {name}")
