@@ -95,7 +95,7 @@ def agreement(qrels_a, qrels_b=None, *, judges: tuple[str, str] | None = None, t
     >>> a = pd.DataFrame({"query_id": ["q1"] * 4, "doc_id": list("wxyz"), "relevance": [0, 1, 2, 0]})
     >>> b = pd.DataFrame({"query_id": ["q1"] * 3, "doc_id": list("wxy"), "relevance": [0, 1, 1]})
     >>> found = rankkit.agreement(a, b)
-    >>> found.pairs, found.only_a, round(found.aggregate.set_index("measure").value["kappa_linear"], 4)
+    >>> found.pairs, found.only_a, round(float(found.aggregate.set_index("measure").value["kappa_linear"]), 4)
     (3, 1, 0.5714)
     """
     if not 0 < ci < 1:
