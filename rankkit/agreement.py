@@ -25,7 +25,7 @@ from rankkit.evaluate import run_query
 from rankkit.io import default_connection, is_frame, is_table, load, release
 
 __all__ = ["agreement", "LabelAgreement", "LABEL_MEASURES", "leaderboard_agreement", "LeaderboardAgreement",
-           "CORRELATIONS"]
+           "CORRELATIONS", "overlap", "RankingOverlap", "OVERLAPS"]
 
 # The columns of rankkit.label_agreement that are agreement measures, with what each is.
 LABEL_MEASURES = {
@@ -269,3 +269,80 @@ def _pair_tests(tested: pd.DataFrame) -> pd.DataFrame:
     both = pd.concat([tests.rename(columns={"system": "above_a", "baseline": "below_a"}),
                       tests.rename(columns={"system": "below_a", "baseline": "above_a"})], ignore_index=True)
     return both
+
+
+# The columns of rankkit.overlap that are similarities, with what each is.
+OVERLAPS = {
+    "overlap_at_k": "documents in both top k, over k",
+    "jaccard_at_k": "documents in both top k, over the documents in either",
+    "rbo_min": "rank-biased overlap, lower bound",
+    "rbo_max": "rank-biased overlap, upper bound",
+    "rbo_res": "rank-biased overlap, residual (max - min)",
+    "rbo_ext": "rank-biased overlap, extrapolated",
+}
+
+
+@dataclass
+class RankingOverlap:
+    """What :func:`overlap` found.
+
+    ``per_query``: ``query_id, length_a, length_b`` and every measure of OVERLAPS, for each query
+    both runs rank documents for. ``aggregate``: ``measure, mean, ci_low, ci_high, queries`` (the
+    mean over those queries, its percentile bootstrap interval). ``one_sided``: the queries only
+    one run ranks documents for (``query_id, length_a, length_b, side``), left out of the means.
+    """
+
+    aggregate: pd.DataFrame
+    per_query: pd.DataFrame
+    one_sided: pd.DataFrame
+
+
+def overlap(run_a, run_b, *, p: float = 0.9, k: int = 10, depth: int | None = None, ties: str = "trec",
+            ci: float = 0.95, seed: int | None = 0, resamples: int = 10000,
+            con: duckdb.DuckDBPyConnection | None = None, columns=None) -> RankingOverlap:
+    """How alike two rankings of the same queries are: rank-biased overlap (min, max, residual,
+    extrapolated; Webber, Moffat and Zobel 2010), overlap@k and Jaccard@k, per query and averaged.
+
+    Parameters
+    ----------
+    run_a, run_b:
+        Two runs of one system each, as :func:`rankkit.evaluate` takes a run.
+    p:
+        RBO's persistence, between 0 and 1: the chance of reading on after each rank.
+    k:
+        The cutoff of overlap@k and Jaccard@k.
+    depth, ties:
+        Documents kept per query, and the tie rule ordering equal scores (``trec`` or ``rank``),
+        as for :func:`rankkit.evaluate`.
+    ci, seed, resamples:
+        The bootstrap interval of each mean over queries.
+    """
+    if not 0 < ci < 1:
+        raise RankkitError(f"ci must be between 0 and 1, got {ci!r}")
+    if ties not in ("trec", "rank"):
+        raise RankkitError(f"ties must be trec or rank for overlap (rankings without ties), got {ties!r}")
+    con = connect(con) if con is not None else default_connection()
+    a = load(con, run_a, "run", columns=columns)
+    try:
+        b = load(con, run_b, "run", columns=columns)
+    except BaseException:
+        release(con, a)
+        raise
+    try:
+        arguments = [a.engine, b.engine, ties, depth]
+        per_query = run_query(con, "FROM rankkit.overlap(?, ?, ties := ?, depth := ?, p := ?, k := ?)",
+                              [*arguments, p, k])
+        one_sided = run_query(con, "FROM rankkit.overlap_queries(?, ?, ties := ?, depth := ?) WHERE side <> 'both'",
+                              arguments)
+    finally:
+        release(con, b)
+        release(con, a)
+    rows = []
+    for measure in OVERLAPS:
+        values = per_query[measure].dropna().to_numpy(dtype=float)
+        low, high = stats.bootstrap_ci(values, np.mean, level=ci, seed=seed, resamples=resamples)
+        rows.append({"measure": measure, "mean": stats.mean(values), "ci_low": low, "ci_high": high,
+                     "queries": len(values)})
+    aggregate = pd.DataFrame(rows)
+    aggregate.attrs.update(p=p, k=k, ci=ci, seed=seed, interval=stats.AGGREGATE_INTERVAL)
+    return RankingOverlap(aggregate=aggregate, per_query=per_query, one_sided=one_sided)
