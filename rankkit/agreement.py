@@ -25,7 +25,7 @@ from rankkit.evaluate import run_query
 from rankkit.io import default_connection, is_frame, is_table, load, release
 
 __all__ = ["agreement", "LabelAgreement", "LABEL_MEASURES", "leaderboard_agreement", "LeaderboardAgreement",
-           "CORRELATIONS", "overlap", "RankingOverlap", "OVERLAPS"]
+           "CORRELATIONS", "overlap", "RankingOverlap", "OVERLAPS", "merge_judgments", "source_shares"]
 
 # The columns of rankkit.label_agreement that are agreement measures, with what each is.
 LABEL_MEASURES = {
@@ -138,7 +138,7 @@ def label_tables(con, qrels_a, qrels_b, judges, columns) -> Iterator[tuple[str, 
     read and checked as evaluate reads them, or one table with a judge column (rankkit's readers
     keep only rankkit's columns)."""
     if qrels_b is None:
-        with _judged_table(con, qrels_a, columns) as table:
+        with _raw_table(con, qrels_a, columns, "judge") as table:
             yield table, None, None
         return
     if judges is not None:
@@ -158,14 +158,15 @@ def label_tables(con, qrels_a, qrels_b, judges, columns) -> Iterator[tuple[str, 
 
 
 @contextmanager
-def _judged_table(con, source, columns) -> Iterator[str]:
+def _raw_table(con, source, columns, column: str) -> Iterator[str]:
+    """A table the macros read as it is, with a column (judge, source) rankkit's readers do not keep."""
     if columns:
-        raise RankkitError("columns applies to two qrels tables; rename the columns of a table with a judge column "
-                           "to query_id, doc_id, relevance and judge")
+        raise RankkitError(f"columns applies to plain qrels; rename the columns of a table with a {column} column "
+                           f"to query_id, doc_id, relevance and {column}")
     if isinstance(source, str) and is_table(con, source):
         yield source
         return
-    name = f"rankkit_judged_{next(_views)}"
+    name = f"rankkit_labels_{next(_views)}"
     if is_frame(source):
         con.register(name, source)
     elif isinstance(source, duckdb.DuckDBPyRelation):
@@ -173,8 +174,8 @@ def _judged_table(con, source, columns) -> Iterator[str]:
     elif isinstance(source, (str, Path)) and Path(source).is_file():
         con.execute(f"CREATE TEMP VIEW {name} AS FROM '{str(source).replace(chr(39), chr(39) * 2)}'")
     else:
-        raise InputError(f"qrels: with one table, expected a DataFrame, relation, table name or a CSV or Parquet file "
-                         f"with a judge column, got {source!r}")
+        raise InputError(f"qrels: expected a DataFrame, relation, table name or a CSV or Parquet file "
+                         f"with a {column} column, got {source!r}")
     try:
         yield name
     finally:
@@ -182,93 +183,6 @@ def _judged_table(con, source, columns) -> Iterator[str]:
             con.unregister(name)
         else:
             con.execute(f"DROP VIEW IF EXISTS {name}")
-
-
-@dataclass
-class LeaderboardAgreement:
-    """What :func:`leaderboard_agreement` found.
-
-    ``leaderboards``: ``system, value_a, value_b, rank_a, rank_b`` (best first under a).
-    ``correlations``: one row over every system (``top`` None) and, with ``top=k``, one over the k
-    best systems under a: ``top, systems, kendall_tau_b, tau_ap, spearman, pearson, swaps``.
-    ``swaps``: the pairs the two leaderboards order oppositely: ``above_a, below_a`` (a's order),
-    their values under a and b, and the paired test under a of the two systems (``p_value,
-    p_adjusted, significant``), as :func:`rankkit.compare` computes it over every pair.
-    """
-
-    measure: str
-    leaderboards: pd.DataFrame
-    correlations: pd.DataFrame
-    swaps: pd.DataFrame
-
-
-def leaderboard_agreement(qrels_a, qrels_b, runs, measure: str, *, top: int | None = None, test: str = "t",
-                          correction: str = "holm", alpha: float = 0.05, seed: int | None = 0,
-                          resamples: int = 10000, con: duckdb.DuckDBPyConnection | None = None,
-                          conventions=None, columns=None) -> LeaderboardAgreement:
-    """Do two judgment tables rank the systems alike? Every run is evaluated under ``qrels_a`` and
-    under ``qrels_b`` by :func:`rankkit.evaluate`, then the two leaderboards are compared in SQL
-    (``rankkit.rank_correlation``, ``rankkit.system_swaps``). Higher values rank first; ``qrels_a``
-    is the reference (tau_AP, the top k and the significance of the swaps read it).
-
-    Parameters
-    ----------
-    qrels_a, qrels_b:
-        The two judgment tables, as :func:`rankkit.evaluate` takes qrels.
-    runs:
-        Three systems or more: a list or dict of runs, or one table with a ``system`` column, as
-        :func:`rankkit.compare` takes them.
-    measure:
-        One measure name (``"nDCG@10"``).
-    top:
-        Also compare the two leaderboards among the ``top`` best systems under ``qrels_a``.
-    test, correction, alpha, seed, resamples:
-        The paired test under ``qrels_a`` that says which swaps were significant, as for
-        :func:`rankkit.compare` (the family is every pair of systems).
-    conventions, columns:
-        As for :func:`rankkit.evaluate`, the same for both judgment tables.
-
-    Returns
-    -------
-    LeaderboardAgreement
-        Frames ``leaderboards``, ``correlations`` and ``swaps``.
-    """
-    from rankkit.compare import compare
-    from rankkit.evaluate import evaluate
-
-    if not isinstance(measure, str):
-        raise RankkitError(f"measure: one measure name, got {measure!r}")
-    con = connect(con) if con is not None else default_connection()
-    boards = None
-    for side, qrels in (("a", qrels_a), ("b", qrels_b)):
-        found = evaluate(qrels, runs, measure, con=con, conventions=conventions, columns=columns)
-        if found.measure.nunique() != 1:
-            raise RankkitError(f"measure: one measure, got {', '.join(found.measure.unique())}")
-        found = found[["system", "value"]].rename(columns={"value": f"value_{side}"})
-        boards = found if boards is None else boards.merge(found, on="system", how="outer")
-    name = f"rankkit_boards_{next(_views)}"
-    con.register(name, boards)
-    try:
-        leaderboards = run_query(con, f"FROM rankkit.leaderboards('{name}')", [])
-        correlations = pd.concat([run_query(con, f"SELECT ?::BIGINT AS top, * FROM rankkit.rank_correlation('{name}', top := ?)",
-                                            [k, k]) for k in ([None] if top is None else [None, top])],
-                                 ignore_index=True)
-        swaps = run_query(con, f"FROM rankkit.system_swaps('{name}')", [])
-    finally:
-        con.unregister(name)
-    tested = compare(qrels_a, runs, measure, test=test, correction=correction, alpha=alpha, seed=seed,
-                     resamples=resamples, con=con, conventions=conventions, columns=columns)
-    swaps = swaps.merge(_pair_tests(tested), on=["above_a", "below_a"], how="left")
-    swaps.attrs.update(test=test, correction=correction, alpha=alpha, seed=seed)
-    return LeaderboardAgreement(measure=measure, leaderboards=leaderboards, correlations=correlations, swaps=swaps)
-
-
-def _pair_tests(tested: pd.DataFrame) -> pd.DataFrame:
-    """compare()'s p-values for each unordered pair, under both orders of its names."""
-    tests = tested[["system", "baseline", "p_value", "p_adjusted", "significant"]]
-    both = pd.concat([tests.rename(columns={"system": "above_a", "baseline": "below_a"}),
-                      tests.rename(columns={"system": "below_a", "baseline": "above_a"})], ignore_index=True)
-    return both
 
 
 # The columns of rankkit.overlap that are similarities, with what each is.
@@ -346,3 +260,65 @@ def overlap(run_a, run_b, *, p: float = 0.9, k: int = 10, depth: int | None = No
     aggregate = pd.DataFrame(rows)
     aggregate.attrs.update(p=p, k=k, ci=ci, seed=seed, interval=stats.AGGREGATE_INTERVAL)
     return RankingOverlap(aggregate=aggregate, per_query=per_query, one_sided=one_sided)
+
+
+def merge_judgments(qrels, precedence, *, con: duckdb.DuckDBPyConnection | None = None) -> pd.DataFrame:
+    """One judgment table from a mixed one: ``qrels`` (a DataFrame, relation, table name, CSV or
+    Parquet file) has a ``source`` column saying who gave each label; per query and document the
+    label of the source first in ``precedence`` is kept (``["human", "llm"]``: a human label wins
+    where both exist), by SQL's ``rankkit.merged_qrels``.
+
+    Returns ``query_id, doc_id, relevance, source, labels`` (how many sources labelled the
+    document) and ``disagree`` (whether another source gave another grade). A source missing from
+    ``precedence``, or a document one source labels twice, is refused by name.
+    """
+    if isinstance(precedence, str) or not precedence:
+        raise RankkitError(f"precedence: the sources in the order their labels win, e.g. ['human', 'llm'], got {precedence!r}")
+    con = connect(con) if con is not None else default_connection()
+    with _raw_table(con, qrels, None, "source") as table:
+        return run_query(con, "FROM rankkit.merged_qrels(?, ?::VARCHAR[])", [table, list(precedence)])
+
+
+def source_shares(qrels, run, precedence, *, k: int = 10, con: duckdb.DuckDBPyConnection | None = None,
+                  conventions=None) -> pd.DataFrame:
+    """Per system, query and source of a mixed judgment table (see :func:`merge_judgments`): the
+    share of the top ``k`` judged by that source (``judged_at_k``, rankkit's Judged@k against that
+    source's labels) and how much of the query's DCG@k came from its labels (``gain``, DCG@k
+    against that source's labels alone, and ``gain_share``, over DCG@k against the merged table;
+    NaN where that is 0). DCG adds up document by document, so the sources' gains sum to the
+    whole. Every number is :func:`rankkit.evaluate`'s.
+
+    Returns ``system, query_id, source, judged_at_k, gain, gain_share``, the queries those of the
+    merged table that the run ranks documents for.
+    """
+    import warnings
+
+    from rankkit.errors import RankkitWarning
+    from rankkit.evaluate import evaluate
+
+    con = connect(con) if con is not None else default_connection()
+    merged = merge_judgments(qrels, precedence, con=con)
+    plain = merged[["query_id", "doc_id", "relevance"]]
+    total = evaluate(plain, run, f"DCG@{k}", per_query=True, con=con, conventions=conventions)
+    keys = total[["system", "query_id"]].assign(total=total.value.to_numpy())
+    parts = []
+    for source in precedence:
+        part = plain[merged.source.to_numpy() == source]
+        shares = keys.assign(source=source, judged_at_k=0.0, gain=0.0)
+        if len(part):
+            with warnings.catch_warnings():
+                # one source's labels cover some queries only: the queries they miss score 0 below
+                warnings.simplefilter("ignore", RankkitWarning)
+                found = evaluate(part, run, [f"Judged@{k}", f"DCG@{k}"], per_query=True, con=con,
+                                 conventions=conventions)
+            shares = keys.assign(source=source)
+            for measure, name in ((f"Judged@{k}", "judged_at_k"), (f"DCG@{k}", "gain")):
+                values = found[found.measure == measure][["system", "query_id", "value"]].rename(columns={"value": name})
+                shares = shares.merge(values, on=["system", "query_id"], how="left")  # a run without systems: None keys match
+            shares = shares.fillna({"judged_at_k": 0.0, "gain": 0.0})
+        parts.append(shares)
+    frame = pd.concat(parts, ignore_index=True)
+    frame["gain_share"] = np.where(frame.total != 0, frame.gain / frame.total.where(frame.total != 0), np.nan)
+    return frame[["system", "query_id", "source", "judged_at_k", "gain", "gain_share"]].sort_values(
+        ["system", "query_id", "source"], kind="stable", key=lambda column: column if column.name != "source" else
+        column.map({name: i for i, name in enumerate(precedence)})).reset_index(drop=True)

@@ -219,3 +219,55 @@ SELECT query_id, grade_a, grade_b, count(*) AS pairs
 FROM rankkit.label_groups('rankkit_pairs')
 GROUP BY ALL
 ORDER BY query_id NULLS LAST, grade_a, grade_b;
+
+-- Mixed judgment tables: one table whose source column says who gave each label (human, llm ...),
+-- a document labelled by several sources. rankkit.merged_qrels keeps, per query and document, the
+-- label of the source that comes first in precedence (['human', 'llm']: a human label wins where
+-- both exist): query_id, doc_id, relevance, source, and labels (how many sources labelled it) and
+-- disagree (whether another source gave another grade). Refused, naming the row: a source missing
+-- from precedence, a document labelled twice by one source, a grade that is not a finite number.
+CREATE OR REPLACE MACRO rankkit.merged_qrels(qrels_table, precedence) AS TABLE
+WITH
+rows_ AS (FROM rankkit.label_side(qrels_table, NULL)),
+bad AS (
+    SELECT query_id, doc_id, grade_text, source FROM rows_
+    WHERE query_id IS NULL OR doc_id IS NULL OR grade IS NULL OR NOT isfinite(grade) OR source IS NULL
+          OR NOT list_contains(precedence::VARCHAR[], source)
+    ORDER BY query_id, doc_id LIMIT 1
+),
+twice AS (
+    SELECT query_id, doc_id, source FROM rows_ GROUP BY ALL HAVING count(*) > 1 ORDER BY ALL LIMIT 1
+),
+checks AS (
+    SELECT CASE
+        WHEN EXISTS (FROM bad)
+            THEN error((SELECT 'rankkit: qrels table ' || qrels_table::VARCHAR || ': '
+                               || CASE WHEN query_id IS NULL THEN 'a NULL query id (document ' || coalesce(doc_id, 'NULL') || ')'
+                                       WHEN doc_id IS NULL THEN 'a NULL document id for query ' || query_id
+                                       WHEN grade_text IS NULL OR NOT isfinite(coalesce(TRY_CAST(grade_text AS DOUBLE), 'nan'))
+                                           THEN 'the relevance of document ' || doc_id || ' for query ' || query_id || ' is '
+                                                || coalesce('''' || grade_text || '''', 'NULL') || '; expected a finite number'
+                                       WHEN source IS NULL
+                                           THEN 'document ' || doc_id || ' for query ' || query_id || ' has no source; '
+                                                || 'expected one of ' || array_to_string(precedence, ', ')
+                                       ELSE 'source ' || source || ' (document ' || doc_id || ', query ' || query_id
+                                            || ') is not in the precedence ' || array_to_string(precedence, ', ')
+                                            || '; add it where its labels rank' END
+                        FROM bad))
+        WHEN EXISTS (FROM twice)
+            THEN error((SELECT 'rankkit: qrels table ' || qrels_table::VARCHAR || ': document ' || doc_id
+                               || ' is labelled twice by ' || source || ' for query ' || query_id
+                        FROM twice))
+        ELSE true END AS ok
+),
+ranked AS (
+    SELECT query_id, doc_id, grade, source,
+           row_number() OVER (PARTITION BY query_id, doc_id ORDER BY list_position(precedence::VARCHAR[], source)) AS place,
+           count(*) OVER (PARTITION BY query_id, doc_id) AS labels,
+           count(DISTINCT grade) OVER (PARTITION BY query_id, doc_id) > 1 AS disagree
+    FROM rows_
+)
+SELECT query_id, doc_id, grade AS relevance, source, labels, disagree
+FROM ranked, checks
+WHERE checks.ok AND place = 1
+ORDER BY query_id, doc_id;
