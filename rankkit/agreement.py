@@ -185,6 +185,93 @@ def _raw_table(con, source, columns, column: str) -> Iterator[str]:
             con.execute(f"DROP VIEW IF EXISTS {name}")
 
 
+@dataclass
+class LeaderboardAgreement:
+    """What :func:`leaderboard_agreement` found.
+
+    ``leaderboards``: ``system, value_a, value_b, rank_a, rank_b`` (best first under a).
+    ``correlations``: one row over every system (``top`` None) and, with ``top=k``, one over the k
+    best systems under a: ``top, systems, kendall_tau_b, tau_ap, spearman, pearson, swaps``.
+    ``swaps``: the pairs the two leaderboards order oppositely: ``above_a, below_a`` (a's order),
+    their values under a and b, and the paired test under a of the two systems (``p_value,
+    p_adjusted, significant``), as :func:`rankkit.compare` computes it over every pair.
+    """
+
+    measure: str
+    leaderboards: pd.DataFrame
+    correlations: pd.DataFrame
+    swaps: pd.DataFrame
+
+
+def leaderboard_agreement(qrels_a, qrels_b, runs, measure: str, *, top: int | None = None, test: str = "t",
+                          correction: str = "holm", alpha: float = 0.05, seed: int | None = 0,
+                          resamples: int = 10000, con: duckdb.DuckDBPyConnection | None = None,
+                          conventions=None, columns=None) -> LeaderboardAgreement:
+    """Do two judgment tables rank the systems alike? Every run is evaluated under ``qrels_a`` and
+    under ``qrels_b`` by :func:`rankkit.evaluate`, then the two leaderboards are compared in SQL
+    (``rankkit.rank_correlation``, ``rankkit.system_swaps``). Higher values rank first; ``qrels_a``
+    is the reference (tau_AP, the top k and the significance of the swaps read it).
+
+    Parameters
+    ----------
+    qrels_a, qrels_b:
+        The two judgment tables, as :func:`rankkit.evaluate` takes qrels.
+    runs:
+        Three systems or more: a list or dict of runs, or one table with a ``system`` column, as
+        :func:`rankkit.compare` takes them.
+    measure:
+        One measure name (``"nDCG@10"``).
+    top:
+        Also compare the two leaderboards among the ``top`` best systems under ``qrels_a``.
+    test, correction, alpha, seed, resamples:
+        The paired test under ``qrels_a`` that says which swaps were significant, as for
+        :func:`rankkit.compare` (the family is every pair of systems).
+    conventions, columns:
+        As for :func:`rankkit.evaluate`, the same for both judgment tables.
+
+    Returns
+    -------
+    LeaderboardAgreement
+        Frames ``leaderboards``, ``correlations`` and ``swaps``.
+    """
+    from rankkit.compare import compare
+    from rankkit.evaluate import evaluate
+
+    if not isinstance(measure, str):
+        raise RankkitError(f"measure: one measure name, got {measure!r}")
+    con = connect(con) if con is not None else default_connection()
+    boards = None
+    for side, qrels in (("a", qrels_a), ("b", qrels_b)):
+        found = evaluate(qrels, runs, measure, con=con, conventions=conventions, columns=columns)
+        if found.measure.nunique() != 1:
+            raise RankkitError(f"measure: one measure, got {', '.join(found.measure.unique())}")
+        found = found[["system", "value"]].rename(columns={"value": f"value_{side}"})
+        boards = found if boards is None else boards.merge(found, on="system", how="outer")
+    name = f"rankkit_boards_{next(_views)}"
+    con.register(name, boards)
+    try:
+        leaderboards = run_query(con, f"FROM rankkit.leaderboards('{name}')", [])
+        correlations = pd.concat([run_query(con, f"SELECT ?::BIGINT AS top, * FROM rankkit.rank_correlation('{name}', top := ?)",
+                                            [k, k]) for k in ([None] if top is None else [None, top])],
+                                 ignore_index=True)
+        swaps = run_query(con, f"FROM rankkit.system_swaps('{name}')", [])
+    finally:
+        con.unregister(name)
+    tested = compare(qrels_a, runs, measure, test=test, correction=correction, alpha=alpha, seed=seed,
+                     resamples=resamples, con=con, conventions=conventions, columns=columns)
+    swaps = swaps.merge(_pair_tests(tested), on=["above_a", "below_a"], how="left")
+    swaps.attrs.update(test=test, correction=correction, alpha=alpha, seed=seed)
+    return LeaderboardAgreement(measure=measure, leaderboards=leaderboards, correlations=correlations, swaps=swaps)
+
+
+def _pair_tests(tested: pd.DataFrame) -> pd.DataFrame:
+    """compare()'s p-values for each unordered pair, under both orders of its names."""
+    tests = tested[["system", "baseline", "p_value", "p_adjusted", "significant"]]
+    both = pd.concat([tests.rename(columns={"system": "above_a", "baseline": "below_a"}),
+                      tests.rename(columns={"system": "below_a", "baseline": "above_a"})], ignore_index=True)
+    return both
+
+
 # The columns of rankkit.overlap that are similarities, with what each is.
 OVERLAPS = {
     "overlap_at_k": "documents in both top k, over k",
