@@ -302,7 +302,8 @@ def overlap(run_a, run_b, *, p: float = 0.9, k: int = 10, depth: int | None = No
             ci: float = 0.95, seed: int | None = 0, resamples: int = 10000,
             con: duckdb.DuckDBPyConnection | None = None, columns=None) -> RankingOverlap:
     """How alike two rankings of the same queries are: rank-biased overlap (min, max, residual,
-    extrapolated; Webber, Moffat and Zobel 2010), overlap@k and Jaccard@k, per query and averaged.
+    extrapolated; Webber, Moffat and Zobel 2010; with ties as Corsi and Urbano 2024), overlap@k and
+    Jaccard@k, per query and averaged, computed by SQL's ``rankkit.overlap``.
 
     Parameters
     ----------
@@ -313,15 +314,19 @@ def overlap(run_a, run_b, *, p: float = 0.9, k: int = 10, depth: int | None = No
     k:
         The cutoff of overlap@k and Jaccard@k.
     depth, ties:
-        Documents kept per query, and the tie rule ordering equal scores (``trec`` or ``rank``),
-        as for :func:`rankkit.evaluate`.
+        Documents kept per query, and what equal scores are: ordered by a tie rule (``trec`` or
+        ``rank``, as for :func:`rankkit.evaluate`), or tied, RBO then taking them as Corsi and
+        Urbano (SIGIR 2024) do: ``w`` (a tie is equality), ``a`` (uncertainty: the mean over the
+        orderings of each tie) or ``b`` (``a`` corrected for what the ties hide). The top k of
+        overlap@k and Jaccard@k follow the trec rule then.
     ci, seed, resamples:
         The bootstrap interval of each mean over queries.
     """
     if not 0 < ci < 1:
         raise RankkitError(f"ci must be between 0 and 1, got {ci!r}")
-    if ties not in ("trec", "rank"):
-        raise RankkitError(f"ties must be trec or rank for overlap (rankings without ties), got {ties!r}")
+    if ties not in ("trec", "rank", "w", "a", "b"):
+        raise RankkitError(f"ties must be trec, rank (equal scores ordered by that rule) or w, a, b (left tied: "
+                           f"Corsi and Urbano's variants of RBO), got {ties!r}")
     con = connect(con) if con is not None else default_connection()
     a = load(con, run_a, "run", columns=columns)
     try:
