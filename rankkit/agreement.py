@@ -138,8 +138,8 @@ def label_tables(con, qrels_a, qrels_b, judges, columns) -> Iterator[tuple[str, 
     read and checked as evaluate reads them, or one table with a judge column (rankkit's readers
     keep only rankkit's columns)."""
     if qrels_b is None:
-        with _raw_table(con, qrels_a, columns, "judge") as table:
-            yield table, None, None
+        with _raw_table(con, qrels_a, columns, "judge") as (table, label):
+            yield table, None, [label]
         return
     if judges is not None:
         raise RankkitError("judges names the two judges of one table with a judge column; "
@@ -158,26 +158,30 @@ def label_tables(con, qrels_a, qrels_b, judges, columns) -> Iterator[tuple[str, 
 
 
 @contextmanager
-def _raw_table(con, source, columns, column: str) -> Iterator[str]:
-    """A table the macros read as it is, with a column (judge, source) rankkit's readers do not keep."""
+def _raw_table(con, source, columns, column: str) -> Iterator[tuple[str, str]]:
+    """A table the macros read as it is, with a column (judge, source) rankkit's readers do not keep,
+    and what messages call it."""
     if columns:
         raise RankkitError(f"columns applies to plain qrels; rename the columns of a table with a {column} column "
                            f"to query_id, doc_id, relevance and {column}")
     if isinstance(source, str) and is_table(con, source):
-        yield source
+        yield source, f"qrels table {source}"
         return
     name = f"rankkit_labels_{next(_views)}"
     if is_frame(source):
         con.register(name, source)
+        label = "the qrels DataFrame"
     elif isinstance(source, duckdb.DuckDBPyRelation):
         source.create_view(name, replace=True)
+        label = "the qrels relation"
     elif isinstance(source, (str, Path)) and Path(source).is_file():
         con.execute(f"CREATE TEMP VIEW {name} AS FROM '{str(source).replace(chr(39), chr(39) * 2)}'")
+        label = str(source)
     else:
         raise InputError(f"qrels: expected a DataFrame, relation, table name or a CSV or Parquet file "
                          f"with a {column} column, got {source!r}")
     try:
-        yield name
+        yield name, label
     finally:
         if is_frame(source):
             con.unregister(name)
@@ -367,8 +371,8 @@ def merge_judgments(qrels, precedence, *, con: duckdb.DuckDBPyConnection | None 
     if isinstance(precedence, str) or not precedence:
         raise RankkitError(f"precedence: the sources in the order their labels win, e.g. ['human', 'llm'], got {precedence!r}")
     con = connect(con) if con is not None else default_connection()
-    with _raw_table(con, qrels, None, "source") as table:
-        return run_query(con, "FROM rankkit.merged_qrels(?, ?::VARCHAR[])", [table, list(precedence)])
+    with _raw_table(con, qrels, None, "source") as (table, label):
+        return run_query(con, "FROM rankkit.merged_qrels(?, ?::VARCHAR[], label := ?)", [table, list(precedence), label])
 
 
 def source_shares(qrels, run, precedence, *, k: int = 10, con: duckdb.DuckDBPyConnection | None = None,

@@ -40,8 +40,8 @@ CREATE OR REPLACE MACRO rankkit.label_side(qrels_table, judge_name) AS TABLE
 -- grade_b (NULL on the side that did not judge it) and side ('both', 'a' or 'b'). Refused, with the
 -- table, query and document named: a missing column, a NULL id, a grade that is not a finite number,
 -- a document judged twice for a query on one side, two sides with no query in common, and with
--- one table, judges that are not two of its judge column's values. labels := [a, b] names the sides
--- in messages (the files Python read them from); by default, the judges or the tables.
+-- one table, judges that are not two of its judge column's values. labels := [a, b] says what
+-- messages call the two tables (the files Python read them from), labels := [a] the one table.
 CREATE OR REPLACE MACRO rankkit.label_pairs(qrels_a, qrels_b := NULL, judges := NULL, labels := NULL) AS TABLE
 WITH
 judge_names AS (
@@ -51,7 +51,7 @@ judge_names AS (
                 WHEN judges IS NOT NULL THEN judges::VARCHAR[]
                 WHEN qrels_b IS NOT NULL THEN [NULL, NULL]::VARCHAR[]
                 WHEN len(found) = 2 THEN found
-                ELSE error('rankkit: qrels table ' || qrels_a::VARCHAR || ': with one table, its judge column '
+                ELSE error('rankkit: ' || coalesce(labels[1], 'qrels table ' || qrels_a::VARCHAR) || ': with one table, its judge column '
                            || 'must hold two judges (or name them with judges := [a, b]); it holds '
                            || CASE WHEN len(found) = 0 THEN 'none' ELSE array_to_string(found, ', ') END)
            END AS names
@@ -62,11 +62,11 @@ a AS (FROM rankkit.label_side(qrels_a, (SELECT names[1] FROM judge_names))),
 b AS (FROM rankkit.label_side(coalesce(qrels_b, qrels_a), (SELECT names[2] FROM judge_names))),
 -- what messages call each side
 side_names AS (
-    SELECT coalesce(labels[1], 'judge ' || names[1] || ' in qrels table ' || qrels_a::VARCHAR,
-                    'qrels table ' || qrels_a::VARCHAR) AS name_a,
-           coalesce(labels[2], 'judge ' || names[2] || ' in qrels table ' || qrels_a::VARCHAR,
-                    'qrels table ' || qrels_b::VARCHAR) AS name_b
-    FROM judge_names
+    SELECT CASE WHEN names[1] IS NULL THEN table_a ELSE 'judge ' || names[1] || ' in ' || table_a END AS name_a,
+           CASE WHEN names[2] IS NULL THEN table_b ELSE 'judge ' || names[2] || ' in ' || table_b END AS name_b
+    FROM judge_names, (SELECT coalesce(labels[1], 'qrels table ' || qrels_a::VARCHAR) AS table_a,
+                              CASE WHEN qrels_b IS NULL THEN coalesce(labels[1], 'qrels table ' || qrels_a::VARCHAR)
+                                   ELSE coalesce(labels[2], 'qrels table ' || qrels_b::VARCHAR) END AS table_b)
 ),
 sides AS (
     SELECT 'a' AS side, name_a AS name, a.* FROM a, side_names
@@ -225,8 +225,9 @@ ORDER BY query_id NULLS LAST, grade_a, grade_b;
 -- label of the source that comes first in precedence (['human', 'llm']: a human label wins where
 -- both exist): query_id, doc_id, relevance, source, and labels (how many sources labelled it) and
 -- disagree (whether another source gave another grade). Refused, naming the row: a source missing
--- from precedence, a document labelled twice by one source, a grade that is not a finite number.
-CREATE OR REPLACE MACRO rankkit.merged_qrels(qrels_table, precedence) AS TABLE
+-- from precedence, a document labelled twice by one source, a grade that is not a finite number
+-- (label := what messages call the table).
+CREATE OR REPLACE MACRO rankkit.merged_qrels(qrels_table, precedence, label := NULL) AS TABLE
 WITH
 rows_ AS (FROM rankkit.label_side(qrels_table, NULL)),
 bad AS (
@@ -241,7 +242,7 @@ twice AS (
 checks AS (
     SELECT CASE
         WHEN EXISTS (FROM bad)
-            THEN error((SELECT 'rankkit: qrels table ' || qrels_table::VARCHAR || ': '
+            THEN error((SELECT 'rankkit: ' || coalesce(label, 'qrels table ' || qrels_table::VARCHAR) || ': '
                                || CASE WHEN query_id IS NULL THEN 'a NULL query id (document ' || coalesce(doc_id, 'NULL') || ')'
                                        WHEN doc_id IS NULL THEN 'a NULL document id for query ' || query_id
                                        WHEN grade_text IS NULL OR NOT isfinite(coalesce(TRY_CAST(grade_text AS DOUBLE), 'nan'))
@@ -255,7 +256,7 @@ checks AS (
                                             || '; add it where its labels rank' END
                         FROM bad))
         WHEN EXISTS (FROM twice)
-            THEN error((SELECT 'rankkit: qrels table ' || qrels_table::VARCHAR || ': document ' || doc_id
+            THEN error((SELECT 'rankkit: ' || coalesce(label, 'qrels table ' || qrels_table::VARCHAR) || ': document ' || doc_id
                                || ' is labelled twice by ' || source || ' for query ' || query_id
                         FROM twice))
         ELSE true END AS ok

@@ -176,8 +176,12 @@ def test_python_agreement_with_a_judge_column():
                          columns=["query_id", "doc_id", "relevance", "judge"])
     found = rankkit.agreement(frame)
     assert (found.pairs, found.only_a, found.only_b) == (5, 1, 1)
-    with pytest.raises(rankkit.RankkitError, match="judge column must hold two judges"):
+    with pytest.raises(rankkit.RankkitError, match="the qrels DataFrame: with one table, its judge column must hold two"):
         rankkit.agreement(frame[frame.judge == "human"])
+    frame.loc[0, "relevance"] = float("nan")
+    with pytest.raises(rankkit.RankkitError, match="judge human in the qrels DataFrame: the relevance of document d1 "
+                                                   "for query q1 is NULL"):  # pandas' NaN reaches DuckDB as NULL
+        rankkit.agreement(frame)
 
 
 def test_docstring_example_runs():

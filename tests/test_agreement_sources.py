@@ -49,6 +49,8 @@ def test_python_merge_judgments_feeds_evaluate():
     assert value.value.iloc[0] == pytest.approx(2 / 3)  # q1's a and q2's c are relevant at 1, q3's y is not judged
     with pytest.raises(rankkit.RankkitError, match="precedence: the sources in the order"):
         rankkit.merge_judgments(MIXED, "human")
+    with pytest.raises(rankkit.RankkitError, match="the qrels DataFrame: source human .* is not in the precedence llm"):
+        rankkit.merge_judgments(MIXED, ["llm"])
 
 
 def test_source_shares_add_up_to_the_merged_table():
