@@ -107,7 +107,7 @@ judgments = st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.sampled_f
                      min_size=1, max_size=40, unique_by=lambda row: row[:2])
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=judgments, threshold=st.sampled_from([1, 2, 3]))
 def test_generated_tables_match_the_oracles(con, rows, threshold):
     a = [(q, d, x) for q, d, x, _, side in rows if side != "b"]
