@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 import duckdb
 
 from rankkit._files import replacing
+from rankkit._paths import sql_dir
 from rankkit._sql import connect, store, stored
 from rankkit.compose import compose
 from rankkit.conventions import Conventions, resolve_conventions
@@ -35,9 +36,10 @@ SPEC_TYPE = ("STRUCT(i INTEGER, measure VARCHAR, metric VARCHAR, k BIGINT, rel D
 # result columns an attribute column (by=) must not shadow
 RESERVED = ("measure", "system", "query_id", "value", "queries", "ci_low", "ci_high")
 # The largest run ranked by rankkit.window_ranks, and rankkit.ranks' most judged documents a query
-# still counted (its by_window cut in sql/20_engine.sql): see ranks_by_window.
+# still counted (rankkit.judged_counted in sql/20_engine.sql, read from there): see ranks_by_window.
 WINDOW_ROWS = 1_000_000
-JUDGED_COUNTED = 8
+JUDGED_COUNTED = int(re.search(r"MACRO rankkit\.judged_counted\(\) AS (\d+);",
+                               (sql_dir() / "20_engine.sql").read_text(encoding="utf-8")).group(1))
 OUTPUT_FORMATS = {".parquet": "(FORMAT parquet)", ".csv": "(FORMAT csv, HEADER true)",
                   ".tsv": "(FORMAT csv, HEADER true, DELIMITER '\t')", ".json": "(FORMAT json, ARRAY true)",
                   ".jsonl": "(FORMAT json)", ".ndjson": "(FORMAT json)"}
@@ -243,8 +245,8 @@ def engine_query(per_query: bool, sliced: bool, specs: Iterable[Mapping], *, tie
     load() checked: rankkit.ranks (rankkit.window_ranks_loaded with ``window``, for a small run), then the
     statement rankkit.compose writes for ``specs`` (only their features, each once as a column,
     parameters as literals), then rankkit.over_values (or slice_values, over_slices). Binding
-    rankkit.input_checks, and rankkit.features' struct of every feature with a CASE over the
-    measures, was most of the time of a small evaluation and bought nothing here. The values are
+    rankkit.input_checks, and rankkit.per_query_ranked with a CASE over every measure, was most of
+    the time of a small evaluation and bought nothing here. The values are
     MATERIALIZED: the aggregate reads them once.
     Parameters by name: qrels, run, ties, scores, depth, judged_only, keyed (not with ``window``), and
     slices, attribute when ``sliced``."""

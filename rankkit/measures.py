@@ -25,12 +25,12 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Mapping
 
 from rankkit._paths import sql_dir
 
 __all__ = ["Measure", "Param", "Feature", "registry", "read_measure", "params", "get", "label", "spec_value",
-           "default", "shared_features", "inputs"]
+           "default", "shared_features", "inputs", "written"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
 _PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+(?:\[\])?)\s*:=\s*(\S+)\s+(.*?)\s*$")
@@ -311,7 +311,7 @@ def get(name: str) -> Measure:
 
 
 def catalog_sql() -> str:
-    """SQL that declares the registry to the SQL side: the catalog and the value dispatch."""
+    """SQL that declares the registry to the SQL side: the catalog."""
     rows = ",\n        ".join(
         f"({_lit(m.metric)}, {_lit(m.name)}, {_list(m.aliases)}, {_list(m.params)}, {_lit(m.aggregate)})"
         for m in registry().values()
@@ -323,17 +323,7 @@ CREATE OR REPLACE MACRO rankkit.catalog() AS TABLE
     SELECT * FROM (VALUES
         {rows}
     ) AS catalog(metric, name, aliases, params, agg);
-
-CREATE OR REPLACE MACRO rankkit.measure_value(metric, f, s) AS
-    {value_dispatch(registry())};
 """
-
-
-def value_dispatch(metrics: Iterable[str]) -> str:
-    """The SQL expression of a measure's per-query value from the columns ``metric, f, s`` of
-    rankkit.features: a CASE over ``metrics``' _value macros (NULL for any other metric)."""
-    cases = " ".join(f"WHEN {_lit(metric)} THEN rankkit.{metric}_value(f, s)" for metric in dict.fromkeys(metrics))
-    return f"CASE metric {cases} END"
 
 
 def _lit(text: str) -> str:
@@ -378,14 +368,14 @@ def spec_value(spec: Mapping, name: str):
     return spec["levels"][0] if name == "recall" else spec[name]
 
 
-def _written(value) -> str:
+def written(value) -> str:
     """A parameter's value as a measure name writes it, so that the parser reads it back the same."""
     if isinstance(value, float):
         return f"{value:g}"
     if isinstance(value, (list, tuple)) and value and isinstance(value[0], Mapping):  # gains, [1=3,2=9]
-        return "[" + ",".join(f"{_written(float(g['level']))}={_written(float(g['gain']))}" for g in value) + "]"
+        return "[" + ",".join(f"{written(float(g['level']))}={written(float(g['gain']))}" for g in value) + "]"
     if isinstance(value, (list, tuple)):
-        return "[" + ",".join(_written(float(v)) for v in value) + "]"
+        return "[" + ",".join(written(float(v)) for v in value) + "]"
     return str(value)
 
 
@@ -403,11 +393,40 @@ def label(spec: Mapping) -> str:
     'IPrec@0.5'
     """
     measure = registry()[spec["metric"]]
-    shown = [f"{name}={_written(spec_value(spec, name))}" for name in measure.params
+    shown = [f"{name}={written(spec_value(spec, name))}" for name in measure.params
              if name not in ("k", "recall") and not _is_default(spec_value(spec, name), _declared(name))]
     cutoff = ""
     if "k" in measure.params and spec.get("k") is not None:
         cutoff = f"@{spec['k']}"
     elif "recall" in measure.params and not _is_default(spec_value(spec, "recall"), params()["recall"].default):
-        cutoff = f"@{_written(float(spec_value(spec, 'recall')))}"
+        cutoff = f"@{written(float(spec_value(spec, 'recall')))}"
     return measure.name + (f"({', '.join(shown)})" if shown else "") + cutoff
+
+
+# The conventions every measure's table macro takes, as rankkit.per_query takes them.
+TABLE_CONVENTIONS = "ties := 'trec', scores := 'double', depth := NULL, queries := 'both', judged_only := false"
+
+
+def table_macros_sql() -> str:
+    """Each measure's table macro (``rankkit.ndcg('qrels', 'run', k := 10)``), written from its header:
+    its parameters with the prelude's defaults, then the conventions; a measure whose value is text
+    (relstring, runid) writes its own in its file."""
+    from rankkit.compose import DUCKDB, spec_types
+
+    macros = ["-- Generated from the headers of sql/metrics/*.sql by rankkit.measures.table_macros_sql()."]
+    for m in registry().values():
+        if m.value is None:
+            continue
+        # IPrec's recall level travels as the one level of the spec's list (see spec_value)
+        types = {name: "DOUBLE" if name == "recall" else spec_types()[name] for name in m.params}
+        signature = "".join(f"{name} := {'NULL' if default(name) is None else DUCKDB.literal(default(name), types[name])}, "
+                            for name in m.params)
+        arguments = "".join(f", {'levels := [recall]' if name == 'recall' else f'{name} := {name}'}" for name in m.params)
+        macros.append(
+            f"CREATE OR REPLACE MACRO {m.macro}(qrels_table, run_table, {signature}{TABLE_CONVENTIONS}) AS TABLE\n"
+            f"    SELECT system, query_id, value\n"
+            f"    FROM rankkit.per_query(qrels_table, run_table,\n"
+            f"        [rankkit.spec({_lit(m.metric)}, {_lit(m.name)}, {_lit(m.aggregate)}{arguments})],\n"
+            f"        ties := ties, scores := scores, depth := depth, queries := queries, judged_only := judged_only)\n"
+            f"    ORDER BY system, query_id;")
+    return "\n".join(macros) + "\n"

@@ -293,6 +293,19 @@ def test_the_trace_follows_the_setting(ex):
     assert (ranked["gain"] == ranked["grade"].clip(lower=0)).all() and ex.controls["gain"].disabled
 
 
+@pytest.mark.parametrize("measure, column", [("nDCG(gains=[1=3,2=9])@5", "ndcg"), ("nDCG(gain=exp,ideal=run)@5", "ndcg"),
+                                             ("AP(rel=2)@5", "ap"), ("ERR(max=2)@5", "err"), ("P(rel=2)@5", "precision")])
+def test_the_traces_row_at_k_is_the_explorers_value_bit_for_bit(ex, measure, column):
+    """The drill-down's trace and the distribution's values come from the same definitions, with every
+    option of the measure (gains too, which the trace once left out)."""
+    ex.measure = measure
+    ex.query = "q003"
+    values = ex.per_query.set_index(["system", "query_id"])["value"]
+    at_k = ex.trace[ex.trace["rank"] == 5].set_index("system")[column]
+    for system, value in at_k.items():
+        assert float(value).hex() == float(values[(system, "q003")]).hex(), (measure, system)
+
+
 def test_drilldown_marks_unjudged_and_moved_documents(ex):
     ex.query = "q001"
     html = ex._views["drilldown"].children[1].children[0].value

@@ -8,13 +8,3 @@
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
 -- value: {dcg}
-
-CREATE OR REPLACE MACRO rankkit.dcg_value(f, s) AS
-    f.dcg;
-
-CREATE OR REPLACE MACRO rankkit.dcg(qrels_table, run_table, k := NULL, gain := 'linear', gains := NULL, ties := 'trec', scores := 'double', depth := NULL, queries := 'both') AS TABLE
-    SELECT system, query_id, value
-    FROM rankkit.per_query(qrels_table, run_table,
-        [rankkit.spec('dcg', 'DCG', 'mean', k := k, gain := gain, gains := gains)],
-        ties := ties, scores := scores, depth := depth, queries := queries)
-    ORDER BY system, query_id;

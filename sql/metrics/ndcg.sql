@@ -8,13 +8,3 @@
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
 -- value: rankkit.ratio({dcg}, {idcg}, CASE WHEN {s.empty} = 'skip' THEN NULL ELSE 0.0E0 END)
-
-CREATE OR REPLACE MACRO rankkit.ndcg_value(f, s) AS
-    rankkit.ratio(f.dcg, f.idcg, CASE WHEN s.empty = 'skip' THEN NULL ELSE 0.0E0 END);
-
-CREATE OR REPLACE MACRO rankkit.ndcg(qrels_table, run_table, k := NULL, gain := 'linear', gains := NULL, ideal := 'qrels', empty := 'zero', ties := 'trec', scores := 'double', depth := NULL, queries := 'both') AS TABLE
-    SELECT system, query_id, value
-    FROM rankkit.per_query(qrels_table, run_table,
-        [rankkit.spec('ndcg', 'nDCG', 'mean', k := k, gain := gain, gains := gains, ideal := ideal, empty := empty)],
-        ties := ties, scores := scores, depth := depth, queries := queries)
-    ORDER BY system, query_id;

@@ -7,13 +7,3 @@
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
 -- value: CASE WHEN {s.k} IS NULL THEN rankkit.ratio({rel_ret}, {num_ret}) ELSE {rel_ret} * 1.0E0 / {s.k} END
-
-CREATE OR REPLACE MACRO rankkit.p_value(f, s) AS
-    CASE WHEN s.k IS NULL THEN rankkit.ratio(f.rel_ret, f.num_ret) ELSE f.rel_ret * 1.0E0 / s.k END;
-
-CREATE OR REPLACE MACRO rankkit.p(qrels_table, run_table, k := NULL, rel := 1, ties := 'trec', scores := 'double', depth := NULL, queries := 'both') AS TABLE
-    SELECT system, query_id, value
-    FROM rankkit.per_query(qrels_table, run_table,
-        [rankkit.spec('p', 'P', 'mean', k := k, rel := rel)],
-        ties := ties, scores := scores, depth := depth, queries := queries)
-    ORDER BY system, query_id;

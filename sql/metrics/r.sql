@@ -7,13 +7,3 @@
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
 -- value: rankkit.ratio({rel_ret}, {num_rel})
-
-CREATE OR REPLACE MACRO rankkit.r_value(f, s) AS
-    rankkit.ratio(f.rel_ret, f.num_rel);
-
-CREATE OR REPLACE MACRO rankkit.r(qrels_table, run_table, k := NULL, rel := 1, ties := 'trec', scores := 'double', depth := NULL, queries := 'both') AS TABLE
-    SELECT system, query_id, value
-    FROM rankkit.per_query(qrels_table, run_table,
-        [rankkit.spec('r', 'R', 'mean', k := k, rel := rel)],
-        ties := ties, scores := scores, depth := depth, queries := queries)
-    ORDER BY system, query_id;

@@ -7,13 +7,3 @@
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
 -- value: CASE WHEN {rel_ret} > 0 THEN 1.0E0 ELSE 0.0E0 END
-
-CREATE OR REPLACE MACRO rankkit.success_value(f, s) AS
-    CASE WHEN f.rel_ret > 0 THEN 1.0E0 ELSE 0.0E0 END;
-
-CREATE OR REPLACE MACRO rankkit.success(qrels_table, run_table, k := NULL, rel := 1, ties := 'trec', scores := 'double', depth := NULL, queries := 'both') AS TABLE
-    SELECT system, query_id, value
-    FROM rankkit.per_query(qrels_table, run_table,
-        [rankkit.spec('success', 'Success', 'mean', k := k, rel := rel)],
-        ties := ties, scores := scores, depth := depth, queries := queries)
-    ORDER BY system, query_id;
