@@ -32,6 +32,56 @@ FROM boards, problems
 WHERE CASE WHEN problem IS NULL THEN true ELSE error('rankkit: leaderboards: ' || problem) END
 ORDER BY rank_a, system;
 
+-- rankkit.sample_correlations: rankkit.rank_correlation (below) for many pairs of leaderboards at once, one per value
+-- of a sample column (sample, system, value_a, value_b: the leaderboards of resampled query sets,
+-- say), unchecked: one row per sample.
+CREATE OR REPLACE MACRO rankkit.sample_correlations(samples_table, top := NULL) AS TABLE
+WITH
+boards AS (
+    SELECT sample, system, value_a, value_b,
+           rank() OVER (PARTITION BY sample ORDER BY value_a DESC) AS rank_a,
+           rank() OVER (PARTITION BY sample ORDER BY value_b DESC) AS rank_b
+    FROM query_table(samples_table::VARCHAR)
+),
+places AS (
+    SELECT *,
+           rank() OVER (PARTITION BY sample ORDER BY value_a)
+               + (count(*) OVER (PARTITION BY sample, value_a) - 1) / 2 AS place_a,
+           rank() OVER (PARTITION BY sample ORDER BY value_b)
+               + (count(*) OVER (PARTITION BY sample, value_b) - 1) / 2 AS place_b,
+           count(*) OVER (PARTITION BY sample, value_a) > 1 OR count(*) OVER (PARTITION BY sample, value_b) > 1 AS tied
+    FROM boards WHERE top IS NULL OR rank_a <= top
+),
+pairs AS (
+    SELECT x.sample, sign(x.value_a - y.value_a) AS order_a, sign(x.value_b - y.value_b) AS order_b
+    FROM places x JOIN places y ON x.sample = y.sample AND x.system < y.system
+),
+-- tau_AP: each system of b below the first, with how many systems above it on b are above it on a
+above AS (
+    SELECT x.sample, x.system, x.rank_b, count(y.system) FILTER (y.value_a > x.value_a) AS right_above
+    FROM places x LEFT JOIN places y ON y.sample = x.sample AND y.rank_b < x.rank_b
+    GROUP BY ALL
+),
+by_places AS (
+    SELECT sample, count(*) AS systems, bool_or(tied) AS tied,
+           corr(place_a, place_b) AS spearman, corr(value_a, value_b) AS pearson
+    FROM places GROUP BY sample
+),
+by_pairs AS (
+    SELECT sample, sum(order_a * order_b) / sqrt(count(*) FILTER (order_a <> 0) * count(*) FILTER (order_b <> 0))
+               AS kendall_tau_b,
+           count(*) FILTER (order_a * order_b < 0) AS swaps
+    FROM pairs GROUP BY sample
+),
+by_above AS (
+    SELECT sample, 2 / (count(*) - 1) * sum(right_above / (rank_b - 1)) FILTER (rank_b > 1) - 1 AS tau_ap
+    FROM above GROUP BY sample
+)
+SELECT sample, systems, kendall_tau_b, CASE WHEN NOT tied THEN tau_ap END AS tau_ap, spearman, pearson,
+       coalesce(swaps, 0) AS swaps
+FROM by_places LEFT JOIN by_pairs USING (sample) LEFT JOIN by_above USING (sample)
+ORDER BY sample;
+
 -- rankkit.rank_correlation: how alike the two leaderboards are, over every system or (top := k)
 -- over the k best systems of leaderboard a (ties at the k-th place kept):
 --   systems        the systems compared
@@ -44,42 +94,18 @@ ORDER BY rank_a, system;
 --   swaps          pairs of systems that a puts in one order and b in the other
 CREATE OR REPLACE MACRO rankkit.rank_correlation(boards_table, top := NULL) AS TABLE
 WITH
-boards AS (FROM rankkit.leaderboards(boards_table) WHERE top IS NULL OR rank_a <= top),
-places AS (
-    SELECT *,
-           rank() OVER (ORDER BY value_a) + (count(*) OVER (PARTITION BY value_a) - 1) / 2 AS place_a,
-           rank() OVER (ORDER BY value_b) + (count(*) OVER (PARTITION BY value_b) - 1) / 2 AS place_b,
-           count(*) OVER (PARTITION BY value_a) > 1 OR count(*) OVER (PARTITION BY value_b) > 1 AS tied
-    FROM boards
-),
-pairs AS (
-    SELECT sign(x.value_a - y.value_a) AS order_a, sign(x.value_b - y.value_b) AS order_b
-    FROM places x JOIN places y ON x.system < y.system
-),
--- tau_AP: each system of b below the first, with how many systems above it on b are above it on a
-above AS (
-    SELECT x.system, x.rank_b, count(y.system) FILTER (y.value_a > x.value_a) AS right_above
-    FROM places x LEFT JOIN places y ON y.rank_b < x.rank_b
-    GROUP BY x.system, x.rank_b
-),
+rankkit_one_sample AS (SELECT 0 AS sample, system, value_a, value_b FROM rankkit.leaderboards(boards_table)),
+kept AS (FROM rankkit.leaderboards(boards_table) WHERE top IS NULL OR rank_a <= top),
 checked AS (
     SELECT CASE WHEN top IS NOT NULL AND NOT top >= 2
                     THEN error('rankkit: top must be 2 or more, got ' || top)
-                WHEN (SELECT count(*) FROM places) < 3
+                WHEN (SELECT count(*) FROM kept) < 3
                     THEN error('rankkit: rank correlations need 3 systems or more, got '
                                || (SELECT count(*) || ' among the top ' || top || ' of leaderboard a ('
-                                          || string_agg(system, ', ' ORDER BY system) || ')' FROM places))
+                                          || string_agg(system, ', ' ORDER BY system) || ')' FROM kept))
                 ELSE true END AS ok
 )
-SELECT (SELECT count(*) FROM places) AS systems,
-       (SELECT sum(order_a * order_b) / sqrt(count(*) FILTER (order_a <> 0) * count(*) FILTER (order_b <> 0)) FROM pairs)
-           AS kendall_tau_b,
-       CASE WHEN NOT (SELECT bool_or(tied) FROM places)
-            THEN (SELECT 2 / (count(*) - 1) * sum(right_above / (rank_b - 1)) FILTER (rank_b > 1) - 1 FROM above) END AS tau_ap,
-       (SELECT corr(place_a, place_b) FROM places) AS spearman,
-       (SELECT corr(value_a, value_b) FROM places) AS pearson,
-       (SELECT count(*) FILTER (order_a * order_b < 0) FROM pairs) AS swaps
-FROM checked WHERE ok;
+SELECT * EXCLUDE (sample) FROM rankkit.sample_correlations('rankkit_one_sample', top := top), checked WHERE ok;
 
 -- rankkit.system_swaps: the pairs of systems the two leaderboards put in opposite orders: system
 -- above on leaderboard a, below on b, with the values of each under a and under b.
