@@ -195,7 +195,8 @@ class LeaderboardAgreement:
 
     ``leaderboards``: ``system, value_a, value_b, rank_a, rank_b`` (best first under a).
     ``correlations``: one row over every system (``top`` None) and, with ``top=k``, one over the k
-    best systems under a: ``top, systems, kendall_tau_b, tau_ap, spearman, pearson, swaps``.
+    best systems under a: ``top, systems, kendall_tau_b, tau_ap, spearman, pearson, swaps`` and,
+    with ``ci``, each correlation's interval (``kendall_tau_b_low, kendall_tau_b_high`` ...).
     ``swaps``: the pairs the two leaderboards order oppositely: ``above_a, below_a`` (a's order),
     their values under a and b, and the paired test under a of the two systems (``p_value,
     p_adjusted, significant``), as :func:`rankkit.compare` computes it over every pair.
@@ -208,8 +209,9 @@ class LeaderboardAgreement:
 
 
 def leaderboard_agreement(qrels_a, qrels_b, runs, measure: str, *, top: int | None = None, test: str = "t",
-                          correction: str = "holm", alpha: float = 0.05, seed: int | None = 0,
-                          resamples: int = 10000, con: duckdb.DuckDBPyConnection | None = None,
+                          correction: str = "holm", alpha: float = 0.05, ci: float | None = None,
+                          seed: int | None = 0, resamples: int = 10000,
+                          con: duckdb.DuckDBPyConnection | None = None,
                           conventions=None, columns=None) -> LeaderboardAgreement:
     """Do two judgment tables rank the systems alike? Every run is evaluated under ``qrels_a`` and
     under ``qrels_b`` by :func:`rankkit.evaluate`, then the two leaderboards are compared in SQL
@@ -230,6 +232,13 @@ def leaderboard_agreement(qrels_a, qrels_b, runs, measure: str, *, top: int | No
     test, correction, alpha, seed, resamples:
         The paired test under ``qrels_a`` that says which swaps were significant, as for
         :func:`rankkit.compare` (the family is every pair of systems).
+    ci:
+        With ``ci=0.95``, each correlation's percentile bootstrap interval over queries: the queries
+        evaluated under ``qrels_a`` (sorted by id) drawn ``resamples`` times with replacement
+        (``numpy.random.default_rng(seed).multinomial(n, [1 / n] * n, size=resamples)``), both
+        leaderboards made again from each draw's per-query values (a system's mean, or sum for a
+        count, over the queries drawn), and the correlations computed in SQL for each
+        (``rankkit.sample_correlations``). Not for a geometric mean (gm_map).
     conventions, columns:
         As for :func:`rankkit.evaluate`, the same for both judgment tables.
 
@@ -261,11 +270,64 @@ def leaderboard_agreement(qrels_a, qrels_b, runs, measure: str, *, top: int | No
         swaps = run_query(con, f"FROM rankkit.system_swaps('{name}')", [])
     finally:
         con.unregister(name)
+    if ci is not None:
+        intervals = _correlation_intervals(con, qrels_a, qrels_b, runs, measure, top, ci=ci, seed=seed,
+                                           resamples=resamples, conventions=conventions, columns=columns)
+        correlations = correlations.merge(intervals, on="top", how="left")
     tested = compare(qrels_a, runs, measure, test=test, correction=correction, alpha=alpha, seed=seed,
                      resamples=resamples, con=con, conventions=conventions, columns=columns)
     swaps = swaps.merge(_pair_tests(tested), on=["above_a", "below_a"], how="left")
     swaps.attrs.update(test=test, correction=correction, alpha=alpha, seed=seed)
     return LeaderboardAgreement(measure=measure, leaderboards=leaderboards, correlations=correlations, swaps=swaps)
+
+
+def _correlation_intervals(con, qrels_a, qrels_b, runs, measure: str, top, *, ci: float, seed, resamples: int,
+                           conventions, columns) -> pd.DataFrame:
+    """The percentile bootstrap interval of each correlation over queries (see leaderboard_agreement)."""
+    from rankkit.evaluate import evaluate, measure_specs
+
+    if not 0 < ci < 1:
+        raise RankkitError(f"ci must be between 0 and 1, got {ci!r}")
+    aggregate = measure_specs(con, [measure])[0]["agg"]
+    if aggregate not in ("mean", "sum"):
+        raise RankkitError(f"ci: the leaderboards of {measure} are geometric means over queries; their correlations "
+                           f"are not resampled (leave ci out)")
+    values = None
+    for side, qrels in (("a", qrels_a), ("b", qrels_b)):
+        found = evaluate(qrels, runs, measure, per_query=True, con=con, conventions=conventions, columns=columns)
+        found = found[["system", "query_id", "value"]].rename(columns={"value": f"value_{side}"})
+        values = found if values is None else values.merge(found, on=["system", "query_id"], how="outer")
+    queries = sorted(values.loc[values.value_a.notna(), "query_id"].unique())
+    counts = np.random.default_rng(seed).multinomial(len(queries), [1 / len(queries)] * len(queries), size=resamples)
+    drawn = pd.DataFrame({"sample": np.repeat(np.arange(resamples), len(queries)),
+                          "query_id": np.tile(np.asarray(queries, dtype=object), resamples),
+                          "weight": counts.ravel()})
+    names = f"rankkit_draws_{next(_views)}", f"rankkit_values_{next(_views)}"
+    combine = "sum(weight * {v})" if aggregate == "sum" else "sum(weight * {v}) / sum(weight) FILTER ({v} IS NOT NULL)"
+    con.register(names[0], drawn[drawn.weight > 0])
+    con.register(names[1], values)
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {names[0]}_boards AS "
+                    f"SELECT sample, system, {combine.format(v='value_a')} AS value_a, {combine.format(v='value_b')} AS value_b "
+                    f"FROM {names[0]} JOIN {names[1]} USING (query_id) GROUP BY sample, system")
+        rows = []
+        for k in [None] if top is None else [None, top]:
+            found = run_query(con, f"FROM rankkit.sample_correlations('{names[0]}_boards', top := ?)", [k])
+            row = {"top": k}
+            for name in CORRELATIONS:
+                drawn_values = found[name].to_numpy(dtype=float)
+                drawn_values = drawn_values[~np.isnan(drawn_values)]
+                low, high = (np.percentile(drawn_values, [50 * (1 - ci), 50 * (1 + ci)]) if len(drawn_values)
+                             else (np.nan, np.nan))
+                row.update({f"{name}_low": float(low), f"{name}_high": float(high)})
+            rows.append(row)
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS {names[0]}_boards")
+        con.unregister(names[0])
+        con.unregister(names[1])
+    frame = pd.DataFrame(rows)
+    frame["top"] = frame["top"].astype("Int64")
+    return frame
 
 
 def _pair_tests(tested: pd.DataFrame) -> pd.DataFrame:

@@ -105,7 +105,7 @@ checked AS (
                                           || string_agg(system, ', ' ORDER BY system) || ')' FROM kept))
                 ELSE true END AS ok
 )
-SELECT * EXCLUDE (sample) FROM rankkit.sample_correlations('rankkit_one_sample', top := top), checked WHERE ok;
+SELECT c.* EXCLUDE (sample) FROM rankkit.sample_correlations('rankkit_one_sample', top := top) c, checked WHERE ok;
 
 -- rankkit.system_swaps: the pairs of systems the two leaderboards put in opposite orders: system
 -- above on leaderboard a, below on b, with the values of each under a and under b.

@@ -179,3 +179,37 @@ def test_dl19_runs_under_official_and_perturbed_qrels():
           f"swaps {whole.swaps}")
     assert whole.kendall_tau_b == pytest.approx(stats.kendalltau(boards.value_a, boards.value_b).statistic, abs=1e-9)
     assert whole.spearman == pytest.approx(stats.spearmanr(boards.value_a, boards.value_b).statistic, abs=1e-9)
+
+
+def test_correlation_intervals_resample_the_queries():
+    # five systems over twelve queries, a second judge who disagrees on some
+    rng = np.random.default_rng(5)
+    queries = [f"q{i:02}" for i in range(12)]
+    qrels = pd.DataFrame([(q, f"d{j}", int(rng.integers(0, 3))) for q in queries for j in range(6)],
+                         columns=["query_id", "doc_id", "relevance"])
+    other = perturbed(qrels, seed=3, share=0.4)
+    runs = {f"s{n}": pd.DataFrame([(q, f"d{j}", float(rng.random())) for q in queries for j in range(6)],
+                                  columns=["query_id", "doc_id", "score"]) for n in range(5)}
+    found = rankkit.leaderboard_agreement(qrels, other, runs, "P@3", ci=0.9, resamples=300, seed=11)
+    row = found.correlations.iloc[0]
+    assert "ok" not in found.correlations.columns
+    # the same draws, each leaderboard made again with pandas and correlated by scipy
+    per_query = {side: rankkit.evaluate(q, runs, "P@3", per_query=True).pivot(index="query_id", columns="system",
+                                                                               values="value")
+                 for side, q in (("a", qrels), ("b", other))}
+    counts = np.random.default_rng(11).multinomial(12, [1 / 12] * 12, size=300)
+    taus = []
+    for weights in counts:
+        means = {side: (table.loc[queries].mul(weights, axis=0).sum() / weights.sum()) for side, table in per_query.items()}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            taus.append(stats.kendalltau(means["a"], means["b"][means["a"].index]).statistic)
+    taus = np.array(taus)
+    low, high = np.percentile(taus[~np.isnan(taus)], [5, 95])
+    assert (row.kendall_tau_b_low, row.kendall_tau_b_high) == pytest.approx((low, high), abs=1e-9)
+    again = rankkit.leaderboard_agreement(qrels, other, runs, "P@3", ci=0.9, resamples=300, seed=11)
+    # one seed, the same interval (to the last bits: DuckDB's sums run in parallel, in any order)
+    assert again.correlations.drop(columns="top").to_numpy(dtype=float) == pytest.approx(
+        found.correlations.drop(columns="top").to_numpy(dtype=float), abs=1e-12, nan_ok=True)
+    with pytest.raises(rankkit.RankkitError, match="geometric means over queries"):
+        rankkit.leaderboard_agreement(qrels, other, runs, "gm_map", ci=0.9, resamples=10)
