@@ -9,7 +9,7 @@ Every line is one row ``section, name, scope, value``:
   ``query_id doc_id``, value the grade given;
 - ``leaderboard``: ``value_a, value_b, rank_a, rank_b`` per system (the scope);
 - ``correlation``: each of :data:`rankkit.agreement.CORRELATIONS`, ``systems`` and ``swaps``, scope
-  ``all`` or ``top K``;
+  ``all`` or ``top K`` (with ``--ci``, each correlation's interval too: ``kendall_tau_b_low`` ...);
 - ``swap``: each pair ordered oppositely, scope ``above_a > below_a``, names ``p_adjusted`` and
   ``significant`` (under judgment table a).
 """
@@ -49,8 +49,10 @@ def agreement_rows(labels, boards=None, per_query: bool = False) -> list[dict]:
                  for name in ("value_a", "value_b", "rank_a", "rank_b")]
     for r in boards.correlations.itertuples():
         scope = "all" if _missing(r.top) else f"top {int(r.top)}"
-        rows += [_row("correlation", f"{name}({measure})", scope, getattr(r, name))
-                 for name in ("systems", *CORRELATIONS, "swaps")]
+        shown = [name for name in ("systems", *CORRELATIONS, "swaps")]
+        shown += [f"{name}_{end}" for name in CORRELATIONS for end in ("low", "high")
+                  if f"{name}_{end}" in boards.correlations.columns]  # with an interval (ci)
+        rows += [_row("correlation", f"{name}({measure})", scope, getattr(r, name)) for name in shown]
     for r in boards.swaps.itertuples():
         scope = f"{r.above_a} > {r.below_a}"
         rows += [_row("swap", f"p_adjusted({measure})", scope, r.p_adjusted),

@@ -383,6 +383,9 @@ def _add_agree(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--top", type=positive_int, metavar="K",
                      help="also compare the leaderboards among the K best systems under QRELS_A")
     sub.add_argument("-q", action="store_true", dest="per_query", help="also print every query's label agreement")
+    sub.add_argument("--ci", type=number, default=None, metavar="LEVEL",
+                     help="with runs: each correlation's percentile bootstrap interval over queries at this level "
+                          "(e.g. 0.95; 1000 draws)")
     sub.add_argument("--test", choices=("t", "wilcoxon", "permutation", "bootstrap"), default="t",
                      help="paired test under QRELS_A saying which swapped pairs differ significantly (default t)")
     sub.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="holm",
@@ -412,7 +415,8 @@ def _run_agree(args: argparse.Namespace) -> int:
     if args.runs:
         boards = leaderboard_agreement(args.qrels_a, args.qrels_b, run_arguments(args.runs), args.measure,
                                        top=args.top, test=args.test, correction=args.correction, alpha=args.alpha,
-                                       seed=args.seed, con=con, conventions=_conventions(args), columns=columns)
+                                       ci=args.ci, seed=args.seed, resamples=1000 if args.ci else 10000, con=con,
+                                       conventions=_conventions(args), columns=columns)
     write_agreement(sys.stdout, agreement_rows(labels, boards, per_query=args.per_query), args.format, args.digits)
     return 0
 

@@ -45,6 +45,11 @@ def test_leaderboards_and_machine_formats(files, capsys):
     correlation = {row["name"]: row["value"] for row in rows if row["section"] == "correlation"}
     assert correlation["systems(P@1)"] == 3 and -1 <= correlation["kendall_tau_b(P@1)"] <= 1
     assert {row["scope"] for row in rows if row["section"] == "leaderboard"} == set(RUNS)
+    assert "kendall_tau_b_low(P@1)" not in correlation  # intervals only with --ci
+    assert main(["agree", a, b, *runs, "-m", "P@1", "--format", "json", "--ci", "0.9"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    interval = {row["name"]: row["value"] for row in rows if row["section"] == "correlation"}
+    assert -1 <= interval["kendall_tau_b_low(P@1)"] <= interval["kendall_tau_b_high(P@1)"] <= 1
     assert main(["agree", a, b, *runs, "-m", "P@1", "--format", "csv", "-q"]) == 0
     table = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert {"labels", "one_sided", "leaderboard", "correlation"} <= {row["section"] for row in table}
