@@ -444,6 +444,10 @@ def _add_report(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--by", metavar="COLUMN", help="also split the aggregate by this column of --queries")
     sub.add_argument("--queries", metavar="FILE", help="query table (CSV/TSV/Parquet) with query_id and attribute columns")
     sub.add_argument("--title", help="the report's title")
+    sub.add_argument("--second-qrels", metavar="QRELS_B",
+                     help="a second judgment table (another judge, an LLM): the report gains an agreement section "
+                          "(kappa, alpha, and with three runs or more the two leaderboards under the first measure, "
+                          "their correlations and swapped pairs), as rankkit agree computes it")
     _add_conventions(sub)
     _add_inputs(sub)
 
@@ -489,7 +493,8 @@ def _run_report(args: argparse.Namespace) -> int:
     result = build(args.qrels, runs, measures, baseline=baseline, test=args.test,
                    correction=args.correction, alpha=args.alpha, ci=args.ci or None, seed=args.seed,
                    resamples=10000, by=args.by, queries=args.queries, title=args.title, con=_connect(args),
-                   columns=_columns(args), conventions=_conventions(args), call=_command_line(args))
+                   columns=_columns(args), conventions=_conventions(args), call=_command_line(args),
+                   second_qrels=args.second_qrels)
     result.save(args.output)
     print(f"rankkit report: wrote {args.output}")
     return 0
