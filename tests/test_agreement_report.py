@@ -54,6 +54,22 @@ def test_report_carries_the_agreement_and_verifies(files, tmp_path):
     assert not moved.holds and any(item["role"] == "second_qrels" for item in moved.changed)
 
 
+def test_the_latex_document_with_the_agreement_compiles(files, tmp_path):
+    import shutil
+    import subprocess
+
+    qrels, second, runs = files
+    made = rankkit.report(qrels, runs, ["P@3"], second_qrels=second, resamples=200)
+    path = made.save(tmp_path / "report.tex")
+    text = path.read_text()
+    assert "Agreement with" in text and "Kendall's $\\tau_b$" in text
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is absent: the document is written, not compiled")
+    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", path.name], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:]
+
+
 def test_report_without_a_second_table_has_no_agreement_section(files):
     qrels, _, runs = files
     made = rankkit.report(qrels, runs, "P@3", resamples=200)
