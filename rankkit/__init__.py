@@ -1,16 +1,21 @@
 """rankkit: ranking quality measured where the data lives, as DuckDB SQL macros."""
 
 import importlib
-import importlib.metadata
 import sys
 import types
 
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning
 
-try:
-    __version__ = importlib.metadata.version("rankkit-duckdb")  # the distribution's name on the index
-except importlib.metadata.PackageNotFoundError:  # run from a source tree that was never installed
-    __version__ = "0+unknown"
+
+def _version() -> str:
+    # importlib.metadata (email, zipfile, csv ...) cost `import rankkit` 30 ms, and reading the
+    # package's metadata 6 ms more: done when the version is asked for (rankkit --version, a report)
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("rankkit-duckdb")  # the distribution's name on the index
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
 
 __all__ = ["__version__", "connect", "evaluate", "compare", "trace", "explore", "report", "verify", "Report",
            "Conventions", "agreement", "leaderboard_agreement", "overlap", "merge_judgments", "source_shares", "read_qrels",
@@ -28,6 +33,9 @@ _PUBLIC = {"connect": "rankkit._sql", "evaluate": "rankkit.evaluate", "compare":
 
 class _Package(types.ModuleType):
     def __getattr__(self, name: str):
+        if name == "__version__":
+            super().__setattr__(name, _version())
+            return self.__version__
         if name not in _PUBLIC:
             raise AttributeError(f"module 'rankkit' has no attribute {name!r}")
         value = getattr(importlib.import_module(_PUBLIC[name]), name)
@@ -41,7 +49,7 @@ class _Package(types.ModuleType):
         super().__setattr__(name, value)
 
     def __dir__(self):
-        return sorted(set(super().__dir__()) | set(_PUBLIC))
+        return sorted(set(super().__dir__()) | set(_PUBLIC) | {"__version__"})
 
 
 sys.modules[__name__].__class__ = _Package

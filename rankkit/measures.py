@@ -1,7 +1,8 @@
 """The measure registry, read from the headers of ``sql/metrics/*.sql``.
 
 Each metric file starts with a ``--`` header (name, aliases, params, aggregate, summary, cite, and
-optionally ties: the tie rules it supports); the parameters themselves are declared once, in
+optionally ties: the tie rules it supports, and presets: names that stand for it with parameters
+set, such as ranx's ``ndcg_burges(gain=exp)``); the parameters themselves are declared once, in
 ``sql/00_prelude.sql``. Everything that needs to know about measures (the SQL name parser's catalog,
 the CLI help, report labels, the README table) reads this registry, so a measure is declared in
 exactly one place: its SQL file.
@@ -23,14 +24,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from rankkit._paths import sql_dir
 
 __all__ = ["Measure", "Param", "Feature", "registry", "read_measure", "params", "get", "label", "spec_value",
-           "default", "shared_features", "inputs", "written"]
+           "default", "shared_features", "inputs", "written", "preset"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
 _PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+(?:\[\])?)\s*:=\s*(\S+)\s+(.*?)\s*$")
@@ -65,12 +66,12 @@ class Feature:
     where: str
     when: tuple[str, str] | None = None
 
-    @property
+    @cached_property
     def features(self) -> tuple[str, ...]:
         """The features and inputs the expression reads, in order of first use."""
         return tuple(dict.fromkeys(m.group(2) for m in _REFERENCE.finditer(self.expr) if not m.group(1)))
 
-    @property
+    @cached_property
     def params(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(m.group(2) for m in _REFERENCE.finditer(self.expr) if m.group(1)))
 
@@ -91,6 +92,9 @@ class Measure:
     value: Feature | None = None
     features: tuple[Feature, ...] = ()
     ties: tuple[str, ...] = ("trec", "rank")
+    # names that stand for this measure with parameters set (ranx's ndcg_burges is nDCG(gain=exp)):
+    # (name, parameters as the measure's name writes them), from the optional ``presets:`` field
+    presets: tuple[tuple[str, str], ...] = ()
 
     @property
     def macro(self) -> str:
@@ -110,6 +114,15 @@ def _header(path: Path) -> dict[str, str]:
 
 def _split(text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def _presets(path: Path, text: str) -> tuple[tuple[str, str], ...]:
+    """``presets: ndcg_burges(gain=exp), other(p=0.5)`` as (name, parameters) pairs; anything else in
+    the field is a ValueError naming the file."""
+    found = tuple(re.findall(r"([A-Za-z][\w-]*)\(([^()]+)\)", text))
+    if re.sub(r"[A-Za-z][\w-]*\([^()]+\)|[\s,]", "", text):
+        raise ValueError(f"{path}: presets: expected name(param=value, ...) separated by commas, got {text}")
+    return found
 
 
 @cache
@@ -154,6 +167,7 @@ def read_measure(path: Path) -> Measure:
         value=values[0] if values else None,
         features=tuple(d for d in declared if d.name != "value"),
         ties=_split(fields.get("ties", "trec, rank")),
+        presets=_presets(path, fields.get("presets", "")),
     )
     unknown = set(measure.params) - params().keys()
     if unknown:
@@ -280,12 +294,15 @@ def _check_measure(measure: Measure, values: list[Feature]) -> None:
     known = {**shared_features(), **own}
     for feature in [*measure.features, *values]:
         _check_references(feature, known)
-    _check_cycles(known)
+    # the shared features are checked already and read none of a measure's own: a cycle runs through these
+    _check_cycles(known, own, checked=set(shared_features()))
 
 
-def _check_cycles(known: Mapping[str, tuple[Feature, ...]]) -> None:
-    """No feature reads itself, through any of its variants: else an error naming the file and line."""
-    done: set[str] = set()
+def _check_cycles(known: Mapping[str, tuple[Feature, ...]], start: Iterable[str] | None = None,
+                  checked: set[str] | None = None) -> None:
+    """No feature reads itself, through any of its variants: else an error naming the file and line.
+    ``start``: the features to walk from (default: all); ``checked``: those known to read no cycle."""
+    done: set[str] = set(checked or ())
 
     def walk(name: str, path: tuple[str, ...]) -> None:
         if name in path:
@@ -297,8 +314,18 @@ def _check_cycles(known: Mapping[str, tuple[Feature, ...]]) -> None:
                 walk(read, path + (name,))
         done.add(name)
 
-    for name in known:
+    for name in known if start is None else start:
         walk(name, ())
+
+
+def preset(name: str) -> tuple[Measure, str] | None:
+    """The measure a preset name stands for (case-insensitive) and the parameters it sets, or None."""
+    wanted = name.lower()
+    for measure in registry().values():
+        for given, fixed in measure.presets:
+            if given.lower() == wanted:
+                return measure, fixed
+    return None
 
 
 def get(name: str) -> Measure:

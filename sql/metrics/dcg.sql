@@ -1,5 +1,6 @@
 -- name:      DCG
 -- aliases:   
+-- presets:   dcg_burges(gain=exp)
 -- params:    k, gain, gains
 -- aggregate: mean
 -- summary:   discounted cumulative gain: each gain divided by log2(rank + 1), summed over the top k

@@ -7,4 +7,3 @@
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
 -- value: {nonrel_ret} * 1.0E0
--- feature: nonrel_ret := len(list_filter({grades}[:{n_cut}], lambda g: g >= 0 AND g < {s.rel}))

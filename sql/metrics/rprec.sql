@@ -1,5 +1,5 @@
 -- name:      Rprec
--- aliases:   R-prec
+-- aliases:   R-prec, r-precision
 -- params:    rel
 -- aggregate: mean
 -- summary:   R-precision: relevant documents in the top R over R, R the number of relevant documents in the qrels
