@@ -18,14 +18,17 @@ def _version() -> str:
         return "0+unknown"
 
 __all__ = ["__version__", "connect", "evaluate", "compare", "trace", "explore", "report", "verify", "Report",
-           "Conventions", "read_qrels", "read_run", "RankkitError", "InputError", "MeasureError", "RankkitWarning"]
+           "Conventions", "agreement", "leaderboard_agreement", "overlap", "merge_judgments", "source_shares", "read_qrels",
+           "read_run", "RankkitError", "InputError", "MeasureError", "RankkitWarning"]
 
 # The public functions load on first use, so `import rankkit` (and the command line) does not pay
 # for pandas, scipy or DuckDB before they are needed.
 _PUBLIC = {"connect": "rankkit._sql", "evaluate": "rankkit.evaluate", "compare": "rankkit.compare",
            "trace": "rankkit.tracing", "explore": "rankkit.explore", "read_qrels": "rankkit.io", "read_run": "rankkit.io",
            "Conventions": "rankkit.conventions", "report": "rankkit.report", "verify": "rankkit.report",
-           "Report": "rankkit.report"}
+           "Report": "rankkit.report", "agreement": "rankkit.agreement",
+           "leaderboard_agreement": "rankkit.agreement", "overlap": "rankkit.agreement",
+           "merge_judgments": "rankkit.agreement", "source_shares": "rankkit.agreement"}
 
 
 class _Package(types.ModuleType):

@@ -1,4 +1,4 @@
-"""The command line: ``rankkit eval`` (trec_eval's options and output), ``compare``, ``macros``, ``demo``.
+"""The command line: ``rankkit eval`` (trec_eval's options and output), ``compare``, ``agree``, ``macros``, ``demo``.
 
 Every command exits 0 on success and 2 on bad usage or bad input, with one line on stderr.
 """
@@ -392,6 +392,58 @@ def _run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- agree ------------------------------------------------------------------------------------
+
+def _add_agree(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("qrels_a", help="the reference judgments: TREC text, CSV/TSV with a header, Parquet")
+    sub.add_argument("qrels_b", help="the judgments compared with them (another judge, an LLM ...)")
+    sub.add_argument("runs", nargs="*", metavar="run", help="three or more runs, to compare the leaderboards each "
+                     "judgment table gives; " + RUN_HELP)
+    sub.add_argument("-m", "--measure", dest="measure", metavar="MEASURE",
+                     help="the measure of the leaderboards (nDCG@10, AP, ...); required with runs")
+    sub.add_argument("--threshold", type=number, default=1,
+                     help="the grade from which a document is relevant, for Cohen's kappa (default 1)")
+    sub.add_argument("--top", type=positive_int, metavar="K",
+                     help="also compare the leaderboards among the K best systems under QRELS_A")
+    sub.add_argument("-q", action="store_true", dest="per_query", help="also print every query's label agreement")
+    sub.add_argument("--ci", type=number, default=None, metavar="LEVEL",
+                     help="with runs: each correlation's percentile bootstrap interval over queries at this level "
+                          "(e.g. 0.95; 1000 draws)")
+    sub.add_argument("--test", choices=("t", "wilcoxon", "permutation", "bootstrap"), default="t",
+                     help="paired test under QRELS_A saying which swapped pairs differ significantly (default t)")
+    sub.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="holm",
+                     help="multiple-testing correction over every pair of systems (default holm)")
+    sub.add_argument("--alpha", type=number, default=0.05, help="significance level (default 0.05)")
+    sub.add_argument("--seed", type=int, default=0, help="seed of the randomised tests and intervals (default 0)")
+    sub.add_argument("--format", choices=("trec", "csv", "json"), default="trec", metavar="FORMAT",
+                     help="trec (default: name, scope, value per line), csv or json (section, name, scope, value)")
+    sub.add_argument("--digits", type=int, default=None,
+                     help="decimals printed (default: 4 in trec, full precision in csv and json)")
+    _add_conventions(sub, ties=("trec", "rank"))
+    _add_inputs(sub)
+
+
+def _run_agree(args: argparse.Namespace) -> int:
+    from rankkit.agreement import agreement, leaderboard_agreement
+    from rankkit.agreement_output import agreement_rows, write_agreement
+
+    if args.runs and not args.measure:
+        raise UsageError("runs are compared by one measure: give -m, e.g. -m nDCG@10")
+    if args.measure and not args.runs:
+        raise UsageError("-m names the measure of the leaderboards: give three or more runs after the two qrels")
+    con = _connect(args)
+    columns = _columns(args)
+    labels = agreement(args.qrels_a, args.qrels_b, threshold=args.threshold, seed=args.seed, con=con, columns=columns)
+    boards = None
+    if args.runs:
+        boards = leaderboard_agreement(args.qrels_a, args.qrels_b, run_arguments(args.runs), args.measure,
+                                       top=args.top, test=args.test, correction=args.correction, alpha=args.alpha,
+                                       ci=args.ci, seed=args.seed, resamples=1000 if args.ci else 10000, con=con,
+                                       conventions=_conventions(args), columns=columns)
+    write_agreement(sys.stdout, agreement_rows(labels, boards, per_query=args.per_query), args.format, args.digits)
+    return 0
+
+
 # ---- report -----------------------------------------------------------------------------------
 
 def _add_report(sub: argparse.ArgumentParser) -> None:
@@ -415,6 +467,10 @@ def _add_report(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--by", metavar="COLUMN", help="also split the aggregate by this column of --queries")
     sub.add_argument("--queries", metavar="FILE", help="query table (CSV/TSV/Parquet) with query_id and attribute columns")
     sub.add_argument("--title", help="the report's title")
+    sub.add_argument("--second-qrels", metavar="QRELS_B",
+                     help="a second judgment table (another judge, an LLM): the report gains an agreement section "
+                          "(kappa, alpha, and with three runs or more the two leaderboards under the first measure, "
+                          "their correlations and swapped pairs), as rankkit agree computes it")
     _add_conventions(sub)
     _add_inputs(sub)
 
@@ -460,7 +516,8 @@ def _run_report(args: argparse.Namespace) -> int:
     result = build(args.qrels, runs, measures, baseline=baseline, test=args.test,
                    correction=args.correction, alpha=args.alpha, ci=args.ci or None, seed=args.seed,
                    resamples=10000, by=args.by, queries=args.queries, title=args.title, con=_connect(args),
-                   columns=_columns(args), conventions=_conventions(args), call=_command_line(args))
+                   columns=_columns(args), conventions=_conventions(args), call=_command_line(args),
+                   second_qrels=args.second_qrels)
     result.save(args.output)
     print(f"rankkit report: wrote {args.output}")
     return 0
@@ -662,6 +719,8 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "check": ("Check qrels and runs (queries on each side, judged share, duplicates, ties) without evaluating.",
               _add_check, _run_check),
     "compare": ("Compare runs measure by measure with paired significance tests.", _add_compare, _run_compare),
+    "agree": ("Do two judgment tables agree: on the labels (kappa, alpha, one-sided pairs) and, given runs, on "
+              "the leaderboards (Kendall's tau, tau_AP, swapped pairs).", _add_agree, _run_agree),
     "measures": ("List every measure with its aliases and parameters (or one in full).", _add_measures, _run_measures),
     "report": ("Write a report (aggregate with intervals and significance, comparison, per-query values, "
                "judgment coverage, how it was made) as HTML, Markdown, LaTeX, CSV, JSON or Parquet.",
