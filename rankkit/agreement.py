@@ -144,14 +144,22 @@ def label_tables(con, qrels_a, qrels_b, judges, columns) -> Iterator[tuple[str, 
     if judges is not None:
         raise RankkitError("judges names the two judges of one table with a judge column; "
                            "with two tables, give qrels_b=None or leave judges out")
-    a = load(con, qrels_a, "qrels", columns=columns)
+    with _loaded_pair(con, qrels_a, qrels_b, "qrels", columns) as (a, b):
+        yield a.table, b.table, [a.label, b.label]
+
+
+@contextmanager
+def _loaded_pair(con, first, second, kind: str, columns) -> Iterator[tuple]:
+    """Two inputs read and checked as evaluate reads them, both released afterwards (the first too
+    when the second fails)."""
+    a = load(con, first, kind, columns=columns)
     try:
-        b = load(con, qrels_b, "qrels", columns=columns)
+        b = load(con, second, kind, columns=columns)
     except BaseException:
         release(con, a)
         raise
     try:
-        yield a.table, b.table, [a.label, b.label]
+        yield a, b
     finally:
         release(con, b)
         release(con, a)
@@ -394,21 +402,12 @@ def overlap(run_a, run_b, *, p: float = 0.9, k: int = 10, depth: int | None = No
         raise RankkitError(f"ties must be trec, rank (equal scores ordered by that rule) or w, a, b (left tied: "
                            f"Corsi and Urbano's variants of RBO), got {ties!r}")
     con = connect(con) if con is not None else default_connection()
-    a = load(con, run_a, "run", columns=columns)
-    try:
-        b = load(con, run_b, "run", columns=columns)
-    except BaseException:
-        release(con, a)
-        raise
-    try:
+    with _loaded_pair(con, run_a, run_b, "run", columns) as (a, b):
         arguments = [a.engine, b.engine, ties, depth]
         per_query = run_query(con, "FROM rankkit.overlap(?, ?, ties := ?, depth := ?, p := ?, k := ?)",
                               [*arguments, p, k])
         one_sided = run_query(con, "FROM rankkit.overlap_queries(?, ?, ties := ?, depth := ?) WHERE side <> 'both'",
                               arguments)
-    finally:
-        release(con, b)
-        release(con, a)
     rows = []
     for measure in OVERLAPS:
         values = per_query[measure].dropna().to_numpy(dtype=float)

@@ -356,18 +356,24 @@ def _stdin_runs(runs: list[str]):
 
 # ---- compare ----------------------------------------------------------------------------------
 
+def _add_significance(sub: argparse.ArgumentParser, test: str = "paired test over queries",
+                      corrected: str = "each measure's comparisons") -> None:
+    """--test, --correction and --alpha, as compare, report and agree take them."""
+    sub.add_argument("--test", choices=("t", "wilcoxon", "permutation", "bootstrap"), default="t",
+                     help=f"{test} (default t)")
+    sub.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="holm",
+                     help=f"multiple-testing correction over {corrected} (default holm)")
+    sub.add_argument("--alpha", type=number, default=0.05, help="significance level (default 0.05)")
+
+
 def _add_compare(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("qrels", help="qrels: TREC text (plain or gzip), CSV/TSV with a header, Parquet file/glob/folder")
     sub.add_argument("runs", nargs="+", metavar="run", help=RUN_HELP)
     sub.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE", required=True,
                      help="a measure (nDCG@10, AP, ...) or trec_eval name; repeatable")
-    sub.add_argument("--test", choices=("t", "wilcoxon", "permutation", "bootstrap"), default="t",
-                     help="paired test over queries (default t)")
-    sub.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="holm",
-                     help="multiple-testing correction over each measure's comparisons (default holm)")
+    _add_significance(sub)
     sub.add_argument("--baseline", metavar="NAME", help="compare every run with this one (a run's name, "
                      "path or file name); default: every pair")
-    sub.add_argument("--alpha", type=number, default=0.05, help="significance level (default 0.05)")
     sub.add_argument("--seed", type=int, default=0, help="seed of the randomised tests and intervals (default 0)")
     _add_conventions(sub)
     sub.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
@@ -409,11 +415,8 @@ def _add_agree(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--ci", type=number, default=None, metavar="LEVEL",
                      help="with runs: each correlation's percentile bootstrap interval over queries at this level "
                           "(e.g. 0.95; 1000 draws)")
-    sub.add_argument("--test", choices=("t", "wilcoxon", "permutation", "bootstrap"), default="t",
-                     help="paired test under QRELS_A saying which swapped pairs differ significantly (default t)")
-    sub.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="holm",
-                     help="multiple-testing correction over every pair of systems (default holm)")
-    sub.add_argument("--alpha", type=number, default=0.05, help="significance level (default 0.05)")
+    _add_significance(sub, test="paired test under QRELS_A saying which swapped pairs differ significantly",
+                      corrected="every pair of systems")
     sub.add_argument("--seed", type=int, default=0, help="seed of the randomised tests and intervals (default 0)")
     sub.add_argument("--format", choices=("trec", "csv", "json"), default="trec", metavar="FORMAT",
                      help="trec (default: name, scope, value per line), csv or json (section, name, scope, value)")
@@ -455,11 +458,7 @@ def _add_report(sub: argparse.ArgumentParser) -> None:
                      help="the report: .html, .md, .tex (a document for pdflatex), .csv, .json or .parquet")
     sub.add_argument("--baseline", metavar="NAME", help="compare every run with this one (a run's name, "
                      "path or file name); default: every pair")
-    sub.add_argument("--test", choices=("t", "wilcoxon", "permutation", "bootstrap"), default="t",
-                     help="paired test over queries (default t)")
-    sub.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="holm",
-                     help="multiple-testing correction over each measure's comparisons (default holm)")
-    sub.add_argument("--alpha", type=number, default=0.05, help="significance level (default 0.05)")
+    _add_significance(sub)
     sub.add_argument("--ci", type=number, default=0.95, help="level of the percentile bootstrap interval of each "
                      "aggregate, as evaluate(ci=) gives it (default 0.95; 0: none); the comparison's intervals, "
                      "of the differences, follow --test")
