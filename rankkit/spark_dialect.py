@@ -151,22 +151,54 @@ def over_values(values: str) -> str:
             f"FROM {values} GROUP BY i, measure, system ORDER BY i, system ASC NULLS LAST")
 
 
+def checks(qrels: str, run: str) -> str:
+    """One row: ``problem``, the first thing wrong with the rows (NULL if none), in the words of rankkit's
+    readers: a NULL id, a NULL, NaN or infinite score or grade, a duplicate document. Spark's NaN sorts
+    above every number: it would rank first."""
+    def bad(kind: str, table: str, number: str, what: str) -> str:
+        said = ("CASE WHEN query_id IS NULL THEN concat('a NULL query id (document ', coalesce(doc_id, 'NULL'), ')') "
+                "WHEN doc_id IS NULL THEN concat('a NULL document id for query ', query_id) "
+                f"ELSE concat('the {what} of document ', doc_id, ' for query ', query_id, ' is ', "
+                f"CASE WHEN {number} IS NULL THEN 'NULL' WHEN isnan({number}) THEN 'NaN' ELSE CAST({number} AS STRING) END, "
+                "'; expected a finite number') END")
+        return (f"SELECT concat({_string(f'{kind} table {table}: ')}, {said}) AS problem FROM rankkit_{kind} "
+                f"WHERE query_id IS NULL OR doc_id IS NULL OR {number} IS NULL OR isnan({number}) "
+                f"OR abs({number}) = double('infinity')")
+    duplicates = ("SELECT concat('duplicate document ', doc_id, ' for query ', query_id, "
+                  "coalesce(concat(' in system ', system), ''), ' in the run') AS problem FROM rankkit_run "
+                  "GROUP BY system, query_id, doc_id HAVING count(*) > 1 UNION ALL "
+                  "SELECT concat('duplicate document ', doc_id, ' for query ', query_id, ' in the qrels') AS problem "
+                  "FROM rankkit_qrels GROUP BY query_id, doc_id HAVING count(*) > 1")
+    return (f"SELECT min(problem) AS problem FROM ({bad('run', run, 'score', 'score')} UNION ALL "
+            f"{bad('qrels', qrels, 'grade', 'relevance')} UNION ALL {duplicates})")
+
+
 def statement(specs: Iterable[Mapping], *, qrels: str, run: str, qrels_columns: Mapping[str, str] | None = None,
               run_columns: Mapping[str, str | None] | None = None, per_query: bool = False, ties: str = "trec",
               scores: str = "double", depth: int | None = None, queries: str = "both",
-              judged_only: bool = False) -> str:
+              judged_only: bool = False, check: bool = False) -> str:
     """One Spark SQL statement computing ``specs`` over the tables ``qrels`` and ``run`` (SQL names,
     quoted as needed): evaluate's columns, ``measure, system, value, queries`` (aggregate) or
     ``measure, system, query_id, value`` (``per_query``), in evaluate's order. ``*_columns`` map
-    rankkit's column names to the tables' (default: rankkit's own, the run with a system column)."""
+    rankkit's column names to the tables' (default: rankkit's own, the run with a system column).
+    ``check``: the statement fails (raise_error) on a row rankkit's readers refuse (see checks)."""
     qrels_columns = qrels_columns or {name: name for name in QRELS_COLUMNS}
     run_columns = run_columns or {name: name for name in RUN_COLUMNS if name != "rank"}
     if scores not in ("double", "float32"):
         raise RankkitError(f"scores must be double or float32, got {scores!r}")
-    before = inputs(qrels, run, qrels_columns, run_columns, scores, ties) + ranks(ties, depth, judged_only)
+    problems = checks(qrels, run) if check else None
+    before = ranks(ties, depth, judged_only)
     composed = plan(specs, ties=ties, queries=queries, dialect=SPARK).statement("rankkit_qrels", "rankkit_ranks",
                                                                                 before)
-    values = f"WITH rankkit_values AS (SELECT i, measure, agg, system, query_id, value FROM ({composed}))\n"
+    ctes = inputs(qrels, run, qrels_columns, run_columns, scores, ties)
+    ctes.append(("rankkit_computed", f"SELECT i, measure, agg, system, query_id, value FROM ({composed})"))
+    if problems:  # raise_error: the checks stay in the lazy plan, for a statement with no Python around it
+        ctes += [("rankkit_problems", problems),
+                 ("rankkit_values", "SELECT v.* FROM rankkit_computed v CROSS JOIN rankkit_problems "
+                                    "WHERE CASE WHEN problem IS NULL THEN true ELSE raise_error(concat('rankkit: ', problem)) END")]
+    else:
+        ctes.append(("rankkit_values", "SELECT * FROM rankkit_computed"))
+    values = "WITH\n" + ",\n".join(f"{name} AS ({sql})" for name, sql in ctes) + "\n"
     if per_query:
         return (values + "SELECT measure, system, query_id, value FROM rankkit_values "
                 "ORDER BY i, system ASC NULLS LAST, query_id")

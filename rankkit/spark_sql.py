@@ -128,7 +128,7 @@ class _Parser:
             self.take()
         if self.peek() == "DISTINCT":
             self.take(), self.take("FROM")
-            return Node("distinct", (not negated, left, self.expression(4)))
+            return Node("distinct", (negated, left, self.expression(4)))
         self.take("NULL")
         return Node("isnull", (negated, left))
 
@@ -584,7 +584,7 @@ _RENDER = {
     "not": lambda inner: f"(NOT {render(inner)})",
     "negate": lambda inner: f"(- {render(inner)})",
     "isnull": lambda negated, inner: f"({render(inner)} IS {'NOT ' if negated else ''}NULL)",
-    "distinct": lambda same, left, right: f"({render(left)} IS {'NOT ' if same else ''}DISTINCT FROM {render(right)})",
+    "distinct": lambda negated, left, right: f"({render(left)} IS {'NOT ' if negated else ''}DISTINCT FROM {render(right)})",
     "case": _case,
     "cast": _cast,
     "index": _index,

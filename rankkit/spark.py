@@ -1,0 +1,97 @@
+"""rankkit on Apache Spark: the same measures, composed from the same definitions, as one Spark SQL
+statement (rankkit.spark_dialect), for judgments and runs that live where Spark reads them.
+
+    from rankkit.spark import evaluate
+    evaluate(spark, "lake.qrels", "lake.runs", ["nDCG@10", "AP"]).write.saveAsTable("lake.scores")
+
+pyspark is imported by the caller's session: this module needs it only through the session passed in.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Iterable, Mapping
+
+from rankkit.conventions import Conventions, resolve_conventions
+from rankkit.errors import RankkitError
+
+__all__ = ["evaluate", "session", "INSTALL"]
+
+INSTALL = "rankkit's Spark engine needs pyspark (3.5 or later) and Java 17: pip install 'rankkit-duckdb[spark]'"
+
+
+def require_pyspark():
+    """pyspark, or one line saying what to install."""
+    try:
+        import pyspark
+    except ImportError:
+        raise RankkitError(INSTALL) from None
+    return pyspark
+
+
+def session(master: str = "local[2]", memory: str = "1g"):
+    """A local SparkSession bound to 127.0.0.1 (the command line's --engine spark, the tests): quiet, small."""
+    import os
+
+    require_pyspark()
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    spark = (SparkSession.builder.master(master).appName("rankkit")
+             .config("spark.driver.memory", memory)
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+             .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+             .config("spark.sql.shuffle.partitions", "2").config("spark.default.parallelism", "2")
+             .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
+             columns: Mapping[str, str | None] | None = None, rel: float = 1, ties: str = "trec",
+             scores: str = "double", depth: int | None = None, queries: str = "both", judged_only: bool = False,
+             docs: int = 0, duplicates: str = "error", conventions: Conventions | None = None):
+    """rankkit.evaluate on Spark: a lazy Spark DataFrame (write it to a table, or ``toPandas()``) with
+    evaluate's columns, ``measure, system, value, queries`` or, ``per_query``, ``measure, system,
+    query_id, value``, computed by one Spark SQL statement composed from the measures' definitions.
+
+    ``qrels`` and ``run`` are Spark DataFrames or table names; their columns are found as
+    rankkit.evaluate finds them (``query_id``/``qid``/``topic`` ..., see rankkit.names), with
+    ``columns`` mapping yours to rankkit's. The conventions are evaluate's; ``duplicates`` must be
+    ``"error"``, and the rows are checked as the statement runs (a NULL id, a NULL, NaN or infinite
+    score or grade, a duplicate document: the query fails naming it), not before."""
+    from rankkit.evaluate import measure_specs
+    from rankkit.io import default_connection
+    from rankkit.spark_dialect import statement
+
+    conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries,
+                                      duplicates=duplicates, judged_only=judged_only, docs=docs)
+    if conventions.duplicates != "error":
+        raise RankkitError("Spark: duplicates='first' keeps a document's first occurrence, and a Spark table has no "
+                           "order to say which is first; remove duplicates before evaluating")
+    specs = measure_specs(default_connection(), measures, rel=conventions.rel, docs=conventions.docs)
+    qrels_name, qrels_columns = _source(spark, qrels, "qrels", columns or {})
+    run_name, run_columns = _source(spark, run, "run", columns or {})
+    text = statement(specs, qrels=qrels_name, run=run_name, qrels_columns=qrels_columns, run_columns=run_columns,
+                     per_query=per_query, ties=conventions.ties, scores=conventions.scores, depth=conventions.depth,
+                     queries=conventions.queries, judged_only=conventions.judged_only, check=True)
+    return spark.sql(text)
+
+
+def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tuple[str, dict[str, str | None]]:
+    """The SQL name of a DataFrame (as a temp view) or table, and rankkit's columns -> its columns."""
+    from rankkit.io import _match_columns
+
+    if isinstance(source, str):
+        name = ".".join(f"`{part.strip('`')}`" for part in source.split("."))
+        frame, label = spark.table(source), f"{kind} table {source}"
+    elif hasattr(source, "createOrReplaceTempView") and hasattr(source, "schema"):
+        name = f"rankkit_{kind}_{uuid.uuid4().hex[:12]}"
+        source.createOrReplaceTempView(name)
+        frame, label = source, f"{kind} DataFrame"
+    else:
+        raise RankkitError(f"{kind}: expected a Spark DataFrame or a table name, got {type(source).__name__}")
+    names = [(field.name, field.dataType.simpleString()) for field in frame.schema.fields]
+    found = _match_columns(names, kind, columns, label)
+    return name, found
