@@ -9,6 +9,7 @@ pyspark is imported by the caller's session: this module needs it only through t
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Iterable, Mapping
 
@@ -45,6 +46,8 @@ def session(master: str = "local[2]", memory: str = "1g"):
              .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
+    # a failed query's JSON record on stderr, beside the exception that says the same
+    logging.getLogger("SQLQueryContextLogger").disabled = True
     return spark
 
 
@@ -71,16 +74,18 @@ def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool =
         raise RankkitError("Spark: duplicates='first' keeps a document's first occurrence, and a Spark table has no "
                            "order to say which is first; remove duplicates before evaluating")
     specs = measure_specs(default_connection(), measures, rel=conventions.rel, docs=conventions.docs)
-    qrels_name, qrels_columns = _source(spark, qrels, "qrels", columns or {})
-    run_name, run_columns = _source(spark, run, "run", columns or {})
+    qrels_name, qrels_columns, qrels_label = _source(spark, qrels, "qrels", columns or {})
+    run_name, run_columns, run_label = _source(spark, run, "run", columns or {})
     text = statement(specs, qrels=qrels_name, run=run_name, qrels_columns=qrels_columns, run_columns=run_columns,
                      per_query=per_query, ties=conventions.ties, scores=conventions.scores, depth=conventions.depth,
-                     queries=conventions.queries, judged_only=conventions.judged_only, check=True)
+                     queries=conventions.queries, judged_only=conventions.judged_only, check=True,
+                     labels=(qrels_label, run_label))
     return spark.sql(text)
 
 
-def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tuple[str, dict[str, str | None]]:
-    """The SQL name of a DataFrame (as a temp view) or table, and rankkit's columns -> its columns."""
+def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tuple[str, dict[str, str | None], str]:
+    """The SQL name of a DataFrame (as a temp view) or table, rankkit's columns -> its columns, and how
+    messages name it."""
     from rankkit.io import _match_columns
 
     if isinstance(source, str):
@@ -94,4 +99,4 @@ def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tupl
         raise RankkitError(f"{kind}: expected a Spark DataFrame or a table name, got {type(source).__name__}")
     names = [(field.name, field.dataType.simpleString()) for field in frame.schema.fields]
     found = _match_columns(names, kind, columns, label)
-    return name, found
+    return name, found, label

@@ -161,7 +161,7 @@ def checks(qrels: str, run: str) -> str:
                 f"ELSE concat('the {what} of document ', doc_id, ' for query ', query_id, ' is ', "
                 f"CASE WHEN {number} IS NULL THEN 'NULL' WHEN isnan({number}) THEN 'NaN' ELSE CAST({number} AS STRING) END, "
                 "'; expected a finite number') END")
-        return (f"SELECT concat({_string(f'{kind} table {table}: ')}, {said}) AS problem FROM rankkit_{kind} "
+        return (f"SELECT concat({_string(f'{table}: ')}, {said}) AS problem FROM rankkit_{kind} "
                 f"WHERE query_id IS NULL OR doc_id IS NULL OR {number} IS NULL OR isnan({number}) "
                 f"OR abs({number}) = double('infinity')")
     duplicates = ("SELECT concat('duplicate document ', doc_id, ' for query ', query_id, "
@@ -176,17 +176,19 @@ def checks(qrels: str, run: str) -> str:
 def statement(specs: Iterable[Mapping], *, qrels: str, run: str, qrels_columns: Mapping[str, str] | None = None,
               run_columns: Mapping[str, str | None] | None = None, per_query: bool = False, ties: str = "trec",
               scores: str = "double", depth: int | None = None, queries: str = "both",
-              judged_only: bool = False, check: bool = False) -> str:
+              judged_only: bool = False, check: bool = False, labels: tuple[str, str] | None = None) -> str:
     """One Spark SQL statement computing ``specs`` over the tables ``qrels`` and ``run`` (SQL names,
     quoted as needed): evaluate's columns, ``measure, system, value, queries`` (aggregate) or
     ``measure, system, query_id, value`` (``per_query``), in evaluate's order. ``*_columns`` map
     rankkit's column names to the tables' (default: rankkit's own, the run with a system column).
-    ``check``: the statement fails (raise_error) on a row rankkit's readers refuse (see checks)."""
+    ``check``: the statement fails (raise_error) on a row rankkit's readers refuse (see checks), naming
+    the tables by ``labels`` (default: 'qrels table NAME', 'run table NAME')."""
     qrels_columns = qrels_columns or {name: name for name in QRELS_COLUMNS}
     run_columns = run_columns or {name: name for name in RUN_COLUMNS if name != "rank"}
     if scores not in ("double", "float32"):
         raise RankkitError(f"scores must be double or float32, got {scores!r}")
-    problems = checks(qrels, run) if check else None
+    labels = labels or (f"qrels table {qrels}", f"run table {run}")
+    problems = checks(*labels) if check else None
     before = ranks(ties, depth, judged_only)
     composed = plan(specs, ties=ties, queries=queries, dialect=SPARK).statement("rankkit_qrels", "rankkit_ranks",
                                                                                 before)
