@@ -159,6 +159,11 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
                           "full precision unless --digits; nothing is printed")
     sub.add_argument("--duplicates", choices=("error", "first"), default="error",
                      help="a document listed twice for a query: error (trec_eval) or keep the first")
+    sub.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb",
+                     help="duckdb (default), or spark: the inputs read as always, evaluated by Spark SQL (pyspark "
+                          "and Java needed); the same output")
+    sub.add_argument("--master", default="local[2]", metavar="URL",
+                     help="with --engine spark: the Spark master (default local[2], bound to 127.0.0.1)")
     _add_inputs(sub)
 
 
@@ -231,6 +236,8 @@ def _run_eval(args: argparse.Namespace) -> int:
         raise UsageError(f"--format {args.format} prints the summary of each system (a table of systems x measures): "
                          f"-q and -n print per-query values, in --format trec, csv, json or markdown")
     names = expand(args.measures or ["official"])
+    if args.engine == "spark" and (args.output or args.baseline is not None):
+        raise UsageError("--engine spark prints the evaluation: -o and --baseline run on DuckDB")
     text = [name for name in names if (family := family_of(name)) is not None and family.text]
     measures = [name for name in names if name not in text]
     if args.baseline is not None:
@@ -248,8 +255,9 @@ def _run_eval(args: argparse.Namespace) -> int:
                           summary=args.summary, digits=args.digits, **options)
             return 0
         # one evaluation of every run, the same as Python's: each system printed apart, in the order given
-        systems, aggregate, per_query = evaluate_rows(qrels, runs, measures or ["num_q"], per_query=args.per_query,
-                                                      **options)
+        evaluated = _spark_rows(args) if args.engine == "spark" else evaluate_rows
+        systems, aggregate, per_query = evaluated(qrels, runs, measures or ["num_q"], per_query=args.per_query,
+                                                  **options)
         if not measures:  # text measures only: num_q only named the systems
             aggregate, per_query = [], None if per_query is None else []
         aggregate, per_query = _with_text(con, text, systems, runs, qrels, aggregate, per_query, args)
@@ -258,6 +266,15 @@ def _run_eval(args: argparse.Namespace) -> int:
               for system in systems]
     write_eval(sys.stdout, frames, args.format, args.digits, summary=args.summary)
     return 0
+
+
+def _spark_rows(args: argparse.Namespace):
+    """evaluate_rows on a Spark session of --master (rankkit.spark.evaluate_rows), started here."""
+    from rankkit import spark
+
+    spark.require_pyspark()
+    session = spark.session(args.master)
+    return lambda *given, **options: spark.evaluate_rows(session, *given, **options)
 
 
 def _marked_table(args: argparse.Namespace, measures: list[str]) -> int:

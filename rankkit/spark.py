@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+import warnings
 from typing import Iterable, Mapping
 
 from rankkit.conventions import Conventions, resolve_conventions
@@ -38,6 +39,8 @@ def session(master: str = "local[2]", memory: str = "1g"):
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # pyspark's word about pandas 3 at every conversion: the frames it converts here are plain
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
     spark = (SparkSession.builder.master(master).appName("rankkit")
              .config("spark.driver.memory", memory)
              .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
@@ -100,3 +103,36 @@ def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tupl
     names = [(field.name, field.dataType.simpleString()) for field in frame.schema.fields]
     found = _match_columns(names, kind, columns, label)
     return name, found, label
+
+
+def evaluate_rows(spark, qrels, run, measures: str | Iterable[str], per_query: bool = False, *, con=None,
+                  rel: float = 1, ties: str = "trec", depth: int | None = None, queries: str = "both", columns=None,
+                  duplicates: str = "error", split_by_tag: bool = False, judged_only: bool = False,
+                  docs: int = 0) -> tuple[list, list[dict], list[dict] | None]:
+    """rankkit.evaluate.evaluate_rows computed by Spark (the command line's ``--engine spark``): the inputs
+    read and checked by rankkit's readers, as the DuckDB engine reads them (TREC text, CSV, Parquet; the
+    same systems, the same warnings), handed to Spark, and evaluated there by the composed statement."""
+    from rankkit._sql import connect
+    from rankkit.evaluate import checked_sources, compare_inputs, measure_specs
+    from rankkit.io import default_connection
+
+    con = connect(con) if con is not None else default_connection()
+    conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
+                              judged_only=judged_only, docs=docs)
+    specs = measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs)
+    with checked_sources(con, qrels, run, columns, duplicates, None, split_by_tag) as (qrels_source, run_source):
+        compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
+        frames = [spark.createDataFrame(_table(con, source)) for source in (qrels_source, run_source)]
+        found = []
+        for each in (False, True) if per_query else (False,):
+            result = evaluate(spark, *frames, measures, per_query=each, conventions=conventions, duplicates="error")
+            found.append([{k: (None if v != v else v) if isinstance(v, float) else v for k, v in row.asDict().items()}
+                          for row in result.collect()])
+        return run_source.systems, found[0], found[1] if per_query else None
+
+
+def _table(con, source):
+    """A checked source's rows in rankkit's columns, as pandas (what every pyspark takes)."""
+    present = [name for name, in con.execute(f"SELECT column_name FROM (DESCRIBE {source.table})").fetchall()]
+    wanted = ("system", "query_id", "doc_id", "score", "rank") if source.kind == "run" else ("query_id", "doc_id", "relevance")
+    return con.sql(f"SELECT {', '.join(c for c in wanted if c in present)} FROM {source.table}").df()

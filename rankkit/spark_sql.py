@@ -24,6 +24,7 @@ twice.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -366,7 +367,20 @@ def _inline(name: str, args: tuple[Node, ...], named: tuple[tuple[str, Node], ..
             if param not in defaults:
                 raise RankkitError(f"rankkit.{name}: no value for its parameter {param}")
             values[param] = parse(defaults[param])
-    return _substitute(_macro_body(name), values)
+    body = _macro_body(name)
+    bound = {}
+    for param, value in values.items():
+        if value.kind not in _SIMPLE and _uses(body, param) > 1:
+            bound[param] = value
+    plain = {k: v for k, v in values.items() if k not in bound}
+
+    def bind(remaining: list[str], names: dict[str, Node]) -> Node:
+        if not remaining:
+            return _substitute(body, {**plain, **names})
+        param = remaining[0]
+        return _let(bound[param], lambda variable: bind(remaining[1:], {**names, param: variable}))
+
+    return bind(list(bound), {})
 
 
 @cache
@@ -398,6 +412,34 @@ def _rename_part(part, prefix: str):
     return part
 
 
+_SIMPLE = ("column", "number", "string", "constant", "field")
+_names = itertools.count(1)
+
+
+def _let(value: Node, body) -> Node:
+    """``body(variable)`` with ``value`` computed once: Spark writes a repeated argument out at each use,
+    and a plan's cost grows with its text (a simple value is just repeated)."""
+    if value.kind in _SIMPLE:
+        return body(value)
+    name = f"rankkit_v{next(_names)}"
+    return Node("let", (name, value, body(Node("column", (name,)))))
+
+
+def _uses(node: Node, name: str) -> int:
+    if node.kind == "column":
+        return int(node.parts[0] == name)
+    return sum(_uses(part, name) if isinstance(part, Node) else
+               sum(_uses_part(p, name) for p in part) if isinstance(part, tuple) else 0 for part in node.parts)
+
+
+def _uses_part(part, name: str) -> int:
+    if isinstance(part, Node):
+        return _uses(part, name)
+    if isinstance(part, tuple):
+        return sum(_uses_part(p, name) for p in part)
+    return 0
+
+
 def _substitute(node: Node, values: dict[str, Node]) -> Node:
     """``node`` with each column named in ``values`` replaced, except inside a lambda that binds it."""
     if node.kind == "column" and node.parts[0] in values:
@@ -426,6 +468,8 @@ def _substitute_part(part, values):
 
 def to_spark(text: str) -> str:
     """A DuckDB expression of the definitions' idiom as Spark SQL (an error naming what has no translation)."""
+    global _names
+    _names = itertools.count(1)  # the same text for the same expression, whatever was translated before
     return render(parse(text))
 
 
@@ -457,6 +501,8 @@ def _index(items: Node, index: Node) -> str:
 
 
 def _slice(items: Node, low: Node | None, high: Node | None) -> str:
+    if low is not None and high is None and items.kind not in _SIMPLE:
+        return render(_let(items, lambda bound: Node("slice", (bound, low, high))))
     text = render(items)
     start = "1" if low is None else f"greatest(CAST({render(low)} AS INT), 1)"
     end = f"array_size({text})" if high is None else f"CAST({render(high)} AS INT)"
@@ -500,6 +546,8 @@ def _list_function(name: str, args: tuple[Node, ...]) -> str | None:
         return _reduce(args)
     if name == "range":
         low, high = (Node("number", ("0",)), args[0]) if len(args) == 1 else args
+        if low.kind not in _SIMPLE or high.kind not in _SIMPLE:
+            return render(_let(low, lambda a: _let(high, lambda b: Node("call", ("range", (a, b), ())))))
         first, past = render(low), render(high)
         # sequence(a, b) counts down when b < a: DuckDB's range is then empty
         return f"filter(sequence({first}, greatest({first}, {past} - 1)), rankkit_n -> rankkit_n < {past})"
@@ -518,9 +566,11 @@ def _reduce(args: tuple[Node, ...]) -> str:
     if len(args) not in (2, 3) or args[1].kind != "lambda" or len(args[1].parts[0]) != 2:
         raise RankkitError("list_reduce for Spark takes a list, a two-parameter lambda and an optional initial value")
     function = _lambda(*args[1].parts, index_base_shift=False)
-    items = render(args[0])
     if len(args) == 3:
-        return f"aggregate({items}, {render(args[2])}, {function})"
+        return f"aggregate({render(args[0])}, {render(args[2])}, {function})"
+    if args[0].kind not in _SIMPLE:
+        return render(_let(args[0], lambda bound: Node("call", ("list_reduce", (bound, args[1]), ()))))
+    items = render(args[0])
     return f"aggregate(slice({items}, 2, greatest(array_size({items}) - 1, 0)), try_element_at({items}, 1), {function})"
 
 
@@ -594,4 +644,5 @@ _RENDER = {
     "comprehension": _comprehension,
     "call": _call,
     "lambda": lambda params, body: _lambda(params, body),
+    "let": lambda name, value, body: f"element_at(transform(array({render(value)}), {name} -> {render(body)}), 1)",
 }
