@@ -144,3 +144,17 @@ def test_duckdb_runs_the_definitions_unchanged():
     # the DuckDB dialect's expression hook is the identity: its statement is the composer's, bit for bit
     con = duckdb.connect()
     assert con.execute("SELECT " + DUCKDB.expression("list_transform([10, 20], lambda x, i: i)")).fetchone()[0] == [1, 2]
+
+
+def test_without_pyspark_one_line_says_what_to_install(monkeypatch, capsys, tmp_path):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pyspark", None)  # import pyspark raises ImportError
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 1\n")
+    run = tmp_path / "a.run"
+    run.write_text("q1 Q0 a 1 1.0 a\n")
+    assert main(["eval", "--engine", "spark", str(qrels), str(run)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "needs pyspark (3.5 or later) and Java 17: pip install 'rankkit-duckdb[spark]'" in err
