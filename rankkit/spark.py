@@ -136,3 +136,25 @@ def _table(con, source):
     present = [name for name, in con.execute(f"SELECT column_name FROM (DESCRIBE {source.table})").fetchall()]
     wanted = ("system", "query_id", "doc_id", "score", "rank") if source.kind == "run" else ("query_id", "doc_id", "relevance")
     return con.sql(f"SELECT {', '.join(c for c in wanted if c in present)} FROM {source.table}").df()
+
+
+def compare(spark, qrels, runs, measures: str | Iterable[str], baseline: str | None = None, *, test: str = "t",
+            correction: str = "holm", alpha: float = 0.05, seed: int | None = 0, resamples: int = 10000,
+            columns: Mapping[str, str | None] | None = None, conventions: Conventions | None = None, **given):
+    """rankkit.compare of systems evaluated on Spark: the per-query values computed by Spark (one table
+    whose ``system`` column holds the systems), brought home, and compared by the same code as
+    rankkit.compare (the same tests, intervals and corrections). ``given``: evaluate's conventions."""
+    from rankkit.compare import check_options, compare_values
+
+    check_options(test, correction, alpha)
+    names = [measures] if isinstance(measures, str) else list(measures)
+    values = evaluate(spark, qrels, runs, names, per_query=True, columns=columns, conventions=conventions,
+                      **given).toPandas()
+    return compare_values(with_order(values), sorted(values["system"].dropna().unique()), baseline, test=test,
+                          correction=correction, alpha=alpha, seed=seed, resamples=resamples)
+
+
+def with_order(values):
+    """Per-query values with ``i``, each measure's place in the order given, as rankkit.per_query has it."""
+    order = {measure: i for i, measure in enumerate(dict.fromkeys(values["measure"]), 1)}
+    return values.assign(i=values["measure"].map(order))

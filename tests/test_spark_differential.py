@@ -1,9 +1,11 @@
 """rankkit.spark.evaluate against the DuckDB engine (to 1e-12) and trec_eval 10.0's references (to 1e-9)
 on the real pairs under ../shared/data, under trec_eval's conventions, and on generated runs.
 
-Spark costs seconds a statement whatever its size, so each convention is one statement over every pair
-at once: the pairs' runs are one table (a system per pair) and their qrels one table, each query id
-prefixed by its qrels file, so that no two pairs share a query."""
+Spark costs seconds a statement whatever its size, and its list functions run interpreted (a DL run's
+all_trec takes it minutes where DuckDB takes a second), so each convention is one statement over every
+pair at once, on a few queries of each: the pairs' runs are one table (a system per pair) and their
+qrels one table, each query id prefixed by its qrels file, so that no two pairs share a query. A
+query's values do not depend on the others: trec_eval's per-query references hold for it."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ pytest.importorskip("pyspark", reason="pyspark is absent: pip install 'rankkit-d
 if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
     pytest.skip("Java is absent: Spark needs a JVM (Debian: openjdk-17-jre-headless)", allow_module_level=True)
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import rankkit
@@ -39,6 +41,8 @@ DATA_PAIRS = [(name, expected, row) for name, expected, row in PAIRS if "/data/"
 SUBSETS = {"rel": ("dl19.BM25", "dl20.BM25"), "queries": ("unittests.r1", "unittests.r2", "unittests.r3", "compat"),
            "depth": ("compat", "cwl", "dl20.BM25", "covid.r5_bm25", "unittests.r4")}
 TOLERANCE = 1e-12
+# the queries of each qrels file evaluated: the first few by id, and (for -c) one the runs may lack
+QUERIES_PER_QRELS = 2
 
 
 @pytest.fixture(scope="module")
@@ -62,22 +66,28 @@ def _pairs(names=None):
 @cache
 def _tables(names: tuple[str, ...] | None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The pairs' qrels and runs as one table each: system = the pair, query ids prefixed by the qrels file."""
-    qrels, runs, seen = [], [], set()
+    qrels, runs, seen, kept = [], [], set(), {}
     for name, expected, row in _pairs(names):
         path = expected.parent / row["qrels"]
         key = path.resolve().name
         if key not in seen:
             seen.add(key)
             frame = rankkit.read_qrels(path, integer_grades=True).df()
+            ids = sorted(frame["query_id"].unique())
+            kept[key] = set(ids[:QUERIES_PER_QRELS] + ids[-1:])
+            frame = frame[frame["query_id"].isin(kept[key])]
             qrels.append(frame.assign(query_id=key + "|" + frame["query_id"]))
         run = rankkit.read_run(expected.parent / row["run"]).df()
+        run = run[run["query_id"].isin(kept[key])]
         runs.append(run.assign(system=name.split("/", 1)[1], query_id=key + "|" + run["query_id"])
                     [["system", "query_id", "doc_id", "score"]])
     return pd.concat(qrels, ignore_index=True), pd.concat(runs, ignore_index=True)
 
 
 def _references(kind: str, names=None) -> dict[tuple[str, str, str], str]:
-    """(measure, system, query id as prefixed, or 'all') -> trec_eval's text, from each pair's ``kind`` file."""
+    """(measure, system, query id as prefixed) -> trec_eval's per-query text, from each pair's ``kind`` file,
+    for the queries _tables keeps (the aggregate, over every query, is compared with DuckDB's)."""
+    queries = set(_tables(names)[0]["query_id"])
     found = {}
     for name, expected, row in _pairs(names):
         key = (expected.parent / row["qrels"]).resolve().name
@@ -85,7 +95,8 @@ def _references(kind: str, names=None) -> dict[tuple[str, str, str], str]:
             if path is None or not path.exists():
                 continue
             for (measure, query), text in read_trec_eval(path).items():
-                found[(measure, name.split("/", 1)[1], query if query == "all" else f"{key}|{query}")] = text
+                if query != "all" and f"{key}|{query}" in queries:
+                    found[(measure, name.split("/", 1)[1], f"{key}|{query}")] = text
     return found
 
 
@@ -98,9 +109,10 @@ def _spark_rows(spark, qrels: pd.DataFrame, run: pd.DataFrame, measures, per_que
 
 
 def _keyed(frame: pd.DataFrame) -> dict:
-    query = frame["query_id"] if "query_id" in frame else "all"
-    return dict(zip(zip(frame["measure"], frame["system"], query if isinstance(query, pd.Series) else [query] * len(frame)),
-                    frame["value"]))
+    """(measure, system, query_id or 'all') -> value; a missing system is None (pandas may say NaN)."""
+    systems = [None if pd.isna(system) else system for system in frame["system"]]
+    queries = frame["query_id"] if "query_id" in frame else ["all"] * len(frame)
+    return dict(zip(zip(frame["measure"], systems, queries), frame["value"]))
 
 
 def _close(a, b, tolerance) -> bool:
@@ -128,7 +140,7 @@ def _assert_trec_eval_agrees(got: dict, wanted: dict) -> None:
 
 
 def _measures(references: dict) -> list[str]:
-    return sorted({m for m, _, _ in references}) + OWN
+    return sorted({m for m, _, _ in references}) + OWN  # trec_eval's all_trec and params names, and rankkit's
 
 
 CONVENTIONS = {  # name: (evaluate's conventions, trec_eval's reference file, pairs)
@@ -145,8 +157,6 @@ def test_every_measure_equals_duckdb_and_trec_eval(spark, convention):
     conventions, kind, names = CONVENTIONS[convention]
     qrels, run = _tables(names)
     wanted = _references(kind, names) if kind else {}
-    if kind == "l2.q.txt":  # printed to 4 digits: compared as printed below
-        wanted = {key: text for key, text in wanted.items()}
     measures = _measures(_references("q.hp.txt.gz", names))
     got = _spark_rows(spark, qrels, run, measures, True, **conventions)
     _assert_engines_agree(got, rankkit.evaluate(qrels, run, measures, per_query=True, **conventions))
@@ -155,14 +165,15 @@ def test_every_measure_equals_duckdb_and_trec_eval(spark, convention):
         aggregate = _spark_rows(spark, qrels, run, measures, False, **conventions)
         _assert_engines_agree(aggregate, rankkit.evaluate(qrels, run, measures, **conventions))
         values.update(_keyed(aggregate))
-    per_query = {key: text for key, text in wanted.items()
-                 if key[2] != "all" or convention == "default"}
-    per_query = {key: text for key, text in per_query.items()
-                 if key[2] == "all" or family_of(key[0]) is None or family_of(key[0]).per_query}
-    if kind == "l2.q.txt":
-        wrong = [key for key, text in per_query.items() if key[2] != "all" and
-                 (key not in values or (f"{values[key]:.4f}" != text if "." in text else float(text) != values[key]))]
-        assert not wrong, f"{len(wrong)} printed values differ from trec_eval -l 2: {wrong[:10]}"
+    # trec_eval 9.0.8 (the reference where 10.0 aborts) lists a qrels query the run lacks; without -c it is not evaluated
+    present = set(zip(run["system"], run["query_id"])) if convention != "-c" else None
+    per_query = {key: text for key, text in wanted.items() if (family_of(key[0]) is None or family_of(key[0]).per_query)
+                 and (present is None or key[1:] in present)}
+    assert per_query or not kind, f"no trec_eval reference for {convention} under {SHARED}"
+    if kind and not kind.endswith("hp.txt.gz"):  # printed to 4 digits (-l 2, -c): compared as printed
+        wrong = [key for key, text in per_query.items() if
+                 key not in values or (f"{values[key]:.4f}" != text if "." in text else float(text) != values[key])]
+        assert not wrong, f"{len(wrong)} printed values differ from trec_eval {convention}: {wrong[:10]}"
     else:
         _assert_trec_eval_agrees(values, per_query)
 
@@ -188,12 +199,11 @@ GENERATED = ["nDCG@3", "AP", "RR", "P@2", "ERR@5", "bpref", "infAP", "Rprec", "G
              "rbp_resid", "11pt_avg", "gm_map", "SetF", "Bing", "num_rel_ret", "unj@2", "nDCG(ideal=run)"]
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
 @given(pairs(), st.sampled_from([{}, {"queries": "qrels"}, {"judged_only": True}, {"depth": 2}, {"rel": 2}]))
 def test_generated_runs_agree_between_the_engines(spark, pair, conventions):
     qrels, run = pair
-    if qrels.empty:
-        qrels = pd.DataFrame({"query_id": ["q9"], "doc_id": ["x"], "relevance": [1.0]})
+    assume(set(qrels["query_id"]) & set(run["query_id"]))  # else rankkit refuses: no query in common
     want = rankkit.evaluate(qrels, run, GENERATED, per_query=True, **conventions)
     got = _spark_rows(spark, qrels, run, GENERATED, True, **conventions)
     _assert_engines_agree(got, want)
