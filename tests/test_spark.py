@@ -171,3 +171,26 @@ def test_a_table_name_is_read_as_a_table(spark):
            pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["b", "a"], "score": [2.0, 1.0]}))
     assert [tuple(r) for r in evaluate(spark, "qrels", "run", "RR", per_query=True).collect()] == [("RR", None, "1", 0.5)]
     assert duckdb.__version__  # the DuckDB side stays the reference
+
+
+@pytest.mark.parametrize("pair, options", [
+    (("ir_measures", "compat.qrels", "compat.run"), ["-q"]),
+    (("trectools", "unittests/qrel1.txt", "unittests/r1.run"), ["-q", "-c", "-J", "-m", "ndcg_cut.10", "-m", "map",
+                                                               "-m", "gm_map", "-m", "P.5"]),
+])
+def test_eval_engine_spark_prints_what_duckdb_prints(spark, capsys, pair, options):
+    from support import shared_path
+
+    qrels, run = shared_path("data", pair[0], pair[1]), shared_path("data", pair[0], pair[2])
+    assert main(["eval", *options, str(qrels), str(run)]) == 0
+    duck = capsys.readouterr()
+    # the module's session: getOrCreate in --engine spark finds it
+    assert main(["eval", "--engine", "spark", *options, str(qrels), str(run)]) == 0
+    got = capsys.readouterr()
+    assert got.out == duck.out and got.out.count("\n") > 10
+    assert got.err == duck.err  # the same warnings (queries on one side only ...)
+
+
+def test_eval_engine_spark_refuses_what_runs_on_duckdb(capsys, tmp_path):
+    assert main(["eval", "--engine", "spark", "-o", str(tmp_path / "x.csv"), "q", "r"]) == 2
+    assert "--engine spark prints the evaluation: -o and --baseline run on DuckDB" in capsys.readouterr().err
