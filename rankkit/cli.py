@@ -395,7 +395,7 @@ def _run_sql(args: argparse.Namespace) -> int:
         names[ours] = theirs
     print(statement(specs, qrels=args.qrels_table, run=args.run_table,
                     qrels_columns={c: names[c] for c in QRELS_COLUMNS},
-                    run_columns={c: names.get(c) for c in RUN_COLUMNS}, **options) + ";")
+                    run_columns={c: names.get(c) for c in RUN_COLUMNS}, check=True, **options) + ";")
     return 0
 
 
