@@ -43,7 +43,9 @@ def main() -> None:
         raise SystemExit(f"{folder}/run.parquet is absent: python bench/generate.py {args.workload}")
     qrels, run = str(folder / "qrels.parquet"), str(folder / "run.parquet")
 
+    rows = duckdb.connect().execute(f"SELECT count(*) FROM read_parquet('{run}')").fetchone()[0]
     duck = [timed(lambda: rankkit.evaluate(qrels, run, MEASURES))[0] for _ in range(1 + args.repeat)]
+    print(f"DuckDB: {duck}", flush=True)
     want = rankkit.evaluate(qrels, run, MEASURES)
 
     from rankkit.spark import evaluate, session
@@ -55,8 +57,8 @@ def main() -> None:
     for _ in range(1 + args.repeat):
         seconds, got = timed(lambda: evaluate(spark, *frames, MEASURES).toPandas())
         times.append(seconds)
+        print(f"Spark: {seconds:.1f} s", flush=True)
     worst = max(abs(a - b) for a, b in zip(got["value"], want["value"]))
-    rows = duckdb.sql(f"SELECT count(*) FROM read_parquet('{run}')").fetchone()[0]
     jvm = _jvm_peak()
     print(f"Workload {args.workload}: {rows:,} run rows, {', '.join(MEASURES)}; {platform.machine()}, "
           f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; max |Spark - DuckDB| {worst:.1e}\n")
