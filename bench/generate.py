@@ -16,7 +16,7 @@ values from every library.
 
 The sweep is the everyday workload's many-systems case: 200 systems, each the DL19 BM25 run from
 ../shared/data (43 queries x 100 documents) with its scores moved by a deterministic jitter, in one
-TREC file whose tag names the system (860,000 rows).
+TREC file whose tag names the system (860,000 rows), and the same systems one file each in runs/.
 """
 
 from __future__ import annotations
@@ -153,16 +153,23 @@ def write_sweep(con: duckdb.DuckDBPyConnection) -> None:
         FROM read_csv('{source}', delim = ' ', header = false, auto_detect = false,
                       columns = {{'query_id': 'VARCHAR', 'q0': 'VARCHAR', 'doc_id': 'VARCHAR', 'rank': 'INTEGER',
                                  'score': 'DOUBLE', 'tag': 'VARCHAR'}})""")
-    con.execute(f"""COPY (
-        SELECT query_id, 'Q0', doc_id,
-               row_number() OVER (PARTITION BY s, query_id ORDER BY score DESC, doc_id DESC), score,
-               'sys' || lpad(s::VARCHAR, 3, '0')
+    con.execute(f"""CREATE OR REPLACE TEMP TABLE sweep AS
+        SELECT s, query_id, 'Q0' AS q0, doc_id,
+               row_number() OVER (PARTITION BY s, query_id ORDER BY score DESC, doc_id DESC) AS rank, score,
+               'sys' || lpad(s::VARCHAR, 3, '0') AS tag
         FROM (SELECT s, query_id, doc_id,
                      round((score + (mix(s, hash(query_id, doc_id) % 1000003) % 128) / 64.0E0) * 64) / 64.0E0 AS score
               FROM dl19, range(1, {SWEEP_SYSTEMS} + 1) t(s))
-        ORDER BY s, query_id, score DESC, doc_id DESC) TO '{out}/run.txt' (FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '')""")
-    rows = con.execute(f"SELECT count(*) * {SWEEP_SYSTEMS} FROM dl19").fetchone()[0]
-    print(f"sweep: {SWEEP_SYSTEMS} systems x DL19 BM25 = {rows:,} run rows -> {out}")
+        ORDER BY s, query_id, score DESC, doc_id DESC""")
+    trec = "(FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '')"
+    con.execute(f"COPY (SELECT * EXCLUDE (s) FROM sweep ORDER BY s, query_id, rank) TO '{out}/run.txt' {trec}")
+    # the same systems one file each, as `rankkit eval qrels runs/*.run` and evaluate(qrels, paths) read them
+    (out / "runs").mkdir(exist_ok=True)
+    for s in range(1, SWEEP_SYSTEMS + 1):
+        con.execute(f"COPY (SELECT * EXCLUDE (s) FROM sweep WHERE s = {s} ORDER BY query_id, rank) "
+                    f"TO '{out}/runs/sys{s:03d}.run' {trec}")
+    rows = con.execute("SELECT count(*) FROM sweep").fetchone()[0]
+    print(f"sweep: {SWEEP_SYSTEMS} systems x DL19 BM25 = {rows:,} run rows -> {out}/run.txt and {out}/runs/*.run")
 
 
 def main() -> None:

@@ -4,7 +4,7 @@
     python bench/run.py                           # A, B and the ladder, 3 repetitions
     python bench/run.py -w A -r 5 -l rankkit ranx # pick workloads, repetitions, libraries
     python bench/run.py --xl                      # the 100M-row Parquet run under memory_limit=2GB
-    python bench/run.py -w DL                     # the everyday workload: TREC DL runs, 200-system sweep
+    python bench/run.py -w DL                     # the everyday workload: TREC DL runs, 200 systems, 200 files
 
 Every library runs in its own fresh processes (bench/worker.py). Values are checked equal (to 1e-9)
 across libraries before any time is reported. The table goes to bench/results/<stamp>.md and stdout.
@@ -37,6 +37,8 @@ PEERS = ["pytrec_eval", "ir_measures", "ranx"]
 OURS = ["rankkit", "rankkit-relation", "rankkit-cli"]
 LIBRARIES = OURS + PEERS
 TOLERANCE = 1e-9
+TIE_ORDER = ("ranx", "ir_measures")  # break tied scores otherwise than trec_eval (see everyday_mismatch)
+SLOW_START = 2  # seconds: a fresh process slower than this is started `repeat` times, not 3 x `repeat`
 EVERYDAY = "DL"  # the everyday workload: TREC DL runs from ../shared/data, and the generated sweep
 CLI_MEASURES = ["nDCG@10", "AP", "RR@10", "R@100", "P@10"]
 # trec_eval's names for them; its recip_rank has no cutoff, so its RR is not compared
@@ -100,14 +102,17 @@ def trec_eval_binary() -> str | None:
     return given if given and Path(given).is_file() else shutil.which("trec_eval")
 
 
-def fresh_commands(qrels: Path, run: Path) -> dict[str, list[str] | None]:
+def fresh_commands(qrels: Path, run: Path, peers: list[str]) -> dict[str, list[str] | None]:
     """Each tool as a user starts it: a fresh process from files to printed numbers."""
     binary = trec_eval_binary()
     measures = ["-m", "ndcg_cut.10", "-m", "map", "-m", "recip_rank", "-m", "recall.100", "-m", "P.10"]
+    scripts = {"pytrec_eval": [str(BENCH / "pytrec_script.py")],
+               "ir_measures": [str(BENCH / "peer_script.py"), "ir_measures"],
+               "ranx": [str(BENCH / "peer_script.py"), "ranx"]}
     return {
         "rankkit": [sys.executable, "-m", "rankkit.cli", "eval", "--digits", "15",
                     *(f"-m{m}" for m in CLI_MEASURES), str(qrels), str(run)],
-        "pytrec_eval": [sys.executable, str(BENCH / "pytrec_script.py"), str(qrels), str(run)],
+        **{peer: [sys.executable, *scripts[peer], str(qrels), str(run)] for peer in peers},
         "trec_eval": [binary, *measures, str(qrels), str(run)] if binary else None,
     }
 
@@ -125,8 +130,9 @@ def fresh_values(tool: str, out: str) -> dict[str, float]:
     return values
 
 
-def everyday(repeat: int, env: dict, log) -> dict:
-    """The fresh-process, warm, SQL and sweep figures of the DL workload, peers interleaved."""
+def everyday(repeat: int, env: dict, log, peers: list[str] = ("pytrec_eval",)) -> dict:
+    """The fresh-process, warm, loaded-tables, sweep and many-files figures of the DL workload, the
+    peers interleaved with rankkit (each round starts every tool once)."""
     import compileall
     # An installed package has its bytecode (pip compiles it); where PYTHONDONTWRITEBYTECODE is set,
     # a fresh process would otherwise compile rankkit's modules (and the bench's) on every start.
@@ -138,14 +144,17 @@ def everyday(repeat: int, env: dict, log) -> dict:
     if missing:
         return {"skipped": f"{', '.join(missing)} absent: the everyday workload reads TREC DL runs from ../shared/data"}
     sweep = DATA / "sweep" / "run.txt"
-    result: dict = {"fresh": {}, "warm": {}, "values": {}, "mismatch": []}
-    if not sweep.exists():
-        result["sweep_skipped"] = "bench/data/sweep is absent: run `python bench/generate.py sweep`"
+    files = sorted((DATA / "sweep" / "runs").glob("*.run"))
+    result: dict = {"fresh": {}, "warm": {}, "values": {}, "mismatch": [], "peers": list(peers)}
+    if not sweep.exists() or len(files) != SWEEP_SYSTEMS:
+        result["sweep_skipped"] = "bench/data/sweep is absent or incomplete: run `python bench/generate.py sweep`"
     for qrels, run in pairs:
-        commands = {tool: cmd for tool, cmd in fresh_commands(qrels, run).items() if cmd}
+        commands = {tool: cmd for tool, cmd in fresh_commands(qrels, run, list(peers)).items() if cmd}
         times: dict[str, list[float]] = {tool: [] for tool in commands}
-        for _ in range(repeat * 3):  # interleaved: each round starts every tool once
+        for _ in range(repeat * 3):
             for tool, cmd in commands.items():
+                if len(times[tool]) >= repeat and statistics.median(times[tool]) > SLOW_START:
+                    continue  # ranx compiles with numba in every fresh process: 10-20 s a start
                 started = time.perf_counter()
                 done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
                 times[tool].append(time.perf_counter() - started)
@@ -156,39 +165,50 @@ def everyday(repeat: int, env: dict, log) -> dict:
         log(f"  DL fresh {run.name}: " + ", ".join(f"{t} {statistics.median(v) * 1000:.0f} ms" for t, v in times.items()))
     warm: dict[str, dict] = {}
     args = ["--qrels", *(str(q) for q, _ in pairs), "--runs", *(str(r) for _, r in pairs), "--repeat", "10"]
-    args += ["--sweep", str(sweep)] if sweep.exists() else []
-    for _ in range(repeat):  # interleaved rounds, each a fresh worker per library
-        for library in ("rankkit", "pytrec_eval"):
+    args += ["--sweep", str(sweep), "--files", *map(str, files)] if "sweep_skipped" not in result else []
+    for _ in range(repeat):
+        for library in ("rankkit", *peers):
             found, _, _, err = spawn(["everyday", library, *args], env)
             if found is None:
                 raise SystemExit(f"everyday {library} failed: {err}")
             mine = warm.setdefault(library, {})
-            for figure in ("warm", "sql"):
+            for figure in ("warm", "sql", "loaded", "lean"):
                 for name, times in found.get(figure, {}).items():
                     mine.setdefault(f"{figure} {name}", []).extend(times)
-            mine.setdefault("sweep", []).extend(found.get("sweep", []))
+            for figure in ("sweep", "files"):
+                mine.setdefault(figure, []).extend(found.get(figure, []))
+                if f"{figure}_values" in found:
+                    result["values"].setdefault(f"{figure} {library}", found[f"{figure}_values"])
             result["values"].setdefault(f"warm {library}", found["values"])
-            if "sweep_values" in found:
-                result["values"].setdefault(f"sweep {library}", found["sweep_values"])
+        log(f"  DL warm round done: {', '.join(('rankkit', *peers))}")
     result["warm"] = {lib: {k: summary(v) for k, v in figs.items() if v} for lib, figs in warm.items()}
-    result["mismatch"] = everyday_mismatch(result["values"])
+    result["mismatch"], result["tie_notes"] = everyday_mismatch(result["values"])
     return result
 
 
-def everyday_mismatch(values: dict) -> list[str]:
-    """Every value compared with rankkit's (trec_eval's uncut RR aside; it prints 4 decimals)."""
-    problems = []
+def everyday_mismatch(values: dict) -> tuple[list[str], list[str]]:
+    """Every value compared with rankkit's: the differences that stop the times, and notes. trec_eval's
+    uncut RR is not compared (its 4 printed decimals are compared to 5e-5). The 200 generated systems
+    have tied scores (the jitter rounds to 64ths); trec_eval, pytrec_eval and rankkit break ties by
+    doc_id, ranx and ir_measures (its RR@10) their own way: their differences there are a note."""
+    problems, ties = [], {}
     for key, found in values.items():
-        kind = key.split()[0]
-        tolerance = 5e-5 if "trec_eval" in key.split() else TOLERANCE
+        kind, tool = key.split()[0], key.split()[1]
+        tolerance = 5e-5 if tool == "trec_eval" else TOLERANCE
         ours = values.get(f"{kind} rankkit {key.split()[-1]}" if kind == "fresh" else f"{kind} rankkit")
         flat_ours, flat_found = _flatten(ours or {}), _flatten(found)
         for name, value in flat_found.items():
-            if name.endswith("RR"):
+            if name.endswith(" RR") or name == "RR":
                 continue
             if name not in flat_ours or abs(flat_ours[name] - value) > tolerance:
+                if tool in TIE_ORDER and kind in ("sweep", "files") and name in flat_ours:
+                    count, largest = ties.get(key, (0, 0.0))
+                    ties[key] = (count + 1, max(largest, abs(flat_ours[name] - value)))
+                    continue
                 problems.append(f"{key} {name} = {value} but rankkit = {flat_ours.get(name)}")
-    return problems
+    notes = [f"{key}: {count} of {len(_flatten(values[key]))} values differ from rankkit's (tied scores in another "
+             f"order), by up to {largest:.2g}" for key, (count, largest) in ties.items()]
+    return problems, notes
 
 
 def _flatten(tree: dict, prefix: str = "") -> dict[str, float]:
@@ -207,45 +227,60 @@ def fmt_ms(s: dict | None) -> str:
     return f"{s['median'] * 1000:.1f} ({s['min'] * 1000:.1f}–{s['max'] * 1000:.1f})"
 
 
+def _per(s: dict | None, per: int) -> dict | None:
+    return {**s, "median": s["median"] / per, "min": s["min"] / per, "max": s["max"] / per} if s else None
+
+
 def everyday_table(result: dict) -> str:
-    lines = ["### Everyday workload (DL): TREC DL19 and DL20 BM25, 200-system sweep", ""]
+    lines = ["### Everyday workload (DL): TREC DL19 and DL20 BM25, 200 systems in one file and in 200 files", ""]
     if "skipped" in result:
         return "\n".join(lines + [f"Skipped: {result['skipped']}", ""])
     if result["mismatch"]:
         return "\n".join(lines + ["**Values differ; no times reported:**", ""] + [f"- {p}" for p in result["mismatch"][:20]]) + "\n"
-    head = ["path (ms, median (min–max))", "rankkit", "pytrec_eval", "trec_eval 10", "pytrec_eval / rankkit",
-            "trec_eval / rankkit"]
+    peers = result["peers"] + (["trec_eval"] if any("trec_eval" in t for t in result["fresh"].values()) else [])
+    head = ["path (ms, median (min–max))", "rankkit", *peers, "fastest peer / rankkit"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
 
-    def row(label: str, ours: dict | None, peers: dict[str, dict | None], per: int = 1) -> None:
-        scaled = {k: ({**v, "median": v["median"] / per, "min": v["min"] / per, "max": v["max"] / per} if v else None)
-                  for k, v in {"rankkit": ours, **peers}.items()}
-        ours = scaled["rankkit"]
-        # greater than 1: rankkit is faster
-        ratios = [f"{scaled[peer]['median'] / ours['median']:.2f}x" if ours and scaled.get(peer) else "–"
-                  for peer in ("pytrec_eval", "trec_eval")]
-        lines.append("| " + " | ".join([label, fmt_ms(ours), fmt_ms(scaled.get("pytrec_eval")),
-                                         fmt_ms(scaled.get("trec_eval")), *ratios]) + " |")
+    def row(label: str, ours: dict | None, found: dict[str, dict | None], per: int = 1) -> None:
+        ours, found = _per(ours, per), {peer: _per(found.get(peer), per) for peer in peers}
+        fastest = min((s["median"] for s in found.values() if s), default=None)
+        ratio = f"{fastest / ours['median']:.2f}x" if ours and fastest else "–"  # above 1: rankkit is faster
+        lines.append("| " + " | ".join([label, fmt_ms(ours), *(fmt_ms(found[p]) for p in peers), ratio]) + " |")
 
     warm = result["warm"]
-    for name, tools in result["fresh"].items():
-        row(f"fresh process, files to numbers, {name.split('.')[0]}", tools.get("rankkit"),
-            {"pytrec_eval": tools.get("pytrec_eval"), "trec_eval": tools.get("trec_eval")})
-    for name in result["fresh"]:
+    names = list(result["fresh"])
+    for name in names:
+        tools = result["fresh"][name]
+        row(f"fresh process, files to numbers, {name.split('.')[0]}", tools.get("rankkit"), tools)
+    for name in names:
         row(f"warm, per run (qrels read once), {name.split('.')[0]}", warm["rankkit"].get(f"warm {name}"),
-            {"pytrec_eval": warm["pytrec_eval"].get(f"warm {name}")})
-    for name in result["fresh"]:
-        row(f"SQL rankkit.evaluate on loaded tables, {name.split('.')[0]}", warm["rankkit"].get(f"sql {name}"), {})
+            {peer: warm.get(peer, {}).get(f"warm {name}") for peer in peers})
     if "sweep" in warm["rankkit"]:
-        row(f"{SWEEP_SYSTEMS} systems (DL19 shape), read and evaluated, per system", warm["rankkit"]["sweep"],
-            {"pytrec_eval": warm["pytrec_eval"].get("sweep")}, per=SWEEP_SYSTEMS)
+        row(f"{SWEEP_SYSTEMS} systems in one file, read and evaluated, per system", warm["rankkit"]["sweep"],
+            {peer: warm.get(peer, {}).get("sweep") for peer in peers}, per=SWEEP_SYSTEMS)
+        row(f"{SWEEP_SYSTEMS} run files in one call, read and evaluated, per file", warm["rankkit"].get("files"),
+            {peer: warm.get(peer, {}).get("files") for peer in peers}, per=SWEEP_SYSTEMS)
     else:
         lines.append(f"\nSweep skipped: {result.get('sweep_skipped')}")
-    lines += ["", "Fresh process: `rankkit eval` (`python -m rankkit.cli`), `bench/pytrec_script.py`, and the "
-              "trec_eval binary from `$RANKKIT_TREC_EVAL` or PATH (its RR has no cutoff: not compared). "
-              "Warm: rankkit `read_run` + `evaluate(..., relation=True)`; pytrec_eval `parse_run` + evaluate, "
-              "its evaluators built once per qrels. Sweep: rankkit reads the one file and evaluates every "
-              "system in one call; pytrec_eval reads it, splits it by tag and evaluates system after system.", ""]
+    lines += ["", "On tables already loaded, against `../shared/perf/lean_floor.py`'s plain statement (five "
+              "measures, no options, its own tables) as the reference line:", "",
+              "| statement (ms, median (min–max)) | " + " | ".join(n.split(".")[0] for n in names) + " | / lean statement |",
+              "|---|" + "---|" * len(names) + "---|"]
+    for label, figure in (("lean_floor.py's plain statement", "lean"),
+                          ("`evaluate` on inputs read once (`relation=True`)", "loaded"),
+                          ("SQL `rankkit.evaluate` on plain tables", "sql")):
+        figures = [warm["rankkit"].get(f"{figure} {name}") for name in names]
+        lean = [warm["rankkit"].get(f"lean {name}") for name in names]
+        ratios = " / ".join(f"{f['median'] / l['median']:.2f}x" for f, l in zip(figures, lean) if f and l)
+        lines.append("| " + " | ".join([label, *(fmt_ms(f) for f in figures), ratios or "–"]) + " |")
+    lines += ["", "Fresh process: `rankkit eval` (`python -m rankkit.cli`), `bench/pytrec_script.py`, "
+              "`bench/peer_script.py ir_measures|ranx`, and the trec_eval binary from `$RANKKIT_TREC_EVAL` or PATH "
+              "(its RR has no cutoff: not compared). Warm: rankkit `read_run` + `evaluate(..., relation=True)`; "
+              "the peers read the run and evaluate it, the qrels read once. One file: rankkit reads the sweep "
+              "file (`split_by_tag=True`) and evaluates every system in one call; the peers read it (pytrec_eval) "
+              "and evaluate system after system. 200 files: rankkit `evaluate(qrels, paths, ...)` in one call; "
+              "the peers read and evaluate file after file.", ""]
+    lines += [f"- {note}" for note in result.get("tie_notes", [])] + ([""] if result.get("tie_notes") else [])
     return "\n".join(lines) + "\n"
 
 
@@ -419,7 +454,7 @@ def main() -> None:
     if not args.only_xl:
         for workload in args.workloads:
             if workload == EVERYDAY:
-                raw[workload] = everyday(args.repeat, env, log)
+                raw[workload] = everyday(args.repeat, env, log, [p for p in PEERS if p in args.libraries])
                 parts.append(everyday_table(raw[workload]))
                 continue
             result = measure(workload, args.libraries, args.formats, args.repeat, args.budget, env, log)

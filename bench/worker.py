@@ -1,7 +1,8 @@
 """One library, one workload, in this process: import, load, compute; prints JSON on stdout.
 
     python bench/worker.py LIBRARY DATA_DIR FORMAT [--repeat N]
-    python bench/worker.py everyday LIBRARY --qrels Q [Q ...] --runs R [R ...] [--sweep RUN] [--repeat N]
+    python bench/worker.py everyday LIBRARY --qrels Q [Q ...] --runs R [R ...] [--sweep RUN] [--files R ...]
+                                    [--repeat N]
 
 run.py starts it in a fresh process: the wall time of that process is the end-to-end figure, its
 peak RSS the memory figure. Inside, it times each phase: import, load (file -> the library's own
@@ -10,8 +11,10 @@ The five measures: nDCG@10, AP, RR@10, R@100, P@10 (trec_eval's definitions).
 
 ``everyday`` is the TREC DL workload (run.py's ``DL``), warm in one process: each qrels read once,
 then every run read and evaluated N times (per run: file to five values); for rankkit also the SQL
-macro ``rankkit.evaluate`` on tables already loaded; and the sweep (one file of 200 systems) read
-and evaluated in one call, or by pytrec_eval run after run.
+macro ``rankkit.evaluate`` on tables already loaded, ``evaluate`` on inputs read once, and
+../shared/perf/lean_floor.py's plain statement (the reference line) on the same tables; the sweep (one
+file of 200 systems) read and evaluated in one call, or by the peers system after system; and the
+same 200 systems as 200 files (``--files``) in one call, or by the peers file after file.
 """
 
 from __future__ import annotations
@@ -216,10 +219,10 @@ def floor_compute(duckdb, con):
 
 # ---- the everyday workload ----------------------------------------------------------------------
 
-def rankkit_everyday(pairs, sweep, repeat: int) -> dict:
+def rankkit_everyday(pairs, sweep, files, repeat: int) -> dict:
     import rankkit
     con = rankkit.connect(**bench_settings())
-    out = {"warm": {}, "sql": {}, "values": {}}
+    out = {"warm": {}, "sql": {}, "loaded": {}, "lean": {}, "values": {}}
     for qrels_path, run_path in pairs:
         qrels = rankkit.read_qrels(qrels_path, con=con)
 
@@ -238,6 +241,13 @@ def rankkit_everyday(pairs, sweep, repeat: int) -> dict:
         sql = f"SELECT measure, value FROM rankkit.evaluate('bench_qrels', 'bench_run', {names})"
         values, out["sql"][name] = _timed(lambda: dict(con.execute(sql).fetchall()), repeat)
         assert _close(values, out["values"][name]), (values, out["values"][name])
+        # evaluate on inputs read once: the statement and its Python, no reading
+        run = rankkit.read_run(run_path, con=con)
+        values, out["loaded"][name] = _timed(lambda: {m: v for m, _, v, _ in rankkit.evaluate(
+            qrels, run, MEASURES, con=con, progress=False, relation=True).fetchall()}, repeat)
+        assert _close(values, out["values"][name]), (values, out["values"][name])
+        values, out["lean"][name] = lean_statement(qrels_path, run_path, repeat)
+        assert _close(values, out["values"][name]), (values, out["values"][name])
     if sweep:
         qrels = rankkit.read_qrels(pairs[0][0], con=con)
 
@@ -251,10 +261,55 @@ def rankkit_everyday(pairs, sweep, repeat: int) -> dict:
             return found
 
         out["sweep_values"], out["sweep"] = _timed(sweep_once, max(1, repeat // 3))
+    if files:
+        qrels = rankkit.read_qrels(pairs[0][0], con=con)
+
+        def files_once():
+            # a list of TREC files, each one system named by its stem: read together in one call
+            rows = rankkit.evaluate(qrels, files, MEASURES, con=con, progress=False, relation=True).fetchall()
+            return _by_system((system, measure, value) for measure, system, value, _ in rows)
+
+        out["files_values"], out["files"] = _timed(files_once, max(1, repeat // 3))
     return out
 
 
-def pytrec_everyday(pairs, sweep, repeat: int) -> dict:
+def lean_statement(qrels_path, run_path, repeat: int):
+    """../shared/perf/lean_floor.py's plain statement (five measures, no options) on its own tables:
+    the reference line, as that script loads and runs it."""
+    import importlib.util
+
+    import duckdb
+
+    from generate import shared_data
+    spec = importlib.util.spec_from_file_location("lean_floor", shared_data().parent / "perf" / "lean_floor.py")
+    lean = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lean)
+    con = duckdb.connect()
+    for key, value in bench_settings().items():
+        con.execute(f"SET {key} = '{value}'")
+    con.execute(f"""CREATE TABLE qrels AS SELECT column0 AS query_id, column2 AS doc_id, column3::INT AS rel
+                    FROM read_csv('{qrels_path}', delim = ' ', header = false, all_varchar = true)""")
+    con.execute(f"""CREATE TABLE run AS SELECT column0 AS query_id, column2 AS doc_id, column4::DOUBLE AS score
+                    FROM read_csv('{run_path}', delim = ' ', header = false, all_varchar = true)""")
+    return _timed(lambda: dict(zip(MEASURES, con.execute(lean.LEAN).fetchone())), repeat)
+
+
+def _by_system(rows) -> dict:
+    """{system: {measure: value}} from (system, measure, value) rows; a file's system is its stem."""
+    found: dict = {}
+    for system, measure, value in rows:
+        found.setdefault(Path(str(system)).name.split(".")[0], {})[measure] = value
+    return found
+
+
+def _peer_files(read_and_evaluate, files, repeat: int, out: dict) -> None:
+    """A peer's figure for the run files: read and evaluate each, file after file."""
+    if files:
+        out["files_values"], out["files"] = _timed(
+            lambda: {Path(f).name.split(".")[0]: read_and_evaluate(f) for f in files}, max(1, repeat // 3))
+
+
+def pytrec_everyday(pairs, sweep, files, repeat: int) -> dict:
     import pytrec_eval
     out = {"warm": {}, "values": {}}
     for qrels_path, run_path in pairs:
@@ -277,6 +332,44 @@ def pytrec_everyday(pairs, sweep, repeat: int) -> dict:
             return {name: evaluate(pytrec_eval.parse_run(lines)) for name, lines in systems.items()}
 
         out["sweep_values"], out["sweep"] = _timed(sweep_once, max(1, repeat // 3))
+    if files:
+        evaluate = _pytrec_evaluator(pytrec_eval, pairs[0][0])
+
+        def one_file(path):
+            with open(path) as f:
+                return evaluate(pytrec_eval.parse_run(f))
+
+        _peer_files(one_file, files, repeat, out)
+    return out
+
+
+def irm_everyday(pairs, sweep, files, repeat: int) -> dict:
+    """ir_measures: the qrels read once (a list), each run read and evaluated."""
+    import ir_measures
+    out = {"warm": {}, "values": {}}
+    for qrels_path, run_path in pairs:
+        qrels = list(ir_measures.read_trec_qrels(qrels_path))
+        name = Path(run_path).name
+        out["values"][name], out["warm"][name] = _timed(
+            lambda: irm_compute(ir_measures, (qrels, list(ir_measures.read_trec_run(run_path)))), repeat)
+    if files:
+        qrels = list(ir_measures.read_trec_qrels(pairs[0][0]))
+        _peer_files(lambda f: irm_compute(ir_measures, (qrels, list(ir_measures.read_trec_run(f)))), files, repeat, out)
+    return out
+
+
+def ranx_everyday(pairs, sweep, files, repeat: int) -> dict:
+    """ranx: the qrels read once, each run read and evaluated (numba compiles in the untimed first call)."""
+    import ranx
+    out = {"warm": {}, "values": {}}
+    for qrels_path, run_path in pairs:
+        qrels = ranx.Qrels.from_file(qrels_path, kind="trec")
+        name = Path(run_path).name
+        out["values"][name], out["warm"][name] = _timed(
+            lambda: ranx_compute(ranx, (qrels, ranx.Run.from_file(run_path, kind="trec"))), repeat)
+    if files:
+        qrels = ranx.Qrels.from_file(pairs[0][0], kind="trec")
+        _peer_files(lambda f: ranx_compute(ranx, (qrels, ranx.Run.from_file(f, kind="trec"))), files, repeat, out)
     return out
 
 
@@ -319,7 +412,8 @@ LIBRARIES = {
 }
 
 
-EVERYDAY = {"rankkit": rankkit_everyday, "pytrec_eval": pytrec_everyday}
+EVERYDAY = {"rankkit": rankkit_everyday, "pytrec_eval": pytrec_everyday, "ir_measures": irm_everyday,
+            "ranx": ranx_everyday}
 
 
 def everyday_main(argv: list[str]) -> None:
@@ -328,9 +422,11 @@ def everyday_main(argv: list[str]) -> None:
     parser.add_argument("--qrels", nargs="+", required=True)
     parser.add_argument("--runs", nargs="+", required=True)
     parser.add_argument("--sweep", help="one TREC file of many systems (tags), judged by the first qrels")
+    parser.add_argument("--files", nargs="*", default=[], help="TREC run files, one system each, judged by the first qrels")
     parser.add_argument("--repeat", type=int, default=10)
     args = parser.parse_args(argv)
-    json.dump(EVERYDAY[args.library](list(zip(args.qrels, args.runs)), args.sweep, args.repeat), sys.stdout)
+    json.dump(EVERYDAY[args.library](list(zip(args.qrels, args.runs)), args.sweep, args.files, args.repeat),
+              sys.stdout)
 
 
 def main() -> None:

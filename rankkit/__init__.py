@@ -1,30 +1,41 @@
 """rankkit: ranking quality measured where the data lives, as DuckDB SQL macros."""
 
 import importlib
-import importlib.metadata
 import sys
 import types
 
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning
 
-try:
-    __version__ = importlib.metadata.version("rankkit-duckdb")  # the distribution's name on the index
-except importlib.metadata.PackageNotFoundError:  # run from a source tree that was never installed
-    __version__ = "0+unknown"
+
+def _version() -> str:
+    # importlib.metadata (email, zipfile, csv ...) cost `import rankkit` 30 ms, and reading the
+    # package's metadata 6 ms more: done when the version is asked for (rankkit --version, a report)
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("rankkit-duckdb")  # the distribution's name on the index
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
 
 __all__ = ["__version__", "connect", "evaluate", "compare", "trace", "explore", "report", "verify", "Report",
-           "Conventions", "read_qrels", "read_run", "RankkitError", "InputError", "MeasureError", "RankkitWarning"]
+           "Conventions", "agreement", "leaderboard_agreement", "overlap", "merge_judgments", "source_shares", "read_qrels",
+           "read_run", "RankkitError", "InputError", "MeasureError", "RankkitWarning"]
 
 # The public functions load on first use, so `import rankkit` (and the command line) does not pay
 # for pandas, scipy or DuckDB before they are needed.
 _PUBLIC = {"connect": "rankkit._sql", "evaluate": "rankkit.evaluate", "compare": "rankkit.compare",
            "trace": "rankkit.tracing", "explore": "rankkit.explore", "read_qrels": "rankkit.io", "read_run": "rankkit.io",
            "Conventions": "rankkit.conventions", "report": "rankkit.report", "verify": "rankkit.report",
-           "Report": "rankkit.report"}
+           "Report": "rankkit.report", "agreement": "rankkit.agreement",
+           "leaderboard_agreement": "rankkit.agreement", "overlap": "rankkit.agreement",
+           "merge_judgments": "rankkit.agreement", "source_shares": "rankkit.agreement"}
 
 
 class _Package(types.ModuleType):
     def __getattr__(self, name: str):
+        if name == "__version__":
+            super().__setattr__(name, _version())
+            return self.__version__
         if name not in _PUBLIC:
             raise AttributeError(f"module 'rankkit' has no attribute {name!r}")
         value = getattr(importlib.import_module(_PUBLIC[name]), name)
@@ -38,7 +49,7 @@ class _Package(types.ModuleType):
         super().__setattr__(name, value)
 
     def __dir__(self):
-        return sorted(set(super().__dir__()) | set(_PUBLIC))
+        return sorted(set(super().__dir__()) | set(_PUBLIC) | {"__version__"})
 
 
 sys.modules[__name__].__class__ = _Package

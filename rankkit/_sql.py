@@ -30,11 +30,19 @@ def sql_files() -> list[Path]:
 @cache
 def script() -> str:
     """Every macro as one script that a plain ``duckdb`` shell can run."""
-    from rankkit.measures import catalog_sql
-    from rankkit.names import fill
+    from rankkit.compose import list_macros_sql, per_query_macro, trace_values_macro
+    from rankkit.measures import catalog_sql, spec_sql, table_macros_sql
+    from rankkit.measures import fill as fill_params
+    from rankkit.names import fill as fill_names
 
-    parts = [f"-- {p.relative_to(sql_dir()).as_posix()}\n{fill(p.read_text(encoding='utf-8'))}" for p in sql_files()]
+    parts = [f"-- {p.relative_to(sql_dir()).as_posix()}\n{fill_names(fill_params(p.read_text(encoding='utf-8')))}"
+             for p in sql_files()]
+    parts.append(spec_sql())
     parts.append(catalog_sql())
+    parts.append(per_query_macro())
+    parts.append(trace_values_macro())
+    parts.append(list_macros_sql())
+    parts.append(table_macros_sql())
     return "\n".join(parts)
 
 
@@ -95,9 +103,9 @@ def _attach_cached(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 # The modules whose content goes into script(): this one, the catalog (measures.py, and trec.py for
-# trec_eval's names) and the names filled into the SQL's markers (names.py). A module added to
-# script() is added here.
-SCRIPT_MODULES = ("_sql.py", "measures.py", "trec.py", "names.py")
+# trec_eval's names), the names filled into the SQL's markers (names.py) and the generated value
+# stage (compose.py, and evaluate.py for the spec's types). A module added to script() is added here.
+SCRIPT_MODULES = ("_sql.py", "measures.py", "trec.py", "names.py", "compose.py", "evaluate.py")
 
 
 @cache

@@ -26,9 +26,9 @@ from functools import cache
 from typing import Iterable, Mapping
 
 from rankkit.errors import RankkitError
-from rankkit.measures import TIE_RULES, Feature, Measure, inputs, registry, shared_features
+from rankkit.measures import CONVENTIONS, TIE_RULES, Feature, Measure, inputs, registry, shared_features
 
-__all__ = ["compose", "Plan", "DuckDB", "DUCKDB"]
+__all__ = ["compose", "Plan", "Generic", "per_query_macro", "DuckDB", "DUCKDB"]
 
 _REFERENCE = re.compile(r"\{(s\.)?(\w+)\}")
 QUERY_SETS = ("both", "qrels")
@@ -41,7 +41,7 @@ class DuckDB:
     materialized = "MATERIALIZED "
 
     def literal(self, value, type_: str) -> str:
-        """A spec's parameter as a literal of its type (``type_``, as in rankkit.evaluate.SPEC_TYPE)."""
+        """A spec's parameter as a literal of its type (``type_``, as in rankkit.measures.spec_type())."""
         if value is None:
             return f"NULL::{type_}"
         if type_.endswith("[]"):
@@ -85,11 +85,12 @@ class DuckDB:
         return (f"SELECT query_id, list(grade ORDER BY grade DESC) AS qrels_grades FROM {self.qrels_rows(qrels)} "
                 "GROUP BY query_id")
 
-    def discount_sums(self, ranks: str) -> str:
-        """cum[r]: the discounts of ranks 1..r added up, as scikit-learn adds them (ties := 'average')."""
+    def discount_sums(self, ranks: str, where: str = "true") -> str:
+        """cum[r]: the discounts of ranks 1..r added up, as scikit-learn adds them (ties := 'average'),
+        over the rows of ``ranks`` where ``where`` holds."""
         return ("SELECT list(cum ORDER BY r) AS cum FROM ("
                 "SELECT r, sum(1.0E0 / rankkit.discount(r)) OVER (ORDER BY r ROWS UNBOUNDED PRECEDING) AS cum "
-                f"FROM (SELECT unnest(range(1, max(tie_first + tie_size - 1) + 1)) AS r FROM {ranks}))")
+                f"FROM (SELECT unnest(range(1, max(tie_first + tie_size - 1) + 1)) AS r FROM {ranks} WHERE {where}))")
 
     def empty_list(self) -> str:
         return "[]"
@@ -120,6 +121,7 @@ class Column:
     scope: str
     depth: int
     feature: str
+    metrics: set[str] = field(default_factory=set)  # the measures that read it
 
 
 @dataclass
@@ -132,12 +134,14 @@ class Plan:
     columns: dict[str, Column] = field(default_factory=dict)  # by SQL text
     inputs: set[str] = field(default_factory=set)
     values: list[tuple[int, str, str, str]] = field(default_factory=list)  # i, measure, agg, value column
+    _metric: str = ""  # the measure being planned
 
     def add(self, spec: Mapping) -> None:
         """Plan ``spec``'s value and everything it reads."""
         measure = registry()[spec["metric"]]
         if measure.value is None:
             raise RankkitError(f"measure {spec['measure']} is text, not a number: the composer computes numbers")
+        self._metric = measure.metric
         sql, scope, depth = self._render(measure.value, spec, measure)
         # a value is per system and query, even one that reads the qrels only (NumRel)
         column = self._column("value", f"CAST({sql} AS DOUBLE)", "run", depth if scope == "run" else 1)
@@ -164,15 +168,18 @@ class Plan:
         depth = 1 + max((d for _, s, d in found.values() if s == scope), default=0)
 
         def fill(match: re.Match) -> str:
-            if match.group(1):
-                return self.dialect.literal(spec[match.group(2)], spec_types()[match.group(2)])
-            return found[match.group(2)][0]
+            return self._param(match.group(2), spec) if match.group(1) else found[match.group(2)][0]
 
         return _REFERENCE.sub(fill, feature.expr), scope, depth
+
+    def _param(self, name: str, spec: Mapping) -> str:
+        """A parameter in an expression: the spec's value as a literal."""
+        return self.dialect.literal(spec[name], spec_types()[name])
 
     def _column(self, name: str, sql: str, scope: str, depth: int) -> Column:
         if sql not in self.columns:
             self.columns[sql] = Column(f"{name}_{len(self.columns) + 1}", sql, scope, depth, name)
+        self.columns[sql].metrics.add(self._metric)
         return self.columns[sql]
 
     def _variant(self, name: str, spec: Mapping, measure: Measure) -> Feature:
@@ -199,12 +206,12 @@ class Plan:
         ctes = [(name, sql, False) for name, sql in before]
         ctes += [("rankkit_judged", d.judged(ranks, self.ties == "average"), False),
                 ("rankkit_judgments", d.judgments(qrels), False)]
-        query = _layers(ctes, "rankkit_judgments", "rankkit_q", self._by_layer("query"), d)
+        query = _layers(ctes, "rankkit_judgments", "rankkit_q", self._by_layer("query"), lambda c: d.expression(c.sql))
         ctes[-1] = (ctes[-1][0], ctes[-1][1], True)  # once per query, whatever the number of systems
         if "cum" in self.inputs:
             ctes.append(("rankkit_discounts", d.discount_sums(ranks), False))
         ctes.append(("rankkit_evaluated", self._evaluated(query), False))
-        last = _layers(ctes, "rankkit_evaluated", "rankkit_r", self._by_layer("run"), d)
+        last = _layers(ctes, "rankkit_evaluated", "rankkit_r", self._by_layer("run"), lambda c: d.expression(c.sql))
         body = ",\n".join(f"{name} AS {d.materialized if materialized else ''}({sql})"
                           for name, sql, materialized in ctes)
         return f"WITH\n{body}\nSELECT {d.unpivot(self.values)} FROM {last}"
@@ -234,15 +241,117 @@ class Plan:
                 f"AND j.query_id = q.query_id{discounts}")
 
 
-def _layers(ctes: list, first: str, prefix: str, layers: list[list[Column]], dialect: DuckDB) -> str:
-    """Append one CTE per layer over ``first``, each adding its columns to the one below; the last name."""
+def _layers(ctes: list, first: str, prefix: str, layers: list[list[Column]], sql=lambda column: column.sql) -> str:
+    """Append one CTE per layer over ``first``, each adding its columns (as ``sql`` writes them) to the one
+    below; the last name."""
     last = first
     for n, columns in enumerate(layers, 1):
         name = f"{prefix}{n}"
-        select = ", ".join(f"{dialect.expression(c.sql)} AS {c.name}" for c in columns)
-        ctes.append((name, f"SELECT *, {select} FROM {last}", False))
+        ctes.append((name, f"SELECT *, {', '.join(f'{sql(c)} AS {c.name}' for c in columns)} FROM {last}", False))
         last = name
     return last
+
+
+@dataclass
+class Generic(Plan):
+    """Every measure at once, for a list of specs known only when the statement runs: the body of the
+    rankkit.per_query_ranked macro, which the plain duckdb shell calls with any measures. It is written
+    from the same declarations as compose's statements; what differs is where a parameter comes from.
+    A parameter is read from each row's spec (the column ``s``), a variant is chosen by a CASE on its
+    condition, each feature is computed only on the rows of the measures that read it, and the value
+    is a CASE over the measures. The rows are one per spec, system and query; a feature of the qrels
+    is computed per spec and query, once whatever the number of systems."""
+
+    by_metric: dict[str, str] = field(default_factory=dict)  # metric -> its value column
+
+    def add(self, spec: Mapping) -> None:
+        measure = registry()[spec["metric"]]
+        self._metric = measure.metric
+        sql, scope, depth = self._render(measure.value, spec, measure)
+        column = self._column("value", f"CAST({sql} AS DOUBLE)", "run", depth if scope == "run" else 1)
+        self.by_metric[measure.metric] = column.name
+
+    def _param(self, name: str, spec: Mapping) -> str:
+        return f"s.{name}"
+
+    def _variant(self, name: str, spec: Mapping, measure: Measure) -> Feature:
+        return _variants(name, measure, self._condition)
+
+    def _condition(self, key: str, wanted: str) -> str:
+        """A variant's condition in SQL: a convention is the macro's argument, a parameter the spec's."""
+        subject = key if key in CONVENTIONS else f"{{s.{key}}}"
+        if wanted == "NULL":
+            return f"{subject} IS NULL"
+        if key not in CONVENTIONS and spec_types()[key] in ("DOUBLE", "BIGINT", "INTEGER"):
+            return f"{subject} = {float(wanted)!r}"
+        return f"{subject} = {self.dialect.literal(wanted, 'VARCHAR')}"
+
+    def _guarded(self, column: Column) -> str:
+        metrics = ", ".join(self.dialect.literal(m, "VARCHAR") for m in sorted(column.metrics))
+        return f"CASE WHEN metric IN ({metrics}) THEN {column.sql} END"
+
+    def statement(self, qrels: str, ranks: str, specs: str = "specs") -> str:
+        """The statement over ``ranks`` (a table or CTE in rankkit.ranks' columns), ``qrels`` (for
+        rankkit.qrels_rows) and ``specs`` (a list of rankkit.spec), reading the arguments ``ties`` and
+        ``queries`` by name: i, measure, agg, system, query_id, value."""
+        d = self.dialect
+        ctes = [("rankkit_spec", f"SELECT s.i, s.metric, s FROM (SELECT unnest({specs}) AS s)", False),
+                ("rankkit_checks", self._checks(), False),
+                ("rankkit_judged", d.judged(ranks, True), False),
+                ("rankkit_judgments", d.judgments(qrels), True),
+                ("rankkit_query", "SELECT sp.i, sp.metric, sp.s, j.query_id, j.qrels_grades "
+                                  "FROM rankkit_judgments j CROSS JOIN rankkit_spec sp", False)]
+        query = _layers(ctes, "rankkit_query", "rankkit_q", self._by_layer("query"), self._guarded)
+        ctes[-1] = (ctes[-1][0], ctes[-1][1], True)  # per spec and query, whatever the number of systems
+        ctes.append(("rankkit_discounts", d.discount_sums(ranks, "ties = 'average'"), False))
+        ctes.append(("rankkit_evaluated", self._evaluated(query), False))
+        last = _layers(ctes, "rankkit_evaluated", "rankkit_r", self._by_layer("run"), self._guarded)
+        body = ",\n".join(f"{name} AS {d.materialized if materialized else ''}({sql})"
+                          for name, sql, materialized in ctes)
+        cases = " ".join(f"WHEN {d.literal(metric, 'VARCHAR')} THEN {column}" for metric, column in self.by_metric.items())
+        return (f"WITH\n{body}\nSELECT i, s.measure AS measure, s.agg AS agg, system, query_id, "
+                f"CASE metric {cases} END AS value FROM {last}")
+
+    def _checks(self) -> str:
+        """ties := 'average' refused for a measure that takes no such rule."""
+        average = [m for m in registry().values() if "average" in m.ties]
+        allowed = ", ".join(self.dialect.literal(m.metric, "VARCHAR") for m in average)
+        names = ", ".join(m.name for m in average)
+        return (f"SELECT CASE WHEN ties = 'average' AND EXISTS (SELECT 1 FROM rankkit_spec WHERE metric NOT IN ({allowed})) "
+                f"THEN error('rankkit: ties=average applies to the gain-based measures ({names}) only, not ' "
+                f"|| (SELECT string_agg(s.measure, ', ' ORDER BY i) FROM rankkit_spec WHERE metric NOT IN ({allowed}))) "
+                "ELSE true END AS ok")
+
+    def _evaluated(self, query: str) -> str:
+        """Per spec, system and evaluated query: the run's lists beside the query's features."""
+        def rows(system: str, joined: str, where: str) -> str:
+            return (f"SELECT q.*, {system} AS system, j.num_ret IS NOT NULL AS retrieved, "
+                    "coalesce(j.num_ret, 0) AS num_ret, coalesce(j.ranks, []) AS ranks, coalesce(j.grades, []) AS grades, "
+                    f"j.tie_firsts, j.tie_sizes, rankkit_discounts.cum FROM {joined} "
+                    f"CROSS JOIN rankkit_discounts CROSS JOIN rankkit_checks WHERE rankkit_checks.ok AND {where}")
+
+        # the query-set check sits in a condition: one on a constant false would be planned away, check and all
+        every = ("CASE WHEN queries = 'qrels' THEN true WHEN queries = 'both' THEN false "
+                 "ELSE error('rankkit: queries must be both or qrels, got ''' || queries || '''') END")
+        return (rows("j.system", f"rankkit_judged j JOIN {query} q USING (query_id)", "queries = 'both'")
+                + " UNION ALL "
+                + rows("sy.system", f"(SELECT DISTINCT system FROM rankkit_judged) sy CROSS JOIN {query} q "
+                                    "LEFT JOIN rankkit_judged j ON j.system IS NOT DISTINCT FROM sy.system "
+                                    "AND j.query_id = q.query_id", every))
+
+
+def per_query_macro(metrics: Iterable[str] | None = None) -> str:
+    """rankkit.per_query_ranked, written from the declarations of every measure (see Generic); with
+    ``metrics``, of those measures only (a test binds it faster)."""
+    planned = Generic()
+    for measure in registry().values():
+        if measure.value is not None and (metrics is None or measure.metric in metrics):
+            planned.add({"metric": measure.metric})
+    return ("-- Generated from sql/features.sql and sql/metrics/*.sql by rankkit.compose.per_query_macro().\n"
+            "CREATE OR REPLACE MACRO rankkit.per_query_ranked(qrels_table, ranks_table, specs, ties := 'trec', "
+            "queries := 'both') AS TABLE\n"
+            + planned.statement("qrels_table", "rankkit_ranks").replace(
+                "WITH\n", "WITH\nrankkit_ranks AS (FROM query_table(ranks_table::VARCHAR)),\n", 1) + ";\n")
 
 
 def compose(specs: Iterable[Mapping], *, qrels: str, ranks: str, ties: str = "trec", queries: str = "both",
@@ -287,11 +396,10 @@ def _matches(value, wanted: str) -> bool:
 
 @cache
 def spec_types() -> dict[str, str]:
-    """Each spec field's SQL type, from rankkit.evaluate.SPEC_TYPE (imported here: evaluate will import
-    this module)."""
-    from rankkit.evaluate import SPEC_TYPE
+    """Each spec field's SQL type (rankkit.measures.spec_type, from the prelude)."""
+    from rankkit.measures import spec_type
 
-    return _fields(SPEC_TYPE[len("STRUCT("):-1])
+    return _fields(spec_type()[len("STRUCT("):-1])
 
 
 def _fields(text: str) -> dict[str, str]:
@@ -305,3 +413,151 @@ def _fields(text: str) -> dict[str, str]:
             found[name] = type_.strip()
             start = n + 1
     return found
+
+
+# The measures rankkit.trace shows at every rank, by metric id, and the column each goes in.
+TRACED = {"cg": "cg", "dcg": "dcg", "idcg": "idcg", "ndcg": "ndcg", "p": "precision", "r": "recall",
+          "ap": "ap", "rr": "rr", "err": "err"}
+# The trace's options as its macro has them (rankkit.trace checks them): the cutoff is each row's rank.
+TRACE_OPTIONS = {"k": "rankkit_cutoff", "rel": "CAST(rel AS DOUBLE)", "gain": "gain", "ideal": "ideal",
+                 "empty": "empty", "max": "CAST(max AS DOUBLE)",
+                 "gains": "rankkit.gain_map(trim(gains::VARCHAR, '[] '), 'trace')"}
+
+
+@dataclass
+class PerRank(Generic):
+    """The traced measures at every cutoff: rows per system, query and cutoff r (the column
+    ``rankkit_cutoff``, 1 to kmax), a column per measure, each measure's value at cutoff r. The other
+    options are the trace macro's arguments; a variant is chosen by CASE, as in Generic, but no
+    measure is guarded: every row computes every traced measure. A feature that reads the cutoff is
+    per row, even one of the qrels only (the ideal DCG at r)."""
+
+    def add(self, spec: Mapping) -> None:
+        Plan.add(self, spec)
+
+    def _param(self, name: str, spec: Mapping) -> str:
+        return TRACE_OPTIONS[name]
+
+    def _render(self, feature: Feature, spec: Mapping, measure: Measure) -> tuple[str, str, int]:
+        sql, scope, depth = super()._render(feature, spec, measure)
+        if "k" in feature.params and scope == "query":
+            found = [self._resolve(name, spec, measure) for name in feature.features]
+            return sql, "run", 1 + max((d for _, s, d in found if s == "run"), default=0)
+        return sql, scope, depth
+
+    def statement(self, qrels: str, ranks: str, specs: str = "") -> str:
+        d = self.dialect
+        ctes = [("rankkit_judged", d.judged(ranks, True), False),
+                ("rankkit_judgments", d.judgments(qrels), False)]
+        query = _layers(ctes, "rankkit_judgments", "rankkit_q", self._by_layer("query"))
+        ctes.append(("rankkit_discounts", d.discount_sums(ranks, "ties = 'average'"), False))
+        ctes.append(("rankkit_evaluated",
+                     f"SELECT j.system, j.query_id, j.num_ret IS NOT NULL AS retrieved, coalesce(j.num_ret, 0) AS num_ret, "
+                     f"coalesce(j.ranks, []) AS ranks, coalesce(j.grades, []) AS grades, j.tie_firsts, j.tie_sizes, "
+                     f"q.* EXCLUDE (query_id), rankkit_discounts.cum, c.rankkit_cutoff FROM rankkit_judged j JOIN {query} q USING (query_id) "
+                     "CROSS JOIN rankkit_discounts CROSS JOIN (SELECT unnest(range(1, kmax + 1)) AS rankkit_cutoff) c",
+                     False))
+        last = _layers(ctes, "rankkit_evaluated", "rankkit_r", self._by_layer("run"))
+        body = ",\n".join(f"{name} AS ({sql})" for name, sql, _ in ctes)
+        columns = ", ".join(self._value(metric, column) for _, metric, _, column in self.values)
+        return f"WITH\n{body}\nSELECT system, query_id, rankkit_cutoff AS rank, {columns} FROM {last}"
+
+    def _value(self, metric: str, column: str) -> str:
+        """A measure's column, NULL under ties := 'average' where the measure takes no such rule."""
+        if "average" in registry()[metric].ties:
+            return f"{column} AS {TRACED[metric]}"
+        return f"CASE WHEN ties = 'average' THEN NULL ELSE {column} END AS {TRACED[metric]}"
+
+
+def trace_values_macro() -> str:
+    """rankkit.trace_values: per system, query and rank r from 1 to kmax, each traced measure's value at
+    cutoff r (TRACED), from the same declarations as evaluate's values (PerRank), so that the trace's
+    row at rank k is evaluate's value at k, bit for bit."""
+    planned = PerRank()
+    for metric in TRACED:
+        planned.add({"metric": metric, "i": 0, "measure": metric, "agg": "mean"})
+    from rankkit.measures import fill
+
+    statement = planned.statement("qrels_table", "rankkit_ranks").replace(
+        "WITH\n", "WITH\nrankkit_ranks AS (FROM query_table(ranks_table::VARCHAR)),\n", 1)
+    return ("-- Generated from sql/features.sql and sql/metrics/*.sql by rankkit.compose.trace_values_macro().\n"
+            "CREATE OR REPLACE MACRO rankkit.trace_values(qrels_table, ranks_table, kmax, "
+            f"{fill('{{defaults rel gain gains ideal empty max}}')}, ties := 'trec') AS TABLE\n"
+            f"{statement};\n")
+
+
+# The inputs of a scalar list macro (sql/lists), from its grades in rank order (NULL: unjudged); the
+# qrels grades are the list file's own declaration (-- qrels:), by default the grades themselves.
+LIST_INPUTS = {"ranks": "[i FOR i IN range(1, len(grades) + 1) IF grades[i] IS NOT NULL]",
+               "grades": "[g::DOUBLE FOR g IN grades IF g IS NOT NULL]",
+               "num_ret": "len(grades)", "retrieved": "true"}
+LIST_OPTIONS = {"k": "rankkit.list_cutoff(k)"}  # the other options a list macro names are its arguments
+
+
+def list_macro(path) -> str:
+    """The scalar list macro of ``sql/lists/NAME.sql``: its header's signature, and as its body the value
+    of its measure (``-- measure:``) with every feature written in place, parameters its arguments
+    (``-- options:``) or else the prelude's defaults, as one expression. The same declarations as
+    evaluate's, so a list macro gives evaluate's value for the same grades, bit for bit."""
+    from rankkit.measures import _header, default
+
+    fields = _header(path)
+    measure = registry()[fields["measure"]]
+    options = set(fields.get("options", "").replace(",", " ").split())
+    qrels = fields.get("qrels", "grades")
+    inputs = {**LIST_INPUTS, "qrels_grades": f"list_reverse_sort([g::DOUBLE FOR g IN {qrels} IF g IS NOT NULL])"}
+
+    def param(name: str) -> str:
+        if name in options:
+            return LIST_OPTIONS.get(name, name)
+        value = default(name)
+        return "NULL" if value is None else DUCKDB.literal(value, spec_types()[name])
+
+    def render(feature: Feature) -> str:
+        def fill(match: re.Match) -> str:
+            if match.group(1):
+                return param(match.group(2))
+            name = match.group(2)
+            if name in inputs:
+                return f"({inputs[name]})"
+            if name in LIST_INPUTS or name in ("tie_firsts", "tie_sizes", "cum"):
+                raise RankkitError(f"{path}: the list macro cannot give {name}")
+            return f"({render(_variants(name, measure, lambda key, wanted: _list_condition(key, wanted, param)))})"
+
+        return _REFERENCE.sub(fill, feature.expr)
+
+    return (f"-- Generated from {path.name} and the definition of {measure.name} by rankkit.compose.list_macro().\n"
+            f"CREATE OR REPLACE MACRO {fields['signature']} AS\n    CAST({render(measure.value)} AS DOUBLE);\n")
+
+
+def _list_condition(key: str, wanted: str, param) -> str | bool:
+    """A variant's condition in a list macro: the conventions are trec_eval's (ties by score, the
+    queries of both), decided here; a parameter's is a CASE on its argument."""
+    if key in CONVENTIONS:
+        return {"ties": "trec", "queries": "both"}[key] == wanted
+    if wanted == "NULL":
+        return f"{param(key)} IS NULL"
+    return f"{param(key)} = {DUCKDB.literal(wanted, 'VARCHAR')}"
+
+
+def _variants(name: str, measure: Measure, condition) -> Feature:
+    """The declaration of ``name`` with every variant: CASE WHEN its condition THEN it, the first
+    declared first, ELSE the plain declaration (NULL if none). ``condition(key, wanted)`` is SQL, or
+    a bool where it is decided already."""
+    variants = tuple(f for f in measure.features if f.name == name) or shared_features()[name]
+    plain = [f.expr for f in variants if f.when is None]
+    expr = plain[0] if plain else "NULL"
+    for feature in reversed([f for f in variants if f.when]):
+        holds = condition(*feature.when)
+        if holds is True:
+            expr = feature.expr
+        elif holds is not False:
+            expr = f"CASE WHEN {holds} THEN {feature.expr} ELSE {expr} END"
+    return Feature(name, expr, variants[0].where)
+
+
+def list_macros_sql() -> str:
+    """Every scalar list macro (sql/lists), generated (list_macro)."""
+    from rankkit._paths import sql_dir
+
+    return "".join(list_macro(path) for path in sorted((sql_dir() / "lists").glob("*.sql")))

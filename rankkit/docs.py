@@ -15,10 +15,12 @@ START, END = "<!-- measures:start -->", "<!-- measures:end -->"
 
 
 def measure_table() -> str:
-    """One row per measure: name, trec_eval aliases, parameters, definition and its SQL file."""
+    """One row per measure: name, aliases (trec_eval's, ranx's) and presets, parameters, definition and
+    its SQL file."""
     rows = ["| measure | aliases | parameters | definition | aggregate | SQL |", "|---|---|---|---|---|---|"]
     for m in registry().values():
-        aliases = ", ".join(f"`{a.replace('{k}', 'k')}`" for a in m.aliases) or "—"
+        presets = [f"`{name}` = `{m.name}({fixed})`" for name, fixed in m.presets]
+        aliases = ", ".join([*(f"`{a.replace('{k}', 'k')}`" for a in m.aliases), *presets]) or "—"
         taken = ", ".join(f"`{p}`" if p == "k" else f"`{p}={params()[p].default.strip(chr(39))}`" for p in m.params)
         example = (f"`{m.name}@10`" if "k" in m.params else f"`{m.name}@0.5`" if "recall" in m.params
                    else f"`{m.name}`")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import weakref
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
@@ -11,12 +12,13 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 import duckdb
 
 from rankkit._files import replacing
+from rankkit._paths import sql_dir
 from rankkit._sql import connect, store, stored
 from rankkit.compose import compose
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning, warn
-from rankkit.io import Source, default_connection, is_frame, is_table, load, release, run_name
-from rankkit.measures import label, registry
+from rankkit.io import Source, default_connection, is_frame, is_table, load, load_run_files, release, run_name
+from rankkit.measures import label, registry, spec_type
 from rankkit.progress import Progress
 from rankkit.trec import expand, family_of
 
@@ -29,15 +31,14 @@ __all__ = ["evaluate", "measure_specs", "resolve", "run_query", "run_numpy", "sl
 _views = itertools.count(1)
 
 
-SPEC_TYPE = ("STRUCT(i INTEGER, measure VARCHAR, metric VARCHAR, k BIGINT, rel DOUBLE, gain VARCHAR, "
-             "ideal VARCHAR, empty VARCHAR, max DOUBLE, levels DOUBLE[], mult DOUBLE, beta DOUBLE, p DOUBLE, "
-             "coef DOUBLE[], gains STRUCT(level DOUBLE, gain DOUBLE)[], docs BIGINT, agg VARCHAR)")
+SPEC_TYPE = spec_type()  # the measure spec's SQL type, from sql/00_prelude.sql
 # result columns an attribute column (by=) must not shadow
 RESERVED = ("measure", "system", "query_id", "value", "queries", "ci_low", "ci_high")
 # The largest run ranked by rankkit.window_ranks, and rankkit.ranks' most judged documents a query
-# still counted (its by_window cut in sql/20_engine.sql): see ranks_by_window.
+# still counted (rankkit.judged_counted in sql/20_engine.sql, read from there): see ranks_by_window.
 WINDOW_ROWS = 1_000_000
-JUDGED_COUNTED = 8
+JUDGED_COUNTED = int(re.search(r"MACRO rankkit\.judged_counted\(\) AS (\d+);",
+                               (sql_dir() / "20_engine.sql").read_text(encoding="utf-8")).group(1))
 OUTPUT_FORMATS = {".parquet": "(FORMAT parquet)", ".csv": "(FORMAT csv, HEADER true)",
                   ".tsv": "(FORMAT csv, HEADER true, DELIMITER '\t')", ".json": "(FORMAT json, ARRAY true)",
                   ".jsonl": "(FORMAT json)", ".ndjson": "(FORMAT json)"}
@@ -243,8 +244,8 @@ def engine_query(per_query: bool, sliced: bool, specs: Iterable[Mapping], *, tie
     load() checked: rankkit.ranks (rankkit.window_ranks_loaded with ``window``, for a small run), then the
     statement rankkit.compose writes for ``specs`` (only their features, each once as a column,
     parameters as literals), then rankkit.over_values (or slice_values, over_slices). Binding
-    rankkit.input_checks, and rankkit.features' struct of every feature with a CASE over the
-    measures, was most of the time of a small evaluation and bought nothing here. The values are
+    rankkit.input_checks, and rankkit.per_query_ranked with a CASE over every measure, was most of
+    the time of a small evaluation and bought nothing here. The values are
     MATERIALIZED: the aggregate reads them once.
     Parameters by name: qrels, run, ties, scores, depth, judged_only, keyed (not with ``window``), and
     slices, attribute when ``sliced``."""
@@ -432,11 +433,19 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
     items = list(run.items()) if isinstance(run, dict) else [(listed_run_name(r, i), r) for i, r in enumerate(run, 1)]
     if not items:
         raise InputError("run: the list of runs is empty")
+    named: list[str] = []
+    for name, _ in items:
+        named.append(unique_name(str(name), named))
+    items = list(zip(named, (one for _, one in items)))
+    if len(items) > 1 and duplicates == "error" and not split_by_tag:
+        # TREC files read together (a file is one system, its name): one read and one checking pass
+        together = load_run_files(con, items)
+        if together is not None:
+            return together
     names: list[str] = []
     tags = []
     sources = []
     for name, one in items:
-        name = unique_name(str(name), names)
         try:
             source = load(con, one, "run", columns=columns, duplicates=duplicates, split_by_tag=split_by_tag)
         except BaseException:
@@ -488,18 +497,27 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+# compare_inputs' counts per connection and pair of checked sources: each source's table of queries
+# is made once, by its checking pass, under a name used once, so the counts of a pair never change (a
+# notebook loop evaluating one run again and again asked 4 ms of every call for them)
+_compared: "weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, dict]" = weakref.WeakKeyDictionary()
+
+
 def compare_inputs(con: duckdb.DuckDBPyConnection, qrels: Source, run: Source, specs=(), *,
                    queries: str = "both", ties: str = "trec", warn: bool = True) -> dict:
     """Check a run against its qrels before evaluating: no query in common is an error; queries on
     one side only, fractional grades and grades above ERR's scale are warnings. Returns the counts."""
-    found = con.execute(
-        f"SELECT count(r.query_id), count(q.query_id), count(r.query_id) FILTER (WHERE q.query_id IS NOT NULL), "
-        f"count(r.query_id) FILTER (WHERE q.query_id IS NULL), min(r.query_id, 3) FILTER (WHERE q.query_id IS NULL), "
-        f"count(q.query_id) FILTER (WHERE r.query_id IS NULL), min(q.query_id, 3) FILTER (WHERE r.query_id IS NULL), "
-        f"min(r.query_id, 3), min(q.query_id, 3), (SELECT sum(no_rank) FROM {run.queries}) "
-        f"FROM (SELECT DISTINCT query_id FROM {run.queries}) r FULL JOIN (SELECT query_id FROM {qrels.queries}) q "
-        f"ON r.query_id = q.query_id"
-    ).fetchall()[0]
+    found = _compared.setdefault(con, {}).get((qrels.queries, run.queries))
+    if found is None:
+        found = con.execute(
+            f"SELECT count(r.query_id), count(q.query_id), count(r.query_id) FILTER (WHERE q.query_id IS NOT NULL), "
+            f"count(r.query_id) FILTER (WHERE q.query_id IS NULL), min(r.query_id, 3) FILTER (WHERE q.query_id IS NULL), "
+            f"count(q.query_id) FILTER (WHERE r.query_id IS NULL), min(q.query_id, 3) FILTER (WHERE r.query_id IS NULL), "
+            f"min(r.query_id, 3), min(q.query_id, 3), (SELECT sum(no_rank) FROM {run.queries}) "
+            f"FROM (SELECT DISTINCT query_id FROM {run.queries}) r FULL JOIN (SELECT query_id FROM {qrels.queries}) q "
+            f"ON r.query_id = q.query_id"
+        ).fetchall()[0]
+        _compared[con][(qrels.queries, run.queries)] = found
     counts = dict(zip(("run_queries", "qrels_queries", "common", "run_only", "run_only_examples",
                        "qrels_only", "qrels_only_examples", "run_examples", "qrels_examples", "no_rank"), found))
     if counts["run_queries"] and not counts["common"]:

@@ -1,7 +1,8 @@
 """The measure registry, read from the headers of ``sql/metrics/*.sql``.
 
 Each metric file starts with a ``--`` header (name, aliases, params, aggregate, summary, cite, and
-optionally ties: the tie rules it supports); the parameters themselves are declared once, in
+optionally ties: the tie rules it supports, and presets: names that stand for it with parameters
+set, such as ranx's ``ndcg_burges(gain=exp)``); the parameters themselves are declared once, in
 ``sql/00_prelude.sql``. Everything that needs to know about measures (the SQL name parser's catalog,
 the CLI help, report labels, the README table) reads this registry, so a measure is declared in
 exactly one place: its SQL file.
@@ -23,14 +24,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Iterable, Mapping
 
 from rankkit._paths import sql_dir
 
 __all__ = ["Measure", "Param", "Feature", "registry", "read_measure", "params", "get", "label", "spec_value",
-           "default", "shared_features", "inputs"]
+           "default", "shared_features", "inputs", "written", "preset"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
 _PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+(?:\[\])?)\s*:=\s*(\S+)\s+(.*?)\s*$")
@@ -65,12 +66,12 @@ class Feature:
     where: str
     when: tuple[str, str] | None = None
 
-    @property
+    @cached_property
     def features(self) -> tuple[str, ...]:
         """The features and inputs the expression reads, in order of first use."""
         return tuple(dict.fromkeys(m.group(2) for m in _REFERENCE.finditer(self.expr) if not m.group(1)))
 
-    @property
+    @cached_property
     def params(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(m.group(2) for m in _REFERENCE.finditer(self.expr) if m.group(1)))
 
@@ -91,6 +92,9 @@ class Measure:
     value: Feature | None = None
     features: tuple[Feature, ...] = ()
     ties: tuple[str, ...] = ("trec", "rank")
+    # names that stand for this measure with parameters set (ranx's ndcg_burges is nDCG(gain=exp)):
+    # (name, parameters as the measure's name writes them), from the optional ``presets:`` field
+    presets: tuple[tuple[str, str], ...] = ()
 
     @property
     def macro(self) -> str:
@@ -110,6 +114,15 @@ def _header(path: Path) -> dict[str, str]:
 
 def _split(text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def _presets(path: Path, text: str) -> tuple[tuple[str, str], ...]:
+    """``presets: ndcg_burges(gain=exp), other(p=0.5)`` as (name, parameters) pairs; anything else in
+    the field is a ValueError naming the file."""
+    found = tuple(re.findall(r"([A-Za-z][\w-]*)\(([^()]+)\)", text))
+    if re.sub(r"[A-Za-z][\w-]*\([^()]+\)|[\s,]", "", text):
+        raise ValueError(f"{path}: presets: expected name(param=value, ...) separated by commas, got {text}")
+    return found
 
 
 @cache
@@ -154,6 +167,7 @@ def read_measure(path: Path) -> Measure:
         value=values[0] if values else None,
         features=tuple(d for d in declared if d.name != "value"),
         ties=_split(fields.get("ties", "trec, rank")),
+        presets=_presets(path, fields.get("presets", "")),
     )
     unknown = set(measure.params) - params().keys()
     if unknown:
@@ -280,12 +294,15 @@ def _check_measure(measure: Measure, values: list[Feature]) -> None:
     known = {**shared_features(), **own}
     for feature in [*measure.features, *values]:
         _check_references(feature, known)
-    _check_cycles(known)
+    # the shared features are checked already and read none of a measure's own: a cycle runs through these
+    _check_cycles(known, own, checked=set(shared_features()))
 
 
-def _check_cycles(known: Mapping[str, tuple[Feature, ...]]) -> None:
-    """No feature reads itself, through any of its variants: else an error naming the file and line."""
-    done: set[str] = set()
+def _check_cycles(known: Mapping[str, tuple[Feature, ...]], start: Iterable[str] | None = None,
+                  checked: set[str] | None = None) -> None:
+    """No feature reads itself, through any of its variants: else an error naming the file and line.
+    ``start``: the features to walk from (default: all); ``checked``: those known to read no cycle."""
+    done: set[str] = set(checked or ())
 
     def walk(name: str, path: tuple[str, ...]) -> None:
         if name in path:
@@ -297,8 +314,18 @@ def _check_cycles(known: Mapping[str, tuple[Feature, ...]]) -> None:
                 walk(read, path + (name,))
         done.add(name)
 
-    for name in known:
+    for name in known if start is None else start:
         walk(name, ())
+
+
+def preset(name: str) -> tuple[Measure, str] | None:
+    """The measure a preset name stands for (case-insensitive) and the parameters it sets, or None."""
+    wanted = name.lower()
+    for measure in registry().values():
+        for given, fixed in measure.presets:
+            if given.lower() == wanted:
+                return measure, fixed
+    return None
 
 
 def get(name: str) -> Measure:
@@ -311,7 +338,7 @@ def get(name: str) -> Measure:
 
 
 def catalog_sql() -> str:
-    """SQL that declares the registry to the SQL side: the catalog and the value dispatch."""
+    """SQL that declares the registry to the SQL side: the catalog."""
     rows = ",\n        ".join(
         f"({_lit(m.metric)}, {_lit(m.name)}, {_list(m.aliases)}, {_list(m.params)}, {_lit(m.aggregate)})"
         for m in registry().values()
@@ -323,17 +350,7 @@ CREATE OR REPLACE MACRO rankkit.catalog() AS TABLE
     SELECT * FROM (VALUES
         {rows}
     ) AS catalog(metric, name, aliases, params, agg);
-
-CREATE OR REPLACE MACRO rankkit.measure_value(metric, f, s) AS
-    {value_dispatch(registry())};
 """
-
-
-def value_dispatch(metrics: Iterable[str]) -> str:
-    """The SQL expression of a measure's per-query value from the columns ``metric, f, s`` of
-    rankkit.features: a CASE over ``metrics``' _value macros (NULL for any other metric)."""
-    cases = " ".join(f"WHEN {_lit(metric)} THEN rankkit.{metric}_value(f, s)" for metric in dict.fromkeys(metrics))
-    return f"CASE metric {cases} END"
 
 
 def _lit(text: str) -> str:
@@ -378,14 +395,14 @@ def spec_value(spec: Mapping, name: str):
     return spec["levels"][0] if name == "recall" else spec[name]
 
 
-def _written(value) -> str:
+def written(value) -> str:
     """A parameter's value as a measure name writes it, so that the parser reads it back the same."""
     if isinstance(value, float):
         return f"{value:g}"
     if isinstance(value, (list, tuple)) and value and isinstance(value[0], Mapping):  # gains, [1=3,2=9]
-        return "[" + ",".join(f"{_written(float(g['level']))}={_written(float(g['gain']))}" for g in value) + "]"
+        return "[" + ",".join(f"{written(float(g['level']))}={written(float(g['gain']))}" for g in value) + "]"
     if isinstance(value, (list, tuple)):
-        return "[" + ",".join(_written(float(v)) for v in value) + "]"
+        return "[" + ",".join(written(float(v)) for v in value) + "]"
     return str(value)
 
 
@@ -403,11 +420,145 @@ def label(spec: Mapping) -> str:
     'IPrec@0.5'
     """
     measure = registry()[spec["metric"]]
-    shown = [f"{name}={_written(spec_value(spec, name))}" for name in measure.params
+    shown = [f"{name}={written(spec_value(spec, name))}" for name in measure.params
              if name not in ("k", "recall") and not _is_default(spec_value(spec, name), _declared(name))]
     cutoff = ""
     if "k" in measure.params and spec.get("k") is not None:
         cutoff = f"@{spec['k']}"
     elif "recall" in measure.params and not _is_default(spec_value(spec, "recall"), params()["recall"].default):
-        cutoff = f"@{_written(float(spec_value(spec, 'recall')))}"
+        cutoff = f"@{written(float(spec_value(spec, 'recall')))}"
     return measure.name + (f"({', '.join(shown)})" if shown else "") + cutoff
+
+
+# The conventions every measure's table macro takes, as rankkit.per_query takes them.
+TABLE_CONVENTIONS = "ties := 'trec', scores := 'double', depth := NULL, queries := 'both', judged_only := false"
+
+
+def table_macros_sql() -> str:
+    """Each measure's table macro (``rankkit.ndcg('qrels', 'run', k := 10)``), written from its header:
+    its parameters with the prelude's defaults, then the conventions; a measure whose value is text
+    (relstring, runid) writes its own in its file."""
+    from rankkit.compose import DUCKDB, spec_types
+
+    macros = ["-- Generated from the headers of sql/metrics/*.sql by rankkit.measures.table_macros_sql()."]
+    for m in registry().values():
+        if m.value is None:
+            continue
+        # IPrec's recall level travels as the one level of the spec's list (see spec_value)
+        types = {name: "DOUBLE" if name == "recall" else spec_types()[name] for name in m.params}
+        signature = "".join(f"{name} := {'NULL' if default(name) is None else DUCKDB.literal(default(name), types[name])}, "
+                            for name in m.params)
+        arguments = "".join(f", {'levels := [recall]' if name == 'recall' else f'{name} := {name}'}" for name in m.params)
+        macros.append(
+            f"CREATE OR REPLACE MACRO {m.macro}(qrels_table, run_table, {signature}{TABLE_CONVENTIONS}) AS TABLE\n"
+            f"    SELECT system, query_id, value\n"
+            f"    FROM rankkit.per_query(qrels_table, run_table,\n"
+            f"        [rankkit.spec({_lit(m.metric)}, {_lit(m.name)}, {_lit(m.aggregate)}{arguments})],\n"
+            f"        ties := ties, scores := scores, depth := depth, queries := queries, judged_only := judged_only)\n"
+            f"    ORDER BY system, query_id;")
+    return "\n".join(macros) + "\n"
+
+
+# ---- the measure spec, written from the prelude ------------------------------------------------------
+
+_SPEC = re.compile(r"^--\s*spec:\s*(\w+)\s+(STRUCT\(.*?\)\[\]|[A-Z]+(?:\[\])?)\s+(?::=\s*(.*?)|(.*?)\s*;\s*(.*?))\s*$")
+# The name parser's arguments (rankkit.measure_specs) that stand for a parameter's default: trec_eval's
+# -l (the relevance level) and -N (the documents in the collection)
+PARSER_DEFAULTS = ("rel", "docs")
+
+
+@dataclass(frozen=True)
+class SpecField:
+    """What a measure spec holds of a parameter (sql/00_prelude.sql's ``-- spec:`` line): its type, and
+    either the condition its value meets and what it must be, or the expression that makes it."""
+
+    name: str
+    type: str
+    make: str | None
+    check: str | None
+    must: str | None
+
+
+@cache
+def spec_fields() -> dict[str, SpecField]:
+    """The spec's parameters, in the prelude's order."""
+    found = {}
+    for number, line in enumerate((sql_dir() / "00_prelude.sql").read_text(encoding="utf-8").splitlines(), 1):
+        if re.match(r"^--\s*spec:", line):
+            match = _SPEC.match(line)
+            if not match or match.group(1) not in params():
+                raise ValueError(f"{sql_dir() / '00_prelude.sql'}:{number}: expected '-- spec: <parameter> <type> "
+                                 f"<condition> ; <what it must be>' or '-- spec: <parameter> <type> := <expression>'")
+            found[match.group(1)] = SpecField(*match.groups())
+    return found
+
+
+def spec_type() -> str:
+    """The SQL type of a measure spec (what rankkit.spec makes and rankkit.per_query reads)."""
+    fields = ", ".join(f"{f.name} {f.type}" for f in spec_fields().values())
+    return f"STRUCT(i INTEGER, measure VARCHAR, metric VARCHAR, {fields}, agg VARCHAR)"
+
+
+def _default_sql(name: str, type_: str) -> str:
+    from rankkit.compose import DUCKDB
+
+    value = default(name)
+    return "NULL" if value is None else DUCKDB.literal(value, type_)
+
+
+def spec_sql() -> str:
+    """rankkit.checked_<name> for every checked parameter and rankkit.spec, from the prelude."""
+    macros = ["-- Generated from sql/00_prelude.sql by rankkit.measures.spec_sql()."]
+    for f in spec_fields().values():
+        if f.check is None:
+            continue
+        passes = f"{f.name} IS NULL OR" if params()[f.name].default == "NULL" else f"{f.name} IS NOT NULL AND"
+        macros.append(
+            f"CREATE OR REPLACE MACRO rankkit.checked_{f.name}({f.name}, measure) AS\n"
+            f"    CASE WHEN {passes} ({f.check}) THEN {f.name}::{f.type}\n"
+            f"         ELSE error('rankkit: measure ' || measure || ': {f.must}, got ' || "
+            f"coalesce({f.name}::VARCHAR, 'NULL')) END;")
+    arguments = "".join(f"{f.name} := {_default_sql(f.name, f.type)}, " for f in spec_fields().values())
+    fields = "".join(f"    '{f.name}': {f.make or f'rankkit.checked_{f.name}({f.name}, measure)'},\n"
+                     for f in spec_fields().values())
+    macros.append(f"CREATE OR REPLACE MACRO rankkit.spec(metric, measure, agg, {arguments}i := 1) AS {{\n"
+                  f"    'i': i::INTEGER,\n    'measure': measure::VARCHAR,\n    'metric': metric::VARCHAR,\n"
+                  f"{fields}    'agg': agg::VARCHAR\n}};")
+    return "\n".join(macros) + "\n"
+
+
+def fill(sql: str) -> str:
+    """The SQL with the name parser's markers written out from the prelude:
+
+    - ``{{spec_arguments}}``: rankkit.spec's arguments from a parsed name's ``pairs`` and ``cutoff``
+    - ``{{number_params}}``, ``{{list_params}}``: the parameters whose values are a number, a list
+    - ``{{defaults NAME ...}}``: ``NAME := default, ...``, a macro's parameters with the prelude's defaults
+    """
+    def marker(match: re.Match) -> str:
+        name = match.group(1)
+        if name == "defaults":
+            return ", ".join(f"{p} := {_default_sql(p, params()[p].type)}" for p in match.group(2).split())
+        if name == "spec_arguments":
+            return ",\n        ".join(_spec_argument(f) for f in spec_fields().values()) + ",\n        i := i"
+        kinds = {"number_params": ("DOUBLE", "INTEGER", "BIGINT"), "list_params": ("DOUBLE[]",)}
+        return "(" + ", ".join(f"'{p.name}'" for p in params().values() if p.type in kinds[name] and p.name != "k") + ")"
+
+    return re.sub(r"\{\{(spec_arguments|number_params|list_params|defaults)((?: \w+)*)\}\}", marker, sql)
+
+
+def _spec_argument(f: SpecField) -> str:
+    """rankkit.spec's argument for one parameter in rankkit.measure_specs: the value a name gives, else
+    the parser's argument (rel, docs) or the prelude's default."""
+    given = f"rankkit.param_value(pairs, '{f.name}')"
+    otherwise = f.name if f.name in PARSER_DEFAULTS else _default_sql(f.name, f.type)
+    if f.name == "k":
+        return "k := cutoff::BIGINT"
+    if f.name == "levels":  # IPrec's recall level is the one element of levels (see spec_value)
+        return (f"levels := CASE WHEN list_contains(params, 'recall') "
+                f"THEN [coalesce(rankkit.param_value(pairs, 'recall')::DOUBLE, {_default_sql('recall', 'DOUBLE')})] "
+                f"ELSE coalesce(rankkit.param_list({given}), {otherwise}) END")
+    if f.type.endswith("[]") and f.make is None:
+        return f"{f.name} := coalesce(rankkit.param_list({given}), {otherwise})"
+    if f.type in ("DOUBLE", "BIGINT", "INTEGER"):
+        return f"{f.name} := coalesce({given}::DOUBLE, {otherwise})"
+    return f"{f.name} := {given}" if otherwise == "NULL" else f"{f.name} := coalesce({given}, {otherwise})"

@@ -89,7 +89,7 @@ def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool =
 def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tuple[str, dict[str, str | None], str]:
     """The SQL name of a DataFrame (as a temp view) or table, rankkit's columns -> its columns, and how
     messages name it."""
-    from rankkit.io import _match_columns
+    from rankkit.io.columns import match_columns
 
     if isinstance(source, str):
         name = ".".join(f"`{part.strip('`')}`" for part in source.split("."))
@@ -101,7 +101,7 @@ def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tupl
     else:
         raise RankkitError(f"{kind}: expected a Spark DataFrame or a table name, got {type(source).__name__}")
     names = [(field.name, field.dataType.simpleString()) for field in frame.schema.fields]
-    found = _match_columns(names, kind, columns, label)
+    found = match_columns(names, kind, columns, label)
     return name, found, label
 
 

@@ -55,12 +55,13 @@ class Spark:
     def judgments(self, qrels: str) -> str:
         return f"SELECT query_id, sort_array(collect_list(grade), false) AS qrels_grades FROM {qrels} GROUP BY query_id"
 
-    def discount_sums(self, ranks: str) -> str:
-        """cum[r]: the discounts of ranks 1..r, added left to right by rankkit.running_sum."""
+    def discount_sums(self, ranks: str, where: str = "true") -> str:
+        """cum[r]: the discounts of ranks 1..r, added left to right by rankkit.running_sum, over the rows of
+        ``ranks`` where ``where`` holds."""
         cum = to_spark("rankkit.running_sum(list_transform(range(1, rankkit_last + 1), "
                        "lambda r: 1.0E0 / rankkit.discount(r)))")
         return (f"SELECT {cum} AS cum FROM (SELECT coalesce(max(tie_first + tie_size - 1), 0) AS rankkit_last "
-                f"FROM {ranks})")
+                f"FROM {ranks} WHERE {where})")
 
     def empty_list(self) -> str:
         return "array()"

@@ -532,6 +532,9 @@ def _list_function(name: str, args: tuple[Node, ...]) -> str | None:
         return f"sort_array({render(args[0])}, false)"
     if name == "list_sort":
         return f"sort_array({render(args[0])}, true)"
+    if name == "list_position" and len(args) == 2:
+        # 1-based in both; absent: NULL in DuckDB, 0 in Spark
+        return f"nullif(array_position({render(args[0])}, {render(args[1])}), 0)"
     if name == "list_max":
         return f"array_max({render(args[0])})"
     if name == "list_min":

@@ -17,13 +17,14 @@ if TYPE_CHECKING:
 __all__ = ["trace", "trace_sources", "TRACE_QUERY"]
 
 TRACE_QUERY = ("FROM rankkit.trace(?, ?, ?::VARCHAR[], k := ?, gain := ?, rel := ?, ideal := ?, max := ?, "
-               "empty := ?, ties := ?, scores := ?, depth := ?)")
+               "empty := ?, ties := ?, scores := ?, depth := ?, gains := ?)")
 
 
 def trace(qrels, run, query_id: str | Iterable[str], k: int | None = None, *, gain: str = "linear",
-          rel: float = 1, ideal: str = "qrels", max: float = 4, empty: str = "zero", ties: str = "trec",
-          scores: str = "double", depth: int | None = None, con: duckdb.DuckDBPyConnection | None = None,
-          columns: Mapping[str, str | None] | None = None, duplicates: str = "error") -> pd.DataFrame:
+          rel: float = 1, ideal: str = "qrels", max: float = 4, empty: str = "zero", gains: str | None = None,
+          ties: str = "trec", scores: str = "double", depth: int | None = None,
+          con: duckdb.DuckDBPyConnection | None = None, columns: Mapping[str, str | None] | None = None,
+          duplicates: str = "error") -> pd.DataFrame:
     """One query's ranked list with the arithmetic of its scores: the table of DESIGN's worked examples.
 
     Parameters
@@ -35,9 +36,9 @@ def trace(qrels, run, query_id: str | Iterable[str], k: int | None = None, *, ga
         A query id, or a list of them.
     k:
         The cutoff: rows up to rank k (default: the whole list).
-    gain, rel, ideal, max, empty:
+    gain, rel, ideal, max, empty, gains:
         As in measure names (``nDCG(gain=exp)@10``, ``P(rel=2)@5``, ``nDCG(ideal=run)``,
-        ``ERR(max=3)``, ``nDCG(empty=skip)``).
+        ``ERR(max=3)``, ``nDCG(empty=skip)``, ``nDCG(gains=[1=3,2=9])``).
     ties, scores, depth, columns, duplicates:
         As for :func:`rankkit.evaluate`.
 
@@ -46,11 +47,12 @@ def trace(qrels, run, query_id: str | Iterable[str], k: int | None = None, *, ga
     pandas.DataFrame
         Per system and query, one row per rank: ``system, query_id, rank, doc_id, score, grade``
         (NaN when unjudged), ``relevant, gain, discount`` (``log2(rank+1)``), ``discounted_gain,
-        cg, dcg`` (running), ``ideal_grade, ideal_gain, idcg`` (the ideal ordering at that rank,
-        running IDCG), ``ndcg, precision, recall`` (running) and ``ap_contribution,
-        rr_contribution, err_contribution`` (what the rank adds: their sums to rank k are AP@k,
-        RR@k and ERR@k). The row at rank k holds ``nDCG@k`` as :func:`rankkit.evaluate` computes
-        it; where the run retrieved fewer than k documents, rows with no document go on to k. Then the judged documents of positive grade the run did not retrieve, ``rank``
+        cg, dcg`` (at cutoff rank), ``ideal_grade, ideal_gain, idcg`` (the ideal ordering at that
+        rank, IDCG at cutoff rank), ``ndcg, precision, recall, ap, rr, err`` (at cutoff rank) and
+        ``ap_contribution, rr_contribution, err_contribution`` (what the rank adds). The values at
+        rank k are :func:`rankkit.evaluate`'s CG@k, DCG@k, IDCG@k, nDCG@k, P@k, R@k, AP@k, RR@k and
+        ERR@k bit for bit: they are computed from the same definitions. Where the run retrieved
+        fewer than k documents, rows with no document go on to k. Then the judged documents of positive grade the run did not retrieve, ``rank``
         missing. ``system`` is None for a run without one. Read the SQL behind it with
         ``rankkit macros``: ``FROM rankkit.trace('qrels', 'run', 'q1', k := 10)``.
 
@@ -77,20 +79,20 @@ def trace(qrels, run, query_id: str | Iterable[str], k: int | None = None, *, ga
     con = connect(con) if con is not None else default_connection()
     with checked_sources(con, qrels, run, columns, duplicates, None) as (qrels_source, run_source):
         return trace_sources(con, qrels_source, run_source, query_id, k, gain=gain, rel=rel, ideal=ideal, max=max,
-                             empty=empty, ties=ties, scores=scores, depth=depth)
+                             empty=empty, gains=gains, ties=ties, scores=scores, depth=depth)
 
 
 def trace_sources(con: duckdb.DuckDBPyConnection, qrels: Source | str, run: Source | str,
                   query_id: str | Iterable[str], k: int | None = None, *, gain: str = "linear", rel: float = 1,
-                  ideal: str = "qrels", max: float = 4, empty: str = "zero", ties: str = "trec",
-                  scores: str = "double", depth: int | None = None) -> pd.DataFrame:
+                  ideal: str = "qrels", max: float = 4, empty: str = "zero", gains: str | None = None,
+                  ties: str = "trec", scores: str = "double", depth: int | None = None) -> pd.DataFrame:
     """trace() over checked sources (or table names) already in ``con``: the explorer's path, which
     reads its inputs once. A query no system retrieved is an error naming it."""
     ids = _ids(query_id)
     qrels_table = qrels.table if isinstance(qrels, Source) else qrels
     run_table = run.engine if isinstance(run, Source) else run
     frame = run_query(con, TRACE_QUERY, [qrels_table, run_table, ids, k, gain, rel, ideal, max, empty, ties,
-                                         scores, depth])
+                                         scores, depth, gains])
     missing = [q for q in ids if q not in set(frame["query_id"])]
     if missing:
         judged = con.execute(f"SELECT count(*) FROM rankkit.qrels_rows(?) WHERE query_id = ?",

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from rankkit.errors import MeasureError
+from rankkit.neighbours import from_ir_measures, translate
 
 __all__ = ["Family", "FAMILIES", "NICKNAMES", "expand", "family_of", "trec_sorted", "printed_per_query",
            "printed_in_summary"]
@@ -85,7 +86,8 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 def expand(measures, text: bool = True) -> list[str]:
     """Measure names as the SQL parser reads them, in the order given (nicknames in trec_eval's order).
 
-    ``measures``: a name, a list of names, or ir_measures measure objects (read by their name);
+    ``measures``: a name, a list of names, or ir_measures measure objects and strings (translated by
+    rankkit.neighbours);
     one string may hold several names separated by spaces (``"nDCG@10 P@5 AP"``). ``text=False``
     leaves the measures whose value is text (runid, relstring) out of nicknames.
     """
@@ -94,33 +96,17 @@ def expand(measures, text: bool = True) -> list[str]:
     # named again with parameters replaces the earlier ones (-m all_trec -m relstring.20)
     entries: dict[object, list[str]] = {}
     for item in items:
-        given = item if isinstance(item, str) else _ir_measures_name(item)
+        given = item if isinstance(item, str) else _object_name(item)
         for name in _split(given):
-            for key, names in _expand_one(name, text):
+            for key, names in _expand_one(translate(name) if isinstance(name, str) else name, text):
                 if key is None or key not in entries or "." in name:
                     entries[key if key is not None else (len(entries), name)] = names
     return list(dict.fromkeys(n for names in entries.values() for n in names))
 
 
-def _ir_measures_name(measure) -> str:
-    """An ir_measures measure object (nDCG@10, RBP(p=0.8)) as rankkit's name for it. Its defaults
-    are spelled out where they differ from rankkit's (ir_measures' RBP has p=0.8, trec_eval's 0.9);
-    anything else is left to the parser to refuse."""
-    if not type(measure).__module__.startswith("ir_measures"):
-        return measure
-    params = {name: info.default for name, info in measure.SUPPORTED_PARAMS.items()
-              if isinstance(info.default, (int, float, str))}
-    params.update(measure.params)
-    name = "SetRelP" if params.pop("relative", False) else measure.NAME
-    at = params.pop("cutoff", None)
-    at = params.pop("recall") if "recall" in params else at
-    if params.get("dcg") == "exp-log2":
-        params["gain"] = "exp"
-    for param, plain in (("dcg", None), ("judged_only", False), ("rel", 1)):
-        if param in params and (plain is None or params[param] == plain):
-            del params[param]
-    text = name + (f"({','.join(f'{k}={v}' for k, v in params.items())})" if params else "")
-    return text + (f"@{at}" if isinstance(at, (int, float)) else "")
+def _object_name(measure):
+    """An ir_measures measure object as rankkit's name; anything else is left to the parser to refuse."""
+    return from_ir_measures(measure) if type(measure).__module__.startswith("ir_measures") else measure
 
 
 def _split(text):

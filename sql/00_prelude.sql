@@ -18,6 +18,25 @@
 -- param: coef   DOUBLE[] := [1,-1,0,0]  utility's worth of a relevant retrieved, non-relevant retrieved, relevant missed and non-relevant missed document
 -- param: gains  VARCHAR := NULL      gain per relevance level as trec_eval writes it ('1=3,2=9,4=4.5'); other levels gain their grade
 -- param: docs   INTEGER := 0         documents in the collection (trec_eval -N): the non-relevant missed documents of utility
+--
+-- What a measure spec (rankkit.spec) holds of each parameter: its type there, the condition its value
+-- must meet and what it must be (NULL passes where the default is NULL), or, after :=, the expression
+-- that makes it from the value given. rankkit.measures writes rankkit.spec, the rankkit.checked_<name>
+-- macros, the spec's type and the name parser's arguments from these lines and the ones above; a
+-- parameter with no line here (recall) is held by another (IPrec's level is the one of levels).
+-- spec: k      BIGINT    k >= 1 AND k = floor(k)  ; the cutoff must be a positive integer
+-- spec: rel    DOUBLE    isfinite(rel::DOUBLE)  ; rel must be a number
+-- spec: gain   VARCHAR   gain IN ('linear', 'exp')  ; gain must be linear or exp
+-- spec: ideal  VARCHAR   ideal IN ('qrels', 'run')  ; ideal must be qrels or run
+-- spec: empty  VARCHAR   empty IN ('zero', 'skip')  ; empty must be zero or skip
+-- spec: max    DOUBLE    max::DOUBLE > 0 AND isfinite(max::DOUBLE)  ; max must be a positive number
+-- spec: levels DOUBLE[]  len(levels) > 0 AND len([x FOR x IN levels IF x IS NULL OR NOT isfinite(x::DOUBLE) OR x < 0 OR x > 1]) = 0  ; recall levels must be numbers from 0 to 1
+-- spec: mult   DOUBLE    isfinite(mult::DOUBLE) AND mult::DOUBLE >= 0  ; mult must be a number >= 0
+-- spec: beta   DOUBLE    isfinite(beta::DOUBLE) AND beta::DOUBLE >= 0  ; beta must be a number >= 0
+-- spec: p      DOUBLE    isfinite(p::DOUBLE) AND p::DOUBLE >= 0 AND p::DOUBLE <= 1  ; p must be a number from 0 to 1
+-- spec: coef   DOUBLE[]  len(coef) = 4 AND len([x FOR x IN coef IF x IS NULL OR NOT isfinite(x::DOUBLE)]) = 0  ; utility takes four numbers
+-- spec: gains  STRUCT(level DOUBLE, gain DOUBLE)[]  := rankkit.gain_map(trim(gains::VARCHAR, '[] '), measure)
+-- spec: docs   BIGINT    docs >= 0 AND docs = floor(docs)  ; the number of documents must be an integer >= 0
 
 ATTACH IF NOT EXISTS ':memory:' AS rankkit;
 

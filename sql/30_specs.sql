@@ -4,61 +4,10 @@
 -- measure names ('nDCG@10', 'P(rel=2)@5', 'ndcg_cut_10', 'map') into specs, reading the measure
 -- catalog (rankkit.catalog, made from the headers of sql/metrics/*.sql).
 
--- The checks of the options rankkit.trace shares with the measures, one macro each: the trace checks
--- its options with these alone (binding the whole spec was half of a one-query trace's cost).
-CREATE OR REPLACE MACRO rankkit.checked_k(k, measure) AS
-    CASE WHEN k IS NULL OR (k >= 1 AND k = floor(k)) THEN k::BIGINT
-         ELSE error('rankkit: measure ' || measure || ': the cutoff must be a positive integer, got ' || k) END;
-
-CREATE OR REPLACE MACRO rankkit.checked_rel(rel, measure) AS
-    CASE WHEN rel IS NOT NULL AND isfinite(rel::DOUBLE) THEN rel::DOUBLE
-         ELSE error('rankkit: measure ' || measure || ': rel must be a number, got ' || coalesce(rel::VARCHAR, 'NULL')) END;
-
-CREATE OR REPLACE MACRO rankkit.checked_gain(gain, measure) AS
-    CASE WHEN gain IN ('linear', 'exp') THEN gain::VARCHAR
-         ELSE error('rankkit: measure ' || measure || ': gain must be linear or exp, got ' || coalesce(gain, 'NULL')) END;
-
-CREATE OR REPLACE MACRO rankkit.checked_ideal(ideal, measure) AS
-    CASE WHEN ideal IN ('qrels', 'run') THEN ideal::VARCHAR
-         ELSE error('rankkit: measure ' || measure || ': ideal must be qrels or run, got ' || coalesce(ideal, 'NULL')) END;
-
-CREATE OR REPLACE MACRO rankkit.checked_empty(empty, measure) AS
-    CASE WHEN empty IN ('zero', 'skip') THEN empty::VARCHAR
-         ELSE error('rankkit: measure ' || measure || ': empty must be zero or skip, got ' || coalesce(empty, 'NULL')) END;
-
-CREATE OR REPLACE MACRO rankkit.checked_max(max, measure) AS
-    CASE WHEN max IS NOT NULL AND max::DOUBLE > 0 AND isfinite(max::DOUBLE) THEN max::DOUBLE
-         ELSE error('rankkit: measure ' || measure || ': max must be a positive number, got ' || coalesce(max::VARCHAR, 'NULL')) END;
-
-CREATE OR REPLACE MACRO rankkit.spec(metric, measure, agg, k := NULL, rel := 1, gain := 'linear',
-        ideal := 'qrels', empty := 'zero', max := 4, levels := [0.0E0, 1.0E-1, 2.0E-1, 3.0E-1, 4.0E-1, 5.0E-1,
-        6.0E-1, 7.0E-1, 8.0E-1, 9.0E-1, 1.0E0], mult := 1, beta := 1, p := 9.0E-1, coef := [1.0E0, -1.0E0, 0.0E0, 0.0E0],
-        gains := NULL, docs := 0, i := 1) AS {
-    'i': i::INTEGER,
-    'measure': measure::VARCHAR,
-    'metric': metric::VARCHAR,
-    'k': rankkit.checked_k(k, measure),
-    'rel': rankkit.checked_rel(rel, measure),
-    'gain': rankkit.checked_gain(gain, measure),
-    'ideal': rankkit.checked_ideal(ideal, measure),
-    'empty': rankkit.checked_empty(empty, measure),
-    'max': rankkit.checked_max(max, measure),
-    'levels': CASE WHEN len(levels) > 0 AND len([x FOR x IN levels IF x IS NULL OR NOT isfinite(x::DOUBLE) OR x < 0 OR x > 1]) = 0
-                   THEN levels::DOUBLE[]
-                   ELSE error('rankkit: measure ' || measure || ': recall levels must be numbers from 0 to 1, got ' || coalesce(levels::VARCHAR, 'NULL')) END,
-    'mult': CASE WHEN mult IS NOT NULL AND isfinite(mult::DOUBLE) AND mult::DOUBLE >= 0 THEN mult::DOUBLE
-                 ELSE error('rankkit: measure ' || measure || ': mult must be a number >= 0, got ' || coalesce(mult::VARCHAR, 'NULL')) END,
-    'beta': CASE WHEN beta IS NOT NULL AND isfinite(beta::DOUBLE) AND beta::DOUBLE >= 0 THEN beta::DOUBLE
-                 ELSE error('rankkit: measure ' || measure || ': beta must be a number >= 0, got ' || coalesce(beta::VARCHAR, 'NULL')) END,
-    'p': CASE WHEN p IS NOT NULL AND isfinite(p::DOUBLE) AND p::DOUBLE >= 0 AND p::DOUBLE <= 1 THEN p::DOUBLE
-              ELSE error('rankkit: measure ' || measure || ': p must be a number from 0 to 1, got ' || coalesce(p::VARCHAR, 'NULL')) END,
-    'coef': CASE WHEN len(coef) = 4 AND len([x FOR x IN coef IF x IS NULL OR NOT isfinite(x::DOUBLE)]) = 0 THEN coef::DOUBLE[]
-                 ELSE error('rankkit: measure ' || measure || ': utility takes four numbers, got ' || coalesce(coef::VARCHAR, 'NULL')) END,
-    'gains': rankkit.gain_map(trim(gains::VARCHAR, '[] '), measure),
-    'docs': CASE WHEN docs IS NOT NULL AND docs >= 0 AND docs = floor(docs) THEN docs::BIGINT
-                 ELSE error('rankkit: measure ' || measure || ': the number of documents must be an integer >= 0, got ' || coalesce(docs::VARCHAR, 'NULL')) END,
-    'agg': agg::VARCHAR
-};
+-- rankkit.spec builds one spec and rejects bad parameter values, and rankkit.checked_<name> checks one
+-- parameter (rankkit.trace checks its options with these alone: binding the whole spec was half of a
+-- one-query trace's cost). Both are written from the parameters' declarations in sql/00_prelude.sql
+-- (rankkit.measures.spec_sql), as is what the parser below passes to rankkit.spec.
 
 -- trec_eval's gain per relevance level, '1=3,2=9,4=4.5', as a list of {level, gain} (NULL: none given).
 CREATE OR REPLACE MACRO rankkit.gain_map(gains, measure) AS
@@ -186,37 +135,22 @@ checked AS (
                     || '''; ' || r.name || ' takes '
                     || coalesce(nullif(array_to_string(list_filter(r.params, lambda p: p <> 'k'), ', '), ''), 'no parameters')
                     || CASE WHEN list_contains(r.params, 'k') THEN ' and a cutoff @k' ELSE '' END)
-            WHEN len([p FOR p IN r.pairs IF p[1] IN ('rel', 'max', 'recall', 'mult', 'beta', 'p', 'docs')
+            WHEN len([p FOR p IN r.pairs IF p[1] IN {{number_params}}
                                             AND TRY_CAST(p[2] AS DOUBLE) IS NULL]) > 0
                 THEN error('rankkit: measure ''' || r.measure || ''': '
                     || [p[1] || ' must be a number, got ''' || p[2] || '''' FOR p IN r.pairs
-                        IF p[1] IN ('rel', 'max', 'recall', 'mult', 'beta', 'p', 'docs') AND TRY_CAST(p[2] AS DOUBLE) IS NULL][1])
-            WHEN len([p FOR p IN r.pairs IF p[1] IN ('levels', 'coef')
+                        IF p[1] IN {{number_params}} AND TRY_CAST(p[2] AS DOUBLE) IS NULL][1])
+            WHEN len([p FOR p IN r.pairs IF p[1] IN {{list_params}}
                                             AND list_contains(rankkit.param_list(p[2]), NULL)]) > 0
                 THEN error('rankkit: measure ''' || r.measure || ''': '
                     || [p[1] || ' must be numbers separated by commas, got ''' || p[2] || '''' FOR p IN r.pairs
-                        IF p[1] IN ('levels', 'coef') AND list_contains(rankkit.param_list(p[2]), NULL)][1])
+                        IF p[1] IN {{list_params}} AND list_contains(rankkit.param_list(p[2]), NULL)][1])
             ELSE true
         END AS ok
     FROM located r
 )
 SELECT rankkit.spec(metric, measure, agg,
-        k := cutoff::BIGINT,
-        rel := coalesce(rankkit.param_value(pairs, 'rel')::DOUBLE, rel),
-        gain := coalesce(rankkit.param_value(pairs, 'gain'), 'linear'),
-        ideal := coalesce(rankkit.param_value(pairs, 'ideal'), 'qrels'),
-        empty := coalesce(rankkit.param_value(pairs, 'empty'), 'zero'),
-        max := coalesce(rankkit.param_value(pairs, 'max')::DOUBLE, 4),
-        levels := CASE WHEN list_contains(params, 'recall') THEN [coalesce(rankkit.param_value(pairs, 'recall')::DOUBLE, 0.0E0)]
-                       ELSE coalesce(rankkit.param_list(rankkit.param_value(pairs, 'levels')),
-                                     [0.0E0, 1.0E-1, 2.0E-1, 3.0E-1, 4.0E-1, 5.0E-1, 6.0E-1, 7.0E-1, 8.0E-1, 9.0E-1, 1.0E0]) END,
-        mult := coalesce(rankkit.param_value(pairs, 'mult')::DOUBLE, 1.0E0),
-        beta := coalesce(rankkit.param_value(pairs, 'beta')::DOUBLE, 1.0E0),
-        p := coalesce(rankkit.param_value(pairs, 'p')::DOUBLE, 9.0E-1),
-        coef := coalesce(rankkit.param_list(rankkit.param_value(pairs, 'coef')), [1.0E0, -1.0E0, 0.0E0, 0.0E0]),
-        gains := rankkit.param_value(pairs, 'gains'),
-        docs := coalesce(rankkit.param_value(pairs, 'docs')::DOUBLE, docs),
-        i := i) AS spec
+        {{spec_arguments}}) AS spec
 FROM checked
 WHERE ok
 ORDER BY i;

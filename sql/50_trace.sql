@@ -2,36 +2,40 @@
 --
 -- FROM rankkit.trace('qrels', 'run', 'q1', k := 10) gives, per system that retrieved the query, one
 -- row per rank up to k: the document, its grade (NULL when unjudged), gain, discount log2(rank+1),
--- discounted gain, running CG and DCG; the ideal ordering at the same rank (ideal_grade,
--- ideal_gain) with running IDCG; running nDCG, precision and recall; and what the rank adds to AP,
--- RR and ERR. Summed (or read at rank k) they are evaluate's AP@k, RR@k, ERR@k and nDCG@k.
--- query may be one query id or a list of them.
+-- discounted gain; the ideal ordering at the same rank (ideal_grade, ideal_gain); and, at rank r,
+-- the values at cutoff r of CG, DCG, IDCG, nDCG, P (precision), R (recall), AP, RR and ERR, and what
+-- the rank adds to AP, RR and ERR (their value at r less their value at r - 1). Those values are not
+-- worked out here: rankkit.trace_values computes them from the measures' declarations, the ones
+-- evaluate's statements are composed from, so the row at rank k holds evaluate's value at k, bit
+-- for bit. query may be one query id or a list of them.
 --
 -- Where the run retrieved fewer than k documents, rows go on with doc_id NULL (gain 0) to rank k:
 -- the row at rank k always holds nDCG@k and P@k as evaluate computes them (IDCG@k counts ideal ranks
 -- the run never filled; P@k divides by k). Without k the rows run to the longer of the run and the
--- ideal ordering, and the last row holds the whole-list nDCG.
+-- ideal ordering, and the last row holds the whole-list nDCG. A query the qrels do not list has no
+-- values (evaluate scores it nowhere).
 -- After the ranked rows come the judged documents of positive grade the run did not retrieve
 -- (within depth), rank NULL: IDCG counts them and the run missed them.
 --
--- The options are evaluate's: gain, ideal, rel, max (ERR's scale), empty (nDCG when IDCG is 0), ties,
--- scores, depth. With ties := 'average' the gain of a rank is the mean gain of its group of equal
--- scores (McSherry and Najork's expected gain, as evaluate scores it), so CG, DCG and nDCG are
--- expected values; precision, recall and the AP, RR and ERR columns are NULL, as evaluate refuses
--- those measures under that rule.
+-- The options are evaluate's: gain, gains, ideal, rel, max (ERR's scale), empty (nDCG when IDCG is
+-- 0), ties, scores, depth. With ties := 'average' the gain of a rank is the mean gain of its group
+-- of equal scores (McSherry and Najork's expected gain, as evaluate scores it), so CG, DCG and nDCG
+-- are expected values; precision, recall and AP, RR and ERR are NULL, as evaluate refuses those
+-- measures under that rule.
 
 -- One query id or a list of them, as a list of strings.
 CREATE OR REPLACE MACRO rankkit.id_list(ids) AS
     CASE WHEN typeof(ids) LIKE '%[]' THEN ids::VARCHAR[] ELSE [ids::VARCHAR] END;
 
-CREATE OR REPLACE MACRO rankkit.trace(qrels_table, run_table, query, k := NULL, gain := 'linear', rel := 1,
-        ideal := 'qrels', max := 4, empty := 'zero', ties := 'trec', scores := 'double', depth := NULL) AS TABLE
+CREATE OR REPLACE MACRO rankkit.trace(qrels_table, run_table, query, {{defaults k gain rel ideal max empty}},
+        ties := 'trec', scores := 'double', depth := NULL, {{defaults gains}}) AS TABLE
 WITH
 -- the options checked as a measure's are, by the same macros. Columns named like a parameter (gain)
 -- are always qualified below: unqualified, the name would read the parameter.
 opt AS (SELECT rankkit.checked_k(k, 'trace') AS k, rankkit.checked_rel(rel, 'trace') AS rel,
                rankkit.checked_gain(gain, 'trace') AS gain, rankkit.checked_ideal(ideal, 'trace') AS ideal,
                rankkit.checked_empty(empty, 'trace') AS empty, rankkit.checked_max(max, 'trace') AS max,
+               rankkit.gain_map(trim(gains::VARCHAR, '[] '), 'trace') AS gains,
                qrels_columns.ok AND run_columns.ok AS columns_ok
         FROM rankkit.columns_ok(qrels_table, 'qrels') qrels_columns, rankkit.columns_ok(run_table, 'run') run_columns),
 wanted AS (SELECT DISTINCT unnest(rankkit.id_list(query)) AS query_id FROM opt WHERE opt.columns_ok),
@@ -49,9 +53,9 @@ ranked AS (
 ),
 judged_ranked AS (
     SELECT ranked.*, qrels.grade,
-           coalesce(sum(rankkit.gain(qrels.grade, opt.gain)) FILTER (WHERE depth IS NULL OR ranked.rank <= depth) OVER tie,
+           coalesce(sum(rankkit.gain(qrels.grade, opt.gain, opt.gains)) FILTER (WHERE depth IS NULL OR ranked.rank <= depth) OVER tie,
                     0.0E0) / count(*) OVER tie AS tie_gain,
-           max(ranked.rank) OVER tie AS tie_end
+           max(ranked.rank) OVER tie AS tie_end, min(ranked.rank) OVER tie AS tie_first, count(*) OVER tie AS tie_size
     FROM ranked CROSS JOIN opt
     LEFT JOIN rankkit_qrels qrels ON qrels.query_id = ranked.query_id AND qrels.doc_id = ranked.doc_id
     WINDOW tie AS (PARTITION BY ranked.system, ranked.query_id, ranked.tie_key)
@@ -67,10 +71,6 @@ lists AS (
     SELECT system, query_id, count(*) AS num_ret,
            CASE WHEN ties = 'average' THEN max(tie_end) ELSE 0 END AS span
     FROM rankkit_run run GROUP BY system, query_id
-),
-num_rel AS (
-    SELECT qrels.query_id, count(*) FILTER (WHERE qrels.grade >= opt.rel) AS num_rel
-    FROM rankkit_qrels qrels CROSS JOIN opt GROUP BY qrels.query_id
 ),
 -- the ideal ordering, best grade first: every positive judged document (ideal := 'qrels', trec_eval's),
 -- or the judged documents the system retrieved (ideal := 'run', scikit-learn's)
@@ -98,52 +98,48 @@ positions AS (
 rows AS (
     SELECT p.system, p.query_id, p.rank, run.doc_id, run.score, run.grade,
            coalesce(run.grade >= opt.rel, false) AS relevant,
-           coalesce(CASE WHEN ties = 'average' THEN uncut.tie_gain ELSE rankkit.gain(run.grade, opt.gain) END, 0.0E0) AS gain,
+           coalesce(CASE WHEN ties = 'average' THEN uncut.tie_gain ELSE rankkit.gain(run.grade, opt.gain, opt.gains) END, 0.0E0) AS gain,
            rankkit.discount(p.rank) AS discount,
            ideal_list.grade AS ideal_grade,
-           rankkit.gain(ideal_list.grade, opt.gain) AS ideal_gain,
-           rankkit.stop_probability(run.grade, opt.max) AS p_stop,
-           coalesce(num_rel.num_rel, 0) AS num_rel
+           rankkit.gain(ideal_list.grade, opt.gain, opt.gains) AS ideal_gain
     FROM positions p CROSS JOIN opt
     LEFT JOIN rankkit_run run ON run.system IS NOT DISTINCT FROM p.system AND run.query_id = p.query_id AND run.rank = p.rank
     LEFT JOIN judged_ranked uncut ON uncut.system IS NOT DISTINCT FROM p.system AND uncut.query_id = p.query_id
                                  AND uncut.rank = p.rank
     LEFT JOIN ideal_list ON ideal_list.system IS NOT DISTINCT FROM p.system AND ideal_list.query_id = p.query_id
                         AND ideal_list.pos = p.rank
-    LEFT JOIN num_rel ON num_rel.query_id = p.query_id
 ),
-running AS (
-    SELECT *,
-           rows.gain / discount AS discounted_gain,
-           sum(rows.gain) OVER down AS cg,
-           sum(rows.gain / discount) OVER down AS dcg,
-           sum(ideal_gain / discount) OVER down AS idcg,
-           count(*) FILTER (WHERE relevant) OVER down AS relevant_so_far,
-           coalesce(product(1.0E0 - p_stop) OVER above, 1.0E0) AS p_reach
-    FROM rows
-    WINDOW down AS (PARTITION BY system, query_id ORDER BY rank ROWS UNBOUNDED PRECEDING),
-           above AS (PARTITION BY system, query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+-- the ranks the measures read, in the columns of rankkit.ranks: the judged documents within depth,
+-- their tie groups over the uncut ranking, and one row with rank NULL for a query that retrieved none
+trace_ranks AS (
+    SELECT lists.system, lists.query_id, lists.num_ret, run.rank, run.grade,
+           CASE WHEN ties = 'average' THEN run.tie_first END AS tie_first,
+           CASE WHEN ties = 'average' THEN run.tie_size END AS tie_size
+    FROM lists
+    LEFT JOIN rankkit_run run ON run.system IS NOT DISTINCT FROM lists.system AND run.query_id = lists.query_id
+                             AND run.grade IS NOT NULL
 ),
--- measures other than the gain-based ones are not defined under ties := 'average'
+trace_qrels AS (SELECT query_id, doc_id, grade AS relevance FROM rankkit_qrels),
+-- the options as the caller gave them: opt has checked them (a lambda cannot read a subquery)
+measured AS (
+    FROM rankkit.trace_values('trace_qrels', 'trace_ranks', (SELECT max(rank) FROM positions), rel := rel,
+                              gain := gain, gains := gains, ideal := ideal, empty := empty, max := max, ties := ties)
+),
 traced AS (
     -- qualified: an unqualified gain would read the macro's parameter of that name
-    SELECT system, query_id, rank, doc_id, score, grade, relevant, running.gain, discount, discounted_gain, cg, dcg,
-           ideal_grade, ideal_gain, idcg,
-           rankkit.ratio(dcg, idcg, CASE WHEN empty = 'skip' THEN NULL ELSE 0.0E0 END) AS ndcg,
-           CASE WHEN ties <> 'average' THEN relevant_so_far * 1.0E0 / rank END AS precision,
-           CASE WHEN ties <> 'average' THEN rankkit.ratio(relevant_so_far, num_rel) END AS recall,
-           CASE WHEN ties <> 'average' THEN
-               CASE WHEN relevant THEN rankkit.ratio(relevant_so_far * 1.0E0 / rank, num_rel) ELSE 0.0E0 END
-           END AS ap_contribution,
-           CASE WHEN ties <> 'average' THEN
-               CASE WHEN relevant AND relevant_so_far = 1 THEN 1.0E0 / rank ELSE 0.0E0 END
-           END AS rr_contribution,
-           CASE WHEN ties <> 'average' THEN p_stop * p_reach / rank END AS err_contribution
-    FROM running
+    SELECT r.system, r.query_id, r.rank, r.doc_id, r.score, r.grade, r.relevant, r.gain, r.discount,
+           r.gain / r.discount AS discounted_gain, m.cg, m.dcg, r.ideal_grade, r.ideal_gain, m.idcg, m.ndcg,
+           m.precision, m.recall, m.ap, m.rr, m.err,
+           m.ap - coalesce(lag(m.ap) OVER down, 0.0E0) AS ap_contribution,
+           m.rr - coalesce(lag(m.rr) OVER down, 0.0E0) AS rr_contribution,
+           m.err - coalesce(lag(m.err) OVER down, 0.0E0) AS err_contribution
+    FROM rows r
+    LEFT JOIN measured m ON m.system IS NOT DISTINCT FROM r.system AND m.query_id = r.query_id AND m.rank = r.rank
+    WINDOW down AS (PARTITION BY r.system, r.query_id ORDER BY r.rank)
 ),
 missed AS (
     SELECT lists.system, lists.query_id, NULL::BIGINT AS rank, qrels.doc_id, NULL::DOUBLE AS score, qrels.grade,
-           qrels.grade >= opt.rel AS relevant, rankkit.gain(qrels.grade, opt.gain) AS gain
+           qrels.grade >= opt.rel AS relevant, rankkit.gain(qrels.grade, opt.gain, opt.gains) AS gain
     FROM lists JOIN rankkit_qrels qrels USING (query_id) CROSS JOIN opt
     WHERE qrels.grade > 0
       AND NOT EXISTS (SELECT 1 FROM rankkit_run run WHERE run.system IS NOT DISTINCT FROM lists.system

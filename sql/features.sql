@@ -46,6 +46,8 @@
 -- feature: rel_ranks := list_filter({ranks}[:{n_cut}], lambda r, t: {grades}[t] >= {s.rel})
 -- feature: rel_ret := coalesce(len({rel_ranks}), 0)
 -- feature: first_rel := {rel_ranks}[1]
+-- the judged non-relevant documents within the cutoff (grade from 0 to below rel)
+-- feature: nonrel_ret := len(list_filter({grades}[:{n_cut}], lambda g: g >= 0 AND g < {s.rel}))
 -- the judged documents within the cutoff judged >= 0 (pooled)
 -- feature: pooled_ret := len(list_filter({grades}[:{n_cut}], lambda g: g >= 0))
 

@@ -1,5 +1,7 @@
-"""The composer (rankkit.compose) writes one lean statement per call from the measures' declarations;
-its per-query values are rankkit.per_query_ranked's (still the reference), bit for bit (issue 21)."""
+"""The composer (rankkit.compose) writes one lean statement per call from the measures' declarations,
+parameters as literals; the SQL surface's rankkit.per_query_ranked is written from the same
+declarations for any list of specs (parameters read per row, variants by CASE). Their per-query values
+agree bit for bit, for every registered measure and option (issue 21)."""
 
 from __future__ import annotations
 
@@ -11,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankkit
-from rankkit.compose import compose, plan
+from rankkit.compose import compose, per_query_macro, plan
 from rankkit.errors import RankkitError
 from rankkit.evaluate import SPEC_TYPE, measure_specs
-from rankkit.measures import registry, value_dispatch
+from rankkit.measures import registry
 
 # every registered measure, with its options; the gain measures again under ties='average'
 GAIN = ["CG@3", "CG(gain=exp)@5", "DCG@5", "DCG", "DCG(gains=2=5)@5", "IDCG@5", "IDCG(ideal=run)@3",
@@ -27,7 +29,7 @@ ALL = GAIN + [
     "num_nonrel_judged_ret(rel=2)", "numq", "NumRel", "NumRel(rel=2)", "NumRelRet@5", "NumRet@5", "NumRet", "P@3",
     "P", "P(rel=2)@5", "R@5", "R", "RBP(p=0.8)", "rbp", "rbp_resid", "rbp_resid_p=0.5", "relative_P@5",
     "relative_P", "Rndcg", "Rndcg_1=3,2=9", "Rprec", "Rprec(rel=2)", "Rprec_mult(mult=2)", "Rprec_mult_0.2", "RR",
-    "RR@3", "RR(rel=2)", "set_F", "set_F(beta=0.5)", "set_map", "Success@3", "unj@5", "unj", "utility",
+    "RR@3", "RR(rel=2)", "SDCG@5", "SDCG(max=2)", "INSQ", "INSQ(max=1)", "INST", "INST(max=2)", "FallOut@3", "fall_out(rel=2)", "set_F", "set_F(beta=0.5)", "SetF@3", "Hits@5", "Hits(rel=2)", "set_map", "Success@3", "unj@5", "unj", "utility",
     "utility(coef=[2,-1,0,0],docs=100)"]
 DOCS = [f"d{i}" for i in range(10)]
 
@@ -66,17 +68,17 @@ def per_query(con, measures, ties, queries, judged_only):
     specs = measure_specs(con, measures)
     con.execute("CREATE OR REPLACE TEMP TABLE rk AS FROM rankkit.ranks('q', 'r', ties := ?, judged_only := ?)",
                 [ties, judged_only])
-    reference = con.execute(reference_query([s["metric"] for s in specs]),
+    reference = con.execute(reference_query(con, [s["metric"] for s in specs]),
                             {"specs": specs, "ties": ties, "queries": queries}).fetchall()
     composed = con.execute(compose(specs, qrels="'q'", ranks="rk", ties=ties, queries=queries)).fetchall()
     return ({(i, s, q): v for i, _, _, s, q, v in reference}, {(i, s, q): v for i, _, _, s, q, v in composed})
 
 
-def reference_query(metrics) -> str:
-    """rankkit.per_query_ranked over the ranks table rk, its value CASE over ``metrics`` only (binding
-    the CASE over every measure costs each example a second)."""
-    return (f"SELECT i, measure, agg, system, query_id, {value_dispatch(metrics)} AS value "
-            f"FROM rankkit.features('q', 'rk', $specs::{SPEC_TYPE}[], ties := $ties, queries := $queries)")
+def reference_query(con, metrics) -> str:
+    """rankkit.per_query_ranked over the ranks table rk, as the catalog's is written, for ``metrics``
+    only (binding the macro of every measure costs each example a second)."""
+    con.execute(per_query_macro(set(metrics)).replace("MACRO rankkit.per_query_ranked(", "MACRO rk_reference("))
+    return f"FROM rk_reference('q', 'rk', $specs::{SPEC_TYPE}[], ties := $ties, queries := $queries)"
 
 
 def same_double(a, b) -> bool:
@@ -85,7 +87,7 @@ def same_double(a, b) -> bool:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(inputs(), st.sampled_from(["trec", "rank", "average"]), st.sampled_from(["both", "qrels"]), st.booleans())
-def test_composed_values_are_per_query_ranked_bit_for_bit(con, data, ties, queries, judged_only):
+def test_composed_values_are_the_generated_macros_bit_for_bit(con, data, ties, queries, judged_only):
     qrels, run = data
     con.register("q", qrels)
     con.register("r", run)

@@ -317,9 +317,9 @@ def test_an_empty_run_dataframe_is_an_error_like_an_empty_file(run, tmp_path):
 @pytest.mark.parametrize("kind", ["trec", "csv", "parquet", "frame"])
 def test_duplicates_first_keeps_each_documents_first_row_in_every_kind_of_source(tmp_path, kind, monkeypatch):
     """Only the rows whose key repeats go through the window; the rest are kept as they are."""
-    import rankkit.io
+    import rankkit.io.checks
 
-    monkeypatch.setattr(rankkit.io, "SPLIT_ROWS", 0)  # the hash search in parts, as for a large run
+    monkeypatch.setattr(rankkit.io.checks, "SPLIT_ROWS", 0)  # the hash search in parts, as for a large run
     rows = [("q1", "b", 3.0), ("q1", "a", 1.0), ("q2", "c", 2.0), ("q1", "a", 5.0), ("q2", "c", 9.0), ("q2", "d", 1.0)]
     run = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
     if kind == "trec":

@@ -5,7 +5,11 @@ and line (issue 21)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+
+import rankkit
 
 from rankkit.measures import inputs, read_measure, registry, shared_features
 
@@ -77,3 +81,51 @@ def test_a_tie_rule_the_header_does_not_know_is_an_error(tmp_path):
     with pytest.raises(ValueError, match=r"mine\.sql: ties: expected some of trec, rank, average, got trec, coin"):
         read_measure(metric_file(tmp_path, "-- value: 1.0E0\n", HEADER.replace("-- cite:      none\n",
                                                                                  "-- cite:      none\n-- ties: trec, coin\n")))
+
+
+# ---- parameters: declared once, in the prelude --------------------------------------------------
+
+def test_every_parameter_reaches_the_spec_from_its_prelude_lines():
+    """rankkit.spec, its checks, the spec's type and the parser's arguments are written from the
+    prelude's param: and spec: lines; a parameter with no spec: line is held by another (recall)."""
+    from rankkit.measures import params, spec_fields, spec_type
+    from rankkit._sql import script
+
+    assert set(params()) - set(spec_fields()) == {"recall"}
+    assert [name for name in spec_fields()] == [n for n in params() if n != "recall"]
+    for field in spec_fields().values():
+        assert f" {field.name} {field.type}," in spec_type()
+        assert f"'{field.name}': " in script()
+    assert "must be a number from 0 to 1" in script()  # p's check, from its spec: line
+
+
+@pytest.mark.parametrize("name, message", [
+    ("RBP(p=2)", "p must be a number from 0 to 1, got 2.0"), ("nDCG(gain=log)@5", "gain must be linear or exp, got log"),
+    ("utility(coef=[1,2])", "utility takes four numbers"), ("ERR(max=0)@5", "max must be a positive number, got 0.0")])
+def test_a_bad_parameter_value_is_refused_by_its_prelude_check(name, message):
+    from rankkit.errors import MeasureError
+    from rankkit.evaluate import measure_specs
+
+    with pytest.raises(MeasureError, match=re.escape(message)):
+        measure_specs(rankkit.connect(), [name])
+
+
+def test_a_spec_line_that_cannot_be_read_is_an_error_naming_the_line(tmp_path, monkeypatch):
+    import shutil
+
+    import rankkit.measures as measures
+
+    folder = tmp_path / "sql"
+    shutil.copytree(measures.sql_dir(), folder)
+    prelude = folder / "00_prelude.sql"
+    prelude.write_text(prelude.read_text(encoding="utf-8").replace("-- spec: mult   DOUBLE", "-- spec: mult"),
+                       encoding="utf-8")
+    monkeypatch.setattr(measures, "sql_dir", lambda: folder)
+    measures.params.cache_clear()
+    measures.spec_fields.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"00_prelude\.sql:\d+: expected '-- spec: <parameter> <type>"):
+            measures.spec_fields()
+    finally:
+        measures.params.cache_clear()
+        measures.spec_fields.cache_clear()

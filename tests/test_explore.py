@@ -153,7 +153,8 @@ NON_DEFAULT = [
     "ndcg_rel(gains=2=5)", "num_nonrel_judged_ret(rel=2)", "numq", "NumRel(rel=2)", "NumRelRet(rel=2)@5",
     "NumRet@5", "P(rel=2)@5", "R(rel=2)@100", "RBP(p=0.8)", "rbp_resid(p=0.5)", "relative_P@5",
     "Rndcg(gains=2=5)", "Rprec(rel=2)", "Rprec_mult(mult=2)", "RR(rel=2)@10", "set_F(beta=0.5)", "set_map",
-    "Success@3", "unj@5", "utility(coef=[2,-1,0,0],docs=100)", "11pt_avg(levels=[.25,.5])"]
+    "Success@3", "unj@5", "utility(coef=[2,-1,0,0],docs=100)", "11pt_avg(levels=[.25,.5])", "Hits(rel=2)@5",
+    "FallOut(rel=2)@5", "SDCG(max=2)@5", "INSQ(max=2)", "INST(max=2)", "SetF@5"]
 
 
 def test_the_explorer_gives_evaluate_s_value_for_every_measure_and_parameter(data, sample):
@@ -291,6 +292,19 @@ def test_the_trace_follows_the_setting(ex):
     ex.measure = "AP"  # AP takes no gain: its trace shows linear gains, as the greyed control says
     ranked = ex.trace[ex.trace["rank"].notna() & ex.trace["grade"].notna()]
     assert (ranked["gain"] == ranked["grade"].clip(lower=0)).all() and ex.controls["gain"].disabled
+
+
+@pytest.mark.parametrize("measure, column", [("nDCG(gains=[1=3,2=9])@5", "ndcg"), ("nDCG(gain=exp,ideal=run)@5", "ndcg"),
+                                             ("AP(rel=2)@5", "ap"), ("ERR(max=2)@5", "err"), ("P(rel=2)@5", "precision")])
+def test_the_traces_row_at_k_is_the_explorers_value_bit_for_bit(ex, measure, column):
+    """The drill-down's trace and the distribution's values come from the same definitions, with every
+    option of the measure (gains too, which the trace once left out)."""
+    ex.measure = measure
+    ex.query = "q003"
+    values = ex.per_query.set_index(["system", "query_id"])["value"]
+    at_k = ex.trace[ex.trace["rank"] == 5].set_index("system")[column]
+    for system, value in at_k.items():
+        assert float(value).hex() == float(values[(system, "q003")]).hex(), (measure, system)
 
 
 def test_drilldown_marks_unjudged_and_moved_documents(ex):

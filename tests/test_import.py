@@ -43,3 +43,44 @@ def test_cli_eval_loads_no_heavy_module(tmp_path):
     calls = "\n".join(f"main(['eval', '-q', '--format', {fmt!r}, '-m', 'nDCG@10', '-m', 'num_ret', *{files!r}])"
                       for fmt in ("trec", "csv", "json", "markdown"))
     assert loaded_after(f"from rankkit.cli import main\n{calls}") == []
+
+
+# What `rankkit eval` has no use for: each costs a fresh process its import (pandas alone 0.4 s).
+NOT_FOR_EVAL = ["pandas", "numpy", "pyarrow", "polars", "matplotlib", "jinja2", "scipy", "ipywidgets",
+                "rankkit.report", "rankkit.plot", "rankkit.explore", "rankkit.compare", "rankkit.stats",
+                "rankkit.tracing", "rankkit.table", "rankkit.check", "rankkit.demo", "rankkit.docs"]
+
+
+def test_cli_eval_imports_nothing_it_does_not_use(tmp_path):
+    (tmp_path / "q.txt").write_text("q1 0 a 1\n")
+    (tmp_path / "r.txt").write_text("q1 Q0 a 1 2.0 s\n")
+    probe = (f"import sys, json\nfrom rankkit.cli import main\nmain(['eval', {str(tmp_path / 'q.txt')!r}, "
+             f"{str(tmp_path / 'r.txt')!r}])\nprint(json.dumps(sorted(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True,
+                         env={"PYTHONPATH": str(ROOT), "PATH": ""})
+    loaded = json.loads(out.stdout.strip().splitlines()[-1])
+    assert [m for m in loaded if any(m == n or m.startswith(n + ".") for n in NOT_FOR_EVAL)] == []
+    assert "rankkit.evaluate" in loaded  # the probe did evaluate
+
+
+def _frozen_at_exit(call: str, tmp_path) -> int:
+    """gc.get_freeze_count() as the process ends, after ``call`` ran `rankkit eval` on small files."""
+    (tmp_path / "q.txt").write_text("q1 0 a 1\n")
+    (tmp_path / "r.txt").write_text("q1 Q0 a 1 2.0 s\n")
+    probe = ("import atexit, gc, sys\nfrom rankkit.cli import main\n"
+             "atexit.register(lambda: sys.stderr.write(f'frozen {gc.get_freeze_count()}'))\n"
+             f"sys.argv = ['rankkit', 'eval', {str(tmp_path / 'q.txt')!r}, {str(tmp_path / 'r.txt')!r}]\n{call}")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
+                         env={"PYTHONPATH": str(ROOT), "PATH": ""})
+    assert out.returncode == 0, out.stderr
+    return int(out.stderr.split("frozen ")[-1])
+
+
+def test_the_command_line_leaves_its_objects_to_the_os_at_exit(tmp_path):
+    # Python's last collection walked every object of the imports: 20-40 ms of `rankkit eval`
+    assert _frozen_at_exit("sys.exit(main())", tmp_path) > 10_000
+
+
+def test_main_called_with_arguments_leaves_collection_alone(tmp_path):
+    # a notebook or test calling main([...]) goes on: its objects stay collectable
+    assert _frozen_at_exit("main(sys.argv[1:])", tmp_path) == 0

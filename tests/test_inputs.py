@@ -95,11 +95,11 @@ def test_a_run_split_by_tag_has_a_system_per_tag(tmp_path):
 
 def test_a_run_of_several_systems_is_parsed_once_when_its_last_tag_differs(tmp_path, monkeypatch):
     # the guess would fail on the second system's rows and the file be parsed again
-    from rankkit import io
+    from rankkit.io import trec_text
 
     reads = []
-    original = io._read_trec
-    monkeypatch.setattr(io, "_read_trec", lambda *args: reads.append(args[-1]) or original(*args))
+    original = trec_text._read_trec
+    monkeypatch.setattr(trec_text, "_read_trec", lambda *args: reads.append(args[-1]) or original(*args))
     (tmp_path / "r.txt").write_text("q1 Q0 a 1 2.0 x\nq1 Q0 b 2 1.0 x\nq1 Q0 a 1 3.0 y\n\n")
     run = rankkit.read_run(tmp_path / "r.txt", con=rankkit.connect(), split_by_tag=True)
     assert run.df()["system"].tolist() == ["x", "x", "y"]

@@ -86,25 +86,25 @@ def test_trec_duplicate_in_qrels(tmp_path):
 
 def test_equal_hashes_of_different_rows_are_no_duplicate(tmp_path, monkeypatch):
     # the hash search is only a sieve: when it finds a pair, the exact search decides
-    import rankkit.io
-    monkeypatch.setattr(rankkit.io, "_may_repeat", lambda con, loaded, split: True)
+    import rankkit.io.checks
+    monkeypatch.setattr(rankkit.io.checks, "_may_repeat", lambda con, loaded, split: True)
     q, r = files(tmp_path)
     assert rankkit.evaluate(q, r, ["AP"], con=rankkit.connect())["value"].tolist() == [1.0]
 
 
 @pytest.mark.parametrize("split", [False, True])
 def test_duplicate_among_many_rows_is_found(tmp_path, monkeypatch, split):
-    import rankkit.io
+    import rankkit.io.checks
     if split:  # as for a large run held in memory: the hashes are sorted in parts
-        monkeypatch.setattr(rankkit.io, "SPLIT_ROWS", 0)
+        monkeypatch.setattr(rankkit.io.checks, "SPLIT_ROWS", 0)
     lines = [f"q{i % 50} Q0 d{i} {i} {1000 - i}.5 s" for i in range(5000)] + ["q7 Q0 d4007 9 3.0 s"]
     q, r = files(tmp_path, qrels="q7 0 d7 1\n", run="\n".join(lines) + "\n")
     fails(q, r, f"{r}:5001:", "duplicate document d4007 for query q7", "lines 4008 and 5001")
 
 
 def test_the_same_document_in_two_systems_is_no_duplicate(tmp_path, monkeypatch):
-    import rankkit.io
-    monkeypatch.setattr(rankkit.io, "SPLIT_ROWS", 0)
+    import rankkit.io.checks
+    monkeypatch.setattr(rankkit.io.checks, "SPLIT_ROWS", 0)
     lines = [f"q{i % 50} Q0 d{i} {i} {1000 - i}.5 {tag}" for tag in ("s", "t") for i in range(2000)]
     q, r = files(tmp_path, qrels="q7 0 d7 1\n", run="\n".join(lines) + "\n")
     assert sorted(rankkit.evaluate(q, r, ["AP"], con=rankkit.connect(), split_by_tag=True)["system"]) == ["s", "t"]
@@ -284,6 +284,23 @@ def test_warns_about_queries_on_one_side_only(tmp_path):
     seen = caught(q, r)
     assert any("1 of 2 queries have no judgments" in w and "'q9'" in w for w in seen)
     assert any("1 of 2 judged queries are missing" in w and "'q2'" in w and "trec_eval -c" in w for w in seen)
+
+
+def test_loaded_inputs_are_compared_once_and_warned_about_every_call(tmp_path):
+    """The counts of a pair of loaded inputs are kept (they cannot change); the warnings are not."""
+    q, r = files(tmp_path, run="q1 Q0 a 1 2.0 s\nq9 Q0 a 1 2.0 s\n")
+    con = rankkit.connect()
+    qrels, run = rankkit.read_qrels(q, con=con), rankkit.read_run(r, con=con)
+    other = rankkit.read_qrels(pd.DataFrame({"query_id": ["q9"], "doc_id": ["a"], "relevance": [1]}), con=con)
+    for _ in range(2):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            rankkit.evaluate(qrels, run, ["AP"], con=con)
+        assert any("1 of 2 queries have no judgments" in str(w.message) for w in seen)
+    with warnings.catch_warnings(record=True) as seen:  # another pair, other counts
+        warnings.simplefilter("always")
+        rankkit.evaluate(other, run, ["AP"], con=con)
+    assert any("1 of 2 queries have no judgments" in str(w.message) and "'q1'" in str(w.message) for w in seen)
 
 
 def test_warns_about_fractional_grades_and_grades_above_errs_scale(tmp_path):

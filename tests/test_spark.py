@@ -70,6 +70,7 @@ CONSTRUCTS = [
     "list_sum([x * 2 FOR x IN [1, 2, 3] IF x > 1])",
     "rankkit.interpolated_precision([0.5E0, 0.25E0], 0.5E0, 4)",
     "greatest(1, NULL)", "'it''s'",
+    "list_position([5, 6], 6)", "list_position([5, 6], 7)",   # absent: NULL in DuckDB, 0 in Spark
 ]
 
 

@@ -33,6 +33,7 @@ from rankkit.spark_sql import macros, spark_type, to_spark
     ("x[:n]", "slice(x, 1, greatest(CAST(n AS INT) - 1 + 1, 0))"),
     ("len(x)", "array_size(x)"),
     ("list_reverse_sort(x)", "sort_array(x, false)"),
+    ("list_position(x, 3)", "nullif(array_position(x, 3), 0)"),
     ("NULL::INTEGER", "CAST(NULL AS INT)"),
     ("([]::DOUBLE[])", "CAST(array() AS ARRAY<DOUBLE>)"),
     ("[1, 2]", "array(1, 2)"),

@@ -159,31 +159,41 @@ def _random_case(seed: int, queries: int = 4):
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 10_000), k=st.integers(1, 12), gain=st.sampled_from(["linear", "exp"]),
        ideal=st.sampled_from(["qrels", "run"]), rel=st.sampled_from([1, 2]),
-       ties=st.sampled_from(["trec", "average"]), depth=st.sampled_from([None, 3, 8]))
-def test_the_row_at_rank_k_is_evaluates_value(seed, k, gain, ideal, rel, ties, depth):
+       ties=st.sampled_from(["trec", "average"]), depth=st.sampled_from([None, 3, 8]),
+       gains=st.sampled_from([None, "1=3,2=9"]))
+def test_the_row_at_rank_k_is_evaluates_value_bit_for_bit(seed, k, gain, ideal, rel, ties, depth, gains):
+    """The trace's values come from the definitions evaluate composes from: equal to the last bit; what
+    a rank adds to AP, RR and ERR sums to their value (to rounding)."""
     qrels, run = _random_case(seed)
     if qrels.empty or run.empty or not set(qrels["query_id"]) & set(run["query_id"]):
         return
     options = dict(ties=ties, depth=depth)
-    measures = {"ndcg": f"nDCG(gain={gain},ideal={ideal})@{k}", "dcg": f"DCG(gain={gain})@{k}",
-                "cg": f"CG(gain={gain})@{k}"}
+    written = f",gains=[{gains}]" if gains else ""
+    measures = {"ndcg": f"nDCG(gain={gain},ideal={ideal}{written})@{k}", "dcg": f"DCG(gain={gain}{written})@{k}",
+                "idcg": f"IDCG(gain={gain},ideal={ideal}{written})@{k}", "cg": f"CG(gain={gain})@{k}"}
+    if gains:  # CG takes no gains: the trace's cg follows them, so it is left out here
+        del measures["cg"]
     if ties != "average":
-        measures |= {"precision": f"P(rel={rel})@{k}", "recall": f"R(rel={rel})@{k}",
-                     "ap_contribution": f"AP(rel={rel})@{k}", "rr_contribution": f"RR(rel={rel})@{k}",
-                     "err_contribution": f"ERR@{k}"}
+        measures |= {"precision": f"P(rel={rel})@{k}", "recall": f"R(rel={rel})@{k}", "ap": f"AP(rel={rel})@{k}",
+                     "rr": f"RR(rel={rel})@{k}", "err": f"ERR@{k}", "ap_contribution": f"AP(rel={rel})@{k}",
+                     "rr_contribution": f"RR(rel={rel})@{k}", "err_contribution": f"ERR@{k}"}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rankkit.RankkitWarning)  # queries on one side only: expected here
-        expected = rankkit.evaluate(qrels, run, list(measures.values()), per_query=True, **options)
+        expected = rankkit.evaluate(qrels, run, list(dict.fromkeys(measures.values())), per_query=True, **options)
         queries = sorted(set(expected["query_id"]))
-        trace = rankkit.trace(qrels, run, queries, k, gain=gain, ideal=ideal, rel=rel, **options)
+        trace = rankkit.trace(qrels, run, queries, k, gain=gain, ideal=ideal, rel=rel, gains=gains, **options)
     ranked = trace[trace["rank"].notna()]
     for (system, query_id), rows in ranked.groupby(["system", "query_id"]):
         last = rows.sort_values("rank").iloc[-1]
         for column, measure in measures.items():
             want = expected[(expected["measure"] == measure) & (expected["system"] == system)
-                            & (expected["query_id"] == query_id)]["value"].iloc[0]
-            got = rows[column].sum() if column.endswith("_contribution") else last[column]
-            assert got == pytest.approx(want, abs=1e-12), (column, system, query_id)
+                            & (expected["query_id"] == query_id)]["value"]
+            assert len(want) == 1, (measure, sorted(set(expected["measure"])))
+            want = want.iloc[0]
+            if column.endswith("_contribution"):
+                assert rows[column].sum() == pytest.approx(want, abs=1e-12), (column, system, query_id)
+            else:
+                assert float(last[column]).hex() == float(want).hex(), (column, system, query_id, last[column], want)
 
 
 # trec_eval on real pairs

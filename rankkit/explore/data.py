@@ -23,7 +23,7 @@ from rankkit.errors import RankkitError, RankkitWarning
 from rankkit.compose import DUCKDB, compose
 from rankkit.evaluate import compare_inputs, load_runs, measure_specs, query_table_view, run_numpy, run_query
 from rankkit.io import load, release
-from rankkit.measures import Measure, default, label, registry
+from rankkit.measures import Measure, default, label, registry, written
 from rankkit.progress import Progress
 from rankkit.tracing import trace_sources
 
@@ -94,8 +94,9 @@ class Setting:
         """The keyword arguments of rankkit.trace for this setting: the gain control counts where the
         measure takes a gain (the trace of AP shows linear gains, as its control is off)."""
         gain = self.gain if "gain" in self.measure.params else "linear"
+        gains = self.spec["gains"] if "gains" in self.measure.params else None
         return dict(k=self.k, gain=gain, rel=self.rel, ideal=self.spec["ideal"], empty=self.spec["empty"],
-                    max=self.spec["max"])
+                    max=self.spec["max"], gains=None if gains is None else written(gains))
 
 
 def parse_measure(con: duckdb.DuckDBPyConnection, name: str) -> Setting:

@@ -36,7 +36,7 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
            resamples: int = 10000, by: str | None = None, queries=None, title: str | None = None,
            con: duckdb.DuckDBPyConnection | None = None, columns: Mapping[str, str | None] | None = None,
            rel: float = 1, ties: str = "trec", scores: str = "double", depth: int | None = None,
-           duplicates: str = "error", conventions: Conventions | None = None) -> Report:
+           duplicates: str = "error", conventions: Conventions | None = None, second_qrels=None) -> Report:
     """Evaluate and compare systems, and gather it all in a :class:`Report`.
 
     Parameters
@@ -62,6 +62,10 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
     columns, rel, ties, scores, depth, duplicates, conventions:
         As for :func:`rankkit.evaluate`. The query set (trec_eval ``-c``) is
         ``conventions=rankkit.Conventions(queries="qrels")``: here ``queries`` is the query table.
+    second_qrels:
+        A second judgment table (another judge, an LLM): the report gains an agreement section,
+        :func:`rankkit.agreement` of the two tables and, for three systems or more,
+        :func:`rankkit.leaderboard_agreement` under the first measure.
 
     Returns
     -------
@@ -100,13 +104,14 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
                                       duplicates=duplicates)
     options = dict(baseline=baseline, test=test, correction=correction, alpha=alpha, ci=ci, seed=seed,
                    resamples=resamples, by=by)
-    call = _call_text(qrels, runs, measures, queries, title, conventions, options)
+    call = _call_text(qrels, runs, measures, queries, title, conventions,
+                      {**options, **({"second_qrels": second_qrels} if second_qrels is not None else {})})
     return build(qrels, runs, measures, queries=queries, title=title, con=con, columns=columns,
-                 conventions=conventions, call=call, **options)
+                 conventions=conventions, call=call, second_qrels=second_qrels, **options)
 
 
 def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed, resamples, by, queries, title,
-          con, columns, conventions: Conventions, call: str) -> Report:
+          con, columns, conventions: Conventions, call: str, second_qrels=None) -> Report:
     """report() with its call already written down (the command line gives its own)."""
     names = [measures] if isinstance(measures, str) else list(measures)
     if by is not None and queries is None:
@@ -118,7 +123,7 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
     names = [spec["measure"] for spec in measure_specs(con, names, rel=conventions.rel)]
     with ThreadPoolExecutor(max_workers=1) as hashing, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        inputs = _inputs(qrels, runs, queries)
+        inputs = _inputs(qrels, runs, queries, second_qrels)
         hashes = hashing.submit(lambda: [fingerprint(item["source"]) for item in inputs])
         qrels_table, run_tables = _read(con, inputs, columns, conventions)
         try:
@@ -128,6 +133,12 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
         finally:
             for table in [qrels_table, *(run_tables.values() if isinstance(run_tables, dict) else [run_tables])]:
                 forget(con, table)
+        agreed = {}
+        if second_qrels is not None:
+            agreed = _agreement(con, qrels, second_qrels, runs, names[0], results[4], test=test, correction=correction,
+                                alpha=alpha, seed=seed, resamples=resamples, conventions=conventions, columns=columns)
+            judged = agreed["agreement_per_query"].pairs + agreed["agreement_per_query"].only_b
+            inputs[1].update(rows=int(judged.sum()), queries=int((judged > 0).sum()))
         for item, (sha, files) in zip(inputs, hashes.result()):
             item.update(sha256=sha, files=files)
     specs, judged, asked, aggregate, systems, comparison, slices = results
@@ -152,7 +163,25 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
     per_query = asked[["measure", "system", "query_id", "value"]].reset_index(drop=True)
     return Report(title=title or _title(names, systems), record=record,
                   aggregate=aggregate[aggregate["measure"].isin(names)].reset_index(drop=True),
-                  comparison=comparison, per_query=per_query, coverage=_coverage(aggregate, judged), slices=slices)
+                  comparison=comparison, per_query=per_query, coverage=_coverage(aggregate, judged), slices=slices,
+                  **agreed)
+
+
+def _agreement(con, qrels, second_qrels, runs, measure: str, systems: list, **options) -> dict:
+    """The agreement section's tables: the labels of the two judgment tables and, for three systems or
+    more, the leaderboards under the first measure, as rankkit.agreement and leaderboard_agreement make them."""
+    from rankkit.agreement import agreement, leaderboard_agreement
+
+    labels = agreement(qrels, second_qrels, seed=options["seed"], resamples=options["resamples"], con=con,
+                       columns=options["columns"])
+    tables = {"agreement": labels.aggregate, "agreement_per_query": labels.per_query}
+    if len(systems) >= 3:
+        boards = leaderboard_agreement(qrels, second_qrels, runs, measure, con=con, **options)
+        # top None (every system) as JSON keeps it, so that verify matches a recomputed row to the saved one
+        correlations = boards.correlations.assign(top=[None if pd.isna(t) else int(t) for t in boards.correlations.top])
+        tables.update(leaderboards=boards.leaderboards.assign(measure=measure), correlations=correlations,
+                      swaps=boards.swaps)
+    return tables
 
 
 def _compute(con, inputs: list[dict], qrels_table, run_tables, names: list[str], *, test, correction, alpha, ci, seed,
@@ -181,9 +210,12 @@ def _compute(con, inputs: list[dict], qrels_table, run_tables, names: list[str],
 
 # ---- inputs ---------------------------------------------------------------------------------------
 
-def _inputs(qrels, runs, queries) -> list[dict]:
-    """One entry per input, in the record's order: qrels, each run, the query table."""
+def _inputs(qrels, runs, queries, second_qrels=None) -> list[dict]:
+    """One entry per input, in the record's order: qrels, the second judgment table, each run, the
+    query table."""
     items = [_describe("qrels", None, qrels)]
+    if second_qrels is not None:
+        items.append(_describe("second_qrels", None, second_qrels))
     if isinstance(runs, Mapping):
         named = [(str(name), run) for name, run in runs.items()]
     elif isinstance(runs, (list, tuple)):
@@ -296,7 +328,8 @@ def _count_rows(con, inputs: list[dict], qrels, runs, by) -> None:
     tables = [qrels] + (list(runs.values()) if isinstance(runs, dict) else [runs])
     if inputs[-1]["role"] == "queries":
         tables.append(con.table(slice_source(con, inputs[-1]["source"], by)[0]))
-    for item, table in zip(inputs, tables, strict=True):
+    # the second judgment table is read by rankkit.agreement: build counts it from what that found
+    for item, table in zip([item for item in inputs if item["role"] != "second_qrels"], tables, strict=True):
         item["rows"], item["queries"] = (int(n) for n in counts(table))
 
 

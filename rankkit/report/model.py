@@ -16,7 +16,8 @@ __all__ = ["Report", "FORMAT_VERSION", "SUFFIXES"]
 
 FORMAT_VERSION = 1
 SUFFIXES = (".html", ".htm", ".md", ".tex", ".csv", ".json", ".parquet")
-TABLES = ("aggregate", "comparison", "per_query", "coverage", "slices")
+TABLES = ("aggregate", "comparison", "per_query", "coverage", "slices", "agreement", "agreement_per_query",
+          "leaderboards", "correlations", "swaps")
 
 
 @dataclass(repr=False)
@@ -27,7 +28,10 @@ class Report:
     :func:`rankkit.compare`'s table (empty with one system); ``per_query``: ``measure, system,
     query_id, value``; ``coverage``: ``Judged@k`` per system; ``slices``: the aggregate per value
     of the ``by`` column; ``record``: versions, date, call, conventions, measures, statistics,
-    inputs (path, sha256, rows, queries) and warnings.
+    inputs (path, sha256, rows, queries) and warnings. With a second judgment table
+    (``second_qrels``): ``agreement`` and ``agreement_per_query`` (:func:`rankkit.agreement`'s
+    ``aggregate`` and ``per_query``), and for three systems or more ``leaderboards``,
+    ``correlations`` and ``swaps`` (:func:`rankkit.leaderboard_agreement`'s, for the first measure).
     """
 
     title: str
@@ -37,6 +41,11 @@ class Report:
     per_query: pd.DataFrame = field(default_factory=pd.DataFrame)
     coverage: pd.DataFrame = field(default_factory=pd.DataFrame)
     slices: pd.DataFrame = field(default_factory=pd.DataFrame)
+    agreement: pd.DataFrame = field(default_factory=pd.DataFrame)
+    agreement_per_query: pd.DataFrame = field(default_factory=pd.DataFrame)
+    leaderboards: pd.DataFrame = field(default_factory=pd.DataFrame)
+    correlations: pd.DataFrame = field(default_factory=pd.DataFrame)
+    swaps: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def __repr__(self) -> str:
         queries = self.per_query["query_id"].nunique() if "query_id" in self.per_query.columns else 0

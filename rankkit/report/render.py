@@ -213,10 +213,37 @@ def _environment(kind: str):
                               undefined=jinja2.StrictUndefined)
 
 
+def agreement_section(report) -> dict | None:
+    """The agreement with a second judgment table, as the templates show it (None without one)."""
+    if report.agreement.empty:
+        return None
+    second = next((item.get("given") or item.get("kind") for item in report.record["inputs"]
+                   if item["role"] == "second_qrels"), "the second judgment table")
+    section = {"second": second, "labels": [
+        {"measure": row["measure"], "value": number(row["value"]), "mean": number(row["mean"]),
+         "interval": f"[{number(row['ci_low'])}, {number(row['ci_high'])}]" if not pd.isna(row["ci_low"]) else "–",
+         "queries": row["queries"]} for row in report.agreement.to_dict("records")]}
+    if not report.leaderboards.empty:
+        section["measure"] = report.leaderboards["measure"].iloc[0]
+        section["boards"] = [{"system": row["system"], "value_a": number(row["value_a"]),
+                              "value_b": number(row["value_b"]), "rank_a": row["rank_a"], "rank_b": row["rank_b"],
+                              "moved": row["rank_a"] != row["rank_b"]}
+                             for row in report.leaderboards.to_dict("records")]
+        section["correlations"] = [{"scope": "all" if pd.isna(row["top"]) else f"top {int(row['top'])}",
+                                    **{name: number(row[name]) for name in ("kendall_tau_b", "tau_ap", "spearman",
+                                                                            "pearson")},
+                                    "systems": row["systems"], "swaps": row["swaps"]}
+                                   for row in report.correlations.to_dict("records")]
+        section["swaps"] = [{"above": row["above_a"], "below": row["below_a"], "p_adjusted": format_p(row["p_adjusted"]),
+                             "significant": bool(row["significant"])} for row in report.swaps.to_dict("records")]
+    return section
+
+
 def _context(report) -> dict:
     by, slice_measures, slices = slice_rows(report)
     judged, coverage = coverage_rows(report)
     return {"title": report.title, "summary": summary(report), "comparison": comparison_rows(report),
+            "agreement": agreement_section(report),
             "judged": judged, "coverage": coverage, "by": by, "slice_measures": slice_measures, "slices": slices,
             "record": record_items(report.record), "per_query": per_query_wide(report),
             "alpha": report.record["statistics"]["alpha"],
@@ -404,6 +431,15 @@ def figures(report) -> list[dict]:
                           "alt": f"per-query differences in {measure} against {baseline}",
                           "caption": f"{measure}: each system minus {baseline} per query, sorted; "
                                      f"wins green, losses red."})
+    if not report.agreement_per_query.empty:
+        kappas = report.agreement_per_query.dropna(subset=["kappa"])
+        if len(kappas):
+            frame = pd.DataFrame({"measure": "kappa", "system": "per query", "query_id": kappas["query_id"],
+                                  "value": kappas["kappa"].astype(float)})
+            drawn.append({"src": _png(plot.distribution(frame, measure="kappa")),
+                          "alt": "distribution of Cohen's kappa over queries between the two judgment tables",
+                          "caption": "Cohen's kappa (relevant or not) of the two judgment tables, per query, "
+                                     "mean and median marked."})
     return drawn
 
 

@@ -19,7 +19,10 @@ CHECKED = {"aggregate": (("measure", "system"), ("value", "queries", "ci_low", "
            "per_query": (("measure", "system", "query_id"), ("value",)),
            "comparison": (("measure", "system", "baseline"), ("diff", "ci_low", "ci_high", "effect", "p_value",
                                                               "p_adjusted", "wins", "ties", "losses", "queries")),
-           "coverage": (("measure", "system"), ("value", "queries"))}
+           "coverage": (("measure", "system"), ("value", "queries")),
+           "agreement": (("measure",), ("value", "mean", "ci_low", "ci_high", "queries")),
+           "leaderboards": (("system",), ("value_a", "value_b")),
+           "correlations": (("top",), ("kendall_tau_b", "tau_ap", "spearman", "pearson", "swaps"))}
 SHOWN = 10  # moved numbers named in the message; the rest are counted
 
 
@@ -95,12 +98,14 @@ def verify(path: str | Path, *, con=None) -> Verification:
     runs = ({item["name"]: item["path"] for item in runs_items} if runs_items[0]["name"] is not None
             else runs_items[0]["path"])
     queries = next((item["path"] for item in inputs if item["role"] == "queries"), None)
+    second_qrels = next((item["path"] for item in inputs if item["role"] == "second_qrels"), None)
     stats = record["statistics"]
     again = build(inputs[0]["path"], runs, [m["name"] for m in record["measures"]], baseline=stats["baseline"],
                   test=stats["test"], correction=stats["correction"], alpha=stats["alpha"], ci=stats["ci"],
                   seed=stats["seed"], resamples=stats["resamples"], by=record["by"], queries=queries,
                   title=saved.title, con=con, columns=record.get("columns") or None,
-                  conventions=Conventions.from_dict(record["conventions"]), call=record["call"])
+                  conventions=Conventions.from_dict(record["conventions"]), call=record["call"],
+                  second_qrels=second_qrels)
     moved, checked = _compare(saved, again)
     return Verification(str(path), not changed and not moved, changed, moved, checked)
 

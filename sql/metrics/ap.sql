@@ -7,13 +7,3 @@
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
 -- value: rankkit.ratio({ap_sum}, {num_rel})
-
-CREATE OR REPLACE MACRO rankkit.ap_value(f, s) AS
-    rankkit.ratio(f.ap_sum, f.num_rel);
-
-CREATE OR REPLACE MACRO rankkit.ap(qrels_table, run_table, k := NULL, rel := 1, ties := 'trec', scores := 'double', depth := NULL, queries := 'both') AS TABLE
-    SELECT system, query_id, value
-    FROM rankkit.per_query(qrels_table, run_table,
-        [rankkit.spec('ap', 'AP', 'mean', k := k, rel := rel)],
-        ties := ties, scores := scores, depth := depth, queries := queries)
-    ORDER BY system, query_id;

@@ -7,13 +7,3 @@
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
 -- value: rankkit.ratio({bpref_sum}, {num_rel})
-
-CREATE OR REPLACE MACRO rankkit.bpref_value(f, s) AS
-    rankkit.ratio(f.bpref_sum, f.num_rel);
-
-CREATE OR REPLACE MACRO rankkit.bpref(qrels_table, run_table, rel := 1, ties := 'trec', scores := 'double', depth := NULL, queries := 'both') AS TABLE
-    SELECT system, query_id, value
-    FROM rankkit.per_query(qrels_table, run_table,
-        [rankkit.spec('bpref', 'bpref', 'mean', rel := rel)],
-        ties := ties, scores := scores, depth := depth, queries := queries)
-    ORDER BY system, query_id;

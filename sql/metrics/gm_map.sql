@@ -7,13 +7,3 @@
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
 -- value: rankkit.ratio({ap_sum}, {num_rel})
-
-CREATE OR REPLACE MACRO rankkit.gm_map_value(f, s) AS
-    rankkit.ratio(f.ap_sum, f.num_rel);
-
-CREATE OR REPLACE MACRO rankkit.gm_map(qrels_table, run_table, rel := 1, ties := 'trec', scores := 'double', depth := NULL, queries := 'both', judged_only := false) AS TABLE
-    SELECT system, query_id, value
-    FROM rankkit.per_query(qrels_table, run_table,
-        [rankkit.spec('gm_map', 'gm_map', 'gmean', rel := rel)],
-        ties := ties, scores := scores, depth := depth, queries := queries, judged_only := judged_only)
-    ORDER BY system, query_id;

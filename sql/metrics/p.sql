@@ -2,18 +2,8 @@
 -- aliases:   P_{k}, precision, set_P, SetP
 -- params:    k, rel
 -- aggregate: mean
--- summary:   precision: relevant documents in the top k over k (k even when fewer were retrieved, as trec_eval; no cutoff: over the number retrieved)
+-- summary:   precision: relevant documents in the top k over k (k even when fewer were retrieved, as trec_eval); no cutoff (SetP, P(rel=2)): over the number retrieved, but the name P alone is trec_eval's family, P@5 ... P@1000
 -- cite:      trec_eval (P_k, set_P)
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
 -- value: CASE WHEN {s.k} IS NULL THEN rankkit.ratio({rel_ret}, {num_ret}) ELSE {rel_ret} * 1.0E0 / {s.k} END
-
-CREATE OR REPLACE MACRO rankkit.p_value(f, s) AS
-    CASE WHEN s.k IS NULL THEN rankkit.ratio(f.rel_ret, f.num_ret) ELSE f.rel_ret * 1.0E0 / s.k END;
-
-CREATE OR REPLACE MACRO rankkit.p(qrels_table, run_table, k := NULL, rel := 1, ties := 'trec', scores := 'double', depth := NULL, queries := 'both') AS TABLE
-    SELECT system, query_id, value
-    FROM rankkit.per_query(qrels_table, run_table,
-        [rankkit.spec('p', 'P', 'mean', k := k, rel := rel)],
-        ties := ties, scores := scores, depth := depth, queries := queries)
-    ORDER BY system, query_id;

@@ -7,8 +7,6 @@
 
 -- Text, not a number: rankkit.evaluate refuses it, and its value here is NULL. The table macro
 -- gives the text; rankkit eval prints it where trec_eval does.
-CREATE OR REPLACE MACRO rankkit.relstring_value(f, s) AS
-    NULL::DOUBLE;
 
 CREATE OR REPLACE MACRO rankkit.relstring(qrels_table, run_table, k := 10, ties := 'trec', scores := 'double', depth := NULL, queries := 'both', judged_only := false) AS TABLE
 WITH

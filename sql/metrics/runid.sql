@@ -6,8 +6,6 @@
 -- cite:      trec_eval (runid)
 
 -- Text, not a number: rankkit.evaluate refuses it, and its value here is NULL.
-CREATE OR REPLACE MACRO rankkit.runid_value(f, s) AS
-    NULL::DOUBLE;
 
 CREATE OR REPLACE MACRO rankkit.runid(qrels_table, run_table) AS TABLE
     SELECT DISTINCT system, system AS value

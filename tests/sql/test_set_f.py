@@ -13,3 +13,9 @@ def test_names(tables):
     rows = tables.execute("SELECT measure, value FROM rankkit.evaluate('qrels', 'run', "
                           "['set_F', 'SetF(beta=0.5)', 'set_F_0.5'])").fetchall()
     assert rows[1][1] == pytest.approx(rows[2][1]) and rows[0][1] == pytest.approx(0.25)
+
+
+def test_f_measure_at_a_cutoff_is_of_p_at_k_and_r_at_k(values):
+    # q1 at k = 3 retrieves a (2): P@3 = 1/3, R@3 = 1/3, F1 = 1/3 (ranx's f1@3); precision is over k
+    assert values("set_f", "k := 3") == {"q1": 1 / 3, "q2": 0.0}
+    assert values("set_f", "k := 10")["q1"] == 2 * 0.2 * (2 / 3) / (0.2 + 2 / 3)

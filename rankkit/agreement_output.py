@@ -1,0 +1,116 @@
+"""What ``rankkit agree`` prints: the label agreement and, given runs, the leaderboard agreement, as
+trec_eval-like text (``name <tab> scope <tab> value``) or as rows for csv and json.
+
+Every line is one row ``section, name, scope, value``:
+
+- ``labels``: each measure of :data:`rankkit.agreement.LABEL_MEASURES` and the pair counts, scope
+  ``all`` (over all pairs) or a query id (``-q``);
+- ``one_sided``: each pair judged on one side only, name ``only_a`` or ``only_b``, scope
+  ``query_id doc_id``, value the grade given;
+- ``leaderboard``: ``value_a, value_b, rank_a, rank_b`` per system (the scope);
+- ``correlation``: each of :data:`rankkit.agreement.CORRELATIONS`, ``systems`` and ``swaps``, scope
+  ``all`` or ``top K`` (with ``--ci``, each correlation's interval too: ``kendall_tau_b_low`` ...);
+- ``swap``: each pair ordered oppositely, scope ``above_a > below_a``, names ``p_adjusted`` and
+  ``significant`` (under judgment table a).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from typing import IO
+
+from rankkit.agreement import CORRELATIONS, LABEL_MEASURES
+
+__all__ = ["agreement_rows", "write_agreement", "FORMATS"]
+
+FORMATS = ("trec", "csv", "json")
+COLUMNS = ("section", "name", "scope", "value")
+COUNTS = {"pairs", "only_a", "only_b", "systems", "swaps", "rank_a", "rank_b"}
+
+
+def agreement_rows(labels, boards=None, per_query: bool = False) -> list[dict]:
+    """The rows printed for a LabelAgreement and, if given, a LeaderboardAgreement."""
+    rows = [_row("labels", name, "all", value) for name, value in
+            (("pairs", labels.pairs), ("only_a", labels.only_a), ("only_b", labels.only_b))]
+    rows += [_row("labels", r.measure, "all", r.value) for r in labels.aggregate.itertuples()]
+    if per_query:
+        for r in labels.per_query.itertuples():
+            rows += [_row("labels", name, r.query_id, getattr(r, name)) for name in ("pairs", *LABEL_MEASURES)]
+    for r in labels.one_sided.itertuples():
+        side = "only_a" if r.side == "a" else "only_b"
+        rows.append(_row("one_sided", side, f"{r.query_id} {r.doc_id}", r.grade_a if r.side == "a" else r.grade_b))
+    if boards is None:
+        return rows
+    measure = boards.measure
+    for r in boards.leaderboards.itertuples():
+        rows += [_row("leaderboard", f"{name}({measure})", r.system, getattr(r, name))
+                 for name in ("value_a", "value_b", "rank_a", "rank_b")]
+    for r in boards.correlations.itertuples():
+        scope = "all" if _missing(r.top) else f"top {int(r.top)}"
+        shown = [name for name in ("systems", *CORRELATIONS, "swaps")]
+        shown += [f"{name}_{end}" for name in CORRELATIONS for end in ("low", "high")
+                  if f"{name}_{end}" in boards.correlations.columns]  # with an interval (ci)
+        rows += [_row("correlation", f"{name}({measure})", scope, getattr(r, name)) for name in shown]
+    for r in boards.swaps.itertuples():
+        scope = f"{r.above_a} > {r.below_a}"
+        rows += [_row("swap", f"p_adjusted({measure})", scope, r.p_adjusted),
+                 _row("swap", f"significant({measure})", scope, bool(r.significant))]
+    return rows
+
+
+def _row(section: str, name: str, scope, value) -> dict:
+    return {"section": section, "name": name, "scope": str(scope), "value": value}
+
+
+def write_agreement(out: IO[str], rows: list[dict], fmt: str, digits: int | None = None) -> None:
+    """trec: aligned text, four decimals unless ``digits``; csv and json: full precision unless
+    ``digits``, a missing value empty (csv) or null (json)."""
+    if fmt == "trec":
+        width = max([len(row["name"]) for row in rows] + [22])
+        scope_width = max(len(row["scope"]) for row in rows)
+        for row in rows:
+            out.write(f"{row['name']:<{width}}\t{row['scope']:<{scope_width}}\t{_text(row, 4 if digits is None else digits)}\n")
+    elif fmt == "csv":
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(COLUMNS)
+        for row in rows:
+            writer.writerow([row["section"], row["name"], row["scope"], _machine(row["value"], digits, "")])
+    elif fmt == "json":
+        json.dump([{**row, "value": _machine(row["value"], digits, None)} for row in rows], out, indent=1)
+        out.write("\n")
+    else:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
+def _text(row: dict, digits: int) -> str:
+    value = row["value"]
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if _missing(value):
+        return "NaN"
+    if row["name"].split("(")[0] in COUNTS or row["section"] == "one_sided":
+        return str(int(value)) if float(value).is_integer() else f"{value:.{digits}f}"
+    return f"{value:.{digits}f}"
+
+
+def _machine(value, digits: int | None, missing):
+    if isinstance(value, bool):
+        return value
+    if _missing(value):
+        return missing
+    value = float(value)
+    if value.is_integer():
+        return int(value)
+    return value if digits is None else round(value, digits)
+
+
+def _missing(value) -> bool:
+    """None, NaN or pandas' NA (a nullable column's missing value)."""
+    if value is None or type(value).__name__ == "NAType":
+        return True
+    try:
+        return math.isnan(float(value))
+    except (TypeError, ValueError):
+        return False

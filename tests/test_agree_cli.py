@@ -1,0 +1,72 @@
+"""rankkit agree: the label agreement and, given runs, the leaderboard agreement, in trec text, csv and json."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from rankkit.cli import main
+
+QRELS_A = "q1 0 a 2\nq1 0 b 0\nq1 0 c 1\nq2 0 a 1\nq2 0 b 3\nq2 0 x 0\n"
+QRELS_B = "q1 0 a 1\nq1 0 b 0\nq1 0 c 1\nq2 0 a 1\nq2 0 b 2\nq3 0 z 1\n"
+# three runs that order q1's and q2's documents differently
+RUNS = {"first": ("a", "b", "c"), "second": ("b", "c", "a"), "third": ("c", "a", "b")}
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "a.qrels").write_text(QRELS_A)
+    (tmp_path / "b.qrels").write_text(QRELS_B)
+    runs = []
+    for name, order in RUNS.items():
+        path = tmp_path / f"{name}.run"
+        path.write_text("".join(f"{q} Q0 {doc} {i} {3 - i} {name}\n" for q in ("q1", "q2") for i, doc in enumerate(order)))
+        runs.append(str(path))
+    return str(tmp_path / "a.qrels"), str(tmp_path / "b.qrels"), runs
+
+
+def test_labels_only_in_trec_text(files, capsys):
+    a, b, _ = files
+    assert main(["agree", a, b]) == 0
+    lines = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    found = {(name.strip(), scope.strip()): value for name, scope, value in lines}
+    assert found[("pairs", "all")] == "5" and found[("only_a", "all")] == "1" and found[("only_b", "all")] == "1"
+    assert found[("kappa_linear", "all")] == "0.5833"
+    assert found[("only_a", "q2 x")] == "0" and found[("only_b", "q3 z")] == "1"  # named, with the grade given
+
+
+def test_leaderboards_and_machine_formats(files, capsys):
+    a, b, runs = files
+    assert main(["agree", a, b, *runs, "-m", "P@1", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    correlation = {row["name"]: row["value"] for row in rows if row["section"] == "correlation"}
+    assert correlation["systems(P@1)"] == 3 and -1 <= correlation["kendall_tau_b(P@1)"] <= 1
+    assert {row["scope"] for row in rows if row["section"] == "leaderboard"} == set(RUNS)
+    assert "kendall_tau_b_low(P@1)" not in correlation  # intervals only with --ci
+    assert main(["agree", a, b, *runs, "-m", "P@1", "--format", "json", "--ci", "0.9"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    interval = {row["name"]: row["value"] for row in rows if row["section"] == "correlation"}
+    assert -1 <= interval["kendall_tau_b_low(P@1)"] <= interval["kendall_tau_b_high(P@1)"] <= 1
+    assert main(["agree", a, b, *runs, "-m", "P@1", "--format", "csv", "-q"]) == 0
+    table = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert {"labels", "one_sided", "leaderboard", "correlation"} <= {row["section"] for row in table}
+    assert [row["value"] for row in table if row["name"] == "pairs" and row["scope"] == "q1"] == ["3"]
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["-m", "P@1"], "-m names the measure of the leaderboards"),
+    (["RUNS"], "runs are compared by one measure: give -m"),
+    (["RUNS", "-m", "nDGC@10"], "nDGC@10"),
+    (["TWO", "-m", "P@1"], "rank correlations need 3 systems or more, got 2"),
+])
+def test_bad_usage_exits_2_with_one_line(files, capsys, extra, message):
+    a, b, runs = files
+    given = []
+    for item in extra:
+        given += runs if item == "RUNS" else runs[:2] if item == "TWO" else [item]
+    assert main(["agree", a, b, *given]) == 2
+    err = [line for line in capsys.readouterr().err.strip().splitlines() if "warning:" not in line]
+    assert len(err) == 1 and err[0].startswith("rankkit agree: ") and message in err[0]

@@ -1,0 +1,85 @@
+"""A report with a second judgment table carries an agreement section: the label agreement, the two
+leaderboards side by side with the swaps, the per-query kappa plotted; saved, loaded and verified."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import rankkit
+from rankkit.cli import main
+
+QRELS = "".join(f"q{q} 0 d{d} {(q * d) % 3}\n" for q in range(1, 9) for d in range(1, 7))
+# the second judge: grade 2 read as 1 on odd queries, and d6 of q1 never judged
+SECOND = "".join(f"q{q} 0 d{d} {min((q * d) % 3, 1) if q % 2 else (q * d) % 3}\n"
+                 for q in range(1, 9) for d in range(1, 7) if (q, d) != (1, 6))
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "second.txt").write_text(SECOND)
+    runs = {}
+    for n, name in enumerate(("up", "down", "mixed")):
+        lines = "".join(f"q{q} Q0 d{d} 0 {(d if n == 0 else -d if n == 1 else (d * 7 + q) % 5)} {name}\n"
+                        for q in range(1, 9) for d in range(1, 7))
+        path = tmp_path / f"{name}.run"
+        path.write_text(lines)
+        runs[name] = str(path)
+    return str(tmp_path / "qrels.txt"), str(tmp_path / "second.txt"), runs
+
+
+def test_report_carries_the_agreement_and_verifies(files, tmp_path):
+    qrels, second, runs = files
+    made = rankkit.report(qrels, runs, ["P@3", "AP"], second_qrels=second, resamples=500)
+    labels = rankkit.agreement(qrels, second, resamples=500)
+    assert made.agreement.value.tolist() == pytest.approx(labels.aggregate.value.tolist(), nan_ok=True)
+    boards = rankkit.leaderboard_agreement(qrels, second, runs, "P@3", resamples=500)
+    assert made.leaderboards.system.tolist() == boards.leaderboards.system.tolist()
+    assert made.correlations.kendall_tau_b.tolist() == pytest.approx(boards.correlations.kendall_tau_b.tolist())
+    assert [item["role"] for item in made.record["inputs"]][:2] == ["qrels", "second_qrels"]
+    assert made.record["inputs"][1]["rows"] == len(SECOND.splitlines())
+    markdown = made.to_markdown()
+    assert "## Agreement with" in markdown and "| kappa\\_linear |" in markdown and "Kendall's tau-b" in markdown
+    html = made.to_html()
+    assert '<h2 id="agreement">' in html and "distribution of Cohen&#39;s kappa over queries" in html
+    path = made.save(tmp_path / "report.json")
+    again = rankkit.Report.load(path)
+    assert again.agreement.value.tolist() == pytest.approx(made.agreement.value.tolist(), nan_ok=True)
+    checked = rankkit.verify(path)
+    assert checked.holds, str(checked)
+    (tmp_path / "second.txt").write_text(SECOND.replace("q2 0 d1 2\n", "q2 0 d1 0\n"))
+    moved = rankkit.verify(path)
+    assert not moved.holds and any(item["role"] == "second_qrels" for item in moved.changed)
+
+
+def test_the_latex_document_with_the_agreement_compiles(files, tmp_path):
+    import shutil
+    import subprocess
+
+    qrels, second, runs = files
+    made = rankkit.report(qrels, runs, ["P@3"], second_qrels=second, resamples=200)
+    path = made.save(tmp_path / "report.tex")
+    text = path.read_text()
+    assert "Agreement with" in text and "Kendall's $\\tau_b$" in text
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is absent: the document is written, not compiled")
+    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", path.name], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:]
+
+
+def test_report_without_a_second_table_has_no_agreement_section(files):
+    qrels, _, runs = files
+    made = rankkit.report(qrels, runs, "P@3", resamples=200)
+    assert made.agreement.empty and "## Agreement" not in made.to_markdown()
+
+
+def test_command_line_report_takes_a_second_table(files, tmp_path, capsys):
+    qrels, second, runs = files
+    out = tmp_path / "report.json"
+    assert main(["report", qrels, *runs.values(), "-m", "P@3", "-o", str(out), "--second-qrels", second]) == 0
+    saved = json.loads(out.read_text())
+    assert {row["measure"] for row in saved["agreement"]} >= {"kappa", "alpha_ordinal"}
+    assert len(saved["leaderboards"]) == 3

@@ -1,0 +1,367 @@
+"""ir_measures' objects and strings and ranx's names: translated to give the peer's value on the
+peer's own fixtures (ir_measures' tests/ data under ../shared), or refused with a message that names
+rankkit's spelling; never a parameter silently dropped."""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+
+import pytest
+
+import rankkit
+from rankkit.errors import MeasureError
+from rankkit.trec import expand
+from support import shared_path
+
+ir_measures = pytest.importorskip("ir_measures")
+
+FIXTURES = ("compat", "cwl")
+# a value other than ir_measures' default for each parameter it declares
+SAMPLES = {"cutoff": 5, "rel": 2, "p": 0.5, "beta": 0.5, "relative": True, "judged_only": True, "dcg": "exp-log2",
+           "gains": {0: 1, 1: 4, 2: 5}, "recall": 0.5, "T": 2.0, "min_rel": 1, "max_rel": 3, "alpha": 0.3,
+           "normalize": False}
+# what rankkit computes that ir_measures cannot compute on these fixtures, and where it is proven instead
+PROVEN_ELSEWHERE = {
+    "nDCG(dcg='exp-log2')@10": "gdeval.pl rejects these files; test_differential runs it on its own data",
+    "ERR@5": "gdeval.pl rejects these files; test_differential runs it on its own data",
+    "NumRel(rel=2)": "no ir_measures provider takes rel; trec_eval -l 2 in test_conformance",
+}
+
+
+def fixture(name: str):
+    return str(shared_path("data", "ir_measures", f"{name}.qrels")), str(shared_path("data", "ir_measures", f"{name}.run"))
+
+
+def theirs(measure, name: str) -> dict[str, float]:
+    qrels, run = fixture(name)
+    found = ir_measures.iter_calc([measure], ir_measures.read_trec_qrels(qrels), ir_measures.read_trec_run(run))
+    return {m.query_id: m.value for m in found}
+
+
+def ours(measure, name: str) -> dict[str, float]:
+    qrels, run = fixture(name)
+    frame = rankkit.evaluate(qrels, run, [measure], per_query=True)
+    return dict(zip(frame["query_id"], frame["value"]))
+
+
+def ours_many(names, name: str) -> dict[str, dict[str, float]]:
+    """ours() for several names in one evaluation: {name as given: {query: value}}."""
+    qrels, run = fixture(name)
+    read = {given: expand([given])[0] for given in names}
+    frame = rankkit.evaluate(qrels, run, list(dict.fromkeys(read.values())), per_query=True)
+    found: dict[str, dict[str, float]] = {}
+    for measure, query, value in zip(frame["measure"], frame["query_id"], frame["value"]):
+        found.setdefault(measure, {})[query] = value
+    return {given: found[measure] for given, measure in read.items()}
+
+
+def variants():
+    """Every ir_measures measure object with one parameter set to a non-default value (and a cutoff
+    or IPrec's recall level where the measure takes one, so that it can be computed)."""
+    for name, measure in sorted(ir_measures.measures.registry.items()):
+        for param in measure.SUPPORTED_PARAMS:
+            made = measure(**{param: SAMPLES[param]})
+            at = measure.AT_PARAM  # cutoff, or IPrec's recall level
+            if param != at and at in measure.SUPPORTED_PARAMS:
+                made = made @ (10 if at == "cutoff" else 0.5)
+            yield pytest.param(made, id=f"{name}:{made}")
+
+
+def test_every_parameter_is_translated_or_refused():
+    """A silent mistranslation fails here: each object either gives ir_measures' value per query on
+    both fixtures, or is refused with a message naming it."""
+    accepted, refused = {}, []
+    for param in variants():
+        measure = param.values[0]
+        try:
+            name = expand([measure])[0]
+            ours(name, "cwl")  # the SQL parser's refusals
+        except MeasureError as error:
+            assert measure.NAME in str(error) or str(measure).split("@")[0] in str(error), str(error)
+            refused.append(str(measure))
+            continue
+        accepted[measure] = name
+    for fixture_name in FIXTURES:
+        qrels, run = fixture(fixture_name)
+        with warnings.catch_warnings():  # compat.qrels grades up to 50: ERR's scale warning is expected here
+            warnings.simplefilter("ignore", rankkit.RankkitWarning)
+            frame = rankkit.evaluate(qrels, run, list(dict.fromkeys(accepted.values())), per_query=True)
+        values = {(m, q): v for m, q, v in zip(frame["measure"], frame["query_id"], frame["value"])}
+        for measure, name in accepted.items():
+            try:
+                expected = theirs(measure, fixture_name)
+            except Exception:  # ir_measures has no provider for it here
+                assert str(measure) in PROVEN_ELSEWHERE, f"{measure}: rankkit computes it, ir_measures cannot"
+                continue
+            for query, value in expected.items():
+                if (name, query) in values or value != 0:
+                    assert values.get((name, query)) == pytest.approx(value, abs=1e-9), (str(measure), fixture_name, query)
+    computed = {str(m) for m in accepted}
+    assert {"NumRet(rel=2)", "SetP(relative=True)", "nDCG(gains={0:1,1:4,2:5})@10", "SDCG(max_rel=3)@10", "INSQ(max_rel=3)", "INST(max_rel=3)"} <= computed
+    assert "P(judged_only=True)@10" in refused and "alpha_nDCG@5" in refused
+
+
+def test_numret_with_rel_counts_the_relevant_retrieved():
+    for given in (ir_measures.NumRet(rel=1), "NumRet(rel=1)", ir_measures.NumRelRet):
+        assert ours(given, "cwl") == pytest.approx(theirs(ir_measures.NumRet(rel=1), "cwl"))
+    assert ours("NumRet(rel=2)", "compat") == pytest.approx(theirs(ir_measures.NumRet(rel=2), "compat"))
+    assert ours("NumRet", "cwl") == pytest.approx(theirs(ir_measures.NumRet, "cwl"))
+    assert ours("NumRet", "cwl") != ours("NumRet(rel=1)", "cwl")
+
+
+def test_strings_in_ir_measures_spelling():
+    assert expand(["NumRet(rel=1)", "nDCG(dcg=exp-log2)@10", "SetP(relative=True)", "P(rel=2, judged_only=False)@5"]) == [
+        "NumRelRet(rel=1)", "nDCG(gain=exp)@10", "SetRelP", "P(rel=2)@5"]
+    assert expand("nDCG(dcg=exp-log2)@10") == expand([ir_measures.nDCG(dcg="exp-log2") @ 10])
+
+
+@pytest.mark.parametrize("given, why", [
+    ("RBP(rel=2)", "binary relevance at a level"),
+    (ir_measures.RBP(rel=2), "binary relevance at a level"),
+    ("P(judged_only=True)@5", "evaluate(..., judged_only=True) or rankkit eval -J"),
+    ("nDCG(dcg=log10)", "gain=exp (dcg=exp-log2)"),
+    ("BPM(max_rel=3)@10", "C/W/L"),
+    (ir_measures.INST(max_rel=3, T=2.0), "T = 1"),
+])
+def test_refused_with_rankkits_spelling(given, why):
+    with pytest.raises(MeasureError, match=r"measure '.*': .*") as error:
+        expand([given])
+    assert why in str(error.value)
+
+
+def test_gains_with_several_levels_in_every_form():
+    expected = theirs(ir_measures.nDCG(gains={0: 1, 1: 4}) @ 10, "cwl")
+    for given in ("nDCG(gains='0=1,1=4')@10", 'nDCG(gains="0=1, 1=4")@10', "nDCG(gains=0=1,1=4)@10",
+                  "nDCG(gains={0: 1, 1: 4})@10", "nDCG(gains=[0=1,1=4])@10", ir_measures.nDCG(gains={0: 1, 1: 4}) @ 10):
+        assert ours(given, "cwl") == pytest.approx(expected, abs=1e-12), given
+    whole = theirs(ir_measures.nDCG(gains={0: 1, 1: 4}), "cwl")
+    assert ours("ndcg_0=1,1=4", "cwl") == pytest.approx(whole, abs=1e-12)
+    # a parameter after the levels stays a parameter
+    assert expand("nDCG(gains=0=1,1=4, ideal=run)@10") == ["nDCG(gains=[0=1,1=4],ideal=run)@10"]
+
+
+@pytest.mark.parametrize("given", ["nDCG(gains='0=1,x=4')", "nDCG(gains={0: 'a'})", "nDCG(gains='')", "nDCG(gains={})"])
+def test_malformed_gains_say_what_is_expected(given):
+    with pytest.raises(MeasureError, match=r"gains"):
+        expand([given])
+
+
+# ---- the README's table "Coming from ranx / ir_measures", row by row -----------------------------
+
+RANX_SCRIPT = """
+import json, sys
+from ranx import Qrels, Run, evaluate
+names, out = json.loads(sys.argv[1]), {}
+for fixture in sys.argv[2:]:
+    qrels = Qrels.from_file(fixture + ".qrels", kind="trec")
+    run = Run.from_file(fixture + ".run", kind="trec")
+    found = evaluate(qrels, run, names, return_mean=False, make_comparable=True)
+    found = {names[0]: found} if len(names) == 1 else found
+    out[fixture] = {name: dict(zip(qrels.keys(), map(float, found[name]))) for name in names}
+print(json.dumps(out))
+"""
+
+
+def readme_rows():
+    """(peer, name there, rankkit's name or None, what that name does given to rankkit, note)."""
+    from support import ROOT
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = text.split("### Coming from ranx / ir_measures", 1)[1].split("\n### ", 1)[0]
+    rows = []
+    for line in table.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if cells[0] in ("ranx", "ir_measures"):
+            ours_name = cells[2].split("`")[1] if "`" in cells[2] else None
+            rows.append((cells[0], cells[1].strip("`"), ours_name, cells[3], cells[2], cells[4]))
+    return rows
+
+
+def ranx_values(names) -> dict:
+    """ranx's per-query values on both fixtures, computed in a child process with numba's compiler
+    off (ranx's own Python code: compiling it costs a minute, and these files are small)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("ranx")
+    paths = [str(fixture(name)[0])[: -len(".qrels")] for name in FIXTURES]
+    done = subprocess.run([sys.executable, "-c", RANX_SCRIPT, json.dumps(names), *paths], capture_output=True,
+                          text=True, env={**os.environ, "NUMBA_DISABLE_JIT": "1"}, check=True)
+    found = json.loads(done.stdout)
+    return {name: found[path] for name, path in zip(FIXTURES, paths)}
+
+
+def assert_same(got: dict, expected: dict, what) -> None:
+    for query, value in expected.items():
+        if query in got or value != 0:  # a query the run lacks is 0 to the peer, left out by rankkit
+            assert got.get(query) == pytest.approx(value, abs=1e-9), (what, query)
+
+
+def test_readme_rows_from_ranx():
+    rows = [row for row in readme_rows() if row[0] == "ranx"]
+    assert len(rows) >= 15
+    expected = ranx_values([row[1] for row in rows])
+    asked = [row[2] for row in rows] + [row[1] for row in rows if row[3] == "same value"]
+    got = {name: ours_many(asked, name) for name in FIXTURES}
+    for _, theirs_name, ours_name, given, _, note in rows:
+        judged = ("cwl",) if given == "refused" else FIXTURES  # cwl's judgments are binary
+        for name in judged:
+            assert_same(got[name][ours_name], expected[name][theirs_name], (ours_name, name))
+        if given == "same value":
+            for name in FIXTURES:
+                assert_same(got[name][theirs_name], expected[name][theirs_name], (theirs_name, name))
+        elif given == "refused":
+            with pytest.raises(MeasureError, match=re.escape(ours_name)):
+                expand([theirs_name])
+        else:
+            assert given == "trec_eval's family" and len(expand([theirs_name])) == 9, theirs_name
+
+
+def test_readme_rows_from_ir_measures():
+    rows = [row for row in readme_rows() if row[0] == "ir_measures"]
+    assert len(rows) >= 8
+    for _, theirs_name, ours_name, given, cell, note in rows:
+        measure = ir_measures.parse_measure(theirs_name)
+        if given == "refused":
+            with pytest.raises(MeasureError):
+                expand([theirs_name])
+            with pytest.raises(MeasureError):
+                expand([measure])
+            if ours_name:
+                judged_only = "judged_only=True" in cell
+                for name in FIXTURES:
+                    qrels, run = fixture(name)
+                    frame = rankkit.evaluate(qrels, run, [ours_name], per_query=True, judged_only=judged_only)
+                    assert_same(dict(zip(frame["query_id"], frame["value"])), theirs(measure, name), theirs_name)
+            continue
+        if given == "trec_eval's default":  # the string is rankkit's own name; the object is ir_measures'
+            assert expand([measure]) == expand([ours_name]) and expand([theirs_name]) == [theirs_name]
+            continue
+        assert given == "same value", theirs_name
+        assert expand([theirs_name]) == expand([measure])
+        for name in FIXTURES:
+            try:
+                expected = theirs(measure, name)
+            except Exception:
+                assert "test_differential" in note, f"{theirs_name}: ir_measures cannot compute it here"
+                assert ours(theirs_name, name) == ours(ours_name, name)
+                continue
+            assert_same(ours(theirs_name, name), expected, (theirs_name, name))
+            assert_same(ours(ours_name, name), expected, (ours_name, name))
+
+
+def test_measures_lists_ranx_names_and_what_a_name_alone_gives(capsys):
+    from rankkit.cli import main
+
+    assert main(["measures"]) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.strip()}
+    assert "ndcg_burges=nDCG(gain=exp)" in lines["nDCG"] and "dcg_burges=DCG(gain=exp)" in lines["DCG"]
+    assert "hit_rate" in lines["Success"] and "f1" in lines["SetF"] and "r-precision" in lines["Rprec"]
+    assert lines["P"].endswith("P: 9 rows, P_5 ... P_1000; other names: whole ranking")
+    assert lines["R"].endswith("recall: 9 rows, recall_5 ... recall_1000; other names: whole ranking")
+    assert lines["SetAP"].endswith("whole ranking")
+    assert main(["measures", "ndcg_burges@10"]) == 0
+    assert "ndcg_burges@10 means nDCG(gain=exp)@10" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("given, named", [("hit@5", "Hits"), ("hit_rat@5", "Success"), ("f2", "SetF")])
+def test_near_misses_name_ranx_spellings(given, named):
+    with pytest.raises(MeasureError, match=f"did you mean .*{named}"):
+        ours(given, "cwl")
+
+
+def test_a_name_alone_one_rule():
+    assert len(expand("P")) == 9 and expand("SetP") == ["SetP"] and expand("P(rel=2)") == ["P(rel=2)"]
+    assert len(expand("recall")) == 9 and expand("R") == ["R"]
+    assert len(ours("precision", "cwl")) == 3  # one value a query, over the documents retrieved
+
+
+# ---- Fall-out (torchmetrics) and top-k accuracy (scikit-learn) -----------------------------------
+
+def torchmetrics_fall_out(preds, target, top_k=None):
+    """torchmetrics' retrieval_fall_out restated: of the non-relevant documents ranked, the share in
+    the top k (0 when there is none); every ranked document is labelled."""
+    nonrelevant = [1 - t for t in target]
+    if not sum(nonrelevant):
+        return 0.0
+    order = sorted(range(len(preds)), key=lambda i: -preds[i])[: top_k or len(preds)]
+    return sum(nonrelevant[i] for i in order) / sum(nonrelevant)
+
+
+def frames(queries):
+    """{query: [(doc, score, label)]} as rankkit's qrels and run tables: every document judged."""
+    import pandas as pd
+
+    rows = [(q, d, s, label) for q, docs in queries.items() for d, s, label in docs]
+    return (pd.DataFrame([(q, d, label) for q, d, _, label in rows], columns=["query_id", "doc_id", "relevance"]),
+            pd.DataFrame([(q, d, s) for q, d, s, _ in rows], columns=["query_id", "doc_id", "score"]))
+
+
+def test_fallout_agrees_with_torchmetrics_definition():
+    import random
+
+    random.seed(7)
+    queries = {"doc": [("a", 0.2, 1), ("b", 0.3, 0), ("c", 0.5, 1)]}  # torchmetrics' docstring: 1.0 at k=2
+    for q in range(20):
+        size = random.randint(1, 8)
+        scores = random.sample(range(100), size)  # distinct: torchmetrics' argsort has no tie rule
+        queries[f"q{q}"] = [(f"d{i}", scores[i] / 10, random.randint(0, 1)) for i in range(size)]
+    qrels, run = frames(queries)
+    for k in (1, 2, 5, None):
+        name = f"FallOut@{k}" if k else "FallOut"
+        frame = rankkit.evaluate(qrels, run, [name], per_query=True)
+        got = dict(zip(frame["query_id"], frame["value"]))
+        for query, docs in queries.items():
+            expected = torchmetrics_fall_out([s for _, s, _ in docs], [t for _, _, t in docs], k)
+            assert got[query] == pytest.approx(expected, abs=1e-12), (name, query)
+    assert got["doc"] == 1.0 and rankkit.evaluate(qrels, run, ["FallOut@2"], per_query=True).iloc[0]["value"] == 1.0
+
+
+def test_top_k_accuracy_agrees_with_scikit_learn():
+    import random
+
+    import numpy as np
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+
+    random.seed(3)
+    labels = [f"d{i}" for i in range(6)]
+    truth, scores, queries = [], [], {}
+    for q in range(30):
+        row = [random.randint(0, 4) / 4 for _ in labels]  # few values: ties, broken by doc_id as trec_eval does
+        answer = random.choice(labels)
+        truth.append(answer)
+        scores.append(row)
+        queries[f"q{q:02}"] = [(d, s, int(d == answer)) for d, s in zip(labels, row)]
+    qrels, run = frames(queries)
+    for k in (1, 2, 3):
+        expected = sklearn_metrics.top_k_accuracy_score(truth, np.array(scores), k=k, labels=labels)
+        got = rankkit.evaluate(qrels, run, [f"top_k_accuracy@{k}"])
+        assert got.iloc[0]["value"] == pytest.approx(expected, abs=1e-12), k
+        assert got.iloc[0]["measure"] == f"top_k_accuracy@{k}"
+
+
+# ---- C/W/L measures against cwl_eval, through ir_measures -----------------------------------------
+
+@pytest.mark.parametrize("k, top", [(1, 1), (3, 3), (10, 3), (20, 50), (1000, 1)])
+def test_sdcg_agrees_with_cwl_eval(k, top):
+    pytest.importorskip("cwl")
+    measure = ir_measures.SDCG(max_rel=top) @ k
+    assert expand([measure]) == [f"SDCG(max={top})@{k}"]
+    for name in FIXTURES:
+        assert_same(ours(measure, name), theirs(measure, name), (str(measure), name))
+
+
+@pytest.mark.parametrize("top", [1, 3, 50])
+@pytest.mark.parametrize("family", ["INSQ", "INST"])
+def test_user_models_agree_with_cwl_eval(family, top):
+    pytest.importorskip("cwl")
+    measure = getattr(ir_measures, family)(max_rel=top)
+    assert expand([measure]) == [f"{family}(max={top})"]
+    for name in FIXTURES:
+        assert_same(ours(measure, name), theirs(measure, name), (str(measure), name))
+    with pytest.raises(MeasureError, match="T = 1"):
+        expand([getattr(ir_measures, family)(max_rel=top, T=2.0)])
