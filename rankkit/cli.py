@@ -182,6 +182,11 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
                           "full precision unless --digits; nothing is printed")
     sub.add_argument("--duplicates", choices=("error", "first"), default="error",
                      help="a document listed twice for a query: error (trec_eval) or keep the first")
+    sub.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb",
+                     help="duckdb (default), or spark: the inputs read as always, evaluated by Spark SQL (pyspark "
+                          "and Java needed); the same output")
+    sub.add_argument("--master", default="local[2]", metavar="URL",
+                     help="with --engine spark: the Spark master (default local[2], bound to 127.0.0.1)")
     _add_inputs(sub)
 
 
@@ -254,6 +259,8 @@ def _run_eval(args: argparse.Namespace) -> int:
         raise UsageError(f"--format {args.format} prints the summary of each system (a table of systems x measures): "
                          f"-q and -n print per-query values, in --format trec, csv, json or markdown")
     names = expand(args.measures or ["official"])
+    if args.engine == "spark" and (args.output or args.baseline is not None):
+        raise UsageError("--engine spark prints the evaluation: -o and --baseline run on DuckDB")
     text = [name for name in names if (family := family_of(name)) is not None and family.text]
     measures = [name for name in names if name not in text]
     if args.baseline is not None:
@@ -271,8 +278,9 @@ def _run_eval(args: argparse.Namespace) -> int:
                           summary=args.summary, digits=args.digits, **options)
             return 0
         # one evaluation of every run, the same as Python's: each system printed apart, in the order given
-        systems, aggregate, per_query = evaluate_rows(qrels, runs, measures or ["num_q"], per_query=args.per_query,
-                                                      **options)
+        evaluated = _spark_rows(args) if args.engine == "spark" else evaluate_rows
+        systems, aggregate, per_query = evaluated(qrels, runs, measures or ["num_q"], per_query=args.per_query,
+                                                  **options)
         if not measures:  # text measures only: num_q only named the systems
             aggregate, per_query = [], None if per_query is None else []
         aggregate, per_query = _with_text(con, text, systems, runs, qrels, aggregate, per_query, args)
@@ -281,6 +289,15 @@ def _run_eval(args: argparse.Namespace) -> int:
               for system in systems]
     write_eval(sys.stdout, frames, args.format, args.digits, summary=args.summary)
     return 0
+
+
+def _spark_rows(args: argparse.Namespace):
+    """evaluate_rows on a Spark session of --master (rankkit.spark.evaluate_rows), started here."""
+    from rankkit import spark
+
+    spark.require_pyspark()
+    session = spark.session(args.master)
+    return lambda *given, **options: spark.evaluate_rows(session, *given, **options)
 
 
 def _marked_table(args: argparse.Namespace, measures: list[str]) -> int:
@@ -352,6 +369,57 @@ def _stdin_runs(runs: list[str]):
             shutil.copyfileobj(sys.stdin.buffer, copy)
         _STDIN_COPIES[str(path)] = "standard input"
         yield [str(path) if run == "-" else run for run in runs]
+
+
+# ---- sql --------------------------------------------------------------------------------------
+
+def _add_sql(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--dialect", choices=("duckdb", "spark"), default="duckdb",
+                     help="duckdb: for the duckdb shell after rankkit macros; spark: for spark-sql or Databricks SQL, "
+                          "no Python on the cluster")
+    sub.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE", required=True,
+                     help="a measure (nDCG@10, AP, P(rel=2)@5) or a trec_eval name (ndcg_cut_10, map); repeatable")
+    sub.add_argument("--qrels", required=True, dest="qrels_table", metavar="TABLE", help="the qrels table (or view) as SQL names it")
+    sub.add_argument("--run", required=True, dest="run_table", metavar="TABLE", help="the run table (or view) as SQL names it")
+    sub.add_argument("-q", action="store_true", dest="per_query",
+                     help="one row per measure, system and query (default: the mean over queries, per system)")
+    _add_conventions(sub)
+    sub.add_argument("-J", action="store_true", dest="judged_only",
+                     help="keep only the documents the qrels judge, ranked among themselves (trec_eval -J)")
+    sub.add_argument("-N", type=int, default=0, dest="docs", metavar="N",
+                     help="documents in the collection, for utility (trec_eval -N; default 0)")
+    sub.add_argument("--column", action="append", dest="columns", metavar="YOURS=OURS", default=[],
+                     help="spark: a column of the tables named otherwise than rankkit's (query_id, doc_id, relevance, "
+                          "score, system, rank), e.g. --column clicks=relevance; repeatable (the duckdb shell's "
+                          "macros recognise common names themselves)")
+    sub.add_argument("--no-system", action="store_false", dest="system",
+                     help="spark: the run table has no system column (one system, named NULL as in DuckDB)")
+
+
+def _run_sql(args: argparse.Namespace) -> int:
+    """Print the one statement computing the measures over the two tables."""
+    from rankkit.evaluate import measure_specs
+    from rankkit.io import default_connection
+    from rankkit.spark_dialect import QRELS_COLUMNS, RUN_COLUMNS, duckdb_statement, statement
+
+    specs = measure_specs(default_connection(), args.measures, rel=args.rel, docs=args.docs)
+    options = dict(per_query=args.per_query, ties=args.ties, depth=args.depth, judged_only=args.judged_only,
+                   queries="qrels" if args.complete else "both")
+    if args.dialect == "duckdb":
+        if args.columns or not args.system:
+            raise UsageError("--column and --no-system are for --dialect spark: rankkit.ranks finds the columns itself")
+        print(duckdb_statement(specs, qrels=args.qrels_table, run=args.run_table, **options))
+        return 0
+    names = {ours: ours for ours in RUN_COLUMNS + QRELS_COLUMNS if ours not in ("rank", "system")}
+    names["system"] = "system" if args.system else None
+    for theirs, ours in _columns(args).items():
+        if ours not in names and ours != "rank":
+            raise UsageError(f"--column {theirs}={ours}: expected one of {', '.join(RUN_COLUMNS + QRELS_COLUMNS)}")
+        names[ours] = theirs
+    print(statement(specs, qrels=args.qrels_table, run=args.run_table,
+                    qrels_columns={c: names[c] for c in QRELS_COLUMNS},
+                    run_columns={c: names.get(c) for c in RUN_COLUMNS}, check=True, **options) + ";")
+    return 0
 
 
 # ---- compare ----------------------------------------------------------------------------------
@@ -726,6 +794,8 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
                _add_report, _run_report),
     "verify": ("Recompute a saved report (JSON) from the inputs it records; exit 1 when a number moved.",
                _add_verify, _run_verify),
+    "sql": ("Print the one SQL statement computing measures over a qrels and a run table, for the duckdb shell or "
+            "Spark SQL.", _add_sql, _run_sql),
     "macros": ("Print the SQL macros as one script for the duckdb shell (.read it).", _add_macros, _run_macros),
     "demo": ("Generate the sample data, evaluate two systems on it, write per-query results and a report, and "
              "the files the README's examples read (run.csv, run.parquet, topics.csv, rankkit.sql).",

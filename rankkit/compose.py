@@ -62,6 +62,10 @@ class DuckDB:
     def qrels_rows(self, qrels: str) -> str:
         return f"rankkit.qrels_rows({qrels})"
 
+    def expression(self, sql: str) -> str:
+        """A definition's expression (DuckDB's list idiom, parameters filled in) in this dialect."""
+        return sql
+
     def judged(self, ranks: str, ties: bool) -> str:
         """Per system and query: the ranks and grades of its judged documents in rank order (and their
         tie groups), sorted once as one list of structs by rank, cheaper than an ordered list per column."""
@@ -195,17 +199,19 @@ class Plan:
     def _setting(self, key: str, spec: Mapping):
         return {"ties": self.ties, "queries": self.queries}.get(key, spec.get(key))
 
-    def statement(self, qrels: str, ranks: str) -> str:
-        """The composed statement (see compose)."""
+    def statement(self, qrels: str, ranks: str, before: Iterable[tuple[str, str]] = ()) -> str:
+        """The composed statement (see compose); ``before``: (name, SQL) of CTEs to put first (the inputs
+        and ranks of a statement that stands alone)."""
         d = self.dialect
-        ctes = [("rankkit_judged", d.judged(ranks, self.ties == "average"), False),
+        ctes = [(name, sql, False) for name, sql in before]
+        ctes += [("rankkit_judged", d.judged(ranks, self.ties == "average"), False),
                 ("rankkit_judgments", d.judgments(qrels), False)]
-        query = _layers(ctes, "rankkit_judgments", "rankkit_q", self._by_layer("query"))
+        query = _layers(ctes, "rankkit_judgments", "rankkit_q", self._by_layer("query"), lambda c: d.expression(c.sql))
         ctes[-1] = (ctes[-1][0], ctes[-1][1], True)  # once per query, whatever the number of systems
         if "cum" in self.inputs:
             ctes.append(("rankkit_discounts", d.discount_sums(ranks), False))
         ctes.append(("rankkit_evaluated", self._evaluated(query), False))
-        last = _layers(ctes, "rankkit_evaluated", "rankkit_r", self._by_layer("run"))
+        last = _layers(ctes, "rankkit_evaluated", "rankkit_r", self._by_layer("run"), lambda c: d.expression(c.sql))
         body = ",\n".join(f"{name} AS {d.materialized if materialized else ''}({sql})"
                           for name, sql, materialized in ctes)
         return f"WITH\n{body}\nSELECT {d.unpivot(self.values)} FROM {last}"

@@ -1,0 +1,160 @@
+"""rankkit on Apache Spark: the same measures, composed from the same definitions, as one Spark SQL
+statement (rankkit.spark_dialect), for judgments and runs that live where Spark reads them.
+
+    from rankkit.spark import evaluate
+    evaluate(spark, "lake.qrels", "lake.runs", ["nDCG@10", "AP"]).write.saveAsTable("lake.scores")
+
+pyspark is imported by the caller's session: this module needs it only through the session passed in.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+import warnings
+from typing import Iterable, Mapping
+
+from rankkit.conventions import Conventions, resolve_conventions
+from rankkit.errors import RankkitError
+
+__all__ = ["evaluate", "session", "INSTALL"]
+
+INSTALL = "rankkit's Spark engine needs pyspark (3.5 or later) and Java 17: pip install 'rankkit-duckdb[spark]'"
+
+
+def require_pyspark():
+    """pyspark, or one line saying what to install."""
+    try:
+        import pyspark
+    except ImportError:
+        raise RankkitError(INSTALL) from None
+    return pyspark
+
+
+def session(master: str = "local[2]", memory: str = "1g"):
+    """A local SparkSession bound to 127.0.0.1 (the command line's --engine spark, the tests): quiet, small."""
+    import os
+
+    require_pyspark()
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # pyspark's word about pandas 3 at every conversion: the frames it converts here are plain
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
+    spark = (SparkSession.builder.master(master).appName("rankkit")
+             .config("spark.driver.memory", memory)
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+             .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+             .config("spark.sql.shuffle.partitions", "2").config("spark.default.parallelism", "2")
+             .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    # a failed query's JSON record on stderr, beside the exception that says the same
+    logging.getLogger("SQLQueryContextLogger").disabled = True
+    return spark
+
+
+def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
+             columns: Mapping[str, str | None] | None = None, rel: float = 1, ties: str = "trec",
+             scores: str = "double", depth: int | None = None, queries: str = "both", judged_only: bool = False,
+             docs: int = 0, duplicates: str = "error", conventions: Conventions | None = None):
+    """rankkit.evaluate on Spark: a lazy Spark DataFrame (write it to a table, or ``toPandas()``) with
+    evaluate's columns, ``measure, system, value, queries`` or, ``per_query``, ``measure, system,
+    query_id, value``, computed by one Spark SQL statement composed from the measures' definitions.
+
+    ``qrels`` and ``run`` are Spark DataFrames or table names; their columns are found as
+    rankkit.evaluate finds them (``query_id``/``qid``/``topic`` ..., see rankkit.names), with
+    ``columns`` mapping yours to rankkit's. The conventions are evaluate's; ``duplicates`` must be
+    ``"error"``, and the rows are checked as the statement runs (a NULL id, a NULL, NaN or infinite
+    score or grade, a duplicate document: the query fails naming it), not before."""
+    from rankkit.evaluate import measure_specs
+    from rankkit.io import default_connection
+    from rankkit.spark_dialect import statement
+
+    conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries,
+                                      duplicates=duplicates, judged_only=judged_only, docs=docs)
+    if conventions.duplicates != "error":
+        raise RankkitError("Spark: duplicates='first' keeps a document's first occurrence, and a Spark table has no "
+                           "order to say which is first; remove duplicates before evaluating")
+    specs = measure_specs(default_connection(), measures, rel=conventions.rel, docs=conventions.docs)
+    qrels_name, qrels_columns, qrels_label = _source(spark, qrels, "qrels", columns or {})
+    run_name, run_columns, run_label = _source(spark, run, "run", columns or {})
+    text = statement(specs, qrels=qrels_name, run=run_name, qrels_columns=qrels_columns, run_columns=run_columns,
+                     per_query=per_query, ties=conventions.ties, scores=conventions.scores, depth=conventions.depth,
+                     queries=conventions.queries, judged_only=conventions.judged_only, check=True,
+                     labels=(qrels_label, run_label))
+    return spark.sql(text)
+
+
+def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tuple[str, dict[str, str | None], str]:
+    """The SQL name of a DataFrame (as a temp view) or table, rankkit's columns -> its columns, and how
+    messages name it."""
+    from rankkit.io.columns import match_columns
+
+    if isinstance(source, str):
+        name = ".".join(f"`{part.strip('`')}`" for part in source.split("."))
+        frame, label = spark.table(source), f"{kind} table {source}"
+    elif hasattr(source, "createOrReplaceTempView") and hasattr(source, "schema"):
+        name = f"rankkit_{kind}_{uuid.uuid4().hex[:12]}"
+        source.createOrReplaceTempView(name)
+        frame, label = source, f"{kind} DataFrame"
+    else:
+        raise RankkitError(f"{kind}: expected a Spark DataFrame or a table name, got {type(source).__name__}")
+    names = [(field.name, field.dataType.simpleString()) for field in frame.schema.fields]
+    found = match_columns(names, kind, columns, label)
+    return name, found, label
+
+
+def evaluate_rows(spark, qrels, run, measures: str | Iterable[str], per_query: bool = False, *, con=None,
+                  rel: float = 1, ties: str = "trec", depth: int | None = None, queries: str = "both", columns=None,
+                  duplicates: str = "error", split_by_tag: bool = False, judged_only: bool = False,
+                  docs: int = 0) -> tuple[list, list[dict], list[dict] | None]:
+    """rankkit.evaluate.evaluate_rows computed by Spark (the command line's ``--engine spark``): the inputs
+    read and checked by rankkit's readers, as the DuckDB engine reads them (TREC text, CSV, Parquet; the
+    same systems, the same warnings), handed to Spark, and evaluated there by the composed statement."""
+    from rankkit._sql import connect
+    from rankkit.evaluate import checked_sources, compare_inputs, measure_specs
+    from rankkit.io import default_connection
+
+    con = connect(con) if con is not None else default_connection()
+    conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
+                              judged_only=judged_only, docs=docs)
+    specs = measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs)
+    with checked_sources(con, qrels, run, columns, duplicates, None, split_by_tag) as (qrels_source, run_source):
+        compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
+        frames = [spark.createDataFrame(_table(con, source)) for source in (qrels_source, run_source)]
+        found = []
+        for each in (False, True) if per_query else (False,):
+            result = evaluate(spark, *frames, measures, per_query=each, conventions=conventions, duplicates="error")
+            found.append([{k: (None if v != v else v) if isinstance(v, float) else v for k, v in row.asDict().items()}
+                          for row in result.collect()])
+        return run_source.systems, found[0], found[1] if per_query else None
+
+
+def _table(con, source):
+    """A checked source's rows in rankkit's columns, as pandas (what every pyspark takes)."""
+    present = [name for name, in con.execute(f"SELECT column_name FROM (DESCRIBE {source.table})").fetchall()]
+    wanted = ("system", "query_id", "doc_id", "score", "rank") if source.kind == "run" else ("query_id", "doc_id", "relevance")
+    return con.sql(f"SELECT {', '.join(c for c in wanted if c in present)} FROM {source.table}").df()
+
+
+def compare(spark, qrels, runs, measures: str | Iterable[str], baseline: str | None = None, *, test: str = "t",
+            correction: str = "holm", alpha: float = 0.05, seed: int | None = 0, resamples: int = 10000,
+            columns: Mapping[str, str | None] | None = None, conventions: Conventions | None = None, **given):
+    """rankkit.compare of systems evaluated on Spark: the per-query values computed by Spark (one table
+    whose ``system`` column holds the systems), brought home, and compared by the same code as
+    rankkit.compare (the same tests, intervals and corrections). ``given``: evaluate's conventions."""
+    from rankkit.compare import check_options, compare_values
+
+    check_options(test, correction, alpha)
+    names = [measures] if isinstance(measures, str) else list(measures)
+    values = evaluate(spark, qrels, runs, names, per_query=True, columns=columns, conventions=conventions,
+                      **given).toPandas()
+    return compare_values(with_order(values), sorted(values["system"].dropna().unique()), baseline, test=test,
+                          correction=correction, alpha=alpha, seed=seed, resamples=resamples)
+
+
+def with_order(values):
+    """Per-query values with ``i``, each measure's place in the order given, as rankkit.per_query has it."""
+    order = {measure: i for i, measure in enumerate(dict.fromkeys(values["measure"]), 1)}
+    return values.assign(i=values["measure"].map(order))

@@ -1,0 +1,227 @@
+"""The composed statement in Spark SQL: the Spark dialect of rankkit.compose, and the whole statement
+(inputs, ranks, values, aggregate) that runs in ``spark-sql`` over two tables, no Python needed.
+
+Measures are never written here: their definitions (sql/features.sql, sql/metrics/*.sql) are composed
+as for DuckDB and translated by rankkit.spark_sql. What is Spark's own is the plumbing around them,
+as DuckDB's is rankkit.compose.DuckDB's and the table macros': reading the two tables under the
+columns found, ranking the run (trec_eval's tie rule, depth, judged_only), the lists per query, the
+unpivot and the mean in query order. Where Spark and DuckDB differ silently, it says so explicitly:
+``NULLS LAST`` in every ascending order (Spark puts NULLs first), DOUBLE literals, guarded division,
+no table macros (the inputs are CTEs over the tables named).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+from rankkit.compose import DUCKDB, plan
+from rankkit.errors import RankkitError
+from rankkit.spark_sql import _string, to_spark
+
+__all__ = ["Spark", "SPARK", "statement", "duckdb_statement"]
+
+RUN_COLUMNS = ("system", "query_id", "doc_id", "score", "rank")
+QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
+
+
+class Spark:
+    """What the composed statement says in Spark SQL's words (see rankkit.compose.DuckDB)."""
+
+    name = "spark"
+    materialized = ""  # Spark has no MATERIALIZED; it plans the CTE once per reference
+
+    def literal(self, value, type_: str) -> str:
+        # parameters are written as DuckDB literals and translated with the expression that holds them
+        return DUCKDB.literal(value, type_)
+
+    def expression(self, sql: str) -> str:
+        return to_spark(sql)
+
+    def qrels_rows(self, qrels: str) -> str:
+        return qrels  # the statement's own CTE, in rankkit's columns (see statement)
+
+    def judged(self, ranks: str, ties: bool) -> str:
+        """Per system and query: its judged documents' ranks and grades in rank order, sorted once as one
+        array of structs by rank (collect_list keeps no order; it skips the NULL of a query without any)."""
+        tie_fields = ", 'tie_first', tie_first, 'tie_size', tie_size" if ties else ""
+        tie_lists = (", transform(docs, d -> d.tie_first) AS tie_firsts, "
+                     "transform(docs, d -> d.tie_size) AS tie_sizes") if ties else ""
+        return ("SELECT system, query_id, num_ret, transform(docs, d -> d.rank) AS ranks, "
+                f"transform(docs, d -> d.grade) AS grades{tie_lists} "
+                "FROM (SELECT system, query_id, max(num_ret) AS num_ret, "
+                f"array_sort(collect_list(CASE WHEN rank IS NOT NULL THEN named_struct('rank', rank, 'grade', grade"
+                f"{tie_fields}) END)) AS docs FROM {ranks} GROUP BY system, query_id)")
+
+    def judgments(self, qrels: str) -> str:
+        return f"SELECT query_id, sort_array(collect_list(grade), false) AS qrels_grades FROM {qrels} GROUP BY query_id"
+
+    def discount_sums(self, ranks: str, where: str = "true") -> str:
+        """cum[r]: the discounts of ranks 1..r, added left to right by rankkit.running_sum, over the rows of
+        ``ranks`` where ``where`` holds."""
+        cum = to_spark("rankkit.running_sum(list_transform(range(1, rankkit_last + 1), "
+                       "lambda r: 1.0E0 / rankkit.discount(r)))")
+        return (f"SELECT {cum} AS cum FROM (SELECT coalesce(max(tie_first + tie_size - 1), 0) AS rankkit_last "
+                f"FROM {ranks} WHERE {where})")
+
+    def empty_list(self) -> str:
+        return "array()"
+
+    def unpivot(self, rows: list[tuple[int, str, str, str]]) -> str:
+        """One row per measure, system and query: stack's columns come last (the statement reorders)."""
+        items = ", ".join(f"{i}, {_string(measure)}, {_string(agg)}, {value}" for i, measure, agg, value in rows)
+        return f"system, query_id, stack({len(rows)}, {items}) AS (i, measure, agg, value)"
+
+
+SPARK = Spark()
+
+
+def _ident(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def inputs(qrels: str, run: str, qrels_columns: Mapping[str, str], run_columns: Mapping[str, str | None],
+           scores: str, ties: str) -> list[tuple[str, str]]:
+    """The two tables in rankkit's columns (ids as strings, scores and grades as DOUBLE), with the run's
+    sort keys: rank_key (ties='rank': the given rank), score_key (at 32-bit precision if asked)."""
+    def column(mapping, name, type_):
+        found = mapping.get(name)
+        return f"CAST({_ident(found) if found else 'NULL'} AS {type_}) AS {name}"
+
+    if ties == "rank" and not run_columns.get("rank"):
+        raise RankkitError("ties='rank' reads the run's rank column, and the run has none")
+    score = "CAST(CAST(score AS FLOAT) AS DOUBLE)" if scores == "float32" else "score"
+    rank_key = "try_cast(try_cast(given_rank AS DOUBLE) AS BIGINT)" if ties == "rank" else "CAST(NULL AS BIGINT)"
+    qrels_select = (f"SELECT {column(qrels_columns, 'query_id', 'STRING')}, {column(qrels_columns, 'doc_id', 'STRING')}, "
+                    f"CAST({_ident(qrels_columns['relevance'])} AS DOUBLE) AS grade FROM {qrels}")
+    run_select = (f"SELECT system, query_id, doc_id, score, {rank_key} AS rank_key, {score} AS score_key FROM ("
+                  f"SELECT {column(run_columns, 'system', 'STRING')}, {column(run_columns, 'query_id', 'STRING')}, "
+                  f"{column(run_columns, 'doc_id', 'STRING')}, {column(run_columns, 'score', 'DOUBLE')}, "
+                  f"{_ident(run_columns['rank']) if run_columns.get('rank') else 'NULL'} AS given_rank FROM {run})")
+    return [("rankkit_qrels", qrels_select), ("rankkit_run", run_select)]
+
+
+def ranks(ties: str, depth: int | None, judged_only: bool) -> list[tuple[str, str]]:
+    """rankkit.ranks' rows for Spark: every row of the run ranked by one window, in rankkit.ranked's
+    order (given rank, then score descending, then doc_id descending, byte-wise as trec_eval's strcmp;
+    NULLS LAST said, Spark's ascending default is NULLS FIRST), cut at depth; the judged documents
+    with their ranks and grades, and one row (rank NULL) keeping a query that retrieved none judged."""
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        raise RankkitError(f"depth must be a positive integer, got {depth!r}")
+    if ties == "average" and judged_only:
+        raise RankkitError("Spark: ties='average' with judged_only=True is not supported (the tie groups are "
+                           "those of the whole run); use one or the other")
+    window = "PARTITION BY system, query_id"
+    tie_columns = ("min(rank) OVER (PARTITION BY system, query_id, score_key) AS tie_first, "
+                   "count(*) OVER (PARTITION BY system, query_id, score_key) AS tie_size"
+                   if ties == "average" else "CAST(NULL AS BIGINT) AS tie_first, CAST(NULL AS BIGINT) AS tie_size")
+    ranked = ("SELECT system, query_id, doc_id, score_key, rank, num_rows, " + tie_columns + " FROM ("
+              f"SELECT system, query_id, doc_id, score_key, row_number() OVER ({window} ORDER BY rank_key ASC NULLS LAST, "
+              f"score_key DESC NULLS LAST, doc_id DESC NULLS LAST) AS rank, count(*) OVER ({window}) AS num_rows "
+              "FROM rankkit_run)")
+    depth_sql = "NULL" if depth is None else str(int(depth))
+    cut = ("SELECT r.system, r.query_id, r.rank, r.tie_first, r.tie_size, "
+           f"least(r.num_rows, coalesce({depth_sql}, r.num_rows)) AS num_rows, q.grade "
+           "FROM rankkit_ranked r LEFT JOIN rankkit_qrels q ON q.query_id = r.query_id AND q.doc_id = r.doc_id "
+           f"WHERE {'true' if depth is None else f'r.rank <= {int(depth)}'} AND (q.grade IS NOT NULL OR r.rank = 1)")
+    if not judged_only:
+        kept = ("SELECT system, query_id, num_rows AS num_ret, CASE WHEN grade IS NOT NULL THEN rank END AS rank, "
+                "grade, tie_first, tie_size FROM rankkit_cut")
+    else:  # trec_eval -J: the documents judged >= 0 ranked among themselves (no FILTER on windows: Spark 3.5)
+        judged = "CASE WHEN grade >= 0 THEN 1 ELSE 0 END"
+        kept = ("SELECT * FROM (SELECT system, query_id, "
+                f"sum({judged}) OVER ({window}) AS num_ret, "
+                f"CASE WHEN grade >= 0 THEN sum({judged}) OVER ({window} ORDER BY rank ASC NULLS LAST) END AS rank, "
+                "CASE WHEN grade >= 0 THEN grade END AS grade, tie_first, tie_size FROM rankkit_cut) "
+                "WHERE rank IS NOT NULL OR grade IS NULL")
+    return [("rankkit_ranked", ranked), ("rankkit_cut", cut), ("rankkit_ranks", kept)]
+
+
+def over_values(values: str) -> str:
+    """rankkit.over_values for Spark: per measure and system, the mean over queries (the sum for counts,
+    the geometric mean for gm_*) added in query order (byte-wise, as DuckDB's list ORDER BY query_id),
+    so that it is DuckDB's double; NULL values (empty := 'skip') left out."""
+    ordered = ("array_sort(collect_list(CASE WHEN value IS NOT NULL "
+               "THEN named_struct('query_id', query_id, 'value', value) END))")
+    total = to_spark("rankkit.ordered_sum(list_transform(rankkit_sorted_values, lambda x: x.value))")
+    logs = to_spark("rankkit.ordered_sum(list_transform(rankkit_sorted_values, lambda x: rankkit.geometric_term(x.value)))")
+    total, logs = (text.replace("rankkit_sorted_values", ordered) for text in (total, logs))
+    return ("SELECT measure, system, CASE WHEN count(value) = 0 THEN CAST(NULL AS DOUBLE) "
+            f"WHEN max(agg) = 'sum' THEN {total} "
+            f"WHEN max(agg) = 'gmean' THEN exp({logs} / count(value)) "
+            f"ELSE {total} / count(value) END AS value, count(value) AS queries "
+            f"FROM {values} GROUP BY i, measure, system ORDER BY i, system ASC NULLS LAST")
+
+
+def checks(qrels: str, run: str) -> str:
+    """One row: ``problem``, the first thing wrong with the rows (NULL if none), in the words of rankkit's
+    readers: a NULL id, a NULL, NaN or infinite score or grade, a duplicate document. Spark's NaN sorts
+    above every number: it would rank first."""
+    def bad(kind: str, table: str, number: str, what: str) -> str:
+        said = ("CASE WHEN query_id IS NULL THEN concat('a NULL query id (document ', coalesce(doc_id, 'NULL'), ')') "
+                "WHEN doc_id IS NULL THEN concat('a NULL document id for query ', query_id) "
+                f"ELSE concat('the {what} of document ', doc_id, ' for query ', query_id, ' is ', "
+                f"CASE WHEN {number} IS NULL THEN 'NULL' WHEN isnan({number}) THEN 'NaN' ELSE CAST({number} AS STRING) END, "
+                "'; expected a finite number') END")
+        return (f"SELECT concat({_string(f'{table}: ')}, {said}) AS problem FROM rankkit_{kind} "
+                f"WHERE query_id IS NULL OR doc_id IS NULL OR {number} IS NULL OR isnan({number}) "
+                f"OR abs({number}) = double('infinity')")
+    duplicates = ("SELECT concat('duplicate document ', doc_id, ' for query ', query_id, "
+                  "coalesce(concat(' in system ', system), ''), ' in the run') AS problem FROM rankkit_run "
+                  "GROUP BY system, query_id, doc_id HAVING count(*) > 1 UNION ALL "
+                  "SELECT concat('duplicate document ', doc_id, ' for query ', query_id, ' in the qrels') AS problem "
+                  "FROM rankkit_qrels GROUP BY query_id, doc_id HAVING count(*) > 1")
+    return (f"SELECT min(problem) AS problem FROM ({bad('run', run, 'score', 'score')} UNION ALL "
+            f"{bad('qrels', qrels, 'grade', 'relevance')} UNION ALL {duplicates})")
+
+
+def statement(specs: Iterable[Mapping], *, qrels: str, run: str, qrels_columns: Mapping[str, str] | None = None,
+              run_columns: Mapping[str, str | None] | None = None, per_query: bool = False, ties: str = "trec",
+              scores: str = "double", depth: int | None = None, queries: str = "both",
+              judged_only: bool = False, check: bool = False, labels: tuple[str, str] | None = None) -> str:
+    """One Spark SQL statement computing ``specs`` over the tables ``qrels`` and ``run`` (SQL names,
+    quoted as needed): evaluate's columns, ``measure, system, value, queries`` (aggregate) or
+    ``measure, system, query_id, value`` (``per_query``), in evaluate's order. ``*_columns`` map
+    rankkit's column names to the tables' (default: rankkit's own, the run with a system column).
+    ``check``: the statement fails (raise_error) on a row rankkit's readers refuse (see checks), naming
+    the tables by ``labels`` (default: 'qrels table NAME', 'run table NAME')."""
+    qrels_columns = qrels_columns or {name: name for name in QRELS_COLUMNS}
+    run_columns = run_columns or {name: name for name in RUN_COLUMNS if name != "rank"}
+    if scores not in ("double", "float32"):
+        raise RankkitError(f"scores must be double or float32, got {scores!r}")
+    labels = labels or (f"qrels table {qrels}", f"run table {run}")
+    problems = checks(*labels) if check else None
+    before = ranks(ties, depth, judged_only)
+    composed = plan(specs, ties=ties, queries=queries, dialect=SPARK).statement("rankkit_qrels", "rankkit_ranks",
+                                                                                before)
+    ctes = inputs(qrels, run, qrels_columns, run_columns, scores, ties)
+    ctes.append(("rankkit_computed", f"SELECT i, measure, agg, system, query_id, value FROM ({composed})"))
+    if problems:  # raise_error: the checks stay in the lazy plan, for a statement with no Python around it
+        ctes += [("rankkit_problems", problems),
+                 ("rankkit_values", "SELECT v.* FROM rankkit_computed v CROSS JOIN rankkit_problems "
+                                    "WHERE CASE WHEN problem IS NULL THEN true ELSE raise_error(concat('rankkit: ', problem)) END")]
+    else:
+        ctes.append(("rankkit_values", "SELECT * FROM rankkit_computed"))
+    values = "WITH\n" + ",\n".join(f"{name} AS ({sql})" for name, sql in ctes) + "\n"
+    if per_query:
+        return (values + "SELECT measure, system, query_id, value FROM rankkit_values "
+                "ORDER BY i, system ASC NULLS LAST, query_id")
+    return values + over_values("rankkit_values")
+
+
+def duckdb_statement(specs: Iterable[Mapping], *, qrels: str, run: str, per_query: bool = False, ties: str = "trec",
+                     scores: str = "double", depth: int | None = None, queries: str = "both",
+                     judged_only: bool = False) -> str:
+    """The same for the duckdb shell after ``rankkit macros``: rankkit.ranks over the two tables (it checks
+    their columns), the composed statement, rankkit.over_values."""
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        raise RankkitError(f"depth must be a positive integer, got {depth!r}")
+    lit = DUCKDB.literal
+    ranked = (f"FROM rankkit.ranks({lit(qrels, 'VARCHAR')}, {lit(run, 'VARCHAR')}, ties := {lit(ties, 'VARCHAR')}, "
+              f"scores := {lit(scores, 'VARCHAR')}, depth := {'NULL' if depth is None else int(depth)}, "
+              f"judged_only := {'true' if judged_only else 'false'})")
+    composed = plan(specs, ties=ties, queries=queries).statement(lit(qrels, "VARCHAR"), "rankkit_ranked_run",
+                                                                [("rankkit_ranked_run", ranked)])
+    values = f"WITH rankkit_values AS MATERIALIZED ({composed})\n"
+    if per_query:
+        return values + "SELECT measure, system, query_id, value FROM rankkit_values ORDER BY i, system, query_id;"
+    return values + "FROM rankkit.over_values('rankkit_values');"

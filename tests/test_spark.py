@@ -1,0 +1,197 @@
+"""The Spark dialect on Spark local[2]: each pitfall of ../shared/SPARK-NOTES.md pinned, the statement
+`rankkit sql --dialect spark` prints run as it is, and rankkit.spark.evaluate. One session for the
+module, ANSI on (Spark 4's default, where a division by zero raises)."""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import struct
+
+import pandas as pd
+import pytest
+
+pytest.importorskip("pyspark", reason="pyspark is absent: pip install 'rankkit-duckdb[spark]'")
+if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+    pytest.skip("Java is absent: Spark needs a JVM (Debian: openjdk-17-jre-headless)", allow_module_level=True)
+
+import duckdb
+
+import rankkit
+from rankkit.cli import main
+from rankkit.errors import RankkitError
+from rankkit.evaluate import measure_specs
+from rankkit.spark_dialect import statement
+from rankkit.spark_sql import to_spark
+
+pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::DeprecationWarning",
+                                        "ignore::rankkit.errors.RankkitWarning")
+
+
+@pytest.fixture(scope="module")
+def spark():
+    from rankkit.spark import session
+
+    spark = session("local[2]")
+    spark.conf.set("spark.sql.ansi.enabled", "true")
+    spark.conf.set("spark.sql.execution.arrow.pyspark.enabled", "true")
+    yield spark
+    spark.stop()
+
+
+def spark_values(spark, expressions: list[str]) -> list:
+    """Each DuckDB expression translated and evaluated by Spark, in one statement."""
+    row = spark.sql("SELECT " + ", ".join(f"{to_spark(e)} AS c{n}" for n, e in enumerate(expressions))).collect()[0]
+    return [row[f"c{n}"] for n in range(len(expressions))]
+
+
+def duckdb_values(expressions: list[str]) -> list:
+    con = rankkit.connect()
+    return list(con.execute("SELECT " + ", ".join(expressions)).fetchone())
+
+
+CONSTRUCTS = [
+    "list_transform([10, 20, 30], lambda x, i: i)",          # 0-based index in Spark, 1-based in DuckDB
+    "list_filter([5, 6, 7, 8], lambda x, i: i % 2 = 0)",
+    "log(100)",                                              # log10 in DuckDB, ln in Spark
+    "1 / 3.0",                                               # a 6-digit DECIMAL in Spark
+    "[1, 2, 3][0]", "[1, 2, 3][5]", "[1, 2, 3][-1]",          # NULL in DuckDB, an error in ANSI Spark
+    "[1, 2, 3][:0]", "[1, 2, 3][:2]", "[1, 2, 3][2:]", "[1, 2, 3][:9]", "[1, 2, 3][2:2]",
+    "range(1, 1)", "range(1, 4)", "range(3, 1)",             # Spark's sequence(3, 0) counts down
+    "len(NULL::INTEGER[])", "len([]::INTEGER[])",             # size(NULL) is -1 on Spark 3.5
+    "list_reverse_sort([2, 3, 1])",
+    "list_reduce(list_prepend(1.0E0, [0.5E0, 0.25E0]), lambda a, b: a * b)",
+    "rankkit.running_sum([1.0E0, 2.0E0, 3.5E0])", "rankkit.running_sum([]::DOUBLE[])",
+    "rankkit.ordered_sum([0.1E0, 0.2E0, 0.3E0])",
+    "rankkit.ratio(1, 0)", "rankkit.ratio(3, 4)",             # ANSI Spark raises on a bare 1 / 0
+    "rankkit.gain(2, 'exp', NULL::STRUCT(level DOUBLE, gain DOUBLE)[])", "rankkit.gain(2, 'linear', [{'level': 2.0E0, 'gain': 9.0E0}])",
+    "rankkit.stop_probability(3, 4)",
+    "list_sum([x * 2 FOR x IN [1, 2, 3] IF x > 1])",
+    "rankkit.interpolated_precision([0.5E0, 0.25E0], 0.5E0, 4)",
+    "greatest(1, NULL)", "'it''s'",
+    "list_position([5, 6], 6)", "list_position([5, 6], 7)",   # absent: NULL in DuckDB, 0 in Spark
+]
+
+
+def test_each_construct_gives_duckdbs_value(spark):
+    assert spark_values(spark, CONSTRUCTS) == duckdb_values(CONSTRUCTS)
+
+
+def test_pitfalls_as_measured(spark):
+    # what the untranslated text gives on Spark: each would be silently wrong, or fail
+    raw = spark.sql("SELECT transform(array(10, 20), (x, i) -> i) AS index, log(100) AS log, 1 / 3.0 AS decimal, "
+                    "typeof(1 / 3.0) AS decimal_type").collect()[0]
+    assert raw["index"] == [0, 1] and raw["log"] == pytest.approx(math.log(100))
+    assert raw["decimal_type"].startswith("decimal") and raw["decimal"] != 1 / 3
+    with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
+        spark.sql("SELECT 1 / 0 AS x").collect()
+    # NULLs sort first in ascending Spark order, last in DuckDB's
+    assert [r.x for r in spark.sql("SELECT x FROM VALUES (1), (NULL) t(x) ORDER BY x").collect()] == [None, 1]
+
+
+def test_log2_differs_from_c_in_the_last_bit_at_most(spark):
+    # Spark's log2 is ln(x) / ln(2): a DCG discount may be one ulp from C's (DuckDB's, trec_eval's)
+    got = [r[0] for r in spark.sql(f"SELECT {to_spark('rankkit.discount(id)')} FROM range(1, 2001)").collect()]
+    ulps = [abs(struct.unpack("<q", struct.pack("<d", g))[0] - struct.unpack("<q", struct.pack("<d", math.log2(r + 1)))[0])
+            for r, g in enumerate(got, 1)]
+    assert max(ulps) <= 1
+
+
+def frames(spark, qrels: pd.DataFrame, run: pd.DataFrame):
+    spark.createDataFrame(qrels).createOrReplaceTempView("qrels")
+    spark.createDataFrame(run).createOrReplaceTempView("run")
+
+
+def test_tie_break_is_byte_order_and_negative_zero_ties(spark):
+    docs = ["D5", "Z", "d", "d#1", "d10", "d5", "é1", "Ａ1", "\uffff", "\U00010000", "😀1"]
+    run = pd.DataFrame({"query_id": "q", "doc_id": docs + ["n0", "p0"],
+                        "score": [1.0] * len(docs) + [-0.0, 0.0]})
+    qrels = pd.DataFrame({"query_id": "q", "doc_id": docs + ["n0", "p0"], "relevance": range(len(docs) + 2)})
+    frames(spark, qrels, run)
+    specs = measure_specs(rankkit.connect(), ["nDCG@5", "RR", "AP", "ERR@3"])
+    got = spark.sql(statement(specs, qrels="qrels", run="run", per_query=True,
+                              run_columns={"query_id": "query_id", "doc_id": "doc_id", "score": "score"})).toPandas()
+    want = rankkit.evaluate(qrels, run, ["nDCG@5", "RR", "AP", "ERR@3"], per_query=True)
+    assert list(got["value"]) == list(want["value"])
+
+
+def test_the_printed_statement_runs_on_spark_as_it_is(spark, capsys, tmp_path):
+    qrels = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q3"], "doc_id": ["a", "b", "c", "z"],
+                          "relevance": [2, 0, 1, 1]})
+    run = pd.DataFrame({"system": ["s", "s", "s", "t", "t"], "query_id": ["q1", "q1", "q2", "q1", "q4"],
+                        "doc_id": ["a", "b", "x", "b", "y"], "score": [1.0, 2.0, 1.0, 1.0, 1.0]})
+    frames(spark, qrels, run)
+    for options in ([], ["-q"], ["-c"], ["-J", "-M", "1"], ["-l", "2"]):
+        assert main(["sql", "--dialect", "spark", "-m", "nDCG@10", "-m", "AP", "-m", "gm_map", "--qrels", "qrels",
+                     "--run", "run", *options]) == 0
+        text = capsys.readouterr().out.rstrip().rstrip(";")
+        assert "rankkit." not in text  # no macro: nothing but Spark's own functions
+        got = spark.sql(text).toPandas()
+        conventions = dict(per_query="-q" in options, queries="qrels" if "-c" in options else "both",
+                           judged_only="-J" in options, depth=1 if "-M" in options else None,
+                           rel=2 if "-l" in options else 1)
+        want = rankkit.evaluate(qrels, run, ["nDCG@10", "AP", "gm_map"], **conventions)
+        assert list(got.columns) == list(want.columns)
+        pd.testing.assert_frame_equal(got.astype(object), want.astype(object), check_exact=False, rtol=1e-12)
+
+
+def test_evaluate_matches_columns_and_refuses_what_it_cannot(spark):
+    from rankkit.spark import evaluate
+
+    qrels = spark.createDataFrame(pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "label": [1, 0]}))
+    run = spark.createDataFrame(pd.DataFrame({"topic": ["1", "1"], "pid": ["a", "b"], "sim": [1.0, 2.0]}))
+    got = evaluate(spark, qrels, run, ["RR", "P@2"])
+    assert got.columns == ["measure", "system", "value", "queries"]  # lazy: nothing has run yet
+    assert [tuple(r) for r in got.collect()] == [("RR", None, 0.5, 1), ("P@2", None, 0.5, 1)]
+    with pytest.raises(RankkitError, match="run DataFrame: missing column score"):
+        evaluate(spark, qrels, run.withColumnRenamed("sim", "s"), "RR")
+    with pytest.raises(RankkitError, match="duplicates='first'"):
+        evaluate(spark, qrels, run, "RR", duplicates="first")
+
+
+@pytest.mark.parametrize("rows, said", [
+    ("('1', 'a', double('NaN'))", "rankkit: run DataFrame: the score of document a for query 1 is NaN; expected a finite"),
+    ("('1', 'a', double('-infinity'))", "the score of document a for query 1 is -Infinity; expected a finite number"),
+    ("('1', CAST(NULL AS STRING), 1.0E0)", "rankkit: run DataFrame: a NULL document id for query 1"),
+    ("('1', 'a', 1.0E0), ('1', 'a', 2.0E0)", "rankkit: duplicate document a for query 1 in the run"),
+])
+def test_bad_rows_stop_the_statement_naming_them(spark, rows, said):
+    from rankkit.spark import evaluate
+
+    qrels = spark.createDataFrame(pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1]}))
+    run = spark.sql(f"SELECT * FROM VALUES {rows} AS t(query_id, doc_id, score)")
+    with pytest.raises(Exception, match=said):
+        evaluate(spark, qrels, run, "AP").collect()
+
+
+def test_a_table_name_is_read_as_a_table(spark):
+    from rankkit.spark import evaluate
+
+    frames(spark, pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1]}),
+           pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["b", "a"], "score": [2.0, 1.0]}))
+    assert [tuple(r) for r in evaluate(spark, "qrels", "run", "RR", per_query=True).collect()] == [("RR", None, "1", 0.5)]
+    assert duckdb.__version__  # the DuckDB side stays the reference
+
+
+@pytest.mark.parametrize("pair, options", [
+    (("ir_measures", "compat.qrels", "compat.run"), ["-q"]),
+    (("trectools", "unittests/qrel1.txt", "unittests/r1.run"), ["-q", "-c", "-J", "-m", "ndcg_cut.10", "-m", "map",
+                                                               "-m", "gm_map", "-m", "P.5"]),
+])
+def test_eval_engine_spark_prints_what_duckdb_prints(spark, capsys, pair, options):
+    from support import shared_path
+
+    qrels, run = shared_path("data", pair[0], pair[1]), shared_path("data", pair[0], pair[2])
+    assert main(["eval", *options, str(qrels), str(run)]) == 0
+    duck = capsys.readouterr()
+    # the module's session: getOrCreate in --engine spark finds it
+    assert main(["eval", "--engine", "spark", *options, str(qrels), str(run)]) == 0
+    got = capsys.readouterr()
+    assert got.out == duck.out and got.out.count("\n") > 10
+    assert got.err == duck.err  # the same warnings (queries on one side only ...)
+
+
+def test_eval_engine_spark_refuses_what_runs_on_duckdb(capsys, tmp_path):
+    assert main(["eval", "--engine", "spark", "-o", str(tmp_path / "x.csv"), "q", "r"]) == 2
+    assert "--engine spark prints the evaluation: -o and --baseline run on DuckDB" in capsys.readouterr().err
