@@ -14,11 +14,13 @@ the query marked), with its trace and drill-down alone (made again for the same 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import platform
 import statistics
 import time
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -26,6 +28,7 @@ import duckdb
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "A"
 START, END = "<!-- explore:start -->", "<!-- explore:end -->"
+SWITCHES_START, SWITCHES_END = "<!-- explore-switches:start -->", "<!-- explore-switches:end -->"
 
 
 def second_run(folder: Path) -> Path:
@@ -63,11 +66,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="tries of each step (a shared machine needs several)")
     parser.add_argument("--no-write", action="store_true", help="print, leave bench/README.md alone")
+    parser.add_argument("--switches", action="store_true",
+                        help="time each step with the kept axes on and off, interleaved in one explorer")
     args = parser.parse_args()
     if not (DATA / "run.txt").exists():
         raise SystemExit("bench/data/A is missing: python bench/generate.py A")
     run_b = second_run(DATA)
     warnings.simplefilter("ignore")
+    if args.switches:
+        return switches(run_b, args)
     import rankkit
     from rankkit.explore.widget import Explorer
 
@@ -116,13 +123,87 @@ def main() -> None:
     text = "\n".join([START, "", note, "", *table, "", END])
     print(text)
     if not args.no_write:
-        readme = HERE / "README.md"
-        current = readme.read_text(encoding="utf-8")
-        if START in current:
-            current = current[:current.index(START)] + text + current[current.index(END) + len(END):]
-        else:
-            current = current.rstrip() + "\n\n## The explorer on workload A\n\n" + text + "\n"
-        readme.write_text(current, encoding="utf-8")
+        write(text, START, END, "## The explorer on workload A")
+
+
+def write(text: str, start: str, end: str, heading: str) -> None:
+    """Put text between its markers in bench/README.md (at the end, under heading, the first time)."""
+    readme = HERE / "README.md"
+    current = readme.read_text(encoding="utf-8")
+    if start in current:
+        current = current[:current.index(start)] + text + current[current.index(end) + len(end):]
+    else:
+        current = current.rstrip() + f"\n\n{heading}\n\n" + text + "\n"
+    readme.write_text(current, encoding="utf-8")
+
+
+# What can be switched off, and how: without the kept axes each figure is drawn whole (Agg's own draw).
+VARIANTS = ("as shipped", "no kept axes")
+
+
+@contextmanager
+def variant(name: str):
+    from rankkit.explore.render import KeptAxes, canvas
+
+    saved = KeptAxes.draw
+    if name == "no kept axes":
+        KeptAxes.draw = lambda self, fig: canvas(fig).draw()
+    try:
+        yield
+    finally:
+        KeptAxes.draw = saved
+
+
+def switches(run_b: Path, args) -> None:
+    """Each step timed in every variant, the variants taking turns within each try (one explorer,
+    so that a variant does not get a quieter minute of the machine): each try's value is new to
+    the cache in every variant (a new k, a new gain at a new k, a new query)."""
+    import rankkit
+
+    load = os.getloadavg()[0]
+    ex = rankkit.explore(DATA / "qrels.txt", {"a": DATA / "run.txt", "b": run_b})
+    times: dict[tuple[str, str], list[float]] = {}
+
+    def step(label: str, name: str, action) -> None:
+        with variant(name):
+            times.setdefault((label, name), []).append(timed(action))
+
+    for name in VARIANTS:  # each variant draws every shape once (untimed): the first drawing of a shape is its own cost
+        with variant(name):
+            for m in ("AP@10", "RR@10", "P@10", "nDCG@10"):
+                ex.measure = m
+    ks = iter(range(11, 1000))  # never the cutoff shown (10), so that each is a change
+    # three measures, so that the variants take each in turn; never nDCG@10, set before each try
+    measures = itertools.cycle(("AP@10", "RR@10", "P@10"))
+    ids = sorted(set(ex.per_query["query_id"]))
+    tries = len(VARIANTS) * args.repeat
+    queries = iter(ids[i * len(ids) // (tries + 1)] for i in range(1, tries + 1))
+    for i in range(args.repeat):
+        for name in VARIANTS:
+            step("change of measure (cached values)", name, lambda m=next(measures): setattr(ex, "measure", m))
+        ex.measure = "nDCG@10"
+        for name in VARIANTS:
+            step("change of k (new values from SQL)", name, lambda k=next(ks): setattr(ex, "k", k))
+        for name in VARIANTS:
+            ex.k = next(ks)  # (untimed) a new cutoff, so that the gain's setting is not cached
+            step("change of gain (new values from SQL)", name,
+                 lambda g="exp" if ex.gain == "linear" else "linear": setattr(ex, "gain", g))
+        for name in VARIANTS:
+            step("query selection", name, lambda q=next(queries): setattr(ex, "query", q))
+    labels = list(dict.fromkeys(label for label, _ in times))
+    table = ["| step | " + " | ".join(VARIANTS) + " |", "|---|" + "---|" * len(VARIANTS)]
+    for label in labels:
+        table.append(f"| {label} | " + " | ".join(
+            f"{statistics.median(times[label, name]):.3f} ({min(times[label, name]):.3f}-{max(times[label, name]):.3f})"
+            for name in VARIANTS) + " |")
+    note = (f"Workload A, two systems ({len(ids):,} queries), median wall seconds of {args.repeat} tries "
+            f"(min-max), the variants taking turns in one explorer; {platform.machine()}, {os.cpu_count()} cores, "
+            f"DuckDB {duckdb.__version__}; load average {load:.1f} when the run began. "
+            f"Made by `python bench/explore.py --switches`.")
+    text = "\n".join([SWITCHES_START, "", note, "", *table, "", SWITCHES_END])
+    print(text)
+    if not args.no_write:
+        write(text, SWITCHES_START, SWITCHES_END, "## The explorer's kept axes, on and off")
 
 
 if __name__ == "__main__":

@@ -245,7 +245,7 @@ def test_query_table_sorts_searches_pages_and_finds_worst_best_and_moved(ex):
     ex._buttons["moved"].click()
     moved = ex.table["Δ dense"].abs()
     assert moved.is_monotonic_decreasing and moved.iloc[0] == pytest.approx(
-        (ex._table_frame()["Δ dense"]).abs().max())
+        (ex.table_frame()["Δ dense"]).abs().max())
     ex.controls["search"].value = "dogs"
     assert len(ex.table) and all("dogs" in t for t in ex.table["text"])
     assert "of 30" in ex._pager["label"].value
@@ -575,3 +575,31 @@ def test_a_greyed_out_control_says_why(ex):
     assert "relevance level" not in ex._control_note.value
     ex.measure = "bpref"
     assert ex.controls["k"].disabled and ex.controls["k"].tooltip == "bpref takes no cutoff."
+
+
+def test_the_model_runs_headless_without_ipywidgets(sample):
+    """The explorer's model (traits, checks, values, table, trace) imports no ipywidgets: a script
+    or a test drives it without a notebook, and it shows evaluate's numbers."""
+    code = f"""
+import json, sys
+from rankkit.explore.model import ExplorerModel
+from rankkit.explore.data import ExplorerData
+model = ExplorerModel(ExplorerData({str(sample['qrels.txt'])!r}, [{str(sample['bm25.run'])!r}, {str(sample['dense.run'])!r}]))
+model.measure = "AP@5"
+model.show("worst")
+print(json.dumps({{"widgets": sorted(m for m in sys.modules if m.split(".")[0] in ("ipywidgets", "comm", "IPython")),
+                  "label": model.measure_label, "query": model.query, "rows": len(model.table),
+                  "overall": model.overall, "traced": sorted(set(model.trace["system"]))}}))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    import json
+
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["widgets"] == [], "the model imported the views' packages"
+    assert found["label"] == "AP@5" and found["rows"] > 0 and found["traced"] == ["bm25", "dense"]
+    expected = _expected(sample, "AP@5")
+    worst = expected[expected["system"] == "dense"].sort_values(["value", "query_id"]).iloc[0]["query_id"]
+    assert found["query"] == worst
+    means = rankkit.evaluate(sample["qrels.txt"], [sample["bm25.run"], sample["dense.run"]], "AP@5")
+    assert found["overall"] == pytest.approx(dict(zip(means["system"], means["value"])), abs=1e-12)

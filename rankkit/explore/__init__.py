@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 import duckdb
 
 from rankkit.explore.data import ExplorerData
-from rankkit.explore.widget import Explorer
 
-__all__ = ["explore", "Explorer"]
+if TYPE_CHECKING:
+    from rankkit.explore.widget import Explorer
+
+__all__ = ["explore", "Explorer", "ExplorerModel"]
+
+
+def __getattr__(name: str):
+    # the widget imports ipywidgets, the model does not: importing rankkit.explore.model (headless,
+    # in a test or a script) must not pull in the views
+    if name == "Explorer":
+        from rankkit.explore.widget import Explorer
+        return Explorer
+    if name == "ExplorerModel":
+        from rankkit.explore.model import ExplorerModel
+        return ExplorerModel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def explore(qrels, runs, measures: str | Iterable[str] | None = None, *, queries=None, docs=None,
@@ -47,4 +61,6 @@ def explore(qrels, runs, measures: str | Iterable[str] | None = None, *, queries
     names = [measures] if isinstance(measures, str) else list(measures) if measures is not None else None
     data = ExplorerData(qrels, runs, queries=queries, docs=docs, con=con, ties=ties, scores=scores, depth=depth,
                         split_by_tag=split_by_tag)
+    from rankkit.explore.widget import Explorer
+
     return Explorer(data, names)

@@ -1,27 +1,23 @@
-"""The explorer widget: state in traits (the API), views that follow them, controls that set them."""
+"""The explorer widget: the model (rankkit/explore/model.py) with its views, ipywidgets controls and
+images that follow its traits and set them."""
 
 from __future__ import annotations
 
 import html
-from concurrent.futures import ThreadPoolExecutor
 
 import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 import traitlets
 from matplotlib.figure import Figure
-from traitlets import Enum, Float, Instance, Int, List, Unicode, observe, validate
 
 from rankkit import plot
-from rankkit.errors import RankkitError
-from rankkit.explore.data import ExplorerData, Setting, parse_measure
+from rankkit.explore.data import ExplorerData, Setting
+from rankkit.explore.model import CONTROL_TIPS, PAGE_SIZE, ExplorerModel, unused_controls
 from rankkit.explore.render import KeptAxes, Rendered, canvas, layout_key
-from rankkit.measures import registry
-from rankkit.stats import differences as paired_differences
 
 __all__ = ["Explorer", "PAGE_SIZE"]
 
-PAGE_SIZE = 15        # query table rows per page: 10,000 queries stay one click from any page
 TRACE_ROWS = 50       # drill-down rows shown per system (the trace trait holds them all)
 MISSED_SHOWN = 10     # judged documents no system retrieved, listed before the rest is folded
 HELPS, HURTS, NEUTRAL = "#2ca02c", "#d62728", "#777"  # a document's move: for this system's score, against it, unknown
@@ -29,200 +25,27 @@ CUTOFFS = (1, 3, 5, 10, 20, 50, 100, 1000)
 WHOLE_LIST = 0  # the cutoff control's value for k None: a Dropdown given the value None selects no option
 
 
-class Explorer(widgets.VBox):
+class Explorer(ExplorerModel, widgets.VBox):
     """Per-query distributions, system against system, and one query's trace, as one widget.
 
-    Build it with :func:`rankkit.explore`. The traits are the API: set them from Python and the
-    views and controls follow; use a control and the trait changes.
+    Build it with :func:`rankkit.explore`. The traits are the API (:class:`ExplorerModel`): set
+    them from Python and the views and controls follow; use a control and the trait changes.
     """
 
-    measure = Unicode("nDCG", help="the measure, with its own parameters (nDCG(ideal=run)); setting a name sets "
-                                   "k, gain and rel as evaluate() reads it: 'AP' is AP over the whole list")
-    k = Int(10, allow_none=True, help="the cutoff; None: the whole ranked list")
-    gain = Enum(("linear", "exp"), default_value="linear", help="gain of a grade, for the measures that take one")
-    rel = Float(1.0, help="relevance level, for the measures that take one")
-    systems = List(Unicode(), help="the systems shown, in order")
-    baseline = Unicode(None, allow_none=True, help="the system the others are measured against")
-    query = Unicode(None, allow_none=True, help="the query in the drill-down")
-    by = Unicode(None, allow_none=True, help="a query attribute splitting the distribution")
-    per_query = Instance(pd.DataFrame, allow_none=True, read_only=True,
-                         help="system, query_id, value [, by]: the values behind the current view")
-    trace = Instance(pd.DataFrame, allow_none=True, read_only=True, help="rankkit.trace of the chosen query")
-
     def __init__(self, data: ExplorerData, measures: list[str] | None = None, **kwargs):
-        self.data = data
         self.figures: dict[str, Figure] = {}
-        self._parsed: dict[str, Setting] = {}  # measure names read: a change asks for its setting often
         self._rendered: dict[str, Rendered] = {}  # the three plots, drawn once per setting
         self._kept_axes: dict[str, KeptAxes] = {}  # per view, the axes (ticks and tick labels) it drew
         self._layouts: dict[tuple, list] = {}  # axes positions the constrained layout found, by layout_key
         self._row_buttons: list[widgets.Button] = []  # the query table's buttons on this page
-        self.table = pd.DataFrame()  # the query table's rows on the current page
-        self._sort, self._ascending, self._search, self._page = "query id", True, "", 0
-        self._offered = _offered_measures(data, measures)
-        self._progress = widgets.IntProgress(min=0, max=100, description="", layout=widgets.Layout(display="none"))
-        data.progress = self._progress_bar
-        super().__init__(**kwargs)
-        with self.hold_trait_notifications():
-            self.systems = list(data.systems)
-            self.baseline = data.systems[0]
-            self.measure = measures[0] if measures else "nDCG@10"
-        self._build()
-        self._refresh_values()
-
-    # ---- traits -------------------------------------------------------------------------------
-
-    @validate("measure")
-    def _check_measure(self, proposal):
-        setting = parse_measure(self.data.con, proposal["value"])
-        if not _numeric(setting.measure):
-            raise traitlets.TraitError(f"{setting.measure.name} is text, not a number: the explorer draws numbers "
-                                       f"(rankkit eval prints it)")
-        name = setting.base
-        # a name means what evaluate() takes it to mean: "AP" is AP over the whole list, whatever the
-        # cutoff before, so its cutoff, gain and level (evaluate's defaults where it names none) go
-        # to their controls; the views are drawn once, for the new measure and its setting together
-        moved = self._set_quietly(k=setting.k, gain=setting.gain, rel=setting.rel)
-        if moved and name == self.measure and hasattr(self, "_views"):
-            self._refresh_values()  # the measure trait does not change: nothing else draws it
-        return name
-
-    def _set_quietly(self, **values) -> bool:
-        """Set traits without drawing the views for each; whether any changed."""
-        changed = any(getattr(self, name) != value for name, value in values.items())
-        self._quiet = True
-        try:
-            for name, value in values.items():
-                setattr(self, name, value)
-        finally:
-            self._quiet = False
-        return changed
-
-    @validate("k")
-    def _check_k(self, proposal):
-        k = proposal["value"]
-        if k is not None and k < 1:
-            raise traitlets.TraitError(f"k must be a positive integer or None (the whole list), got {k}")
-        return k
-
-    @validate("systems")
-    def _check_systems(self, proposal):
-        chosen = list(dict.fromkeys(proposal["value"]))
-        unknown = [s for s in chosen if s not in self.data.systems]
-        if unknown:
-            raise traitlets.TraitError(f"system {unknown[0]!r} is not in the runs; they are {', '.join(self.data.systems)}")
-        if not chosen:
-            raise traitlets.TraitError("choose at least one system")
-        return chosen
-
-    @validate("baseline")
-    def _check_baseline(self, proposal):
-        value = proposal["value"]
-        if value is not None and value not in self.data.systems:
-            raise traitlets.TraitError(f"baseline {value!r} is not in the runs; they are {', '.join(self.data.systems)}")
-        return value
-
-    @validate("query")
-    def _check_query(self, proposal):
-        value = proposal["value"]
-        if value is not None and self.per_query is not None and value not in self._query_ids:
-            raise traitlets.TraitError(f"query {value!r} is not among the evaluated queries (the run's and the qrels')")
-        return value
-
-    @validate("by")
-    def _check_by(self, proposal):
-        value = proposal["value"]
-        if value is not None and value not in self.attributes:
-            raise traitlets.TraitError(f"by={value!r} is not a query attribute; the queries table gives "
-                                       f"{', '.join(self.attributes) or 'none'}")
-        return value
-
-    @observe("measure", "k", "gain", "rel", "systems", "by")
-    def _on_setting(self, change):
-        if hasattr(self, "_views") and not getattr(self, "_quiet", False):
-            self._refresh_values()
-
-    @observe("baseline")
-    def _on_baseline(self, change):
-        if hasattr(self, "_views"):
-            self._sync_controls()
-            self._draw_comparisons()
-            self._draw_table()
-
-    @observe("query")
-    def _on_query(self, change):
-        if hasattr(self, "_views"):
-            with ThreadPoolExecutor(max_workers=1) as pool:
-                # the trace's SQL runs while the plots mark the query: DuckDB lets go of the GIL
-                found = pool.submit(self._trace_rows) if self.query is not None else None
-                for button in self._row_buttons:  # the chosen query's row is marked
-                    button.button_style = "info" if button.description == self.query else ""
-                self._show_marks()
-                self._refresh_trace(found.result() if found is not None else None)
-            self._sync_controls()
-
-    # ---- what the views show -----------------------------------------------------------------
-
-    @property
-    def setting(self) -> Setting:
-        if self.measure not in self._parsed:
-            self._parsed[self.measure] = parse_measure(self.data.con, self.measure)
-        return self._parsed[self.measure].controlled(self.k, self.gain, self.rel)
-
-    @property
-    def measure_label(self) -> str:
-        """The current measure as evaluate names it (``nDCG(gain=exp)@10``)."""
-        return self.setting.name
-
-    @property
-    def attributes(self) -> list[str]:
-        queries = self.data.queries
-        return [] if queries is None else [c for c in queries.columns if c not in ("text", "title")]
-
-    @property
-    def compared(self) -> list[str]:
-        """The chosen systems other than the baseline."""
-        return [s for s in self.systems if s != self.baseline]
-
-    def _refresh_values(self) -> None:
-        setting = self.setting
-        values = self.data.values(setting, batch=False)  # sorted by system and query id
-        values = values[values["system"].isin(self.systems)]
-        # the chosen systems in their order: a stable sort of the system's place keeps query id order
-        place = values["system"].map({name: i for i, name in enumerate(self.systems)}).to_numpy()
-        values = values.iloc[np.argsort(place, kind="stable")].reset_index(drop=True)
-        if self.by is not None:
-            values = values.assign(**{self.by: values["query_id"].map(self.data.queries[self.by])})
-        self._query_ids = set(values["query_id"].to_numpy())  # iterating an Arrow-backed column is 10x slower
-        self.set_trait("per_query", values)
-        self._sync_controls()
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            # DuckDB lets go of the GIL: the summary's aggregate and the batch's other measures at this
-            # setting are computed while the plots are drawn, which ask nothing of DuckDB meanwhile
-            overall = pool.submit(self._aggregate_and_batch, setting)
-            self._draw_plots()
-            self._draw_table()
-            self._show_summary(setting, overall.result())
-        if self.query is not None:
-            self._refresh_trace()
-
-    def _trace_rows(self) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """The chosen query's trace in every system, and every system's ranks of its documents."""
-        return self.data.trace(self.query, self.setting), self.data.ranks(self.query)
-
-    def _refresh_trace(self, rows: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> None:
-        """The trace trait and the drill-down, from the chosen query's rows (fetched here if not given)."""
-        if self.query is None:
-            self.set_trait("trace", None)
-            self._draw_drilldown(None)
-            return
-        frame, ranks = rows if rows is not None else self._trace_rows()
-        self.set_trait("trace", frame[frame["system"].isin(self.systems)].reset_index(drop=True))
-        self._draw_drilldown(ranks)
+        self._syncing = False  # a control set from its trait does not set the trait again
+        super().__init__(data, measures, **kwargs)
 
     # ---- building the views -------------------------------------------------------------------
 
     def _build(self) -> None:
+        self._progress = widgets.IntProgress(min=0, max=100, description="", layout=widgets.Layout(display="none"))
+        self.data.progress = self._progress_bar
         style = {"description_width": "initial"}
         self.controls = {
             "measure": widgets.Dropdown(options=self._offered, description="measure", style=style,
@@ -254,8 +77,8 @@ class Explorer(widgets.VBox):
         self._control_note = widgets.HTML(layout=widgets.Layout(margin="var(--jp-widgets-margin)", max_width="520px"))
         for name in ("measure", "k", "gain", "rel", "systems", "baseline", "by"):
             self.controls[name].observe(self._control_changed(name), names="value")
-        self.controls["search"].observe(self._on_search, names="value")
-        self.controls["open"].on_click(self._open_match)
+        self.controls["search"].observe(lambda change: self.search(change["new"]), names="value")
+        self.controls["open"].on_click(lambda _: self.open_match())
         self._views = {
             "title": widgets.HTML(),
             "summary": widgets.HTML(),
@@ -287,9 +110,11 @@ class Explorer(widgets.VBox):
 
     def _build_table_tools(self) -> widgets.Widget:
         self._sort_control = widgets.Dropdown(description="sort", layout=widgets.Layout(width="230px"))
-        self._sort_control.observe(lambda change: self._set_sort(change["new"], self._ascending), names="value")
+        self._sort_control.observe(self._unless_syncing(lambda change: self.sort(change["new"], self._ascending)),
+                                   names="value")
         self._order_control = widgets.ToggleButton(value=True, description="ascending", layout=widgets.Layout(width="100px"))
-        self._order_control.observe(lambda change: self._set_sort(self._sort, change["new"]), names="value")
+        self._order_control.observe(self._unless_syncing(lambda change: self.sort(self._sort, change["new"])),
+                                    names="value")
         buttons = {"worst": widgets.Button(description="worst", tooltip="open the query with the lowest value"),
                    "best": widgets.Button(description="best", tooltip="open the query with the highest value"),
                    "moved": widgets.Button(description="moved most", tooltip="queries whose value changed most first")}
@@ -300,18 +125,23 @@ class Explorer(widgets.VBox):
         self._pager = {"previous": widgets.Button(description="◀", layout=widgets.Layout(width="40px")),
                        "next": widgets.Button(description="▶", layout=widgets.Layout(width="40px")),
                        "label": widgets.HTML()}
-        self._pager["previous"].on_click(lambda _: self._turn(-1))
-        self._pager["next"].on_click(lambda _: self._turn(1))
+        self._pager["previous"].on_click(lambda _: self.turn(-1))
+        self._pager["next"].on_click(lambda _: self.turn(1))
         return widgets.VBox([widgets.HBox([self._sort_control, self._order_control]),
                              widgets.HBox(list(buttons.values()) + [self._pager["previous"], self._pager["label"],
                                                                     self._pager["next"]])])
 
     # ---- controls -> traits -------------------------------------------------------------------
 
+    def _unless_syncing(self, handler):
+        """A control's handler that does nothing while the control is set from the model."""
+        def handle(change):
+            if not self._syncing:
+                handler(change)
+        return handle
+
     def _control_changed(self, name: str):
         def changed(change):
-            if getattr(self, "_syncing", False):
-                return
             value = change["new"]
             if name == "systems":
                 value = [s for s in self.data.systems if s in value] or list(self.systems)
@@ -321,58 +151,11 @@ class Explorer(widgets.VBox):
                 setattr(self, name, value)
             except traitlets.TraitError as error:
                 self._views["summary"].value = f"<b>{html.escape(str(error))}</b>"
-        return changed
+        return self._unless_syncing(changed)
 
-    def _on_search(self, change) -> None:
-        """Typing filters the table (query ids and texts); a whole query id opens that query."""
-        self._search, self._page = change["new"].strip(), 0
-        self._draw_table()
-        if self._search in self._query_ids and self._search != self.query:
-            self.query = self._search
+    # ---- traits -> views ------------------------------------------------------------------------
 
-    def _open_match(self, _) -> None:
-        """The open button: the query whose id is the text, else the first match in the table."""
-        text = self._search
-        if text in self._query_ids:
-            self.query = text
-        elif len(self.table):
-            self.query = str(self.table["query_id"].iloc[0])
-
-    def show(self, what: str) -> None:
-        """One click: ``"worst"`` or ``"best"`` sorts by the focus system's value and opens the first
-        query; ``"moved"`` sorts the queries whose difference to the baseline is largest first."""
-        focus = self._focus()
-        if what == "moved":
-            if not self.compared:
-                return
-            self._set_sort("moved most", False)
-        else:
-            self._set_sort(f"value: {focus}", what == "worst")
-            if len(self.table):
-                self.query = str(self.table["query_id"].iloc[0])
-
-    def _focus(self) -> str:
-        return self.compared[0] if self.compared else self.systems[0]
-
-    def _set_sort(self, key: str, ascending: bool) -> None:
-        if key is None:
-            return
-        self._sort, self._ascending, self._page = key, ascending, 0
-        self._syncing = True
-        try:
-            self._sort_control.value = key if key in self._sort_control.options else self._sort_control.value
-            self._order_control.value = ascending
-            self._order_control.description = "ascending" if ascending else "descending"
-        finally:
-            self._syncing = False
-        self._draw_table()
-
-    def _turn(self, step: int) -> None:
-        pages = max(1, -(-self._matching_count // PAGE_SIZE))
-        self._page = min(max(self._page + step, 0), pages - 1)
-        self._draw_table()
-
-    def _sync_controls(self) -> None:
+    def _show_settings(self) -> None:
         """Traits -> controls (a trait set from Python shows in its control)."""
         self._syncing = True
         try:
@@ -380,7 +163,6 @@ class Explorer(widgets.VBox):
             if self.measure not in measure.options:
                 measure.options = list(measure.options) + [self.measure]
             measure.value = self.measure
-            takes = self.setting.measure.params
             k = self.controls["k"]
             if self.k is not None and self.k not in [v for _, v in k.options]:
                 k.options = sorted(list(k.options) + [(str(self.k), self.k)], key=lambda o: o[1])
@@ -391,7 +173,7 @@ class Explorer(widgets.VBox):
                 rel.options = sorted(list(rel.options) + [(f"{self.rel:g}", self.rel)], key=lambda o: o[1])
             rel.value = self.rel
             # a control the measure does not take is greyed out, and says why (its tooltip and a note)
-            unused = _unused_controls(self.setting.measure)
+            unused = unused_controls(self.setting.measure)
             for name in ("k", "gain", "rel"):
                 control = self.controls[name]
                 control.disabled = name in unused
@@ -402,43 +184,27 @@ class Explorer(widgets.VBox):
             if self.baseline is not None:
                 self.controls["baseline"].value = self.baseline
             self.controls["by"].value = self.by
-            sort_keys = (["query id"] + [f"value: {s}" for s in self.systems]
-                         + ([f"difference: {s}" for s in self.compared] + ["moved most"] if self.compared else []))
-            self._sort_control.options = sort_keys
-            if self._sort not in sort_keys:
-                self._sort = "query id"
-            self._sort_control.value = self._sort
-            for name in ("moved",):
-                self._buttons[name].disabled = not self.compared
+            self._buttons["moved"].disabled = not self.compared
         finally:
             self._syncing = False
-
-    # ---- drawing --------------------------------------------------------------------------------
 
     def _draw_plots(self) -> None:
         label = self.measure_label
         frame = self.per_query.assign(measure=label)
         self._rendered["distribution"] = self._render(
             "distribution", plot.distribution(frame, by=self.by, reuse=self._drawn("distribution")))
-        self._draw_comparisons()
+        self._show_comparisons()
         self._views["title"].value = (f"<h3 style='margin:4px 0'>rankkit explorer: {html.escape(label)}, "
                                       f"{len(self._query_ids)} queries, {len(self.systems)} "
                                       f"system{'s' if len(self.systems) != 1 else ''}</h3>")
 
-    def _aggregate_and_batch(self, setting: Setting) -> dict[str, float]:
-        """Each system's aggregate of the setting; the batch's other measures at its cutoff, gain and
-        level are computed too (the next change of measure finds them)."""
-        overall = self.data.overall(setting)
-        self.data.values(setting)
-        return overall
-
-    def _show_summary(self, setting: Setting, overall: dict[str, float]) -> None:
+    def _show_summary(self, setting: Setting) -> None:
         """evaluate's number: the measure's own aggregate, in SQL (a sum for counts, gm_map's geometric mean)."""
         word = {"sum": "total", "gmean": "geometric mean"}.get(setting.measure.aggregate, "mean")
         self._views["summary"].value = f"{word} " + html.escape(setting.name) + ": " + ", ".join(
-            f"<b>{html.escape(s)}</b> {overall[s]:.4f}" for s in self.systems if s in overall)
+            f"<b>{html.escape(s)}</b> {value:.4f}" for s, value in self.overall.items())
 
-    def _draw_comparisons(self) -> None:
+    def _show_comparisons(self) -> None:
         frame = self.per_query.assign(measure=self.measure_label)
         before = {name: self._drawn(name) for name in ("differences", "scatter")}
         for name in ("differences", "scatter"):
@@ -475,49 +241,31 @@ class Explorer(widgets.VBox):
             ax.set_position(position)
         return Rendered(fig, self._kept_axes.setdefault(name, KeptAxes()))
 
+    def _show_query(self) -> None:
+        for button in self._row_buttons:  # the chosen query's row is marked
+            button.button_style = "info" if button.description == self.query else ""
+        self._show_marks()
+
     def _show_marks(self) -> None:
         """The plots with the chosen query marked: only the mark is drawn, over each plot's first drawing."""
         for name, rendered in self._rendered.items():
             self.figures[name] = rendered.fig
             _show(self._views[name], rendered, self.query)
 
-    def _table_frame(self) -> pd.DataFrame:
-        wide = self.per_query.pivot(index="query_id", columns="system", values="value")
-        wide = wide[[s for s in self.systems if s in wide.columns]]
-        for system in self.compared:
-            if self.baseline in wide.columns:
-                wide[f"Δ {system}"] = paired_differences(wide[system], wide[self.baseline])
-        wide = wide.reset_index()
-        if self.data.queries is not None and "text" in self.data.queries.columns:
-            wide.insert(1, "text", wide["query_id"].map(self.data.queries["text"]).fillna(""))
-        return wide
-
-    def _draw_table(self) -> None:
-        wide = self._table_frame()
-        if self._search:
-            needle = self._search.lower()
-            hit = wide["query_id"].str.lower().str.contains(needle, regex=False)
-            if "text" in wide.columns:
-                hit |= wide["text"].astype(str).str.lower().str.contains(needle, regex=False)
-            wide = wide[hit]
-        key = self._sort
-        if key.startswith("value: ") and key[7:] in wide.columns:
-            wide = wide.sort_values([key[7:], "query_id"], ascending=[self._ascending, True], na_position="last")
-        elif key.startswith("difference: ") and f"Δ {key[12:]}" in wide.columns:
-            wide = wide.sort_values([f"Δ {key[12:]}", "query_id"], ascending=[self._ascending, True], na_position="last")
-        elif key == "moved most" and self.compared:
-            moved = wide[f"Δ {self.compared[0]}"].abs()
-            wide = wide.assign(_moved=moved).sort_values(["_moved", "query_id"], ascending=[self._ascending, True],
-                                                         na_position="last").drop(columns="_moved")
-        else:
-            wide = wide.sort_values("query_id", ascending=self._ascending)
-        self._matching_count = len(wide)
-        pages = max(1, -(-len(wide) // PAGE_SIZE))
-        self._page = min(self._page, pages - 1)
-        self.table = wide.iloc[self._page * PAGE_SIZE:(self._page + 1) * PAGE_SIZE].reset_index(drop=True)
+    def _show_table(self) -> None:
+        self._syncing = True
+        try:
+            if list(self._sort_control.options) != self.sort_keys:
+                self._sort_control.options = self.sort_keys
+            self._sort_control.value = self._sort
+            self._order_control.value = self._ascending
+            self._order_control.description = "ascending" if self._ascending else "descending"
+        finally:
+            self._syncing = False
+        first = self._page * PAGE_SIZE
         self._pager["label"].value = (f"<span style='padding:0 6px;white-space:nowrap'>"
-                                      f"{self._page * PAGE_SIZE + min(1, len(wide))}–"
-                                      f"{self._page * PAGE_SIZE + len(self.table)} of {len(wide)}</span>")
+                                      f"{first + min(1, self.matching)}–{first + len(self.table)} of {self.matching}"
+                                      f"</span>")
         self._views["table"].children = [self._table_grid(self.table)]
 
     def _table_grid(self, rows: pd.DataFrame) -> widgets.Widget:
@@ -550,7 +298,7 @@ class Explorer(widgets.VBox):
                 cell.value = _cell(c, row[c])
         return self._grid
 
-    def _draw_drilldown(self, ranks: pd.DataFrame | None) -> None:
+    def _show_trace(self, ranks: pd.DataFrame | None) -> None:
         view = self._views["drilldown"]
         if self.trace is None:
             view.children = []
@@ -617,44 +365,6 @@ class _WidgetBar:
 def _wrapping(**more) -> widgets.Layout:
     """A row of views that wraps onto the next line rather than overflow its output area."""
     return widgets.Layout(flex_flow="row wrap", align_items="flex-start", **more)
-
-
-def _offered_measures(data: ExplorerData, measures: list[str] | None) -> list[str]:
-    """The measure control's choices: every registered measure, or the measures given (as the
-    measure trait holds them: parameters of their own, no cutoff, gain or level)."""
-    if not measures:
-        return [m.name for m in registry().values() if _numeric(m)]
-    offered = []
-    for name in measures:
-        offered.append(parse_measure(data.con, name).base)
-    return list(dict.fromkeys(offered))
-
-
-CONTROL_TIPS = {"k": "the cutoff: only the top k ranks count",
-                "gain": "the gain of a grade: linear (the grade) or exp (2^grade - 1)",
-                "rel": "the relevance level: a document is relevant when its grade is at least this"}
-
-
-def _unused_controls(measure) -> dict[str, str]:
-    """The cutoff, gain and level controls a measure does not take, each with the reason, read from
-    the parameters its SQL file declares."""
-    takes, name = set(measure.params), measure.name
-    unused = {}
-    if "k" not in takes:
-        unused["k"] = f"{name} takes no cutoff."
-    if "gain" not in takes:
-        unused["gain"] = (f"{name} takes no gain: a document is relevant (grade at least the level) or not."
-                          if "rel" in takes else f"{name} takes no gain.")
-    if "rel" not in takes:
-        unused["rel"] = (f"{name} takes no relevance level: it weighs every grade by its gain." if takes & {"gain", "gains"}
-                         else f"{name} takes no relevance level: it reads a grade as a chance of stopping (grade / max)."
-                         if "max" in takes else f"{name} takes no relevance level.")
-    return unused
-
-
-def _numeric(measure) -> bool:
-    """Whether a measure's values are numbers (trec_eval's runid and relstring are text)."""
-    return measure.aggregate != "text"
 
 
 def _show(view: widgets.Image, rendered: Rendered, query_id: str | None = None) -> widgets.Image:
