@@ -307,6 +307,19 @@ def test_the_traces_row_at_k_is_the_explorers_value_bit_for_bit(ex, measure, col
         assert float(value).hex() == float(values[(system, "q003")]).hex(), (measure, system)
 
 
+@pytest.mark.parametrize("measure, column, name", [("AP@10", "ap", "AP"), ("RR@10", "rr", "RR"),
+                                                   ("P(rel=2)@10", "precision", "P")])
+def test_the_drilldown_shows_the_measure_shown(ex, measure, column, name):
+    """Beside the worked example's DCG and nDCG, the drill-down has the shown measure's own column, its
+    value at each rank's cutoff, and says its value at the last rank (AP@10 showed nDCG's table alone)."""
+    ex.measure = measure
+    ex.query = "q003"
+    html = ex._views["drilldown"].children[1].children[0].value
+    bm25 = ex.trace[(ex.trace["system"] == "bm25") & ex.trace["rank"].notna()]
+    assert f">{name}</th>" in html
+    assert f"{name}@10 = {bm25[bm25['rank'] == 10][column].iloc[0]:.4f}" in html
+
+
 def test_drilldown_marks_unjudged_and_moved_documents(ex):
     ex.query = "q001"
     html = ex._views["drilldown"].children[1].children[0].value

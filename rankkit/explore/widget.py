@@ -12,6 +12,7 @@ import traitlets
 from matplotlib.figure import Figure
 
 from rankkit import plot
+from rankkit.compose import TRACED
 from rankkit.explore.data import ExplorerData, Setting
 from rankkit.explore.model import CONTROL_TIPS, PAGE_SIZE, ExplorerModel, unused_controls
 from rankkit.explore.render import KeptAxes, Rendered, canvas, layout_key
@@ -404,8 +405,13 @@ def _trace_table(rows: pd.DataFrame, system: str, other: str | None, other_ranks
     shown = ranked.head(TRACE_ROWS)
     graded = _graded(setting.measure)
     at_end = ranked.iloc[-1]
-    head = [(h, "") for h in ("rank", "doc", "grade", "gain", "log2(r+1)", "disc. gain", "DCG", "ideal grade", "IDCG",
-                              "nDCG")]
+    own = _own_column(setting)
+    # the shown measure's column takes the place of the discounted gain (DCG's sum of it stays), so
+    # that two systems' tables still fit side by side
+    head = [(h, "") for h in ("rank", "doc", "grade", "gain", "log2(r+1)", *(() if own else ("disc. gain",)), "DCG",
+                              "ideal grade", "IDCG", "nDCG")]
+    if own:
+        head.append((setting.measure.name, f"{setting.measure.name} at the cutoff of each rank, as evaluate computes it"))
     if other:
         # on one line (it wrapped onto four), the legend of the arrows in its tooltip; the short
         # headers may take two lines, so that two tables fit side by side on a wide page
@@ -426,9 +432,9 @@ def _trace_table(rows: pd.DataFrame, system: str, other: str | None, other_ranks
             doc_text = html.escape(str(doc))
             grade = "<i style='color:#b15928' title='not in the qrels'>unjudged</i>" if pd.isna(row["grade"]) else f"{row['grade']:g}"
         values = [str(rank), doc_text, grade, f"{row['gain']:g}", f"{row['discount']:.3f}",
-                  f"{row['discounted_gain']:.3f}", f"{row['dcg']:.3f}",
+                  *(() if own else (f"{row['discounted_gain']:.3f}",)), f"{row['dcg']:.3f}",
                   "–" if pd.isna(row["ideal_grade"]) else f"{row['ideal_grade']:g}", f"{row['idcg']:.3f}",
-                  f"{row['ndcg']:.4f}"]
+                  f"{row['ndcg']:.4f}"] + ([f"{row[own]:.4f}"] if own else [])
         if other:
             values.append(_moved(rank, other_ranks.get(doc), _counts(row, graded)) if not pd.isna(doc) else "")
         if texts:
@@ -442,8 +448,16 @@ def _trace_table(rows: pd.DataFrame, system: str, other: str | None, other_ranks
     return (f"<div style='margin-right:18px'><b>{html.escape(system)}</b>: "
             f"DCG{cutoff} = {at_end['dcg']:.4f}, IDCG{cutoff} = {at_end['idcg']:.4f}, "
             f"nDCG{cutoff} = {at_end['ndcg']:.4f}"
+            + (f", {html.escape(setting.measure.name)}{cutoff} = {at_end[own]:.4f}" if own else "") +
             f"<table style='border-collapse:collapse;font-size:12px;font-variant-numeric:tabular-nums'>"
             f"<tr>{cells}</tr>{''.join(body)}</table>{more}</div>")
+
+
+def _own_column(setting: Setting) -> str | None:
+    """The trace's column of the measure shown, where the trace has one beside the worked example's DCG,
+    IDCG and nDCG (AP, RR, ERR, P, R, CG); else None."""
+    column = TRACED.get(setting.measure.metric)
+    return None if column in (None, "dcg", "idcg", "ndcg") else column
 
 
 def _header(text: str, tip: str, nowrap: bool) -> str:
