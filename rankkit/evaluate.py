@@ -155,12 +155,10 @@ def evaluate_rows(qrels, run, measures: str | Iterable[str], per_query: bool = F
     """evaluate() without pandas, for the command line: the systems (in the order given), the
     aggregate rows and, with ``per_query``, the per-query rows, as dicts (``measure, system,
     [query_id,] value ...``) in evaluate()'s order; a NULL value is None. One reading of the inputs."""
-    con = connect(con) if con is not None else default_connection()
     conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
                               judged_only=judged_only, docs=docs)
-    specs = measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs)
-    with checked_sources(con, qrels, run, columns, duplicates, None, split_by_tag) as (qrels_source, run_source):
-        compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
+    with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag) as (
+            con, specs, qrels_source, run_source):
         found = []
         for each in (False, True) if per_query else (False,):
             query, inputs = evaluation_query(qrels_source, run_source, specs, each, None, conventions)
@@ -179,19 +177,29 @@ def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path,
     """The command line's ``-o FILE``: the table it prints in csv and json (see long_query), the
     same fields, written by DuckDB's COPY (streamed; the suffix says the format). One reading of
     the inputs."""
-    con = connect(con) if con is not None else default_connection()
     path = Path(output)
     _copy_options(path)  # a wrong suffix is said before the inputs are read
     conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
                               judged_only=judged_only, docs=docs)
-    specs = measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs)
-    with checked_sources(con, qrels, run, columns, duplicates, None, split_by_tag) as (qrels_source, run_source):
-        compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
+    with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag) as (
+            con, specs, qrels_source, run_source):
         _, inputs = evaluation_query(qrels_source, run_source, specs, True, None, conventions)
         inputs.update(systems=[str(s) for s in run_source.systems], measures=[spec["measure"] for spec in specs])
         query = long_query(specs, per_query, summary, digits, ties=conventions.ties, queries=conventions.queries,
                            window=ranks_by_window(qrels_source, run_source, conventions.ties))
         return _copy(con, query, inputs, path, None)
+
+
+@contextmanager
+def prepared(qrels, run, measures: str | Iterable[str], conventions: Conventions, *, con=None, columns=None,
+             split_by_tag: bool = False) -> Iterator[tuple[duckdb.DuckDBPyConnection, list, Source, Source]]:
+    """What the command line's evaluations do before their statement (evaluate_rows, evaluate_file, the
+    Spark engine's): the connection, the measures parsed, and the inputs read, checked and compared."""
+    con = connect(con) if con is not None else default_connection()
+    specs = measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs)
+    with checked_sources(con, qrels, run, columns, conventions.duplicates, None, split_by_tag) as (qrels_source, run_source):
+        compare_inputs(con, qrels_source, run_source, specs, queries=conventions.queries, ties=conventions.ties)
+        yield con, specs, qrels_source, run_source
 
 
 @contextmanager

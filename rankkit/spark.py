@@ -112,16 +112,12 @@ def evaluate_rows(spark, qrels, run, measures: str | Iterable[str], per_query: b
     """rankkit.evaluate.evaluate_rows computed by Spark (the command line's ``--engine spark``): the inputs
     read and checked by rankkit's readers, as the DuckDB engine reads them (TREC text, CSV, Parquet; the
     same systems, the same warnings), handed to Spark, and evaluated there by the composed statement."""
-    from rankkit._sql import connect
-    from rankkit.evaluate import checked_sources, compare_inputs, measure_specs
-    from rankkit.io import default_connection
+    from rankkit.evaluate import prepared
 
-    con = connect(con) if con is not None else default_connection()
     conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
                               judged_only=judged_only, docs=docs)
-    specs = measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs)
-    with checked_sources(con, qrels, run, columns, duplicates, None, split_by_tag) as (qrels_source, run_source):
-        compare_inputs(con, qrels_source, run_source, specs, queries=queries, ties=ties)
+    with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag) as (
+            con, _, qrels_source, run_source):
         frames = [spark.createDataFrame(_table(con, source)) for source in (qrels_source, run_source)]
         found = []
         for each in (False, True) if per_query else (False,):
