@@ -290,12 +290,13 @@ class Generic(Plan):
         metrics = ", ".join(self.dialect.literal(m, "VARCHAR") for m in sorted(column.metrics))
         return f"CASE WHEN metric IN ({metrics}) THEN {column.sql} END"
 
-    def statement(self, qrels: str, ranks: str, specs: str = "specs") -> str:
+    def statement(self, qrels: str, ranks: str, specs: str = "specs", before: Iterable[tuple[str, str]] = ()) -> str:
         """The statement over ``ranks`` (a table or CTE in rankkit.ranks' columns), ``qrels`` (for
         rankkit.qrels_rows) and ``specs`` (a list of rankkit.spec), reading the arguments ``ties`` and
         ``queries`` by name: i, measure, agg, system, query_id, value."""
         d = self.dialect
-        ctes = [("rankkit_spec", f"SELECT s.i, s.metric, s FROM (SELECT unnest({specs}) AS s)", False),
+        ctes = [(name, sql, False) for name, sql in before]
+        ctes += [("rankkit_spec", f"SELECT s.i, s.metric, s FROM (SELECT unnest({specs}) AS s)", False),
                 ("rankkit_checks", self._checks(), False),
                 ("rankkit_judged", d.judged(ranks, True), False),
                 ("rankkit_judgments", d.judgments(qrels), True),
@@ -340,6 +341,10 @@ class Generic(Plan):
                                     "AND j.query_id = q.query_id", every))
 
 
+# A generated macro's ranks: the table (or the caller's CTE) its ranks_table argument names
+RANKS_TABLE = ("rankkit_ranks", "FROM query_table(ranks_table::VARCHAR)")
+
+
 def per_query_macro(metrics: Iterable[str] | None = None) -> str:
     """rankkit.per_query_ranked, written from the declarations of every measure (see Generic); with
     ``metrics``, of those measures only (a test binds it faster)."""
@@ -350,8 +355,7 @@ def per_query_macro(metrics: Iterable[str] | None = None) -> str:
     return ("-- Generated from sql/features.sql and sql/metrics/*.sql by rankkit.compose.per_query_macro().\n"
             "CREATE OR REPLACE MACRO rankkit.per_query_ranked(qrels_table, ranks_table, specs, ties := 'trec', "
             "queries := 'both') AS TABLE\n"
-            + planned.statement("qrels_table", "rankkit_ranks").replace(
-                "WITH\n", "WITH\nrankkit_ranks AS (FROM query_table(ranks_table::VARCHAR)),\n", 1) + ";\n")
+            + planned.statement("qrels_table", "rankkit_ranks", before=[RANKS_TABLE]) + ";\n")
 
 
 def compose(specs: Iterable[Mapping], *, qrels: str, ranks: str, ties: str = "trec", queries: str = "both",
@@ -445,9 +449,10 @@ class PerRank(Generic):
             return sql, "run", 1 + max((d for _, s, d in found if s == "run"), default=0)
         return sql, scope, depth
 
-    def statement(self, qrels: str, ranks: str, specs: str = "") -> str:
+    def statement(self, qrels: str, ranks: str, specs: str = "", before: Iterable[tuple[str, str]] = ()) -> str:
         d = self.dialect
-        ctes = [("rankkit_judged", d.judged(ranks, True), False),
+        ctes = [(name, sql, False) for name, sql in before]
+        ctes += [("rankkit_judged", d.judged(ranks, True), False),
                 ("rankkit_judgments", d.judgments(qrels), False)]
         query = _layers(ctes, "rankkit_judgments", "rankkit_q", self._by_layer("query"))
         ctes.append(("rankkit_discounts", d.discount_sums(ranks, "ties = 'average'"), False))
@@ -478,8 +483,7 @@ def trace_values_macro() -> str:
         planned.add({"metric": metric, "i": 0, "measure": metric, "agg": "mean"})
     from rankkit.measures import fill
 
-    statement = planned.statement("qrels_table", "rankkit_ranks").replace(
-        "WITH\n", "WITH\nrankkit_ranks AS (FROM query_table(ranks_table::VARCHAR)),\n", 1)
+    statement = planned.statement("qrels_table", "rankkit_ranks", before=[RANKS_TABLE])
     return ("-- Generated from sql/features.sql and sql/metrics/*.sql by rankkit.compose.trace_values_macro().\n"
             "CREATE OR REPLACE MACRO rankkit.trace_values(qrels_table, ranks_table, kmax, "
             f"{fill('{{defaults rel gain gains ideal empty max}}')}, ties := 'trec') AS TABLE\n"
