@@ -142,13 +142,14 @@ class ExplorerData:
             source = load_runs(self.con, [runs])
         return source
 
-    def values(self, setting: Setting) -> pd.DataFrame:
+    def values(self, setting: Setting, batch: bool = True) -> pd.DataFrame:
         """Per-query values of one setting: ``system, query_id, value``, sorted by system and query id;
         cached, and computed with the BATCH measures of the same cutoff, gain and relevance level in
-        one SQL call."""
+        one SQL call. ``batch=False`` computes the setting alone once a first setting is known: the
+        explorer computes the rest while it draws."""
         if setting.name not in self._values:
             wanted = {setting.name: setting}
-            if self.ties != "average":  # that rule scores gains only
+            if (batch or self._keys is None) and self.ties != "average":  # that rule scores gains only
                 for base in self._batch():
                     other = base.controlled(setting.k, setting.gain, setting.rel)
                     wanted.setdefault(other.name, other)

@@ -8,6 +8,9 @@ nothing here.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, TypeVar
+
 import numpy as np
 import pandas as pd
 import traitlets
@@ -24,6 +27,9 @@ PAGE_SIZE = 15  # query table rows per page: 10,000 queries stay one click from 
 CONTROL_TIPS = {"k": "the cutoff: only the top k ranks count",
                 "gain": "the gain of a grade: linear (the grade) or exp (2^grade - 1)",
                 "rel": "the relevance level: a document is relevant when its grade is at least this"}
+
+T = TypeVar("T")
+
 
 class ExplorerModel(traitlets.HasTraits):
     """Per-query values of the chosen setting, the query table's page and one query's trace, as traits."""
@@ -142,8 +148,9 @@ class ExplorerModel(traitlets.HasTraits):
     @observe("query")
     def _on_query(self, change):
         if self._ready:
-            self._show_query()
-            self._refresh_trace()
+            # the trace's SQL runs while the views mark the query
+            rows = self._beside(self._trace_rows if self.query is not None else lambda: None, self._show_query)
+            self._refresh_trace(rows)
             self._show_settings()
 
     # ---- what is shown -----------------------------------------------------------------------
@@ -177,9 +184,7 @@ class ExplorerModel(traitlets.HasTraits):
 
     def _refresh_values(self) -> None:
         setting = self.setting
-        # with the batch's other measures at this setting, in the same statement: a change among
-        # them then reads the cache, and one statement of six measures costs little more than one
-        values = self.data.values(setting)  # sorted by system and query id
+        values = self.data.values(setting, batch=False)  # sorted by system and query id
         values = values[values["system"].isin(self.systems)]
         # the chosen systems in their order: a stable sort of the system's place keeps query id order
         place = values["system"].map({name: i for i, name in enumerate(self.systems)}).to_numpy()
@@ -188,24 +193,49 @@ class ExplorerModel(traitlets.HasTraits):
             values = values.assign(**{self.by: values["query_id"].map(self.data.queries[self.by])})
         self._query_ids = set(values["query_id"].to_numpy())  # iterating an Arrow-backed column is 10x slower
         self.set_trait("per_query", values)
-        overall = self.data.overall(setting)
-        self.overall = {s: overall[s] for s in self.systems if s in overall}
         self._show_settings()
-        self._draw_plots()
-        self._refresh_table()
+        # the summary's aggregate and the batch's other measures at this setting are computed while
+        # the plots and the table are drawn
+        overall = self._beside(lambda: self._aggregate_and_batch(setting), self._show_values)
+        self.overall = {s: overall[s] for s in self.systems if s in overall}
         self._show_summary(setting)
         if self.query is not None:
             self._refresh_trace()
 
-    def _refresh_trace(self) -> None:
-        """The trace trait and the drill-down of the chosen query (every system's ranks of its documents beside)."""
+    def _show_values(self) -> None:
+        """The views of a new per_query: plots, then the query table."""
+        self._draw_plots()
+        self._refresh_table()
+
+    @staticmethod
+    def _beside(work: Callable[[], T], show: Callable[[], None]) -> T:
+        """work (SQL: DuckDB lets go of the GIL) in a thread while show() draws, which asks nothing of
+        DuckDB meanwhile; work's result."""
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            found = pool.submit(work)
+            show()
+            return found.result()
+
+    def _aggregate_and_batch(self, setting: Setting) -> dict[str, float]:
+        """Each system's aggregate of the setting; the batch's other measures at its cutoff, gain and
+        level are computed too (the next change of measure finds them)."""
+        overall = self.data.overall(setting)
+        self.data.values(setting)
+        return overall
+
+    def _trace_rows(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The chosen query's trace in every system, and every system's ranks of its documents."""
+        return self.data.trace(self.query, self.setting), self.data.ranks(self.query)
+
+    def _refresh_trace(self, rows: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> None:
+        """The trace trait and the drill-down, from the chosen query's rows (fetched here if not given)."""
         if self.query is None:
             self.set_trait("trace", None)
             self._show_trace(None)
             return
-        frame = self.data.trace(self.query, self.setting)
+        frame, ranks = rows if rows is not None else self._trace_rows()
         self.set_trait("trace", frame[frame["system"].isin(self.systems)].reset_index(drop=True))
-        self._show_trace(self.data.ranks(self.query))
+        self._show_trace(ranks)
 
     # ---- the query table -----------------------------------------------------------------------
 
