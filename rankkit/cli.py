@@ -771,6 +771,9 @@ def _add_explore(sub: argparse.ArgumentParser) -> None:
                      help="a measure to offer (repeatable; the first is shown); default: every measure, nDCG@10 shown")
     sub.add_argument("--queries", metavar="FILE", help="CSV/TSV/Parquet with query_id and text and/or attribute columns")
     sub.add_argument("--docs", metavar="FILE", help="CSV/TSV/Parquet with doc_id and text (or title)")
+    sub.add_argument("--second-qrels", metavar="QRELS",
+                     help="a second judgment table (B): every value under both, and a query's ranks with both labels, "
+                          "the documents labelled differently marked")
     sub.add_argument("--port", type=positive_int, help="port on 127.0.0.1 (default: a free one)")
 
 
@@ -778,7 +781,7 @@ def _run_explore(args: argparse.Namespace) -> int:
     from rankkit.explore.serve import serve
 
     return serve(args.qrels, run_arguments(args.runs), measures=args.measures, queries=args.queries, docs=args.docs,
-                 port=args.port, split_by_tag=args.split_by_tag)
+                 port=args.port, split_by_tag=args.split_by_tag, second_qrels=args.second_qrels)
 
 
 COMMANDS: dict[str, tuple[str, Callable, Callable]] = {

@@ -100,7 +100,7 @@ def distribution(per_query: pd.DataFrame, *, measure: str | None = None, highlig
     >>> fig.axes[0].get_xlabel(), fig.axes[1].get_xlabel()
     ('', 'nDCG@10')
     """
-    frame, label = _one_measure(per_query, measure)
+    frame, label = _one_measure(per_query, measure, by)
     names = _system_names(frame, systems)
     colors = _colors(frame)
     slices = _slices(frame, by)
@@ -594,8 +594,9 @@ def _curve_panel(ax, rows: pd.DataFrame, names: list[str], colors: dict[str, str
     ax.legend(fontsize=8, frameon=False, loc="best")
 
 
-def _one_measure(per_query: pd.DataFrame, measure: str | None) -> tuple[pd.DataFrame, str]:
-    """The rows of one measure, and its name for axis labels."""
+def _one_measure(per_query: pd.DataFrame, measure: str | None, by: str | None = None) -> tuple[pd.DataFrame, str]:
+    """The rows of one measure, and its name for axis labels: one per system and query (and slice,
+    where the slices are columns of panels: a query may stand in two, as under two judgment tables)."""
     for column in ("query_id", "value"):
         if column not in per_query.columns:
             raise RankkitError(f"per_query has no {column!r} column: expected evaluate(..., per_query=True)'s "
@@ -612,7 +613,7 @@ def _one_measure(per_query: pd.DataFrame, measure: str | None) -> tuple[pd.DataF
     elif measure not in present:
         raise RankkitError(f"measure {measure!r} is not in per_query; it holds {', '.join(map(str, present))}")
     frame = per_query[per_query["measure"] == measure]
-    keys = [column for column in ("system", "query_id") if column in frame.columns]
+    keys = [column for column in ("system", "query_id", by) if column is not None and column in frame.columns]
     repeated = frame[frame.duplicated(keys)]
     if len(repeated):
         row = repeated.iloc[0]

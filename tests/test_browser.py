@@ -244,3 +244,40 @@ def test_explorer_notebook_in_jupyter(front_end, tmp_path):
             sync_api.expect(notebook).not_to_contain_text(failure)
         text = explorer.inner_text()
         assert "judged documents no system retrieved" in text and "rank in dense" in text
+
+
+def test_explorer_under_two_judgment_tables(tmp_path):
+    """rankkit explore --second-qrels: a query's drill-down shows each system's ranks with both labels,
+    the documents labelled differently tinted; saved as second-qrels.png (looked at when changed)."""
+    import numpy as np
+    import pandas as pd
+
+    paths = write_sample(tmp_path / "sample", queries=40)
+    qrels = pd.read_csv(paths["qrels.txt"], sep=" ", header=None, names=["query_id", "q0", "doc_id", "relevance"],
+                        dtype={"query_id": str, "doc_id": str})
+    moved = np.random.default_rng(1).random(len(qrels)) < 0.2
+    second = qrels.assign(relevance=np.where(moved, (qrels["relevance"] + 1) % 3, qrels["relevance"]))
+    second[["query_id", "doc_id", "relevance"]].to_csv(tmp_path / "llm.csv", index=False)
+    command = [str(Path(sys.executable).parent / "rankkit"), "explore", str(paths["qrels.txt"]),
+               str(paths["bm25.run"]), str(paths["dense.run"]), "-m", "nDCG@10", "--second-qrels", str(tmp_path / "llm.csv")]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    with _stopping(server, signal.SIGINT), _browser() as page:
+        line = server.stdout.readline()
+        match = re.fullmatch(r"rankkit explore: serving (http://127\.0\.0\.1:(\d+)/) \(Ctrl\+C stops\)\n", line)
+        assert match, line
+        page.goto(match.group(1), timeout=STARTUP)
+        explorer = page.locator(".rankkit-explorer")
+        sync_api.expect(explorer.locator("h3").first).to_contain_text("rankkit explorer", timeout=STARTUP)
+        sync_api.expect(explorer).to_contain_text("under B, mean nDCG@10", timeout=STEP)
+        explorer.get_by_role("button", name="q004", exact=True).click()
+        drill = explorer.locator("h3").filter(has_text="query q004")
+        sync_api.expect(drill).to_be_visible(timeout=STEP)
+        tables = explorer.locator("table").filter(has_text="grade B")
+        sync_api.expect(tables).to_have_count(2, timeout=STEP)
+        assert explorer.locator("tr[style*='background']").filter(has_text="≠").count() > 0
+        page.set_viewport_size({"width": 1400, "height": 1100})
+        drill.evaluate("element => element.scrollIntoView()")
+        page.screenshot(path=str(tmp_path / "second-qrels.png"))
+        explorer.locator("img").first.scroll_into_view_if_needed()
+        page.screenshot(path=str(tmp_path / "second-qrels-plots.png"))
+    assert (tmp_path / "second-qrels.png").stat().st_size > 30_000

@@ -28,7 +28,7 @@ def __getattr__(name: str):
 
 def explore(qrels, runs, measures: str | Iterable[str] | None = None, *, queries=None, docs=None,
             con: duckdb.DuckDBPyConnection | None = None, ties: str = "trec", scores: str = "double",
-            depth: int | None = None, split_by_tag: bool = False) -> Explorer:
+            depth: int | None = None, split_by_tag: bool = False, second_qrels=None) -> Explorer:
     """An ipywidgets explorer of per-query values, system against system, and one query's trace.
 
     Parameters
@@ -50,17 +50,24 @@ def explore(qrels, runs, measures: str | Iterable[str] | None = None, *, queries
         A DuckDB connection to work in (default: a new one, kept by the explorer).
     ties, scores, depth, split_by_tag:
         As for :func:`rankkit.evaluate` (``split_by_tag=True``: each tag of a TREC run file is a system).
+    second_qrels:
+        A second judgment table (B), read as ``qrels`` is (A): the summary and the query table give
+        each system's values under both, the distribution puts them side by side, and a query's
+        drill-down shows each system's ranks with both labels, both gains and the measure under
+        each, the documents the two tables label differently tinted and marked ``≠`` (see
+        :func:`rankkit.agreement` for how far the labels agree overall).
 
     Returns
     -------
     Explorer
         A widget: display it as a cell's value. Its traits (``measure``, ``k``, ``gain``, ``rel``,
         ``systems``, ``baseline``, ``query``, ``by``; read-only ``per_query`` and ``trace``) are
-        the API: ``ex.query = "q7"`` opens the drill-down and ``ex.trace`` holds its table.
+        the API: ``ex.query = "q7"`` opens the drill-down and ``ex.trace`` holds its table (with
+        ``second_qrels``, ``second_per_query``, ``second_trace`` and ``labels`` too).
     """
     names = [measures] if isinstance(measures, str) else list(measures) if measures is not None else None
     data = ExplorerData(qrels, runs, queries=queries, docs=docs, con=con, ties=ties, scores=scores, depth=depth,
-                        split_by_tag=split_by_tag)
+                        split_by_tag=split_by_tag, second_qrels=second_qrels)
     from rankkit.explore.widget import Explorer
 
     return Explorer(data, names)

@@ -22,7 +22,7 @@ from rankkit._sql import connect
 from rankkit.errors import RankkitError, RankkitWarning
 from rankkit.compose import DUCKDB, compose
 from rankkit.evaluate import compare_inputs, load_runs, measure_specs, query_table_view, run_numpy, run_query
-from rankkit.io import load, release
+from rankkit.io import Source, load, release
 from rankkit.measures import Measure, default, label, registry, written
 from rankkit.progress import Progress
 from rankkit.tracing import trace_sources
@@ -111,7 +111,7 @@ class ExplorerData:
 
     def __init__(self, qrels, runs, *, queries=None, docs=None, con: duckdb.DuckDBPyConnection | None = None,
                  ties: str = "trec", scores: str = "double", depth: int | None = None,
-                 progress: Callable | None = None, split_by_tag: bool = False):
+                 progress: Callable | None = None, split_by_tag: bool = False, second_qrels=None):
         # an own connection unless given one: the explorer's temp tables live as long as it does
         self.con = connect(con) if con is not None else connect()
         self.ties, self.scores, self.depth = ties, scores, depth
@@ -119,9 +119,13 @@ class ExplorerData:
         self.qrels = load(self.con, qrels, "qrels")
         self.run = self._load_runs(runs, split_by_tag)
         self.systems = [str(name) for name in self.run.systems]
+        # a second judgment table (B): the run is shown under both, its documents' two labels side by side
+        self.second = load(self.con, second_qrels, "qrels") if second_qrels is not None else None
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RankkitWarning)
             compare_inputs(self.con, self.qrels, self.run, ties=ties)
+            if self.second is not None:
+                compare_inputs(self.con, self.second, self.run, ties=ties)
         self.warnings = [str(w.message) for w in caught]
         self.queries = _query_table(self.con, queries)
         self.docs = _doc_table(self.con, docs)
@@ -132,6 +136,9 @@ class ExplorerData:
         self._overall: dict[str, dict[str, float]] = {}  # per setting name: each system's aggregate
         self._keys: pd.DataFrame | None = None  # the (system, query_id) pairs every measure is evaluated on
         self._ranks_table: str | None = None
+        self._second_values: dict[str, pd.DataFrame] = {}  # per setting name, under the second judgment table
+        self._second_overall: dict[str, dict[str, float]] = {}
+        self._second_ranks: str | None = None
         self._batched: list[Setting] | None = None
 
     def _load_runs(self, runs, split_by_tag: bool):
@@ -198,32 +205,79 @@ class ExplorerData:
         the measure's own aggregate (a mean, a sum for counts, a geometric mean for gm_map) added in
         query order. Cached: a system's aggregate does not depend on which others are shown. (Folding
         it into the values' statement cost more than this second one: 0.19 against 0.13 + 0.03 s.)"""
-        name = setting.name
-        if name not in self._overall:
-            table = f"rankkit_explore_values_{next(_tables)}"
-            self.con.register(table, self.values(setting)[["system", "query_id", "value"]].assign(
-                i=1, measure=name, agg=setting.measure.aggregate))
-            try:
-                rows = run_query(self.con, "SELECT system, value FROM rankkit.over_values($values)", {"values": table})
-            finally:
-                self.con.unregister(table)
-            self._overall[name] = dict(zip(rows["system"], rows["value"]))
-        return self._overall[name]
+        if setting.name not in self._overall:
+            self._overall[setting.name] = self._aggregate(setting, self.values(setting))
+        return self._overall[setting.name]
+
+    def _aggregate(self, setting: Setting, values: pd.DataFrame) -> dict[str, float]:
+        """Each system's aggregate of per-query values, by SQL's rankkit.over_values."""
+        table = f"rankkit_explore_values_{next(_tables)}"
+        self.con.register(table, values[["system", "query_id", "value"]].assign(
+            i=1, measure=setting.name, agg=setting.measure.aggregate))
+        try:
+            rows = run_query(self.con, "SELECT system, value FROM rankkit.over_values($values)", {"values": table})
+        finally:
+            self.con.unregister(table)
+        return dict(zip(rows["system"], rows["value"]))
+
+    # ---- under the second judgment table ------------------------------------------------------
+
+    def _needs_second(self) -> Source:
+        if self.second is None:
+            raise RankkitError("no second judgment table: give one with explore(..., second_qrels=...)")
+        return self.second
+
+    def second_values(self, setting: Setting) -> pd.DataFrame:
+        """Per-query values of one setting under the second judgment table: ``system, query_id, value``,
+        sorted by system and query id, from the composer's statement over the runs ranked against it
+        (as values() under the first); cached."""
+        second = self._needs_second()
+        if setting.name not in self._second_values:
+            if self._second_ranks is None:
+                self._second_ranks = self._ranked(second)
+            spec = {**setting.spec, "i": 1, "measure": setting.name}
+            query = compose([spec], qrels=DUCKDB.literal(second.table, "VARCHAR"), ranks=self._second_ranks,
+                            ties=self.ties)
+            frame = run_query(self.con, f"SELECT system, query_id, value FROM ({query}) ORDER BY system, query_id", [])
+            self._second_values[setting.name] = frame.astype({"value": float})
+        return self._second_values[setting.name]
+
+    def second_overall(self, setting: Setting) -> dict[str, float]:
+        """Each system's aggregate of a setting under the second judgment table (see overall)."""
+        if setting.name not in self._second_overall:
+            self._second_overall[setting.name] = self._aggregate(setting, self.second_values(setting))
+        return self._second_overall[setting.name]
+
+    def second_trace(self, query_id: str, setting: Setting) -> pd.DataFrame:
+        """rankkit.trace of one query for every system under the second judgment table."""
+        return trace_sources(self.con, self._needs_second(), self.run, query_id, ties=self.ties, scores=self.scores,
+                             depth=self.depth, **setting.options())
+
+    def labels(self, query_id: str) -> pd.DataFrame:
+        """Every document either table judges for one query, with both grades: ``doc_id, grade_a,
+        grade_b, side`` (``a`` or ``b``: judged by that table only), from SQL's rankkit.label_pairs."""
+        second = self._needs_second()
+        return run_query(self.con, "SELECT doc_id, grade_a, grade_b, side FROM rankkit.label_pairs(?, qrels_b := ?, "
+                                   "labels := ?::VARCHAR[]) WHERE query_id = ? ORDER BY doc_id",
+                         [self.qrels.table, second.table, [self.qrels.label, second.label], query_id])
 
     def _ranks(self) -> str:
         """The temp table of rankkit.ranks: the judged documents of the ranked runs, made once. Ranking
         the runs is most of an evaluation (on workload A, 14M rows); every setting (measure, cutoff,
         gain, level) is computed from this table, a few rows per query."""
         if self._ranks_table is None:
-            name = f"rankkit_explore_ranks_{next(_tables)}"
-            with Progress(self.con, "ranking the runs", enabled=self.progress is not None, delay=0.5,
-                          bar=self.progress):
-                run_query(self.con, f"CREATE TEMP TABLE {name} AS FROM rankkit.ranks(?, ?, ties := ?, scores := ?, "
-                                    "depth := ?, keyed := ?)",
-                          [self.qrels.table, self.run.engine, self.ties, self.scores, self.depth, bool(self.run.keyed)],
-                          fetch=False)
-            self._ranks_table = name
+            self._ranks_table = self._ranked(self.qrels)
         return self._ranks_table
+
+    def _ranked(self, qrels: Source) -> str:
+        """A new temp table of rankkit.ranks of the runs against one judgment table."""
+        name = f"rankkit_explore_ranks_{next(_tables)}"
+        with Progress(self.con, "ranking the runs", enabled=self.progress is not None, delay=0.5, bar=self.progress):
+            run_query(self.con, f"CREATE TEMP TABLE {name} AS FROM rankkit.ranks(?, ?, ties := ?, scores := ?, "
+                                "depth := ?, keyed := ?)",
+                      [qrels.table, self.run.engine, self.ties, self.scores, self.depth, bool(self.run.keyed)],
+                      fetch=False)
+        return name
 
     def trace(self, query_id: str, setting: Setting) -> pd.DataFrame:
         """rankkit.trace of one query for every system, with the setting's options."""
@@ -244,11 +298,14 @@ class ExplorerData:
         return {doc_id: text for doc_id, text in rows}
 
     def close(self) -> None:
-        if self._ranks_table is not None:
-            self.con.execute(f"DROP TABLE IF EXISTS {self._ranks_table}")
-            self._ranks_table = None
+        for table in (self._ranks_table, self._second_ranks):
+            if table is not None:
+                self.con.execute(f"DROP TABLE IF EXISTS {table}")
+        self._ranks_table = self._second_ranks = None
         release(self.con, self.run)
         release(self.con, self.qrels)
+        if self.second is not None:
+            release(self.con, self.second)
 
 
 def _query_table(con, queries) -> pd.DataFrame | None:

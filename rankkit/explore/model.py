@@ -29,6 +29,7 @@ CONTROL_TIPS = {"k": "the cutoff: only the top k ranks count",
                 "rel": "the relevance level: a document is relevant when its grade is at least this"}
 
 T = TypeVar("T")
+SECOND = "under B"  # what the query table's and the plots' columns of the second judgment table say
 
 
 class ExplorerModel(traitlets.HasTraits):
@@ -46,6 +47,13 @@ class ExplorerModel(traitlets.HasTraits):
     per_query = Instance(pd.DataFrame, allow_none=True, read_only=True,
                          help="system, query_id, value [, by]: the values behind the current view")
     trace = Instance(pd.DataFrame, allow_none=True, read_only=True, help="rankkit.trace of the chosen query")
+    second_per_query = Instance(pd.DataFrame, allow_none=True, read_only=True,
+                                help="with a second judgment table: per_query's values under it (system, query_id, value)")
+    second_trace = Instance(pd.DataFrame, allow_none=True, read_only=True,
+                            help="with a second judgment table: rankkit.trace of the chosen query under it")
+    labels = Instance(pd.DataFrame, allow_none=True, read_only=True,
+                      help="with a second judgment table: the chosen query's documents judged in either table, "
+                           "doc_id, grade_a, grade_b, side")
 
     def __init__(self, data: ExplorerData, measures: list[str] | None = None, **kwargs):
         self.data = data
@@ -53,6 +61,7 @@ class ExplorerModel(traitlets.HasTraits):
         self._quiet = False  # set by _set_quietly: a measure name sets its controls, drawn once
         self._parsed: dict[str, Setting] = {}  # measure names read: a change asks for its setting often
         self.overall: dict[str, float] = {}  # each shown system's aggregate of the setting, as evaluate gives it
+        self.second_overall: dict[str, float] = {}  # the same under the second judgment table, if one is given
         self.table = pd.DataFrame()  # the query table's rows on the current page
         self.matching = 0  # the query table's rows matching the search, over every page
         self._sort, self._ascending, self._search, self._page = "query id", True, "", 0
@@ -179,7 +188,8 @@ class ExplorerModel(traitlets.HasTraits):
     @property
     def sort_keys(self) -> list[str]:
         """The orders the query table offers for the chosen systems and baseline."""
-        return (["query id"] + [f"value: {s}" for s in self.systems]
+        second = [f"value: {s} {SECOND}" for s in self.systems] if self.data.second is not None else []
+        return (["query id"] + [f"value: {s}" for s in self.systems] + second
                 + ([f"difference: {s}" for s in self.compared] + ["moved most"] if self.compared else []))
 
     def _refresh_values(self) -> None:
@@ -191,6 +201,11 @@ class ExplorerModel(traitlets.HasTraits):
         values = values.iloc[np.argsort(place, kind="stable")].reset_index(drop=True)
         if self.by is not None:
             values = values.assign(**{self.by: values["query_id"].map(self.data.queries[self.by])})
+        if self.data.second is not None:
+            # the same rows (system, query) under the second table: a query it does not judge is NaN
+            second = self.data.second_values(setting)
+            self.set_trait("second_per_query", values[["system", "query_id"]].merge(
+                second, on=["system", "query_id"], how="left"))
         self._query_ids = set(values["query_id"].to_numpy())  # iterating an Arrow-backed column is 10x slower
         self.set_trait("per_query", values)
         self._show_settings()
@@ -198,6 +213,9 @@ class ExplorerModel(traitlets.HasTraits):
         # the plots and the table are drawn
         overall = self._beside(lambda: self._aggregate_and_batch(setting), self._show_values)
         self.overall = {s: overall[s] for s in self.systems if s in overall}
+        if self.data.second is not None:
+            second = self.data.second_overall(setting)
+            self.second_overall = {s: second[s] for s in self.systems if s in second}
         self._show_summary(setting)
         if self.query is not None:
             self._refresh_trace()
@@ -223,17 +241,25 @@ class ExplorerModel(traitlets.HasTraits):
         self.data.values(setting)
         return overall
 
-    def _trace_rows(self) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """The chosen query's trace in every system, and every system's ranks of its documents."""
-        return self.data.trace(self.query, self.setting), self.data.ranks(self.query)
+    def _trace_rows(self) -> tuple:
+        """The chosen query's trace in every system, every system's ranks of its documents and, with a
+        second judgment table, the trace under it and the query's labels in both tables."""
+        rows = (self.data.trace(self.query, self.setting), self.data.ranks(self.query))
+        if self.data.second is None:
+            return rows + (None, None)
+        return rows + (self.data.second_trace(self.query, self.setting), self.data.labels(self.query))
 
     def _refresh_trace(self, rows: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> None:
         """The trace trait and the drill-down, from the chosen query's rows (fetched here if not given)."""
         if self.query is None:
-            self.set_trait("trace", None)
+            for name in ("trace", "second_trace", "labels"):
+                self.set_trait(name, None)
             self._show_trace(None)
             return
-        frame, ranks = rows if rows is not None else self._trace_rows()
+        frame, ranks, second, labels = rows if rows is not None else self._trace_rows()
+        if second is not None:
+            self.set_trait("second_trace", second[second["system"].isin(self.systems)].reset_index(drop=True))
+            self.set_trait("labels", labels)
         self.set_trait("trace", frame[frame["system"].isin(self.systems)].reset_index(drop=True))
         self._show_trace(ranks)
 
@@ -246,6 +272,10 @@ class ExplorerModel(traitlets.HasTraits):
         for system in self.compared:
             if self.baseline in wide.columns:
                 wide[f"Δ {system}"] = paired_differences(wide[system], wide[self.baseline])
+        if self.second_per_query is not None:
+            second = self.second_per_query.pivot(index="query_id", columns="system", values="value")
+            for system in [s for s in self.systems if s in second.columns]:
+                wide[f"{system} {SECOND}"] = second[system]
         wide = wide.reset_index()
         if self.data.queries is not None and "text" in self.data.queries.columns:
             wide.insert(1, "text", wide["query_id"].map(self.data.queries["text"]).fillna(""))

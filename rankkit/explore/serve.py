@@ -30,13 +30,14 @@ IDLE_KERNEL_SECONDS = 300
 
 
 def notebook(qrels: str, runs: str | Sequence[str] | Mapping[str, str], measures: Sequence[str] | None = None,
-             queries: str | None = None, docs: str | None = None, split_by_tag: bool = False) -> dict:
+             queries: str | None = None, docs: str | None = None, split_by_tag: bool = False,
+             second_qrels: str | None = None) -> dict:
     """A notebook (nbformat 4, as a dict) whose one code cell builds and shows the explorer. ``runs``
     as the command line gives them: one path, a list, or ``{name: path}`` (NAME=PATH)."""
     args = [repr(str(Path(qrels).resolve())), repr(_resolved(runs))]
     if measures:
         args.append(repr(list(measures)))
-    for name, value in (("queries", queries), ("docs", docs)):
+    for name, value in (("queries", queries), ("docs", docs), ("second_qrels", second_qrels)):
         if value is not None:
             args.append(f"{name}={str(Path(value).resolve())!r}")
     if split_by_tag:
@@ -66,7 +67,7 @@ def _paths(runs: str | Sequence[str] | Mapping[str, str]) -> list[str]:
 
 def serve(qrels: str, runs: str | Sequence[str] | Mapping[str, str], *, measures: Sequence[str] | None = None,
           queries: str | None = None, docs: str | None = None, port: int | None = None, split_by_tag: bool = False,
-          out: IO[str] = sys.stdout, ready=None, idle_kernel_seconds: int = IDLE_KERNEL_SECONDS) -> int:
+          second_qrels: str | None = None, out: IO[str] = sys.stdout, ready=None, idle_kernel_seconds: int = IDLE_KERNEL_SECONDS) -> int:
     """Serve the explorer until interrupted (Ctrl+C, SIGTERM, SIGHUP) or until Voila stops; print its
     address once it answers. Stopping stops Voila, its kernels and their temporary folders.
 
@@ -74,14 +75,14 @@ def serve(qrels: str, runs: str | Sequence[str] | Mapping[str, str], *, measures
     no page is connected to ends after ``idle_kernel_seconds`` idle."""
     if importlib.util.find_spec("voila") is None:
         raise RankkitError(MISSING_VOILA)
-    for path in [qrels, *_paths(runs), *(p for p in (queries, docs) if p is not None)]:
+    for path in [qrels, *_paths(runs), *(p for p in (queries, docs, second_qrels) if p is not None)]:
         if not Path(path).exists():
             raise RankkitError(f"{path}: no such file")
     port = port or _free_port()
     # the handlers outlive the folder: a SIGTERM while it is removed still leaves nothing behind
     with _signals_interrupt(), tempfile.TemporaryDirectory(prefix="rankkit-explore-") as folder:
         page = Path(folder) / "rankkit-explorer.ipynb"
-        write_text(page, json.dumps(notebook(qrels, runs, measures, queries, docs, split_by_tag), indent=1))
+        write_text(page, json.dumps(notebook(qrels, runs, measures, queries, docs, split_by_tag, second_qrels), indent=1))
         log = (Path(folder) / "voila.log").open("w+", encoding="utf-8")
         command = [sys.executable, "-m", "voila", str(page), "--no-browser", "--Voila.ip=127.0.0.1", f"--port={port}",
                    "--Voila.port_retries=0", "--VoilaConfiguration.show_tracebacks=True",

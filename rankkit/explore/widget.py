@@ -191,9 +191,15 @@ class Explorer(ExplorerModel, widgets.VBox):
 
     def _draw_plots(self) -> None:
         label = self.measure_label
-        frame = self.per_query.assign(measure=label)
+        frame, by = self.per_query.assign(measure=label), self.by
+        if self.second_per_query is not None and by is None:
+            # each system's values under both judgment tables, side by side (split by an attribute,
+            # the distribution shows the first table's; the query table has both)
+            frame = pd.concat([frame.assign(qrels="A"), self.second_per_query.assign(measure=label, qrels="B")],
+                              ignore_index=True)
+            by = "qrels"
         self._rendered["distribution"] = self._render(
-            "distribution", plot.distribution(frame, by=self.by, reuse=self._drawn("distribution")))
+            "distribution", plot.distribution(frame, by=by, reuse=self._drawn("distribution")))
         self._show_comparisons()
         self._views["title"].value = (f"<h3 style='margin:4px 0'>rankkit explorer: {html.escape(label)}, "
                                       f"{len(self._query_ids)} queries, {len(self.systems)} "
@@ -202,8 +208,12 @@ class Explorer(ExplorerModel, widgets.VBox):
     def _show_summary(self, setting: Setting) -> None:
         """evaluate's number: the measure's own aggregate, in SQL (a sum for counts, gm_map's geometric mean)."""
         word = {"sum": "total", "gmean": "geometric mean"}.get(setting.measure.aggregate, "mean")
-        self._views["summary"].value = f"{word} " + html.escape(setting.name) + ": " + ", ".join(
+        line = f"{word} " + html.escape(setting.name) + ": " + ", ".join(
             f"<b>{html.escape(s)}</b> {value:.4f}" for s, value in self.overall.items())
+        if self.data.second is not None:
+            line = (f"{_judgments_legend(self.data)}<br>under A, {line}<br>under B, {word} {html.escape(setting.name)}: "
+                    + ", ".join(f"<b>{html.escape(s)}</b> {value:.4f}" for s, value in self.second_overall.items()))
+        self._views["summary"].value = line
 
     def _show_comparisons(self) -> None:
         frame = self.per_query.assign(measure=self.measure_label)
@@ -316,6 +326,12 @@ class Explorer(ExplorerModel, widgets.VBox):
             if rows.empty:
                 tables.append(widgets.HTML(f"<b>{html.escape(system)}</b>: retrieved nothing for this query"))
                 continue
+            if self.second_trace is not None:
+                # one run under the two judgment tables, side by side; a table wider than its half scrolls
+                second = self.second_trace[self.second_trace["system"] == system]
+                tables.append(widgets.HTML(_two_tables(rows, second, system, texts, self.setting),
+                                           layout=widgets.Layout(flex="1 1 0", min_width="600px", overflow="auto")))
+                continue
             other = self.baseline if system != self.baseline else (self.compared[0] if self.compared else None)
             theirs = ranks[ranks["system"] == other]
             other_ranks = dict(zip(theirs["doc_id"], theirs["rank"])) if other else {}
@@ -332,11 +348,17 @@ class Explorer(ExplorerModel, widgets.VBox):
         value_line = ", ".join(
             f"<b>{html.escape(s)}</b> {v:.4f}" for s, v in
             self.per_query[self.per_query["query_id"] == self.query].set_index("system")["value"].items())
+        if self.second_per_query is not None:
+            second = self.second_per_query[self.second_per_query["query_id"] == self.query].set_index("system")["value"]
+            value_line = "under A " + value_line + "; under B " + ", ".join(
+                f"<b>{html.escape(s)}</b> {_number(v)}" for s, v in second.items())
+        legend = (_labels_html(self.labels, trace) if self.labels is not None
+                  else _MOVES_LEGEND if len(self.systems) > 1 else "")
         view.children = [
             widgets.HTML(f"<h3 style='margin:6px 0'>query {html.escape(self.query)}{query_text}</h3>"
                          f"<p>{html.escape(self.measure_label)}: {value_line}</p>"),
             widgets.HBox(tables, layout=_wrapping(overflow="auto")),
-            widgets.HTML(_MOVES_LEGEND if len(self.systems) > 1 else ""),
+            widgets.HTML(legend),
             widgets.HTML(missed_html),
             _show(widgets.Image(format="png"), Rendered(curve, self._kept_axes.setdefault("trace_curve", KeptAxes()))),
         ]
@@ -517,3 +539,85 @@ def _missed_html(missed: list[tuple[str, float]]) -> str:
     return (text + f" and {len(listed) - MISSED_SHOWN} more</p><details><summary style='cursor:pointer'>"
             f"the other {len(listed) - MISSED_SHOWN}</summary><p style='margin:2px 0'>"
             f"{', '.join(listed[MISSED_SHOWN:])}</p></details>")
+
+
+# ---- one run under two judgment tables ---------------------------------------------------------
+
+DIFFERS = "#fde2b8"  # a rank whose document the two judgment tables label differently
+
+
+def _judgments_legend(data: ExplorerData) -> str:
+    """What A and B are: the files (or tables) the two judgment tables were read from."""
+    return (f"<span style='color:#444'>judgments A: <code>{html.escape(data.qrels.label)}</code>, "
+            f"B: <code>{html.escape(data.second.label)}</code></span>")
+
+
+def _number(value) -> str:
+    return "–" if value is None or pd.isna(value) else f"{value:.4f}"
+
+
+def _grade(value) -> str:
+    return "<i style='color:#b15928' title='not in this table'>unjudged</i>" if pd.isna(value) else f"{value:g}"
+
+
+def _two_tables(rows_a: pd.DataFrame, rows_b: pd.DataFrame, system: str, texts: dict, setting: Setting) -> str:
+    """One system's ranks under judgment tables A and B: per rank the document, both grades, both
+    gains and the shown measure at that rank's cutoff under each (from the two traces), the ranks
+    whose labels differ tinted and marked."""
+    column = _own_column(setting) or "ndcg"  # the trace's column of the measure shown
+    name = setting.measure.name if _own_column(setting) else "nDCG"
+    every_a = rows_a[rows_a["rank"].notna()]
+    ranked_a = every_a.head(TRACE_ROWS)
+    # the same run ranked the same way under both tables: rank r holds the same document in each trace
+    ranked_b = rows_b[rows_b["rank"].notna()].set_index("rank")
+    head = [("rank", ""), ("doc", ""), ("grade A", "its grade in judgment table A"),
+            ("grade B", "its grade in judgment table B"), ("gain A", ""), ("gain B", ""),
+            (f"{name} A", f"{name} at the cutoff of this rank under A, as evaluate computes it"),
+            (f"{name} B", f"{name} at the cutoff of this rank under B"), ("", "")]
+    if texts:
+        head.append(("text", ""))
+    body = []
+    for _, row in ranked_a.iterrows():
+        rank, doc = int(row["rank"]), row["doc_id"]
+        other = ranked_b.loc[row["rank"]] if row["rank"] in ranked_b.index else None
+        grade_b = other["grade"] if other is not None else float("nan")
+        differs = not pd.isna(doc) and not (pd.isna(row["grade"]) and pd.isna(grade_b)) and not (
+            row["grade"] == grade_b)
+        values = [str(rank), "–" if pd.isna(doc) else html.escape(str(doc)),
+                  _grade(row["grade"]) if not pd.isna(doc) else "", _grade(grade_b) if not pd.isna(doc) else "",
+                  f"{row['gain']:g}", "–" if other is None else f"{other['gain']:g}",
+                  f"{row[column]:.4f}", "–" if other is None else f"{other[column]:.4f}",
+                  "<b title='the two tables label it differently'>≠</b>" if differs else ""]
+        if texts:
+            values.append(html.escape(str(texts.get(doc, ""))[:80]))
+        tint = f" style='background:{DIFFERS}'" if differs else ""
+        body.append(f"<tr{tint}>" + "".join(f"<td style='padding:1px 6px;text-align:right'>{v}</td>" for v in values)
+                    + "</tr>")
+    end_a = every_a.iloc[-1]  # the value at the last rank, shown or not
+    cutoff = f"@{int(end_a['rank'])}"
+    end_b = ranked_b.loc[end_a["rank"]] if end_a["rank"] in ranked_b.index else None
+    more = (f"<p style='color:#666'>first {TRACE_ROWS} ranks shown; <code>ex.trace</code> and "
+            f"<code>ex.second_trace</code> hold them all</p>" if len(every_a) > TRACE_ROWS else "")
+    cells = "".join(_header(h, tip, nowrap=True) for h, tip in head)
+    return (f"<div style='margin-right:18px'><b>{html.escape(system)}</b>: {html.escape(name)}{cutoff} = "
+            f"{end_a[column]:.4f} under A, {_number(None if end_b is None else end_b[column])} under B"
+            f"<table style='border-collapse:collapse;font-size:12px;font-variant-numeric:tabular-nums'>"
+            f"<tr>{cells}</tr>{''.join(body)}</table>{more}</div>")
+
+
+def _labels_html(labels: pd.DataFrame, trace: pd.DataFrame) -> str:
+    """The query's documents the two tables label differently, those no shown system retrieved named:
+    a different label there still moves recall and the ideal ranking."""
+    differ = labels[(labels["side"] != "both") | (labels["grade_a"] != labels["grade_b"])]
+    retrieved = set(trace.loc[trace["rank"].notna(), "doc_id"])
+    unseen = differ[~differ["doc_id"].isin(retrieved)]
+    one_sided = int((labels["side"] != "both").sum())
+    text = (f"<p style='font-size:12px;color:#444;margin:2px 0'><span style='background:{DIFFERS};padding:0 4px'>"
+            f"tinted, ≠</span>: the two judgment tables label the document differently. This query: "
+            f"{len(labels)} documents judged, {len(differ)} labelled differently ({one_sided} judged in one table only)")
+    if len(unseen):
+        listed = [f"{html.escape(str(r.doc_id))} ({_grade(r.grade_a)} in A, {_grade(r.grade_b)} in B)"
+                  for r in unseen.head(MISSED_SHOWN).itertuples()]
+        rest = f" and {len(unseen) - MISSED_SHOWN} more" if len(unseen) > MISSED_SHOWN else ""
+        text += f"; not retrieved by the systems shown: {', '.join(listed)}{rest}"
+    return text + ".</p>"
