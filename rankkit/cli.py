@@ -586,7 +586,7 @@ def _run_report(args: argparse.Namespace) -> int:
                    columns=_columns(args), conventions=_conventions(args), call=_command_line(args),
                    second_qrels=args.second_qrels)
     result.save(args.output)
-    print(f"rankkit report: wrote {args.output}")
+    print(f"rankkit report: wrote {', '.join(map(str, result.written(args.output)))}")
     return 0
 
 

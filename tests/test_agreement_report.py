@@ -83,3 +83,73 @@ def test_command_line_report_takes_a_second_table(files, tmp_path, capsys):
     saved = json.loads(out.read_text())
     assert {row["measure"] for row in saved["agreement"]} >= {"kappa", "alpha_ordinal"}
     assert len(saved["leaderboards"]) == 3
+
+
+def _swapping(files, tmp_path) -> tuple[str, str, dict]:
+    """A second table judging d5 and d6 alone relevant: down, above mixed under the first table's P@3, falls
+    below it (a swap)."""
+    qrels, _, runs = files
+    (tmp_path / "late.txt").write_text("".join(f"q{q} 0 d{d} {2 if d >= 5 else 0}\n"
+                                               for q in range(1, 9) for d in range(1, 7)))
+    return qrels, str(tmp_path / "late.txt"), runs
+
+
+def test_machine_exports_carry_the_agreement_tables(files, tmp_path, capsys):
+    import duckdb
+
+    qrels, second, runs = _swapping(files, tmp_path)
+    made = rankkit.report(qrels, runs, ["P@3", "AP"], second_qrels=second, resamples=300)
+    assert len(made.swaps) > 0
+    exported = made.agreement_tables()
+    assert list(exported) == ["agreement", "agreement_per_query", "leaderboards", "correlations", "swaps"]
+    boards = exported["leaderboards"]
+    assert list(boards.columns) == ["measure", "system", "value_under_a", "value_under_b", "rank_under_a",
+                                    "rank_under_b", "qrels_a", "qrels_b"]
+    assert boards.value_under_b.tolist() == made.leaderboards.value_b.tolist()
+    assert set(boards.qrels_b) == {second} and set(boards.measure) == {"P@3"}
+    swaps = exported["swaps"]
+    assert {"higher_under_a", "lower_under_a", "p_adjusted_under_a", "significant_under_a", "test"} <= set(swaps.columns)
+    assert swaps.p_adjusted_under_a.tolist() == pytest.approx(made.swaps.p_adjusted.tolist())
+    labels = exported["agreement"].set_index("measure")
+    assert labels.loc["kappa", "description"].startswith("Cohen's kappa")
+    assert labels.over_all_pairs.tolist() == pytest.approx(made.agreement.value.tolist(), nan_ok=True)
+    assert exported["correlations"]["among"].tolist() == ["every system"]
+    # CSV and Parquet: the report's file, and one file per agreement table beside it, read back equal
+    for suffix in (".csv", ".parquet"):
+        path = made.save(tmp_path / f"report{suffix}")
+        written = made.written(path)
+        assert [p.name for p in written] == [f"report{suffix}"] + [
+            f"report.{name}{suffix}" for name in ("label-agreement", "label-agreement-per-query", "leaderboards",
+                                                  "leaderboard-correlations", "swaps")]
+        for target, (name, frame) in zip(written[1:], exported.items()):
+            back = duckdb.sql(f"FROM '{target}'").df()
+            assert list(back.columns) == list(frame.columns), name
+            numbers = frame.select_dtypes("number").columns
+            assert back[numbers].to_numpy(dtype=float) == pytest.approx(frame[numbers].to_numpy(dtype=float),
+                                                                         nan_ok=True), name
+        if suffix == ".parquet":
+            metadata = duckdb.sql(f"SELECT decode(value) FROM parquet_kv_metadata('{written[-1]}')").fetchall()[0][0]
+            assert json.loads(metadata)["record"]["inputs"][1]["role"] == "second_qrels"
+    document = json.loads(made.save(tmp_path / "report.json").read_text())
+    assert document["agreement_tables"]["swaps"][0]["higher_under_a"] == made.swaps.above_a.iloc[0]
+    # the command line says every file it wrote; a report without a second table writes one file
+    out = tmp_path / "cli.csv"
+    assert main(["report", qrels, *runs.values(), "-m", "P@3", "-o", str(out), "--second-qrels", second]) == 0
+    assert capsys.readouterr().out.strip() == "rankkit report: wrote " + ", ".join(map(str, made.written(out)))
+    alone = rankkit.report(qrels, runs, "P@3", resamples=200)
+    assert alone.agreement_tables() == {} and alone.written(out) == [out]
+    assert "agreement_tables" not in json.loads(alone.to_json())
+
+
+def test_verify_checks_the_swaps_and_the_per_query_agreement(files, tmp_path):
+    qrels, second, runs = _swapping(files, tmp_path)
+    path = rankkit.report(qrels, runs, "P@3", second_qrels=second, resamples=300).save(tmp_path / "report.json")
+    assert rankkit.verify(path).holds
+    document = json.loads(path.read_text())
+    document["swaps"][0]["p_value"] = 0.5 if document["swaps"][0]["p_value"] != 0.5 else 0.25
+    document["agreement_per_query"][0]["kappa_linear"] = -0.5
+    path.write_text(json.dumps(document))
+    checked = rankkit.verify(path)
+    assert not checked.holds
+    assert {(item["table"], item["column"]) for item in checked.moved} == {("swaps", "p_value"),
+                                                                          ("agreement_per_query", "kappa_linear")}

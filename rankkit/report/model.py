@@ -108,15 +108,42 @@ class Report:
         return self.table("latex", intervals=intervals, caption=caption, label=label)
 
     def to_csv(self) -> str:
-        """The aggregate table, one row per measure and system, with interval, best and significance."""
+        """The aggregate table, one row per measure and system, with interval, best and significance.
+        (With a second judgment table, :meth:`save` writes the agreement tables beside it.)"""
         from rankkit.report.render import csv_text
 
         return csv_text(self)
 
+    def agreement_tables(self) -> dict[str, pd.DataFrame]:
+        """With a second judgment table, the agreement section as the CSV and Parquet files beside the
+        report hold it: ``agreement`` (label agreement, each measure described), ``agreement_per_query``
+        and, for three systems or more, ``leaderboards``, ``correlations`` and ``swaps``, columns
+        named for what they hold (``value_under_a``, ``p_adjusted_under_a``, the two judgment tables in
+        ``qrels_a`` and ``qrels_b``). Empty without a second table."""
+        from rankkit.report.render import agreement_tables
+
+        return agreement_tables(self)
+
+    def written(self, path: str | Path) -> list[Path]:
+        """The files :meth:`save` writes for ``path``: it, and for a CSV or Parquet report with an
+        agreement section one file per agreement table beside it (``report.csv``:
+        ``report.label-agreement.csv``, ``report.leaderboards.csv`` ...)."""
+        from rankkit.report.render import agreement_paths
+
+        path = Path(path)
+        beside = agreement_paths(self, path) if path.suffix.lower() in (".csv", ".parquet") else []
+        return [path, *beside]
+
     def to_json(self) -> str:
-        """Every table and the whole record; :meth:`load` reads it back."""
+        """Every table and the whole record; :meth:`load` reads it back. With a second judgment table,
+        also ``agreement_tables``: :meth:`agreement_tables`, as the CSV and Parquet exports write them."""
         document = {"rankkit_report": FORMAT_VERSION, "title": self.title, "record": self.record}
         document.update({name: _records(getattr(self, name)) for name in TABLES})
+        exported = self.agreement_tables()
+        if exported:
+            # the agreement section as the CSV and Parquet files beside a report hold it, columns named for
+            # what they hold; the tables above are the report's own, which load() reads back
+            document["agreement_tables"] = {name: _records(frame) for name, frame in exported.items()}
         return json.dumps(document, indent=1, allow_nan=False) + "\n"
 
     def to_parquet(self, path: str | Path) -> Path:
@@ -127,17 +154,24 @@ class Report:
         return parquet(self, Path(path))
 
     def save(self, path: str | Path) -> Path:
-        """Write the report in the format its suffix names; ``.tex`` is a document pdflatex compiles."""
+        """Write the report in the format its suffix names; ``.tex`` is a document pdflatex compiles.
+        A CSV or Parquet file holds one table: with an agreement section, its tables are written
+        beside it (:meth:`written` lists the files, :meth:`agreement_tables` their contents)."""
         from rankkit.report.render import latex_document
+
+        from rankkit.report.render import agreement_csv, agreement_parquet
 
         path = Path(path)
         suffix = path.suffix.lower()
         if suffix == ".parquet":
+            agreement_parquet(self, path)
             return self.to_parquet(path)
         writers = {".html": self.to_html, ".htm": self.to_html, ".md": self.to_markdown,
                    ".tex": lambda: latex_document(self), ".csv": self.to_csv, ".json": self.to_json}
         if suffix not in writers:
             raise InputError(f"{path}: a report is saved as {', '.join(SUFFIXES)}; the suffix says which")
+        if suffix == ".csv":
+            agreement_csv(self, path)
         return write_text(path, writers[suffix]())
 
     @classmethod

@@ -22,7 +22,8 @@ from rankkit.table import (BEST_NOTE, DIGITS, FORMATS, LATEX_SPECIAL, Table, lat
                            latex_long, letters, make_table, markdown as markdown_table, markdown_escape, means_note,
                            number)
 
-__all__ = ["html", "markdown", "table", "latex_document", "csv_text", "parquet", "summary"]
+__all__ = ["html", "markdown", "table", "latex_document", "csv_text", "parquet", "summary", "agreement_tables",
+           "agreement_paths", "agreement_csv", "agreement_parquet", "AGREEMENT_FILES"]
 
 # Systems whose means and intervals a page holds in one float; more go in a longtable.
 FLOAT_SYSTEMS = 20
@@ -389,23 +390,100 @@ def csv_text(report) -> str:
 
 def parquet(report, path: Path) -> Path:
     """Long per-query values written by DuckDB (no pyarrow needed), the record in the metadata."""
+    long = report.per_query[["system", "query_id", "measure", "value"]]
+    _parquet_file(report, long, path, "SELECT system::VARCHAR AS system, query_id::VARCHAR AS query_id, "
+                                      "measure::VARCHAR AS measure, value::DOUBLE AS value FROM rankkit_report_values")
+    return path
+
+
+def _parquet_file(report, frame: pd.DataFrame, path: Path, select: str = "FROM rankkit_report_values") -> None:
+    """One table written by DuckDB as Parquet, the report's title and record in its metadata."""
     import duckdb
 
-    frame = report.per_query
-    columns = ["system", "query_id", "measure", "value"]
-    long = frame[columns].copy()
     con = duckdb.connect()
     try:
-        con.register("rankkit_report_values", long)
+        con.register("rankkit_report_values", frame)
         metadata = json.dumps({"title": report.title, "record": report.record}).replace("'", "''")
         with replacing(path) as partial:
             target = str(partial).replace("'", "''")
-            con.execute(f"COPY (SELECT system::VARCHAR AS system, query_id::VARCHAR AS query_id, "
-                        f"measure::VARCHAR AS measure, value::DOUBLE AS value FROM rankkit_report_values) "
-                        f"TO '{target}' (FORMAT parquet, KV_METADATA {{rankkit_report: '{metadata}'}})")
+            con.execute(f"COPY ({select}) TO '{target}' (FORMAT parquet, KV_METADATA {{rankkit_report: '{metadata}'}})")
     finally:
         con.close()
-    return path
+
+
+# ---- the agreement section as data files ------------------------------------------------------------
+
+# The agreement tables of a report, each written beside its CSV or Parquet file as
+# <stem>.<name><suffix> (report.csv: report.label-agreement.csv ...): a CSV or Parquet file holds one table.
+AGREEMENT_FILES = {"agreement": "label-agreement", "agreement_per_query": "label-agreement-per-query",
+                   "leaderboards": "leaderboards", "correlations": "leaderboard-correlations", "swaps": "swaps"}
+
+
+def agreement_paths(report, path: Path) -> list[Path]:
+    """The files the agreement tables are written to beside ``path`` (none without a second table)."""
+    path = Path(path)
+    return [path.with_name(f"{path.stem}.{AGREEMENT_FILES[name]}{path.suffix}")
+            for name in agreement_tables(report)]
+
+
+def agreement_tables(report) -> dict[str, pd.DataFrame]:
+    """The agreement section as the CSV and Parquet exports write it, by the report's table name:
+    columns that say what they are (the two judgment tables named in each row, A the report's
+    qrels and the reference, B the second)."""
+    from rankkit.agreement import CORRELATIONS, LABEL_MEASURES
+
+    if report.agreement.empty:
+        return {}
+    given = {item["role"]: item.get("given") or item.get("path") or item.get("kind") for item in report.record["inputs"]}
+    judged = {"qrels_a": given.get("qrels"), "qrels_b": given.get("second_qrels")}
+    labels = report.agreement.rename(columns={"value": "over_all_pairs", "mean": "mean_over_queries"})
+    labels.insert(1, "description", labels["measure"].map(LABEL_MEASURES))
+    tables = {
+        "agreement": labels.assign(**judged),
+        "agreement_per_query": report.agreement_per_query.rename(columns={
+            "pairs": "pairs_judged_by_both", "only_a": "judged_by_a_only", "only_b": "judged_by_b_only"}),
+    }
+    if report.leaderboards.empty:
+        return tables
+    measure = report.leaderboards["measure"].iloc[0]
+    boards = report.leaderboards.drop(columns="measure").rename(columns={
+        "value_a": "value_under_a", "value_b": "value_under_b", "rank_a": "rank_under_a", "rank_b": "rank_under_b"})
+    correlations = report.correlations.rename(columns={"swaps": "swapped_pairs", "systems": "systems_compared"})
+    correlations.insert(0, "among", [("every system" if pd.isna(top) else f"the top {int(top)} under A")
+                                     for top in report.correlations["top"]])
+    correlations = correlations.drop(columns="top")
+    swaps = report.swaps.rename(columns={
+        "above_a": "higher_under_a", "below_a": "lower_under_a",
+        "above_value_a": "higher_value_under_a", "below_value_a": "lower_value_under_a",
+        "above_value_b": "higher_value_under_b", "below_value_b": "lower_value_under_b",
+        "p_value": "p_value_under_a", "p_adjusted": "p_adjusted_under_a", "significant": "significant_under_a"})
+    statistics = report.record["statistics"]
+    tables.update(
+        leaderboards=boards.assign(measure=measure, **judged)[["measure", *boards.columns, *judged]],
+        correlations=correlations.assign(measure=measure)[["measure", *correlations.columns]].assign(**judged),
+        swaps=swaps.assign(measure=measure, test=statistics["test"], correction=statistics["correction"],
+                           alpha=statistics["alpha"])[["measure", *swaps.columns, "test", "correction", "alpha"]])
+    missing = set(CORRELATIONS) - set(tables["correlations"].columns)
+    if missing:
+        raise AssertionError(f"the correlations table lacks {', '.join(sorted(missing))}")
+    return tables
+
+
+def agreement_csv(report, path: Path) -> list[Path]:
+    """Each agreement table as a CSV file beside ``path`` (repr precision: read back to the same floats)."""
+    paths = agreement_paths(report, path)
+    for target, frame in zip(paths, agreement_tables(report).values()):
+        with replacing(target) as partial:
+            frame.to_csv(partial, index=False, lineterminator="\n", float_format=None)
+    return paths
+
+
+def agreement_parquet(report, path: Path) -> list[Path]:
+    """Each agreement table as a Parquet file beside ``path``, the record in its metadata."""
+    paths = agreement_paths(report, path)
+    for target, frame in zip(paths, agreement_tables(report).values()):
+        _parquet_file(report, frame, target)
+    return paths
 
 
 # ---- figures --------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rankkit.agreement import LABEL_MEASURES
 from rankkit.conventions import Conventions
 from rankkit.errors import InputError
 
@@ -21,6 +22,9 @@ CHECKED = {"aggregate": (("measure", "system"), ("value", "queries", "ci_low", "
                                                               "p_adjusted", "wins", "ties", "losses", "queries")),
            "coverage": (("measure", "system"), ("value", "queries")),
            "agreement": (("measure",), ("value", "mean", "ci_low", "ci_high", "queries")),
+           "agreement_per_query": (("query_id",), ("pairs", "only_a", "only_b", *LABEL_MEASURES)),
+           "swaps": (("above_a", "below_a"), ("above_value_a", "below_value_a", "above_value_b", "below_value_b",
+                                              "p_value", "p_adjusted")),
            "leaderboards": (("system",), ("value_a", "value_b")),
            "correlations": (("top",), ("kendall_tau_b", "tau_ap", "spearman", "pearson", "swaps"))}
 SHOWN = 10  # moved numbers named in the message; the rest are counted
