@@ -246,7 +246,8 @@ def leaderboard_agreement(qrels_a, qrels_b, runs, measure: str, *, top: int | No
         (``numpy.random.default_rng(seed).multinomial(n, [1 / n] * n, size=resamples)``), both
         leaderboards made again from each draw's per-query values (a system's mean, or sum for a
         count, over the queries drawn), and the correlations computed in SQL for each
-        (``rankkit.sample_correlations``). Not for a geometric mean (gm_map).
+        (``rankkit.sample_correlations``). A geometric mean (gm_map, gm_bpref) is made again as the
+        engine makes it, exp of the mean of each drawn query's ``rankkit.geometric_term``.
     conventions, columns:
         As for :func:`rankkit.evaluate`, the same for both judgment tables.
 
@@ -289,6 +290,15 @@ def leaderboard_agreement(qrels_a, qrels_b, runs, measure: str, *, top: int | No
     return LeaderboardAgreement(measure=measure, leaderboards=leaderboards, correlations=correlations, swaps=swaps)
 
 
+# A system's value over the queries of one draw, each query counted as often as it was drawn (weight), as
+# evaluate aggregates a measure: a mean, a sum for counts, and for gm_map and gm_bpref the geometric mean,
+# exp of the mean of rankkit.geometric_term (the log of the value floored at trec_eval's 0.00001), the
+# engine's own term. A query without a value (empty := 'skip') counts in no mean.
+COMBINED = {"mean": "sum(weight * {v}) / sum(weight) FILTER ({v} IS NOT NULL)",
+            "sum": "sum(weight * {v})",
+            "gmean": "exp(sum(weight * rankkit.geometric_term({v})) / sum(weight) FILTER ({v} IS NOT NULL))"}
+
+
 def _correlation_intervals(con, qrels_a, qrels_b, runs, measure: str, top, *, ci: float, seed, resamples: int,
                            conventions, columns) -> pd.DataFrame:
     """The percentile bootstrap interval of each correlation over queries (see leaderboard_agreement)."""
@@ -296,10 +306,7 @@ def _correlation_intervals(con, qrels_a, qrels_b, runs, measure: str, top, *, ci
 
     if not 0 < ci < 1:
         raise RankkitError(f"ci must be between 0 and 1, got {ci!r}")
-    aggregate = measure_specs(con, [measure])[0]["agg"]
-    if aggregate not in ("mean", "sum"):
-        raise RankkitError(f"ci: the leaderboards of {measure} are geometric means over queries; their correlations "
-                           f"are not resampled (leave ci out)")
+    aggregate = measure_specs(con, [measure])[0]["agg"]  # a text measure (runid) was refused by the leaderboards
     values = None
     for side, qrels in (("a", qrels_a), ("b", qrels_b)):
         found = evaluate(qrels, runs, measure, per_query=True, con=con, conventions=conventions, columns=columns)
@@ -311,7 +318,7 @@ def _correlation_intervals(con, qrels_a, qrels_b, runs, measure: str, top, *, ci
                           "query_id": np.tile(np.asarray(queries, dtype=object), resamples),
                           "weight": counts.ravel()})
     names = f"rankkit_draws_{next(_views)}", f"rankkit_values_{next(_views)}"
-    combine = "sum(weight * {v})" if aggregate == "sum" else "sum(weight * {v}) / sum(weight) FILTER ({v} IS NOT NULL)"
+    combine = COMBINED[aggregate]
     con.register(names[0], drawn[drawn.weight > 0])
     con.register(names[1], values)
     try:

@@ -211,5 +211,42 @@ def test_correlation_intervals_resample_the_queries():
     # one seed, the same interval (to the last bits: DuckDB's sums run in parallel, in any order)
     assert again.correlations.drop(columns="top").to_numpy(dtype=float) == pytest.approx(
         found.correlations.drop(columns="top").to_numpy(dtype=float), abs=1e-12, nan_ok=True)
-    with pytest.raises(rankkit.RankkitError, match="geometric means over queries"):
-        rankkit.leaderboard_agreement(qrels, other, runs, "gm_map", ci=0.9, resamples=10)
+    with pytest.raises(rankkit.RankkitError, match="'runid' is text, not a number"):
+        rankkit.leaderboard_agreement(qrels, other, runs, "runid", ci=0.9, resamples=10)
+
+
+@pytest.mark.parametrize("measure", ["gm_map", "gm_bpref"])
+def test_correlation_intervals_of_geometric_means(measure):
+    """gm_map's leaderboards made again from each draw as trec_eval makes them: exp of the mean of the
+    logs of the drawn queries' AP, each floored at 0.00001 (a brute-force reference, per draw)."""
+    rng = np.random.default_rng(8)
+    queries = [f"q{i:02}" for i in range(10)]
+    qrels = pd.DataFrame([(q, f"d{j}", int(rng.integers(0, 3))) for q in queries for j in range(8)],
+                         columns=["query_id", "doc_id", "relevance"])
+    other = perturbed(qrels, seed=4, share=0.4)
+    # one system retrieves nothing relevant on some queries: its AP there is 0, floored in the geometric mean
+    runs = {f"s{n}": pd.DataFrame([(q, f"d{j}", float(rng.random())) for q in queries for j in range(8 if n else 2)],
+                                  columns=["query_id", "doc_id", "score"]) for n in range(5)}
+    found = rankkit.leaderboard_agreement(qrels, other, runs, measure, top=4, ci=0.9, resamples=200, seed=2)
+    base = measure.removeprefix("gm_").replace("map", "AP")
+    per_query = {side: rankkit.evaluate(q, runs, base, per_query=True).pivot(index="query_id", columns="system",
+                                                                             values="value").loc[queries]
+                 for side, q in (("a", qrels), ("b", other))}
+    assert (per_query["a"] < 1e-5).any(axis=None)  # the floor is exercised
+    whole = {side: np.exp(np.log(table.clip(lower=1e-5)).mean()) for side, table in per_query.items()}
+    assert found.leaderboards.set_index("system").value_a.to_dict() == pytest.approx(whole["a"].to_dict(), abs=1e-12)
+    counts = np.random.default_rng(2).multinomial(10, [1 / 10] * 10, size=200)
+    drawn = {name: [] for name in ("all", "top")}
+    for weights in counts:
+        boards = {side: np.exp(np.log(table.clip(lower=1e-5)).mul(weights, axis=0).sum() / weights.sum())
+                  for side, table in per_query.items()}
+        best = boards["a"].sort_values(ascending=False, kind="stable").index[:4]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            drawn["all"].append(stats.kendalltau(boards["a"], boards["b"][boards["a"].index]).statistic)
+            drawn["top"].append(stats.spearmanr(boards["a"][best], boards["b"][best]).statistic)
+    rows = found.correlations.set_index(found.correlations.top.fillna(0).astype(int))
+    for scope, column, top in (("all", "kendall_tau_b", 0), ("top", "spearman", 4)):
+        values = np.array(drawn[scope])
+        low, high = np.percentile(values[~np.isnan(values)], [5, 95])
+        assert (rows.loc[top, f"{column}_low"], rows.loc[top, f"{column}_high"]) == pytest.approx((low, high), abs=1e-9)
