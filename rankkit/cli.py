@@ -64,7 +64,10 @@ def _main(argv: Sequence[str] | None) -> int:
         try:
             return args.run(args) or 0
         except (RankkitError, UsageError) as error:
-            print(f"rankkit {args.command}: {cli_syntax(_one_line(error))}", file=sys.stderr)
+            message = _one_line(error)
+            if not hasattr(args, "duplicates"):  # the readers' advice names an option this command has not
+                message = _NO_DUPLICATES_OPTION.sub("", message)
+            print(f"rankkit {args.command}: {cli_syntax(message)}", file=sys.stderr)
             return 2
         except duckdb.Error as error:  # a DuckDB failure rankkit did not foresee: still one line, no trace
             print(f"rankkit {args.command}: {_one_line(error)}", file=sys.stderr)
@@ -89,6 +92,11 @@ _HINTS = [
     # the command line reads files only: a missing one was never meant as a table
     (re.compile(r", and no table or view of that name"), lambda m: ""),
 ]
+
+
+# The readers' advice on a duplicate document, dropped where the command has no --duplicates (agree,
+# compare, report refuse duplicates: a judgment or a ranking listed twice is a question for its author)
+_NO_DUPLICATES_OPTION = re.compile(r""" \(duplicates=(['"])first\1 keeps the first\)""")
 
 
 # the temporary copies of standard input (see _stdin_runs), and how messages name them

@@ -70,3 +70,19 @@ def test_bad_usage_exits_2_with_one_line(files, capsys, extra, message):
     assert main(["agree", a, b, *given]) == 2
     err = [line for line in capsys.readouterr().err.strip().splitlines() if "warning:" not in line]
     assert len(err) == 1 and err[0].startswith("rankkit agree: ") and message in err[0]
+
+
+@pytest.mark.parametrize("second, message", [
+    # a grade that is not a number, in a CSV file: the file, line, column and what was expected
+    ("query_id,doc_id,relevance\nq1,a,1\nq1,b,high\n", "b.csv:3: column relevance: 'high' is not a number"),
+    # a document judged twice: refused, without advice on an option agree does not have
+    ("query_id,doc_id,relevance\nq1,a,1\nq1,a,2\n",
+     "b.csv:3: duplicate document a for query q1 (lines 2 and 3); each document may appear once per query"),
+    ("query_id,doc_id,relevance\nq9,a,1\n", "b.csv have no query in common (first queries: q1, q2; q9)"),
+])
+def test_bad_judgment_tables_are_named(files, tmp_path, capsys, second, message):
+    a, _, _ = files
+    (tmp_path / "b.csv").write_text(second)
+    assert main(["agree", a, str(tmp_path / "b.csv")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("rankkit agree: ") and err.endswith(message) and len(err.splitlines()) == 1

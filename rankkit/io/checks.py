@@ -63,6 +63,11 @@ def check_rows(con, loaded: Source, duplicates: str, text) -> None:
             loaded.fractional = (frac["query_id"], frac["doc_id"], frac["grade"])
 
 
+# DuckDB's types a CSV column of numbers is read as (a value that is not one is named as not a number)
+NUMERIC_TYPES = {"DOUBLE", "FLOAT", "DECIMAL", "BIGINT", "INTEGER", "SMALLINT", "TINYINT", "HUGEINT", "UBIGINT",
+                 "UINTEGER"}
+
+
 def read_error(error: Exception, label: str) -> str:
     """DuckDB's CSV error, said in one line with the file and line."""
     text = str(error)
@@ -73,6 +78,12 @@ def read_error(error: Exception, label: str) -> str:
                 f"found {columns.group(2)}")
     if line and "unicode" in text.lower():
         return f"{label}:{line.group(1)}: not UTF-8 text"
+    converting = re.search(r"""Error when converting column "([^"]*)"\. Could not convert string "([^"]*)" to '(\w+)'""",
+                           text)
+    if line and converting:
+        column, value, kind = converting.groups()
+        expected = "a number" if kind in NUMERIC_TYPES else f"of type {kind}"
+        return f"{label}:{line.group(1)}: column {column}: '{value}' is not {expected}"
     if line:
         return f"{label}:{line.group(1)}: cannot be read ({first_message(error)})"
     return f"{label}: cannot be read ({first_message(error)})"
