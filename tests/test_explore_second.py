@@ -106,9 +106,13 @@ def test_without_a_second_table_nothing_changes(sample):
 
 def test_a_bad_second_table_is_named(sample, tmp_path):
     bad = tmp_path / "bad.csv"
-    bad.write_text("query_id,doc_id,relevance\nq001,d1,high\n")
-    with pytest.raises(RankkitError, match=re.escape(str(bad))):
+    bad.write_text("query_id,doc_id,relevance\nq001,d1,1\nq001,d2,high\n")
+    with pytest.raises(RankkitError, match=re.escape(f"{bad}:3: column relevance: 'high' is not a number")):
         rankkit.explore(sample["qrels.txt"], _runs(sample), second_qrels=bad)
+    apart = tmp_path / "apart.csv"
+    apart.write_text("query_id,doc_id,relevance\nz1,d1,1\n")
+    with pytest.raises(RankkitError, match="have no query in common"):  # refused on opening, as agree refuses it
+        rankkit.explore(sample["qrels.txt"], _runs(sample), second_qrels=apart)
 
 
 def test_the_served_notebook_passes_the_second_table(sample):

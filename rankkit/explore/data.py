@@ -121,6 +121,9 @@ class ExplorerData:
         self.systems = [str(name) for name in self.run.systems]
         # a second judgment table (B): the run is shown under both, its documents' two labels side by side
         self.second = load(self.con, second_qrels, "qrels") if second_qrels is not None else None
+        if self.second is not None:
+            # the two tables paired once, now: two tables with no query in common are refused as agree refuses them
+            self._pairs(count=True)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RankkitWarning)
             compare_inputs(self.con, self.qrels, self.run, ties=ties)
@@ -256,10 +259,17 @@ class ExplorerData:
     def labels(self, query_id: str) -> pd.DataFrame:
         """Every document either table judges for one query, with both grades: ``doc_id, grade_a,
         grade_b, side`` (``a`` or ``b``: judged by that table only), from SQL's rankkit.label_pairs."""
-        second = self._needs_second()
-        return run_query(self.con, "SELECT doc_id, grade_a, grade_b, side FROM rankkit.label_pairs(?, qrels_b := ?, "
-                                   "labels := ?::VARCHAR[]) WHERE query_id = ? ORDER BY doc_id",
-                         [self.qrels.table, second.table, [self.qrels.label, second.label], query_id])
+        self._needs_second()
+        return self._pairs(query_id)
+
+    def _pairs(self, query_id: str | None = None, count: bool = False) -> pd.DataFrame:
+        """rankkit.label_pairs of the two tables: one query's rows, or how many pairs there are."""
+        what = "count(*) AS pairs" if count else "doc_id, grade_a, grade_b, side"
+        where = "" if query_id is None else "WHERE query_id = ? ORDER BY doc_id"
+        return run_query(self.con, f"SELECT {what} FROM rankkit.label_pairs(?, qrels_b := ?, labels := ?::VARCHAR[]) "
+                                   f"{where}",
+                         [self.qrels.table, self.second.table, [self.qrels.label, self.second.label],
+                          *([] if query_id is None else [query_id])])
 
     def _ranks(self) -> str:
         """The temp table of rankkit.ranks: the judged documents of the ranked runs, made once. Ranking
