@@ -327,10 +327,11 @@ class Explorer(ExplorerModel, widgets.VBox):
                 tables.append(widgets.HTML(f"<b>{html.escape(system)}</b>: retrieved nothing for this query"))
                 continue
             if self.second_trace is not None:
-                # one run under the two judgment tables, side by side; a table wider than its half scrolls
+                # one run under the two judgment tables; two systems' tables (about 470 pixels each
+                # without document texts) side by side from a 1000-pixel output, a wider one scrolls
                 second = self.second_trace[self.second_trace["system"] == system]
                 tables.append(widgets.HTML(_two_tables(rows, second, system, texts, self.setting),
-                                           layout=widgets.Layout(flex="1 1 0", min_width="600px", overflow="auto")))
+                                           layout=widgets.Layout(flex="1 1 0", min_width="480px", overflow="auto")))
                 continue
             other = self.baseline if system != self.baseline else (self.compared[0] if self.compared else None)
             theirs = ranks[ranks["system"] == other]
@@ -573,7 +574,7 @@ def _two_tables(rows_a: pd.DataFrame, rows_b: pd.DataFrame, system: str, texts: 
     head = [("rank", ""), ("doc", ""), ("grade A", "its grade in judgment table A"),
             ("grade B", "its grade in judgment table B"), ("gain A", ""), ("gain B", ""),
             (f"{name} A", f"{name} at the cutoff of this rank under A, as evaluate computes it"),
-            (f"{name} B", f"{name} at the cutoff of this rank under B"), ("", "")]
+            (f"{name} B", f"{name} at the cutoff of this rank under B")]
     if texts:
         head.append(("text", ""))
     body = []
@@ -583,11 +584,12 @@ def _two_tables(rows_a: pd.DataFrame, rows_b: pd.DataFrame, system: str, texts: 
         grade_b = other["grade"] if other is not None else float("nan")
         differs = not pd.isna(doc) and not (pd.isna(row["grade"]) and pd.isna(grade_b)) and not (
             row["grade"] == grade_b)
+        # the mark in B's grade cell: a column of its own made two tables too wide to sit side by side
+        mark = "<b title='the two tables label it differently'>≠</b> " if differs else ""
         values = [str(rank), "–" if pd.isna(doc) else html.escape(str(doc)),
-                  _grade(row["grade"]) if not pd.isna(doc) else "", _grade(grade_b) if not pd.isna(doc) else "",
+                  _grade(row["grade"]) if not pd.isna(doc) else "", mark + _grade(grade_b) if not pd.isna(doc) else "",
                   f"{row['gain']:g}", "–" if other is None else f"{other['gain']:g}",
-                  f"{row[column]:.4f}", "–" if other is None else f"{other[column]:.4f}",
-                  "<b title='the two tables label it differently'>≠</b>" if differs else ""]
+                  f"{row[column]:.4f}", "–" if other is None else f"{other[column]:.4f}"]
         if texts:
             values.append(html.escape(str(texts.get(doc, ""))[:80]))
         tint = f" style='background:{DIFFERS}'" if differs else ""
