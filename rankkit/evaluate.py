@@ -14,7 +14,7 @@ import duckdb
 from rankkit._files import replacing
 from rankkit._paths import sql_dir
 from rankkit._sql import connect, store, stored
-from rankkit.compose import compose
+from rankkit.compose import DUCKDB, LOADED, compose
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning, warn
 from rankkit.io import Source, default_connection, is_frame, is_table, load, load_run_files, release, run_name
@@ -185,8 +185,9 @@ def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path,
             con, specs, qrels_source, run_source):
         _, inputs = evaluation_query(qrels_source, run_source, specs, True, None, conventions)
         inputs.update(systems=[str(s) for s in run_source.systems], measures=[spec["measure"] for spec in specs])
-        query = long_query(specs, per_query, summary, digits, ties=conventions.ties, queries=conventions.queries,
-                           window=ranks_by_window(qrels_source, run_source, conventions.ties))
+        window = ranks_by_window(qrels_source, run_source, conventions.ties)
+        query = long_query(specs, per_query, summary, digits, conventions, window=window,
+                           keyed=bool(run_source.keyed) and not window)
         return _copy(con, query, inputs, path, None)
 
 
@@ -224,15 +225,12 @@ def checked_sources(con, qrels, run, columns, duplicates: str, progress,
 def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query: bool, slices,
                      conventions: Conventions) -> tuple[str, dict]:
     """The SQL evaluating the sources (see engine_query), and its parameters."""
-    ties, scores, depth, queries, judged_only = conventions.sql_arguments()
-    inputs = {"qrels": qrels_source.table, "run": run_source.engine, "ties": ties, "scores": scores,
-              "depth": depth, "judged_only": judged_only}
-    window = ranks_by_window(qrels_source, run_source, ties)
-    if not window:
-        inputs["keyed"] = bool(run_source.keyed)
+    inputs = {"qrels": qrels_source.table, "run": run_source.engine}
     if slices:
         inputs.update(slices=slices[0], attribute=slices[1])
-    return engine_query(per_query, bool(slices), specs, ties=ties, queries=queries, window=window), inputs
+    window = ranks_by_window(qrels_source, run_source, conventions.ties)
+    return engine_query(per_query, bool(slices), specs, conventions, window=window,
+                        keyed=bool(run_source.keyed) and not window), inputs
 
 
 def ranks_by_window(qrels: Source, run: Source, ties: str) -> bool:
@@ -246,8 +244,8 @@ def ranks_by_window(qrels: Source, run: Source, ties: str) -> bool:
             and qrels.rows > JUDGED_COUNTED * max(qrels.lists, 1))
 
 
-def engine_query(per_query: bool, sliced: bool, specs: Iterable[Mapping], *, ties: str = "trec",
-                 queries: str = "both", window: bool = False) -> str:
+def engine_query(per_query: bool, sliced: bool, specs: Iterable[Mapping], conventions: Conventions = Conventions(), *,
+                 window: bool = False, keyed: bool = False) -> str:
     """What rankkit.per_query and rankkit.aggregate (or their _by forms) compute, for inputs that
     load() checked: rankkit.ranks (rankkit.window_ranks_loaded with ``window``, for a small run), then the
     statement rankkit.compose writes for ``specs`` (only their features, each once as a column,
@@ -255,29 +253,32 @@ def engine_query(per_query: bool, sliced: bool, specs: Iterable[Mapping], *, tie
     rankkit.input_checks, and rankkit.per_query_ranked with a CASE over every measure, was most of
     the time of a small evaluation and bought nothing here. The values are
     MATERIALIZED: the aggregate reads them once.
-    Parameters by name: qrels, run, ties, scores, depth, judged_only, keyed (not with ``window``), and
-    slices, attribute when ``sliced``."""
-    query = _stages(specs, ties=ties, queries=queries, window=window)
+    Parameters by name: qrels, run, and slices, attribute when ``sliced``."""
+    query = _stages(specs, conventions, window=window, keyed=keyed)
     if sliced:
         query += ", rankkit_sliced AS (FROM rankkit.slice_values('rankkit_values', $slices, $attribute))"
         return query + (" FROM rankkit_sliced" if per_query else " FROM rankkit.over_slices('rankkit_sliced')")
     return query + (" FROM rankkit_values" if per_query else " FROM rankkit.over_values('rankkit_values')")
 
 
-def _stages(specs: Iterable[Mapping], *, ties: str, queries: str, window: bool) -> str:
-    """engine_query's common part: the ranks (by rankkit.window_ranks with ``window``), then the
-    per-query values as ``rankkit_values``."""
-    values = compose(specs, qrels="$qrels", ranks="rankkit_ranked_run", ties=ties, queries=queries)
+def _stages(specs: Iterable[Mapping], conventions: Conventions, *, window: bool, keyed: bool) -> str:
+    """engine_query's common part: the ranks (by rankkit.window_ranks_loaded with ``window``), then the
+    per-query values as ``rankkit_values``. The conventions are literals: DuckDB folds what they
+    decide (the tie rule's sort keys, the judged_only branch) as it plans, where a parameter is
+    bound and kept as an expression."""
+    ties, scores, depth, queries, judged_only = conventions.sql_arguments()
+    values = compose(specs, qrels="$qrels", ranks="rankkit_ranked_run", ties=ties, queries=queries, dialect=LOADED)
+    literal = DUCKDB.literal
+    arguments = (f"ties := {literal(ties, 'VARCHAR')}, scores := {literal(scores, 'VARCHAR')}, "
+                 f"depth := {literal(depth, 'BIGINT')}, judged_only := {'true' if judged_only else 'false'}")
     # load() checked the columns (rankkit.window_ranks would bind that check again)
-    ranks = ("rankkit.window_ranks_loaded($qrels, $run, ties := $ties, scores := $scores, depth := $depth, "
-             "judged_only := $judged_only)" if window else
-             "rankkit.ranks($qrels, $run, ties := $ties, scores := $scores, depth := $depth, "
-             "judged_only := $judged_only, keyed := $keyed)")
+    ranks = (f"rankkit.window_ranks_loaded($qrels, $run, {arguments})" if window else
+             f"rankkit.ranks($qrels, $run, {arguments}, keyed := {'true' if keyed else 'false'})")
     return f"WITH rankkit_ranked_run AS (FROM {ranks}), rankkit_values AS MATERIALIZED ({values})"
 
 
-def long_query(specs: Iterable[Mapping], per_query: bool, summary: bool, digits: int | None, *,
-               ties: str, queries: str, window: bool = False) -> str:
+def long_query(specs: Iterable[Mapping], per_query: bool, summary: bool, digits: int | None,
+               conventions: Conventions, *, window: bool = False, keyed: bool = False) -> str:
     """The command line's table in SQL, as rankkit.output writes it in csv and json: ``measure,
     system, query_id, value, queries``, the per-query values (with ``per_query``), then the
     aggregate as query ``all`` with its query count (with ``summary``), per system in the order
@@ -290,7 +291,7 @@ def long_query(specs: Iterable[Mapping], per_query: bool, summary: bool, digits:
     if not parts:  # -n without -q: nothing to write but the header
         parts = ["SELECT 0 AS part, NULL::VARCHAR AS measure, NULL::VARCHAR AS system, NULL::VARCHAR AS query_id, "
                  "NULL::DOUBLE AS value, NULL::BIGINT AS queries WHERE false"]
-    return (f"{_stages(specs, ties=ties, queries=queries, window=window)} SELECT measure, system, query_id, {value} AS value, queries "
+    return (f"{_stages(specs, conventions, window=window, keyed=keyed)} SELECT measure, system, query_id, {value} AS value, queries "
             f"FROM ({' UNION ALL '.join(parts)}) ORDER BY list_position($systems, system), part, "
             f"list_position($measures, measure), query_id")
 

@@ -10,6 +10,7 @@ from rankkit._sql import connect
 from rankkit.errors import RankkitError
 from rankkit.evaluate import checked_sources, run_query
 from rankkit.io import Source, default_connection
+from rankkit.measures import default  # the defaults are the SQL prelude's, declared once there
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -20,8 +21,9 @@ TRACE_QUERY = ("FROM rankkit.trace(?, ?, ?::VARCHAR[], k := ?, gain := ?, rel :=
                "empty := ?, ties := ?, scores := ?, depth := ?, gains := ?)")
 
 
-def trace(qrels, run, query_id: str | Iterable[str], k: int | None = None, *, gain: str = "linear",
-          rel: float = 1, ideal: str = "qrels", max: float = 4, empty: str = "zero", gains: str | None = None,
+def trace(qrels, run, query_id: str | Iterable[str], k: int | None = default("k"), *, gain: str = default("gain"),
+          rel: float = default("rel"), ideal: str = default("ideal"), max: float = default("max"),
+          empty: str = default("empty"), gains: str | None = default("gains"),
           ties: str = "trec", scores: str = "double", depth: int | None = None,
           con: duckdb.DuckDBPyConnection | None = None, columns: Mapping[str, str | None] | None = None,
           duplicates: str = "error") -> pd.DataFrame:
@@ -83,8 +85,9 @@ def trace(qrels, run, query_id: str | Iterable[str], k: int | None = None, *, ga
 
 
 def trace_sources(con: duckdb.DuckDBPyConnection, qrels: Source | str, run: Source | str,
-                  query_id: str | Iterable[str], k: int | None = None, *, gain: str = "linear", rel: float = 1,
-                  ideal: str = "qrels", max: float = 4, empty: str = "zero", gains: str | None = None,
+                  query_id: str | Iterable[str], k: int | None = default("k"), *, gain: str = default("gain"),
+                  rel: float = default("rel"), ideal: str = default("ideal"), max: float = default("max"),
+                  empty: str = default("empty"), gains: str | None = default("gains"),
                   ties: str = "trec", scores: str = "double", depth: int | None = None) -> pd.DataFrame:
     """trace() over checked sources (or table names) already in ``con``: the explorer's path, which
     reads its inputs once. A query no system retrieved is an error naming it."""

@@ -44,9 +44,15 @@ ATTACH IF NOT EXISTS ':memory:' AS rankkit;
 -- level (a list of {level, gain}, see rankkit.gain_map), overrides the gain of the levels it names.
 CREATE OR REPLACE MACRO rankkit.gain(grade, gain := 'linear', gains := NULL) AS
     CASE
-        WHEN grade IS NULL OR grade < 0 THEN 0.0E0
-        WHEN gains IS NOT NULL THEN coalesce([x.gain FOR x IN gains IF x.level = grade][1], grade * 1.0E0)
-        WHEN grade = 0 THEN 0.0E0
+        WHEN gains IS NOT NULL AND grade >= 0 THEN coalesce([x.gain FOR x IN gains IF x.level = grade][1], grade * 1.0E0)
+        ELSE rankkit.graded_gain(grade, gain)
+    END;
+
+-- The gain without gains: what a definition without them calls (features.sql's [gains=NULL] variants),
+-- as binding the lookup in a lambda cost a tenth of a small evaluation's planning.
+CREATE OR REPLACE MACRO rankkit.graded_gain(grade, gain := 'linear') AS
+    CASE
+        WHEN grade IS NULL OR grade <= 0 THEN 0.0E0
         WHEN gain = 'exp' THEN pow(2.0E0, grade) - 1.0E0
         ELSE grade * 1.0E0
     END;

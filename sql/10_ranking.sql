@@ -31,6 +31,11 @@ CREATE OR REPLACE MACRO rankkit.qrels_rows(qrels_table) AS TABLE
         (SELECT {{empty_row qrels}} LIMIT 0)
     );
 
+-- rankkit.loaded_qrels_rows: qrels_rows for a table in rankkit's own columns, as its readers load them
+-- (rankkit.evaluate): no column to match, which cost a tenth of a small evaluation's planning.
+CREATE OR REPLACE MACRO rankkit.loaded_qrels_rows(qrels_table) AS TABLE
+    SELECT query_id, doc_id, relevance AS grade FROM query_table(qrels_table::VARCHAR);
+
 -- rankkit.table_columns: the name and type of each column of a table, view or CTE, in order, read
 -- from its type alone (a table without rows has them too). DESCRIBE would say the same, but the
 -- duckdb 1.5 shell binds a DESCRIBE in a macro before the macro's parameters are substituted.
@@ -79,6 +84,12 @@ CREATE OR REPLACE MACRO rankkit.columns_ok(table_name, kind) AS TABLE
 -- depth := N      keeps the top N documents of each query, as trec_eval -M N.
 -- A run without a system column gets system NULL; one with a rank column keeps it for ties='rank'.
 
+-- The sort keys of the tie rule, before doc_id DESC: the given rank (ascending) for ties := 'rank', else
+-- none; then the score (descending), at 32-bit precision for scores := 'float32'.
+CREATE OR REPLACE MACRO rankkit.rank_key(ties, given_rank) AS CASE WHEN ties = 'rank' THEN given_rank END;
+CREATE OR REPLACE MACRO rankkit.score_key(scores, score) AS
+    CASE WHEN scores = 'float32' THEN score::FLOAT::DOUBLE ELSE score END;
+
 -- rankkit.run_keys: run_rows with the arguments checked, the join key and the sort keys of the
 -- tie rule: key (hash(query_id, doc_id), read from a rankkit_key column where the table has one, as
 -- rankkit's parsed text does), rank_key (the given rank for ties='rank', else NULL) and score_key
@@ -86,8 +97,8 @@ CREATE OR REPLACE MACRO rankkit.columns_ok(table_name, kind) AS TABLE
 CREATE OR REPLACE MACRO rankkit.run_keys(run_table, ties := 'trec', scores := 'double', depth := NULL) AS TABLE
     SELECT system, query_id, doc_id, score,
            coalesce(rankkit_key, hash(query_id, doc_id)) AS key,
-           CASE WHEN ties = 'rank' THEN given_rank END AS rank_key,
-           CASE WHEN scores = 'float32' THEN score::FLOAT::DOUBLE ELSE score END AS score_key
+           rankkit.rank_key(ties, given_rank) AS rank_key,
+           rankkit.score_key(scores, score) AS score_key
     FROM rankkit.run_rows(run_table)
     WHERE CASE
         WHEN ties NOT IN ('trec', 'rank', 'average')

@@ -148,8 +148,10 @@ WHERE qrels_columns.ok AND run_columns.ok;
 -- retrieved many judged documents (a DL19 run: the whole call 1.5x the plain statement of
 -- bench/lean.py, not 2x); rankkit.evaluate.ranks_by_window says when. A query that retrieved no judged document has one row
 -- with rank and grade NULL, as in rankkit.ranks; so may a query that did (a row the stages skip).
--- rankkit.window_ranks_loaded is the same without the column check, for inputs rankkit's readers
--- loaded and checked (rankkit.evaluate): binding that check costs half the plain statement's time.
+-- rankkit.window_ranks_loaded is the same over tables in rankkit's own columns, as its readers load and
+-- check them (rankkit.evaluate): a run's system, query_id, doc_id, score and rank, the qrels' query_id,
+-- doc_id and relevance. Neither the columns nor the arguments are checked, and no column is matched:
+-- binding rankkit.run_rows' matching took longer than the plain statement of lean_floor.py runs.
 CREATE OR REPLACE MACRO rankkit.window_ranks_loaded(qrels_table, run_table, ties := 'trec', scores := 'double',
         depth := NULL, judged_only := false) AS TABLE
 -- (CTE names prefixed: query_table() inside the row macros would read a CTE named as the caller's table)
@@ -157,16 +159,17 @@ WITH
 rankkit_ranked AS (
     SELECT system, query_id, doc_id,
            row_number() OVER (PARTITION BY system, query_id
-                              ORDER BY rank_key ASC NULLS LAST, score_key DESC NULLS LAST, doc_id DESC NULLS LAST) AS rank,
+                              ORDER BY rankkit.rank_key(ties, rank) ASC NULLS LAST,
+                                       rankkit.score_key(scores, score) DESC NULLS LAST, doc_id DESC NULLS LAST) AS rank,
            count(*) OVER (PARTITION BY system, query_id) AS num_rows
-    FROM rankkit.run_keys(run_table, ties := ties, scores := scores, depth := depth)
+    FROM query_table(run_table::VARCHAR)
     WHERE CASE WHEN ties = 'average'
                THEN error('rankkit: window_ranks ranks ties := trec or rank; rankkit.ranks takes average') ELSE true END
 ),
 -- the judged documents within depth, and each query's first row (which keeps a query without any)
 rankkit_cut AS (
     SELECT r.system, r.query_id, r.rank, least(r.num_rows, coalesce(depth, r.num_rows)) AS num_rows, q.grade
-    FROM rankkit_ranked r LEFT JOIN rankkit.qrels_rows(qrels_table) q USING (query_id, doc_id)
+    FROM rankkit_ranked r LEFT JOIN rankkit.loaded_qrels_rows(qrels_table) q USING (query_id, doc_id)
     WHERE (depth IS NULL OR r.rank <= depth) AND (q.grade IS NOT NULL OR r.rank = 1)
 ),
 -- judged_only := true ranks the documents judged >= 0 among themselves (trec_eval -J)
@@ -183,11 +186,19 @@ rankkit_judged AS (
 SELECT system, query_id, num_ret, rank, grade, NULL::BIGINT AS tie_first, NULL::BIGINT AS tie_size
 FROM rankkit_judged WHERE rank IS NOT NULL OR grade IS NULL;
 
+-- Any tables: their columns matched and the arguments checked (rankkit.run_rows, run_keys), into rankkit's
+-- columns for window_ranks_loaded, which reads the CTEs by name.
 CREATE OR REPLACE MACRO rankkit.window_ranks(qrels_table, run_table, ties := 'trec', scores := 'double', depth := NULL,
         judged_only := false) AS TABLE
+WITH
+rankkit_window_qrels AS (SELECT query_id, doc_id, grade AS relevance FROM rankkit.qrels_rows(qrels_table)),
+rankkit_window_run AS (
+    SELECT system, query_id, doc_id, score, rank_key AS rank
+    FROM rankkit.run_keys(run_table, ties := ties, scores := scores, depth := depth)
+)
 SELECT w.*
-FROM rankkit.window_ranks_loaded(qrels_table, run_table, ties := ties, scores := scores, depth := depth,
-                                 judged_only := judged_only) w
+FROM rankkit.window_ranks_loaded('rankkit_window_qrels', 'rankkit_window_run', ties := ties, scores := scores,
+                                 depth := depth, judged_only := judged_only) w
 -- the rows are not checked, but a missing column is said, as in rankkit.ranks
 CROSS JOIN rankkit.columns_ok(qrels_table, 'qrels') qrels_columns CROSS JOIN rankkit.columns_ok(run_table, 'run') run_columns
 WHERE qrels_columns.ok AND run_columns.ok;
@@ -274,24 +285,29 @@ WHERE c.ok;
 -- added here in the same order, so the mean is trec_eval's double on any number of threads
 -- (avg() would add them in whatever order its threads meet them). NULL values (empty := 'skip')
 -- are left out of the sum and the count.
+-- One ordered list a group (a list per branch cost a sort each, 2 ms on a DL19 run): its terms are the
+-- values, or for gm_map and gm_bpref their geometric terms (each value floored at trec_eval's 0.00001).
+CREATE OR REPLACE MACRO rankkit.query_terms(agg, value, query_id) AS
+    list(CASE WHEN agg = 'gmean' THEN rankkit.geometric_term(value) ELSE value END ORDER BY query_id)
+        FILTER (WHERE value IS NOT NULL);
+-- The value over queries from the ordered sum of a group's terms and their number.
+CREATE OR REPLACE MACRO rankkit.combined(agg, total, n) AS
+    CASE WHEN n = 0 THEN NULL WHEN agg = 'sum' THEN total WHEN agg = 'gmean' THEN exp(total / n) ELSE total / n END;
 CREATE OR REPLACE MACRO rankkit.over_queries(agg, value, query_id) AS
-    CASE WHEN count(value) = 0 THEN NULL
-         WHEN any_value(agg) = 'sum' THEN rankkit.ordered_sum(list(value ORDER BY query_id) FILTER (WHERE value IS NOT NULL))
-         -- gm_map, gm_bpref: the geometric mean, each value floored at trec_eval's 0.00001
-         WHEN any_value(agg) = 'gmean'
-             THEN exp(rankkit.ordered_sum(list(rankkit.geometric_term(value) ORDER BY query_id)
-                                          FILTER (WHERE value IS NOT NULL)) / count(value))
-         ELSE rankkit.ordered_sum(list(value ORDER BY query_id) FILTER (WHERE value IS NOT NULL)) / count(value) END;
+    rankkit.combined(any_value(agg), rankkit.ordered_sum(rankkit.query_terms(agg, value, query_id)), count(value));
 
 -- rankkit.over_values: per-query values (a table or CTE named values_table, in the columns of
 -- rankkit.per_query) to one row per measure and system: the mean over evaluated queries (the sum
 -- for counts, as trec_eval), and how many queries it covers (empty := 'skip' leaves some out).
+-- over_queries in two steps: as one expression, its sum is bound once for each use in combined.
 CREATE OR REPLACE MACRO rankkit.over_values(values_table) AS TABLE
-    SELECT measure, system,
-           rankkit.over_queries(agg, value, query_id) AS value,
-           count(value) AS queries
-    FROM query_table(values_table::VARCHAR)
-    GROUP BY i, measure, system
+    SELECT measure, system, rankkit.combined(agg, total, queries) AS value, queries
+    FROM (
+        SELECT i, measure, system, any_value(agg) AS agg,
+               rankkit.ordered_sum(rankkit.query_terms(agg, value, query_id)) AS total, count(value) AS queries
+        FROM query_table(values_table::VARCHAR)
+        GROUP BY i, measure, system
+    )
     ORDER BY i, system;
 
 -- rankkit.aggregate: rankkit.per_query's values, one row per measure and system (rankkit.over_values).

@@ -25,13 +25,17 @@
 -- input: tie_firsts   run    ties := 'average': the first rank of each judged document's group of equal scores
 -- input: tie_sizes    run    ties := 'average': the size of that group
 -- input: cum          run    ties := 'average': cum[r], the discounts of ranks 1..r added up
--- input: qrels_grades query  the query's qrels grades, best first
+-- input: qrels_grades query  the query's qrels grades, in no order (sorting them cost the most of a small evaluation)
 
 -- What the qrels give, once per query whatever the number of systems: the relevant and the judged
 -- non-relevant documents, and the ideal gains (trec_eval's ideal=qrels: every judged document of
 -- positive gain, best first).
 -- feature: num_rel := len(list_filter({qrels_grades}, lambda g: g >= {s.rel}))
 -- feature: num_nonrel := len(list_filter({qrels_grades}, lambda g: g >= 0 AND g < {s.rel}))
+-- the query's top grade (0 for a query without judgments)
+-- feature: top_grade := coalesce(list_max({qrels_grades}), 0.0E0)
+-- feature: ideal [gains=NULL] := list_reverse_sort(list_filter(list_transform(list_filter({qrels_grades}, lambda g: g >= 0),
+--     lambda g: rankkit.graded_gain(g, {s.gain})), lambda x: x > 0))
 -- feature: ideal := list_reverse_sort(list_filter(list_transform(list_filter({qrels_grades}, lambda g: g >= 0),
 --     lambda g: rankkit.gain(g, {s.gain}, {s.gains})), lambda x: x > 0))
 
@@ -40,6 +44,7 @@
 -- feature: n_cut := len(list_filter({ranks}, lambda r: r <= {s.k}))
 -- feature: ret_k := least({num_ret}, coalesce({s.k}, {num_ret}))
 -- the gain of each judged document
+-- feature: gains [gains=NULL] := list_transform({grades}, lambda g: rankkit.graded_gain(g, {s.gain}))
 -- feature: gains := list_transform({grades}, lambda g: rankkit.gain(g, {s.gain}, {s.gains}))
 
 -- The ranks of the relevant documents within the cutoff: the j-th has j - 1 relevant above it.

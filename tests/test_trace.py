@@ -279,3 +279,16 @@ def test_several_runs_trace_side_by_side():
     trace = rankkit.trace(qrels, {"first": run, "second": other}, "q")
     assert trace.groupby("system")["doc_id"].apply(list).to_dict() == {
         "first": ["d0", "d1", "d2"], "second": ["d2", "d1", "d0"]}
+
+
+def test_the_trace_takes_the_prelude_defaults():
+    # a parameter's default is declared once, in sql/00_prelude.sql; the Python signatures read it
+    import inspect
+
+    from rankkit.measures import default, params
+    from rankkit.tracing import trace_sources
+    for function in (rankkit.trace, trace_sources):
+        signature = inspect.signature(function).parameters
+        shared = [name for name in signature if name in params()]
+        assert {"k", "gain", "rel", "ideal", "max", "empty", "gains"} <= set(shared)
+        assert all(signature[name].default == default(name) for name in shared)

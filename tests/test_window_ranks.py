@@ -93,10 +93,10 @@ def test_a_small_run_against_dense_judgments_is_ranked_by_a_window(monkeypatch):
     dl19 = Source("q", "q", "qrels", rows=9260, lists=43)  # 215 judged documents a query
     run = Source("r", "r", "run", rows=4300, lists=43)
     query, inputs = engine(dl19, run)
-    assert "rankkit.window_ranks_loaded(" in query and "keyed" not in inputs
+    assert "rankkit.window_ranks_loaded(" in query and "keyed" not in query
     # sparse judgments (one a query): counting wins at every size
     query, inputs = engine(Source("q", "q", "qrels", rows=50, lists=43), run)
-    assert "rankkit.ranks(" in query and "keyed" in inputs
+    assert "rankkit.ranks(" in query and "keyed := false" in query  # Sources made here store no key
     monkeypatch.setattr(evaluate_module, "WINDOW_ROWS", 4299)  # a large run: counting, no sort
     assert "rankkit.ranks(" in engine(dl19, run)[0]
     assert not evaluate_module.ranks_by_window(dl19, Source("r", "r", "run"), "trec")  # rows not counted

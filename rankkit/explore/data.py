@@ -20,7 +20,7 @@ import duckdb
 
 from rankkit._sql import connect
 from rankkit.errors import RankkitError, RankkitWarning
-from rankkit.compose import DUCKDB, compose
+from rankkit.compose import DUCKDB, LOADED, compose
 from rankkit.evaluate import compare_inputs, load_runs, measure_specs, query_table_view, run_numpy, run_query
 from rankkit.io import Source, load, release
 from rankkit.measures import Measure, default, label, registry, written
@@ -185,7 +185,8 @@ class ExplorerData:
         import numpy as np
 
         # the composer's statement over the kept ranks: the same definitions and path as evaluate's
-        query = compose(specs, qrels=DUCKDB.literal(self.qrels.table, "VARCHAR"), ranks=self._ranks(), ties=self.ties)
+        query = compose(specs, qrels=DUCKDB.literal(self.qrels.table, "VARCHAR"), ranks=self._ranks(), ties=self.ties,
+                        dialect=LOADED)
         if self._keys is None:
             # sorted in SQL: sorting each measure's frame of strings in pandas cost more than the query
             frame = run_query(self.con, f"SELECT i, system, query_id, value FROM ({query}) ORDER BY i, system, query_id",

@@ -9,5 +9,5 @@
 -- value: (1.0E0 - {s.p}) * {rbp_sum}
 -- gains above 1 are scaled to [0, 1] by the query's top grade, as trec_eval does
 -- feature: rbp_sum := rankkit.ordered_sum(list_transform({ranks}, lambda r, t:
---     CASE WHEN {grades}[t] > 0 THEN {gains}[t] / greatest(coalesce({qrels_grades}[1], 0.0E0), 1.0E0) * pow({s.p}, r - 1)
+--     CASE WHEN {grades}[t] > 0 THEN {gains}[t] / greatest({top_grade}, 1.0E0) * pow({s.p}, r - 1)
 --          ELSE 0.0E0 END))

@@ -71,9 +71,10 @@ def both_ways(con, opts: dict) -> tuple[list, list]:
         {"measures": measures, "ties": opts["ties"], "queries": opts["queries"]}).fetchall()
     specs = measure_specs(con, measures)
     # i numbers the specs: Python expands trec_eval's nicknames (all_trec) itself, the SQL parser too
-    query = engine_query(True, False, specs, ties=opts["ties"], queries=opts["queries"])
-    composed = con.execute(f"SELECT * EXCLUDE (i) FROM ({query}) ORDER BY ALL",
-                           {**params, "qrels": "qrels", "run": "run"}).fetchall()
+    conventions = rankkit.Conventions(ties=opts["ties"], scores=opts["scores"], depth=opts["depth"],
+                                      judged_only=opts["judged_only"], queries=opts["queries"])
+    query = engine_query(True, False, specs, conventions, keyed=opts["keyed"])
+    composed = con.execute(f"SELECT * EXCLUDE (i) FROM ({query}) ORDER BY ALL", {"qrels": "qrels", "run": "run"}).fetchall()
     assert composed == sorted(row[1:] for row in direct)
     return direct, staged
 
