@@ -241,7 +241,7 @@ class ExplorerData:
                 self._second_ranks = self._ranked(second)
             spec = {**setting.spec, "i": 1, "measure": setting.name}
             query = compose([spec], qrels=DUCKDB.literal(second.table, "VARCHAR"), ranks=self._second_ranks,
-                            ties=self.ties)
+                            ties=self.ties, dialect=LOADED)  # read as the first table is: a checked, loaded input
             frame = run_query(self.con, f"SELECT system, query_id, value FROM ({query}) ORDER BY system, query_id", [])
             self._second_values[setting.name] = frame.astype({"value": float})
         return self._second_values[setting.name]
