@@ -20,10 +20,9 @@ methods of :class:`DuckDB`: another dialect is another such object.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache
 from typing import Iterable, Mapping
 
 from rankkit.errors import RankkitError
@@ -377,13 +376,20 @@ def compose(specs: Iterable[Mapping], *, qrels: str, ranks: str, ties: str = "tr
     ``ranks`` a table or CTE in the columns of rankkit.ranks (made with the same ties, depth and
     judged_only); ``ties`` and ``queries`` are rankkit.per_query's conventions."""
     # a loop, a sweep or the explorer asks for the same measures again and again: planning them took
-    # 0.7 ms of each small evaluation. The key is all the statement is made from.
-    return _composed(json.dumps(list(specs), sort_keys=True), qrels, ranks, ties, queries, dialect)
+    # 0.7 ms of each small evaluation. The key is all the statement is made from (the specs' repr: a
+    # spec holds numbers, words, None and lists of them).
+    specs = list(specs)
+    key = (repr(specs), qrels, ranks, ties, queries, dialect)
+    found = _composed.get(key)
+    if found is None:
+        if len(_composed) >= COMPOSED:
+            _composed.clear()
+        found = _composed[key] = plan(specs, ties=ties, queries=queries, dialect=dialect).statement(qrels, ranks)
+    return found
 
 
-@lru_cache(maxsize=256)
-def _composed(specs: str, qrels: str, ranks: str, ties: str, queries: str, dialect: DuckDB) -> str:
-    return plan(json.loads(specs), ties=ties, queries=queries, dialect=dialect).statement(qrels, ranks)
+_composed: dict[tuple, str] = {}
+COMPOSED = 256  # statements kept
 
 
 def plan(specs: Iterable[Mapping], *, ties: str = "trec", queries: str = "both", dialect: DuckDB = DUCKDB) -> Plan:

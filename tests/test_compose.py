@@ -145,3 +145,18 @@ def test_ties_average_is_refused_for_measures_without_it(con):
         plan(measure_specs(con, ["nDCG@5", "AP"]), ties="average")
     with pytest.raises(RankkitError, match="queries must be both or qrels"):
         plan(measure_specs(con, ["AP"]), queries="all")
+
+
+def test_a_kept_statement_is_kept_for_all_it_is_made_from():
+    # compose keeps its statements: a spec, a table or a convention changed is another statement
+    from rankkit.compose import DUCKDB, LOADED, compose
+    con = rankkit.connect()
+    rbp = measure_specs(con, ["RBP"])
+    other_p = measure_specs(con, ["RBP(p=0.8)"])
+    first = compose(rbp, qrels="'q'", ranks="r")
+    assert compose(rbp, qrels="'q'", ranks="r") is first
+    assert "0.8" in compose(other_p, qrels="'q'", ranks="r") and "0.8" not in first
+    assert compose(rbp, qrels="'other'", ranks="r") != first
+    assert compose(rbp, qrels="'q'", ranks="r", dialect=LOADED) != compose(rbp, qrels="'q'", ranks="r", dialect=DUCKDB)
+    assert compose(measure_specs(con, ["nDCG@10"]), qrels="'q'", ranks="r", ties="average") != \
+        compose(measure_specs(con, ["nDCG@10"]), qrels="'q'", ranks="r")
