@@ -28,7 +28,7 @@ from typing import Iterable, Mapping
 from rankkit.errors import RankkitError
 from rankkit.measures import CONVENTIONS, TIE_RULES, Feature, Measure, inputs, registry, shared_features
 
-__all__ = ["compose", "Plan", "Generic", "per_query_macro", "DuckDB", "DUCKDB", "LOADED"]
+__all__ = ["compose", "query_side", "Plan", "Generic", "per_query_macro", "DuckDB", "DUCKDB", "LOADED"]
 
 _REFERENCE = re.compile(r"\{(s\.)?(\w+)\}")
 QUERY_SETS = ("both", "qrels")
@@ -209,15 +209,16 @@ class Plan:
     def _setting(self, key: str, spec: Mapping):
         return {"ties": self.ties, "queries": self.queries}.get(key, spec.get(key))
 
-    def statement(self, qrels: str, ranks: str, before: Iterable[tuple[str, str]] = ()) -> str:
+    def statement(self, qrels: str, ranks: str, before: Iterable[tuple[str, str]] = (), kept: str | None = None) -> str:
         """The composed statement (see compose); ``before``: (name, SQL) of CTEs to put first (the inputs
-        and ranks of a statement that stands alone)."""
+        and ranks of a statement that stands alone); ``kept``: a table or CTE holding query_side's rows,
+        read instead of computing them."""
         d = self.dialect
         ctes = [(name, sql, False) for name, sql in before]
-        ctes += [("rankkit_judged", d.judged(ranks, self.ties == "average"), False),
-                ("rankkit_judgments", d.judgments(qrels), False)]
-        query = _layers(ctes, "rankkit_judgments", "rankkit_q", self._by_layer("query"), lambda c: d.expression(c.sql))
-        ctes[-1] = (ctes[-1][0], ctes[-1][1], True)  # once per query, whatever the number of systems
+        ctes.append(("rankkit_judged", d.judged(ranks, self.ties == "average"), False))
+        query = kept or self._query_layers(ctes, qrels)
+        if kept is None:
+            ctes[-1] = (ctes[-1][0], ctes[-1][1], True)  # once per query, whatever the number of systems
         if "cum" in self.inputs:
             ctes.append(("rankkit_discounts", d.discount_sums(ranks), False))
         ctes.append(("rankkit_evaluated", self._evaluated(query), False))
@@ -225,6 +226,19 @@ class Plan:
         body = ",\n".join(f"{name} AS {d.materialized if materialized else ''}({sql})"
                           for name, sql, materialized in ctes)
         return f"WITH\n{body}\nSELECT {d.unpivot(self.values)} FROM {last}"
+
+    def query_side(self, qrels: str) -> str:
+        """What the statement computes once per query of the qrels, whatever the run: each query's grades
+        and the query features planned. A caller that evaluates many runs against qrels read once
+        keeps its rows (statement's ``kept``)."""
+        ctes: list = []
+        last = self._query_layers(ctes, qrels)
+        return "WITH " + ",\n".join(f"{name} AS ({sql})" for name, sql, _ in ctes) + f"\nSELECT * FROM {last}"
+
+    def _query_layers(self, ctes: list, qrels: str) -> str:
+        d = self.dialect
+        ctes.append(("rankkit_judgments", d.judgments(qrels), False))
+        return _layers(ctes, "rankkit_judgments", "rankkit_q", self._by_layer("query"), lambda c: d.expression(c.sql))
 
     def _by_layer(self, scope: str) -> list[list[Column]]:
         columns = [c for c in self.columns.values() if c.scope == scope]
@@ -369,27 +383,41 @@ def per_query_macro(metrics: Iterable[str] | None = None) -> str:
 
 
 def compose(specs: Iterable[Mapping], *, qrels: str, ranks: str, ties: str = "trec", queries: str = "both",
-            dialect: DuckDB = DUCKDB) -> str:
+            dialect: DuckDB = DUCKDB, kept: str | None = None) -> str:
     """One statement computing ``specs``' per-query values: i, measure, agg, system, query_id, value.
 
     ``qrels`` is the SQL naming the qrels table for rankkit.qrels_rows (``'my_qrels'`` or ``$qrels``),
     ``ranks`` a table or CTE in the columns of rankkit.ranks (made with the same ties, depth and
-    judged_only); ``ties`` and ``queries`` are rankkit.per_query's conventions."""
+    judged_only); ``ties`` and ``queries`` are rankkit.per_query's conventions. ``kept``: a table or
+    CTE holding query_side's rows for the same specs and qrels, read instead of computing them."""
+    return _kept_text("statement", specs, (qrels, ranks, kept), ties, queries, dialect,
+                      lambda planned: planned.statement(qrels, ranks, kept=kept))
+
+
+def query_side(specs: Iterable[Mapping], *, qrels: str, ties: str = "trec", queries: str = "both",
+               dialect: DuckDB = DUCKDB) -> str:
+    """The statement of what compose's statement computes once per query of the qrels (Plan.query_side)."""
+    return _kept_text("query side", specs, (qrels,), ties, queries, dialect,
+                      lambda planned: planned.query_side(qrels))
+
+
+def _kept_text(what: str, specs: Iterable[Mapping], tables: tuple, ties: str, queries: str, dialect: DuckDB,
+               write) -> str:
     # a loop, a sweep or the explorer asks for the same measures again and again: planning them took
-    # 0.7 ms of each small evaluation. The key is all the statement is made from (the specs' repr: a
-    # spec holds numbers, words, None and lists of them).
+    # 0.7 ms of each small evaluation. The key is all the text is made from (the specs' repr: a spec
+    # holds numbers, words, None and lists of them).
     specs = list(specs)
-    key = (repr(specs), qrels, ranks, ties, queries, dialect)
+    key = (what, repr(specs), tables, ties, queries, dialect)
     found = _composed.get(key)
     if found is None:
         if len(_composed) >= COMPOSED:
             _composed.clear()
-        found = _composed[key] = plan(specs, ties=ties, queries=queries, dialect=dialect).statement(qrels, ranks)
+        found = _composed[key] = write(plan(specs, ties=ties, queries=queries, dialect=dialect))
     return found
 
 
 _composed: dict[tuple, str] = {}
-COMPOSED = 256  # statements kept
+COMPOSED = 256  # texts kept
 
 
 def plan(specs: Iterable[Mapping], *, ties: str = "trec", queries: str = "both", dialect: DuckDB = DUCKDB) -> Plan:

@@ -14,10 +14,11 @@ import duckdb
 from rankkit._files import replacing
 from rankkit._paths import sql_dir
 from rankkit._sql import connect, store, stored
-from rankkit.compose import DUCKDB, LOADED, compose
+from rankkit.compose import DUCKDB, LOADED, compose, query_side
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning, warn
-from rankkit.io import Source, default_connection, is_frame, is_table, load, load_run_files, release, run_name
+from rankkit.io import (Source, default_connection, holder, is_frame, is_table, load, load_run_files, release,
+                        run_name, temp_name)
 from rankkit.measures import label, registry, spec_type
 from rankkit.progress import Progress
 from rankkit.trec import expand, family_of
@@ -223,14 +224,39 @@ def checked_sources(con, qrels, run, columns, duplicates: str, progress,
 
 
 def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query: bool, slices,
-                     conventions: Conventions) -> tuple[str, dict]:
-    """The SQL evaluating the sources (see engine_query), and its parameters."""
+                     conventions: Conventions, kept: str | None = None) -> tuple[str, dict]:
+    """The SQL evaluating the sources (see engine_query), and its parameters; ``kept``: the table
+    kept_query_side made for these qrels and specs."""
     inputs = {"qrels": qrels_source.table, "run": run_source.engine}
     if slices:
         inputs.update(slices=slices[0], attribute=slices[1])
     window = ranks_by_window(qrels_source, run_source, conventions.ties)
     return engine_query(per_query, bool(slices), specs, conventions, window=window,
-                        keyed=bool(run_source.keyed) and not window), inputs
+                        keyed=bool(run_source.keyed) and not window, kept=kept), inputs
+
+
+# kept_query_side's tables per connection, by the SQL that made them (it names the qrels table)
+_kept: "weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, dict[str, str]]" = weakref.WeakKeyDictionary()
+
+
+def kept_query_side(con: duckdb.DuckDBPyConnection, qrels_source: Source, specs, conventions: Conventions) -> str | None:
+    """A temp table of what the statement computes once per query of the qrels (rankkit.compose.query_side),
+    for qrels read once and evaluated again and again (a read_qrels result in a notebook loop, a sweep):
+    made by their first evaluation with these measures, dropped with them (rankkit.forget). It was a
+    sixth of each later call. None for qrels read for this call alone (kept, they would cost more)."""
+    held = holder(qrels_source)
+    if held is None:
+        return None
+    sql = query_side(specs, qrels=DUCKDB.literal(held.table, "VARCHAR"), ties=conventions.ties,
+                     queries=conventions.queries, dialect=LOADED)
+    tables = _kept.setdefault(con, {})
+    if sql not in tables:
+        table = temp_name("qrels_features")
+        with _errors():
+            con.execute(f"CREATE TEMP TABLE {table} AS {sql}")
+        held.owned.append(("table", table))
+        tables[sql] = table
+    return tables[sql]
 
 
 def ranks_by_window(qrels: Source, run: Source, ties: str) -> bool:
@@ -245,7 +271,7 @@ def ranks_by_window(qrels: Source, run: Source, ties: str) -> bool:
 
 
 def engine_query(per_query: bool, sliced: bool, specs: Iterable[Mapping], conventions: Conventions = Conventions(), *,
-                 window: bool = False, keyed: bool = False) -> str:
+                 window: bool = False, keyed: bool = False, kept: str | None = None) -> str:
     """What rankkit.per_query and rankkit.aggregate (or their _by forms) compute, for inputs that
     load() checked: rankkit.ranks (rankkit.window_ranks_loaded with ``window``, for a small run), then the
     statement rankkit.compose writes for ``specs`` (only their features, each once as a column,
@@ -254,20 +280,22 @@ def engine_query(per_query: bool, sliced: bool, specs: Iterable[Mapping], conven
     the time of a small evaluation and bought nothing here. The values are
     MATERIALIZED: the aggregate reads them once.
     Parameters by name: qrels, run, and slices, attribute when ``sliced``."""
-    query = _stages(specs, conventions, window=window, keyed=keyed)
+    query = _stages(specs, conventions, window=window, keyed=keyed, kept=kept)
     if sliced:
         query += ", rankkit_sliced AS (FROM rankkit.slice_values('rankkit_values', $slices, $attribute))"
         return query + (" FROM rankkit_sliced" if per_query else " FROM rankkit.over_slices('rankkit_sliced')")
     return query + (" FROM rankkit_values" if per_query else " FROM rankkit.over_values('rankkit_values')")
 
 
-def _stages(specs: Iterable[Mapping], conventions: Conventions, *, window: bool, keyed: bool) -> str:
+def _stages(specs: Iterable[Mapping], conventions: Conventions, *, window: bool, keyed: bool,
+            kept: str | None = None) -> str:
     """engine_query's common part: the ranks (by rankkit.window_ranks_loaded with ``window``), then the
     per-query values as ``rankkit_values``. The conventions are literals: DuckDB folds what they
     decide (the tie rule's sort keys, the judged_only branch) as it plans, where a parameter is
     bound and kept as an expression."""
     ties, scores, depth, queries, judged_only = conventions.sql_arguments()
-    values = compose(specs, qrels="$qrels", ranks="rankkit_ranked_run", ties=ties, queries=queries, dialect=LOADED)
+    values = compose(specs, qrels="$qrels", ranks="rankkit_ranked_run", ties=ties, queries=queries, dialect=LOADED,
+                     kept=kept)
     literal = DUCKDB.literal
     arguments = (f"ties := {literal(ties, 'VARCHAR')}, scores := {literal(scores, 'VARCHAR')}, "
                  f"depth := {literal(depth, 'BIGINT')}, judged_only := {'true' if judged_only else 'false'}")
@@ -301,7 +329,8 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
               progress) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
     compare_inputs(con, qrels_source, run_source, specs, queries=conventions.queries, ties=conventions.ties)
     slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
-    query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, conventions)
+    kept = kept_query_side(con, qrels_source, specs, conventions)
+    query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, conventions, kept)
     select = _result_select(query, per_query, slices)
     if output is not None:
         return _copy(con, select, inputs, Path(output), progress)
@@ -311,8 +340,8 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
         frame = run_query(con, select, inputs)
     if ci is not None:
         with Progress(con, "bootstrapping", enabled=progress):
-            values = run_query(con, evaluation_query(qrels_source, run_source, specs, True, slices, conventions)[0],
-                               inputs)
+            values = run_query(con, evaluation_query(qrels_source, run_source, specs, True, slices, conventions,
+                                                     kept)[0], inputs)
         frame = with_ci(con, frame, values, ci, seed, resamples, by)
     return frame
 

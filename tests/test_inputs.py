@@ -394,3 +394,29 @@ def test_evaluate_leaves_nothing_behind_but_keeps_what_read_functions_return(dat
     kept = temp_objects(con)
     rankkit.evaluate(data["qrels"], run, ["AP"], con=con)
     assert temp_objects(con) == kept and run.fetchall()
+
+
+def test_qrels_read_once_keep_their_query_side_until_forgotten(data):
+    # a read_qrels result evaluated again and again: its query features are made once and kept, the
+    # values bit for bit those of qrels read for the call alone, under every option that shapes them
+    con = rankkit.connect()
+    qrels, run = rankkit.read_qrels(data["qrels_path"], con=con), rankkit.read_run(data["run_path"], con=con)
+
+    def kept() -> list:
+        return con.execute("SELECT table_name FROM duckdb_tables() WHERE table_name LIKE 'rankkit_qrels_features%'"
+                           ).fetchall()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rankkit.RankkitWarning)
+        for options in ({}, {"queries": "qrels"}, {"ties": "average"}, {"rel": 2}):
+            measures = ["nDCG@10", "nDCG(gain=exp)@5", "DCG@3"] if options.get("ties") else MEASURES
+            alone = rankkit.evaluate(data["qrels_path"], run, measures, per_query=True, con=con, **options)
+            for _ in range(2):
+                again = rankkit.evaluate(qrels, run, measures, per_query=True, con=con, **options)
+                assert again["value"].equals(alone["value"]), options
+        made = len(kept())
+        assert made == 3  # one a query side (queries='qrels' shares the default's), not one a call
+        rankkit.evaluate(qrels, run, MEASURES, con=con)
+        assert len(kept()) == made
+    rankkit.io.forget(con, qrels)
+    assert kept() == []

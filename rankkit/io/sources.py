@@ -194,6 +194,13 @@ def release(con: duckdb.DuckDBPyConnection, source: Source) -> None:
     source.owned = []
 
 
+def holder(source: Source) -> Source | None:
+    """The source read_qrels or read_run made, where ``source`` is load()'s copy of it for one call: what
+    outlives the call (what it owns is dropped with it by forget). None for a source read by the call."""
+    found = _sources.get(source.table)
+    return found if found is not None and found is not source else None
+
+
 def forget(con: duckdb.DuckDBPyConnection, relation: duckdb.DuckDBPyRelation) -> None:
     """Drop what read_qrels or read_run made for ``relation``: for a caller that read inputs only
     for its own use (a report), so that they do not stay in the connection."""
