@@ -199,6 +199,10 @@ def _add_inputs(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--threads", type=positive_int, metavar="N", help="DuckDB threads (default: all cores)")
     sub.add_argument("--split-by-tag", action="store_true",
                      help="make each tag of a TREC run file a system (default: a file is one run, as in trec_eval)")
+    sub.add_argument("--subtopics", metavar="FILE",
+                     help="subtopic judgments for the diversity measures (alpha-nDCG@10, ERR-IA@20, NRBP, ...): "
+                          "'query subtopic doc grade' lines as ndeval reads them, or CSV/TSV/Parquet with a subtopic "
+                          "column; give the same file as qrels to evaluate against it alone, as ndeval does")
 
 
 def _connect(args: argparse.Namespace):
@@ -267,10 +271,14 @@ def _run_eval(args: argparse.Namespace) -> int:
         return _marked_table(args, measures)
     con = _connect(args)
     columns = _columns(args)
-    qrels = rankkit.read_qrels(args.qrels, con=con, columns=columns, duplicates=args.duplicates)
+    if _qrels_are_subtopics(args) and len(measures) < len(names):
+        raise UsageError(f"{', '.join(text)} read plain qrels; with the subtopic judgments as qrels, give them apart")
+    qrels = None if _qrels_are_subtopics(args) else rankkit.read_qrels(args.qrels, con=con, columns=columns,
+                                                                        duplicates=args.duplicates)
     options = dict(con=con, rel=args.rel, depth=args.depth, ties=args.ties, columns=columns,
                    duplicates=args.duplicates, split_by_tag=args.split_by_tag,
-                   queries="qrels" if args.complete else "both", judged_only=args.judged_only, docs=args.docs)
+                   queries="qrels" if args.complete else "both", judged_only=args.judged_only, docs=args.docs,
+                   subtopics=args.subtopics)
     with _stdin_runs(args.runs) as given:
         runs = run_arguments(given)
         if args.output:
@@ -289,6 +297,11 @@ def _run_eval(args: argparse.Namespace) -> int:
               for system in systems]
     write_eval(sys.stdout, frames, args.format, args.digits, summary=args.summary)
     return 0
+
+
+def _qrels_are_subtopics(args: argparse.Namespace) -> bool:
+    """``rankkit eval --subtopics FILE FILE run``: the qrels are the subtopic judgments' own (ndeval's usage)."""
+    return args.subtopics is not None and Path(args.qrels).resolve() == Path(args.subtopics).resolve()
 
 
 def _spark_rows(args: argparse.Namespace):

@@ -26,7 +26,8 @@ from functools import cache
 from typing import Iterable, Mapping
 
 from rankkit.errors import RankkitError
-from rankkit.measures import CONVENTIONS, TIE_RULES, Feature, Measure, inputs, registry, shared_features
+from rankkit.measures import (CONVENTIONS, TIE_RULES, Feature, Measure, inputs, needs_subtopics, registry,
+                              shared_features, subtopic_inputs)
 
 __all__ = ["compose", "Plan", "Generic", "per_query_macro", "DuckDB", "DUCKDB"]
 
@@ -94,6 +95,32 @@ class DuckDB:
 
     def empty_list(self) -> str:
         return "[]"
+
+    def subtopic_judgments(self, subtopics: str) -> str:
+        """Per query: its subtopic judgments as sub_qrels (per subtopic, its grades) and sub_docs (per
+        document, ids descending as ndeval breaks the ideal's ties, its grade for each subtopic or NULL),
+        both in subtopic order."""
+        rows = f"rankkit.subtopic_rows({subtopics})"
+        return ("SELECT query_id, list(grades ORDER BY subtopic) AS sub_qrels, any_value(sub_docs) AS sub_docs FROM ("
+                f"SELECT query_id, subtopic, list(grade) AS grades FROM {rows} GROUP BY query_id, subtopic) "
+                "JOIN (SELECT query_id, list(grades ORDER BY doc_id DESC) AS sub_docs FROM ("
+                "SELECT d.query_id, d.doc_id, list(g.grade ORDER BY t.subtopic) AS grades "
+                f"FROM (SELECT DISTINCT query_id, doc_id FROM {rows}) d "
+                f"JOIN (SELECT DISTINCT query_id, subtopic FROM {rows}) t USING (query_id) "
+                f"LEFT JOIN {rows} g ON g.query_id = d.query_id AND g.doc_id = d.doc_id AND g.subtopic = t.subtopic "
+                "GROUP BY d.query_id, d.doc_id) GROUP BY query_id) USING (query_id) GROUP BY query_id")
+
+    def subtopic_lists(self, subtopics: str, subtopic_ranks: str) -> str:
+        """Per system and query of the run: sub_ranks and sub_grades, an element per subtopic the query
+        is judged for (subtopic order), from ``subtopic_ranks`` (system, query_id, subtopic, rank, grade)."""
+        return ("SELECT j.system, j.query_id, list(coalesce(r.ranks, []) ORDER BY t.subtopic) AS sub_ranks, "
+                "list(coalesce(r.grades, []) ORDER BY t.subtopic) AS sub_grades "
+                "FROM (SELECT DISTINCT system, query_id FROM rankkit_judged) j "
+                f"JOIN (SELECT DISTINCT query_id, subtopic FROM rankkit.subtopic_rows({subtopics})) t USING (query_id) "
+                "LEFT JOIN (SELECT system, query_id, subtopic, list(rank ORDER BY rank) AS ranks, "
+                f"list(grade ORDER BY rank) AS grades FROM {subtopic_ranks} GROUP BY system, query_id, subtopic) r "
+                "ON r.system IS NOT DISTINCT FROM j.system AND r.query_id = j.query_id AND r.subtopic = t.subtopic "
+                "GROUP BY j.system, j.query_id")
 
     def unpivot(self, rows: list[tuple[int, str, str, str]]) -> str:
         """The select list turning one row per system and query, a column per measure, into one row per
@@ -199,15 +226,28 @@ class Plan:
     def _setting(self, key: str, spec: Mapping):
         return {"ties": self.ties, "queries": self.queries}.get(key, spec.get(key))
 
-    def statement(self, qrels: str, ranks: str, before: Iterable[tuple[str, str]] = ()) -> str:
+    def statement(self, qrels: str, ranks: str, before: Iterable[tuple[str, str]] = (), *,
+                  subtopics: str | None = None, subtopic_ranks: str | None = None) -> str:
         """The composed statement (see compose); ``before``: (name, SQL) of CTEs to put first (the inputs
-        and ranks of a statement that stands alone)."""
+        and ranks of a statement that stands alone). ``subtopics`` (for rankkit.subtopic_rows) and
+        ``subtopic_ranks`` (a table or CTE in rankkit.subtopic_ranks' columns): the subtopic judgments,
+        for the diversity measures only."""
         d = self.dialect
         ctes = [(name, sql, False) for name, sql in before]
         ctes += [("rankkit_judged", d.judged(ranks, self.ties == "average"), False),
                 ("rankkit_judgments", d.judgments(qrels), False)]
+        if self.subtopic_scope():
+            if subtopics is None or subtopic_ranks is None:
+                raise RankkitError(f"{', '.join(self.subtopic_measures())} need subtopic judgments (query subtopic "
+                                   "doc grade, as ndeval reads them): give subtopics= (rankkit eval --subtopics FILE)")
+            ctes.insert(-1, ("rankkit_subtopic_judgments", d.subtopic_judgments(subtopics), False))
+            ctes[-1] = ("rankkit_judgments", f"SELECT j.*, coalesce(t.sub_qrels, []) AS sub_qrels, "
+                        f"coalesce(t.sub_docs, []) AS sub_docs FROM ({d.judgments(qrels)}) j "
+                        "LEFT JOIN rankkit_subtopic_judgments t USING (query_id)", False)
         query = _layers(ctes, "rankkit_judgments", "rankkit_q", self._by_layer("query"), lambda c: d.expression(c.sql))
         ctes[-1] = (ctes[-1][0], ctes[-1][1], True)  # once per query, whatever the number of systems
+        if self.subtopic_scope():
+            ctes.append(("rankkit_subtopic_lists", d.subtopic_lists(subtopics, subtopic_ranks), False))
         if "cum" in self.inputs:
             ctes.append(("rankkit_discounts", d.discount_sums(ranks), False))
         ctes.append(("rankkit_evaluated", self._evaluated(query), False))
@@ -215,6 +255,13 @@ class Plan:
         body = ",\n".join(f"{name} AS {d.materialized if materialized else ''}({sql})"
                           for name, sql, materialized in ctes)
         return f"WITH\n{body}\nSELECT {d.unpivot(self.values)} FROM {last}"
+
+    def subtopic_scope(self) -> bool:
+        """Whether the planned measures read the subtopic judgments (the third scope)."""
+        return bool(self.inputs & subtopic_inputs())
+
+    def subtopic_measures(self) -> list[str]:
+        return sorted({m for c in self.columns.values() for m in c.metrics if needs_subtopics(m)})
 
     def _by_layer(self, scope: str) -> list[list[Column]]:
         columns = [c for c in self.columns.values() if c.scope == scope]
@@ -233,12 +280,25 @@ class Plan:
         discounts = " CROSS JOIN rankkit_discounts" if "cum" in self.inputs else ""
         cum = ", rankkit_discounts.cum" if "cum" in self.inputs else ""
         if self.queries == "both":
-            return (f"SELECT j.system, j.query_id, {lists}{cum} "
-                    f"FROM rankkit_judged j JOIN {query} q USING (query_id){discounts}")
-        return (f"SELECT s.system, q.query_id, {lists}{cum} "
+            return (f"SELECT j.system, j.query_id, {lists}{cum}{self._subtopic_columns()} "
+                    f"FROM rankkit_judged j JOIN {query} q USING (query_id){discounts}{self._subtopic_join('j')}")
+        return (f"SELECT s.system, q.query_id, {lists}{cum}{self._subtopic_columns()} "
                 f"FROM (SELECT DISTINCT system FROM rankkit_judged) s CROSS JOIN {query} q "
                 "LEFT JOIN rankkit_judged j ON j.system IS NOT DISTINCT FROM s.system "
-                f"AND j.query_id = q.query_id{discounts}")
+                f"AND j.query_id = q.query_id{discounts}{self._subtopic_join('s')}")
+
+    def _subtopic_columns(self) -> str:
+        """The subtopic inputs beside the run's lists (nothing when no measure reads them)."""
+        if not self.subtopic_scope():
+            return ""
+        return (", coalesce(st.sub_ranks, []) AS sub_ranks, coalesce(st.sub_grades, []) AS sub_grades, "
+                "q.sub_qrels, q.sub_docs")
+
+    def _subtopic_join(self, system: str) -> str:
+        if not self.subtopic_scope():
+            return ""
+        return (" LEFT JOIN rankkit_subtopic_lists st ON st.system IS NOT DISTINCT FROM "
+                f"{system}.system AND st.query_id = q.query_id")
 
 
 def _layers(ctes: list, first: str, prefix: str, layers: list[list[Column]], sql=lambda column: column.sql) -> str:
@@ -350,7 +410,9 @@ def per_query_macro(metrics: Iterable[str] | None = None) -> str:
     ``metrics``, of those measures only (a test binds it faster)."""
     planned = Generic()
     for measure in registry().values():
-        if measure.value is not None and (metrics is None or measure.metric in metrics):
+        # the diversity measures read subtopic judgments, which the macro's two tables do not hold
+        if (measure.value is not None and not needs_subtopics(measure.metric)
+                and (metrics is None or measure.metric in metrics)):
             planned.add({"metric": measure.metric})
     return ("-- Generated from sql/features.sql and sql/metrics/*.sql by rankkit.compose.per_query_macro().\n"
             "CREATE OR REPLACE MACRO rankkit.per_query_ranked(qrels_table, ranks_table, specs, ties := 'trec', "
@@ -359,13 +421,16 @@ def per_query_macro(metrics: Iterable[str] | None = None) -> str:
 
 
 def compose(specs: Iterable[Mapping], *, qrels: str, ranks: str, ties: str = "trec", queries: str = "both",
-            dialect: DuckDB = DUCKDB) -> str:
+            dialect: DuckDB = DUCKDB, subtopics: str | None = None, subtopic_ranks: str | None = None) -> str:
     """One statement computing ``specs``' per-query values: i, measure, agg, system, query_id, value.
 
     ``qrels`` is the SQL naming the qrels table for rankkit.qrels_rows (``'my_qrels'`` or ``$qrels``),
     ``ranks`` a table or CTE in the columns of rankkit.ranks (made with the same ties, depth and
-    judged_only); ``ties`` and ``queries`` are rankkit.per_query's conventions."""
-    return plan(specs, ties=ties, queries=queries, dialect=dialect).statement(qrels, ranks)
+    judged_only); ``ties`` and ``queries`` are rankkit.per_query's conventions. The diversity measures
+    read ``subtopics`` (SQL naming the subtopic judgments for rankkit.subtopic_rows) and ``subtopic_ranks``
+    (a table or CTE in rankkit.subtopic_ranks' columns); without them they are refused."""
+    return plan(specs, ties=ties, queries=queries, dialect=dialect).statement(qrels, ranks, subtopics=subtopics,
+                                                                              subtopic_ranks=subtopic_ranks)
 
 
 def plan(specs: Iterable[Mapping], *, ties: str = "trec", queries: str = "both", dialect: DuckDB = DUCKDB) -> Plan:

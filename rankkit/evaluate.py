@@ -18,7 +18,7 @@ from rankkit.compose import compose
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning, warn
 from rankkit.io import Source, default_connection, is_frame, is_table, load, load_run_files, release, run_name
-from rankkit.measures import label, registry, spec_type
+from rankkit.measures import label, needs_subtopics, registry, spec_type
 from rankkit.progress import Progress
 from rankkit.trec import expand, family_of
 
@@ -52,7 +52,7 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
              resamples: int = 10000, columns: Mapping[str, str | None] | None = None,
              duplicates: str = "error", output: str | Path | None = None, relation: bool = False,
              progress: bool | None = None, split_by_tag: bool = False,
-             conventions: Conventions | None = None) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
+             conventions: Conventions | None = None, subtopics=None) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
     """Evaluate a run (or several systems in one run table, or a list or dict of runs) against qrels.
 
     Parameters
@@ -110,6 +110,12 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         or in a notebook.
     split_by_tag:
         Make each tag of a TREC run file a system (by default a file is one run, as in trec_eval).
+    subtopics:
+        Subtopic judgments for the diversity measures (alpha-nDCG, ERR-IA, nERR-IA, NRBP, P-IA, AP-IA,
+        S-recall): TREC's ``query subtopic doc grade`` lines (ndeval's qrels), or a CSV/TSV, Parquet,
+        DataFrame, relation or table with a ``subtopic`` column (or ``iteration``, as ir_measures has
+        it). ``qrels`` may then be None: the qrels are the subtopic judgments' own, a document graded
+        by its best grade over the subtopics, and the queries evaluated are theirs, as in ndeval.
 
     Returns
     -------
@@ -140,28 +146,30 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
                                       duplicates=duplicates, judged_only=judged_only, docs=docs)
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs)
-    with checked_sources(con, qrels, run, columns, conventions.duplicates, progress, split_by_tag) as (qrels_source,
-                                                                                                      run_source):
+    with subtopic_judgments(con, qrels, subtopics, specs, conventions) as (qrels, subtopics_table), \
+            checked_sources(con, qrels, run, columns, conventions.duplicates, progress, split_by_tag) as (qrels_source,
+                                                                                                         run_source):
         return _evaluate(con, qrels_source, run_source, specs, per_query, conventions=conventions, by=by,
                          query_table=query_table, ci=ci, seed=seed, resamples=resamples, output=output,
-                         relation=relation, progress=progress)
+                         relation=relation, progress=progress, subtopics=subtopics_table)
 
 
 def evaluate_rows(qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
                   con: duckdb.DuckDBPyConnection | None = None, rel: float = 1, ties: str = "trec",
                   depth: int | None = None, queries: str = "both", columns=None, duplicates: str = "error",
                   split_by_tag: bool = False, judged_only: bool = False,
-                  docs: int = 0) -> tuple[list[str | None], list[dict], list[dict] | None]:
+                  docs: int = 0, subtopics=None) -> tuple[list[str | None], list[dict], list[dict] | None]:
     """evaluate() without pandas, for the command line: the systems (in the order given), the
     aggregate rows and, with ``per_query``, the per-query rows, as dicts (``measure, system,
     [query_id,] value ...``) in evaluate()'s order; a NULL value is None. One reading of the inputs."""
     conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
                               judged_only=judged_only, docs=docs)
-    with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag) as (
-            con, specs, qrels_source, run_source):
+    with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag,
+                  subtopics=subtopics) as (con, specs, qrels_source, run_source):
         found = []
         for each in (False, True) if per_query else (False,):
-            query, inputs = evaluation_query(qrels_source, run_source, specs, each, None, conventions)
+            query, inputs = evaluation_query(qrels_source, run_source, specs, each, None, conventions,
+                                             getattr(qrels_source, "subtopics", None))
             with Progress(con, "evaluating"):
                 found.append(run_rows(con, query, inputs))
     if per_query:  # evaluate()'s order: measure as asked, then system and query_id, NULLs last
@@ -173,7 +181,7 @@ def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path,
                   summary: bool = True, digits: int | None = None, con: duckdb.DuckDBPyConnection | None = None,
                   rel: float = 1, ties: str = "trec", depth: int | None = None, queries: str = "both", columns=None,
                   duplicates: str = "error", split_by_tag: bool = False, judged_only: bool = False,
-                  docs: int = 0) -> Path:
+                  docs: int = 0, subtopics=None) -> Path:
     """The command line's ``-o FILE``: the table it prints in csv and json (see long_query), the
     same fields, written by DuckDB's COPY (streamed; the suffix says the format). One reading of
     the inputs."""
@@ -181,9 +189,10 @@ def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path,
     _copy_options(path)  # a wrong suffix is said before the inputs are read
     conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
                               judged_only=judged_only, docs=docs)
-    with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag) as (
-            con, specs, qrels_source, run_source):
-        _, inputs = evaluation_query(qrels_source, run_source, specs, True, None, conventions)
+    with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag,
+                  subtopics=subtopics) as (con, specs, qrels_source, run_source):
+        _, inputs = evaluation_query(qrels_source, run_source, specs, True, None, conventions,
+                                     getattr(qrels_source, "subtopics", None))
         inputs.update(systems=[str(s) for s in run_source.systems], measures=[spec["measure"] for spec in specs])
         query = long_query(specs, per_query, summary, digits, ties=conventions.ties, queries=conventions.queries,
                            window=ranks_by_window(qrels_source, run_source, conventions.ties))
@@ -192,14 +201,47 @@ def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path,
 
 @contextmanager
 def prepared(qrels, run, measures: str | Iterable[str], conventions: Conventions, *, con=None, columns=None,
-             split_by_tag: bool = False) -> Iterator[tuple[duckdb.DuckDBPyConnection, list, Source, Source]]:
+             split_by_tag: bool = False, subtopics=None) -> Iterator[tuple[duckdb.DuckDBPyConnection, list, Source, Source]]:
     """What the command line's evaluations do before their statement (evaluate_rows, evaluate_file, the
-    Spark engine's): the connection, the measures parsed, and the inputs read, checked and compared."""
+    Spark engine's): the connection, the measures parsed, and the inputs read, checked and compared. The
+    subtopic judgments' table, if any, rides on the qrels source as ``subtopics``."""
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs)
-    with checked_sources(con, qrels, run, columns, conventions.duplicates, None, split_by_tag) as (qrels_source, run_source):
+    with subtopic_judgments(con, qrels, subtopics, specs, conventions) as (qrels, subtopics_table), \
+            checked_sources(con, qrels, run, columns, conventions.duplicates, None, split_by_tag) as (qrels_source,
+                                                                                                    run_source):
         compare_inputs(con, qrels_source, run_source, specs, queries=conventions.queries, ties=conventions.ties)
+        qrels_source.subtopics = subtopics_table
         yield con, specs, qrels_source, run_source
+
+
+@contextmanager
+def subtopic_judgments(con, qrels, subtopics, specs, conventions: Conventions) -> Iterator[tuple[object, str | None]]:
+    """The qrels to read (the subtopic judgments' own when ``qrels`` is None) and the checked table of
+    subtopic judgments (None without them); a diversity measure without them is refused here, before
+    anything is read."""
+    diverse = [spec["measure"] for spec in specs if needs_subtopics(spec["metric"])]
+    if diverse and subtopics is None:
+        raise MeasureError(f"{', '.join(diverse)} need{'s' * (len(diverse) == 1)} subtopic judgments (TREC's 'query "
+                           "subtopic doc grade', ndeval's qrels): give subtopics= (rankkit eval --subtopics FILE)")
+    if diverse and conventions.judged_only:
+        raise MeasureError(f"judged_only does not apply to {', '.join(diverse)}: they rank the documents of the "
+                           "subtopic judgments among the whole run")
+    if subtopics is None:
+        if qrels is None:
+            raise InputError("qrels: none given; give qrels, or subtopics= to evaluate against subtopic judgments")
+        yield qrels, None
+        return
+    from rankkit.io.subtopics import load_subtopics, qrels_of_subtopics
+
+    table = load_subtopics(con, subtopics)
+    view = qrels_of_subtopics(con, table) if qrels is None else None
+    try:
+        yield (view or qrels), table
+    finally:
+        if view is not None:
+            con.execute(f"DROP VIEW IF EXISTS {view}")
+        con.execute(f"DROP TABLE IF EXISTS {table}")
 
 
 @contextmanager
@@ -222,11 +264,14 @@ def checked_sources(con, qrels, run, columns, duplicates: str, progress,
 
 
 def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query: bool, slices,
-                     conventions: Conventions) -> tuple[str, dict]:
-    """The SQL evaluating the sources (see engine_query), and its parameters."""
+                     conventions: Conventions, subtopics: str | None = None) -> tuple[str, dict]:
+    """The SQL evaluating the sources (see engine_query), and its parameters; ``subtopics``: the table of
+    subtopic judgments, read only where a diversity measure is asked."""
     ties, scores, depth, queries, judged_only = conventions.sql_arguments()
     inputs = {"qrels": qrels_source.table, "run": run_source.engine, "ties": ties, "scores": scores,
               "depth": depth, "judged_only": judged_only}
+    if subtopics is not None and any(needs_subtopics(spec["metric"]) for spec in specs):
+        inputs["subtopics"] = subtopics
     window = ranks_by_window(qrels_source, run_source, ties)
     if not window:
         inputs["keyed"] = bool(run_source.keyed)
@@ -267,6 +312,8 @@ def engine_query(per_query: bool, sliced: bool, specs: Iterable[Mapping], *, tie
 def _stages(specs: Iterable[Mapping], *, ties: str, queries: str, window: bool) -> str:
     """engine_query's common part: the ranks (by rankkit.window_ranks with ``window``), then the
     per-query values as ``rankkit_values``."""
+    if any(needs_subtopics(spec["metric"]) for spec in specs):
+        return _diverse_stages(specs, ties=ties, queries=queries, window=window)
     values = compose(specs, qrels="$qrels", ranks="rankkit_ranked_run", ties=ties, queries=queries)
     # load() checked the columns (rankkit.window_ranks would bind that check again)
     ranks = ("rankkit.window_ranks_loaded($qrels, $run, ties := $ties, scores := $scores, depth := $depth, "
@@ -274,6 +321,20 @@ def _stages(specs: Iterable[Mapping], *, ties: str, queries: str, window: bool) 
              "rankkit.ranks($qrels, $run, ties := $ties, scores := $scores, depth := $depth, "
              "judged_only := $judged_only, keyed := $keyed)")
     return f"WITH rankkit_ranked_run AS (FROM {ranks}), rankkit_values AS MATERIALIZED ({values})"
+
+
+def _diverse_stages(specs: Iterable[Mapping], *, ties: str, queries: str, window: bool) -> str:
+    """_stages with the diversity measures: the run ranked also against the subtopic judgments
+    (rankkit.subtopic_ranks, parameter ``subtopics``), for the composer's subtopic inputs."""
+    values = compose(specs, qrels="$qrels", ranks="rankkit_ranked_run", ties=ties, queries=queries,
+                     subtopics="$subtopics", subtopic_ranks="rankkit_subtopic_ranked")
+    ranks = ("rankkit.window_ranks_loaded($qrels, $run, ties := $ties, scores := $scores, depth := $depth, "
+             "judged_only := $judged_only)" if window else
+             "rankkit.ranks($qrels, $run, ties := $ties, scores := $scores, depth := $depth, "
+             "judged_only := $judged_only, keyed := $keyed)")
+    subtopic_ranks = "rankkit.subtopic_ranks($subtopics, $run, ties := $ties, scores := $scores, depth := $depth)"
+    return (f"WITH rankkit_ranked_run AS (FROM {ranks}), rankkit_subtopic_ranked AS (FROM {subtopic_ranks}), "
+            f"rankkit_values AS MATERIALIZED ({values})")
 
 
 def long_query(specs: Iterable[Mapping], per_query: bool, summary: bool, digits: int | None, *,
@@ -297,10 +358,10 @@ def long_query(specs: Iterable[Mapping], per_query: bool, summary: bool, digits:
 
 def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: bool, *, conventions: Conventions,
               by, query_table, ci, seed, resamples, output, relation,
-              progress) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
+              progress, subtopics: str | None = None) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
     compare_inputs(con, qrels_source, run_source, specs, queries=conventions.queries, ties=conventions.ties)
     slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
-    query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, conventions)
+    query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, conventions, subtopics)
     select = _result_select(query, per_query, slices)
     if output is not None:
         return _copy(con, select, inputs, Path(output), progress)
@@ -310,8 +371,8 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
         frame = run_query(con, select, inputs)
     if ci is not None:
         with Progress(con, "bootstrapping", enabled=progress):
-            values = run_query(con, evaluation_query(qrels_source, run_source, specs, True, slices, conventions)[0],
-                               inputs)
+            values = run_query(con, evaluation_query(qrels_source, run_source, specs, True, slices, conventions,
+                                                     subtopics)[0], inputs)
         frame = with_ci(con, frame, values, ci, seed, resamples, by)
     return frame
 

@@ -35,7 +35,7 @@ __all__ = ["Measure", "Param", "Feature", "registry", "read_measure", "params", 
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
 _PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+(?:\[\])?)\s*:=\s*(\S+)\s+(.*?)\s*$")
-_INPUT = re.compile(r"^--\s*input:\s*(\w+)\s+(run|query)\b")
+_INPUT = re.compile(r"^--\s*input:\s*(\w+)\s+(run|query)(/subtopic)?\b")
 _FEATURE = re.compile(r"^--\s*feature:\s*(\w+)\s*(?:\[\s*(\w+)\s*=\s*([^\]]*?)\s*\])?\s*:=\s*(.*?)\s*$")
 _VALUE = re.compile(r"^--\s*value:\s*(.*?)\s*$")
 _CONTINUED = re.compile(r"^-- {4,}(\S.*?)\s*$")
@@ -196,7 +196,7 @@ def _declarations(path: Path) -> list[Feature]:
             current = None
         where = f"{path}:{number}"
         if match := _INPUT.match(line):
-            found.append(Feature(match.group(1), "", where, ("scope", match.group(2))))
+            found.append(Feature(match.group(1), "", where, ("scope", match.group(2) + (match.group(3) or ""))))
         elif match := _FEATURE.match(line):
             when = (match.group(2), match.group(3)) if match.group(2) else None
             current = [match.group(1), [match.group(4)] if match.group(4) else [], where, when]
@@ -231,7 +231,37 @@ def shared_path() -> Path:
 def inputs() -> dict[str, str]:
     """The inputs the composer provides to every feature (sql/features.sql): name -> run or query
     (per system and query, or per query of the qrels)."""
-    return {f.name: f.when[1] for f in _declarations(shared_path()) if _is_input(f)}
+    return {f.name: f.when[1].split("/")[0] for f in _declarations(shared_path()) if _is_input(f)}
+
+
+@cache
+def subtopic_inputs() -> frozenset[str]:
+    """The inputs read from the subtopic judgments (declared ``run/subtopic`` or ``query/subtopic``)."""
+    return frozenset(f.name for f in _declarations(shared_path()) if _is_input(f) and f.when[1].endswith("/subtopic"))
+
+
+def reads(metric: str) -> frozenset[str]:
+    """The features and inputs a measure's value reads, through every variant of each."""
+    measure = registry()[metric]
+    own: dict[str, list[Feature]] = {}
+    for feature in measure.features:
+        own.setdefault(feature.name, []).append(feature)
+    found: set[str] = set()
+    todo = list(measure.value.features) if measure.value is not None else []
+    while todo:
+        name = todo.pop()
+        if name not in found:
+            found.add(name)
+            for feature in own.get(name) or shared_features().get(name, ()):
+                todo.extend(feature.features)
+    return frozenset(found)
+
+
+@cache
+def needs_subtopics(metric: str) -> bool:
+    """Whether a measure reads the subtopic judgments (the diversity measures): only an evaluation given
+    them computes it; the generic macros (rankkit.per_query_ranked, the table macros) leave it out."""
+    return bool(reads(metric) & subtopic_inputs())
 
 
 @cache

@@ -77,6 +77,7 @@ def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool =
         raise RankkitError("Spark: duplicates='first' keeps a document's first occurrence, and a Spark table has no "
                            "order to say which is first; remove duplicates before evaluating")
     specs = measure_specs(default_connection(), measures, rel=conventions.rel, docs=conventions.docs)
+    refuse_diversity(specs)
     qrels_name, qrels_columns, qrels_label = _source(spark, qrels, "qrels", columns or {})
     run_name, run_columns, run_label = _source(spark, run, "run", columns or {})
     text = statement(specs, qrels=qrels_name, run=run_name, qrels_columns=qrels_columns, run_columns=run_columns,
@@ -84,6 +85,17 @@ def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool =
                      queries=conventions.queries, judged_only=conventions.judged_only, check=True,
                      labels=(qrels_label, run_label))
     return spark.sql(text)
+
+
+def refuse_diversity(specs) -> None:
+    """The diversity measures are DuckDB's only: refused, saying why, before Spark is asked anything."""
+    from rankkit.measures import needs_subtopics
+
+    diverse = [spec["measure"] for spec in specs if needs_subtopics(spec["metric"])]
+    if diverse:
+        raise RankkitError(f"Spark: {', '.join(diverse)} read subtopic judgments, which the Spark engine does not "
+                           "take (their ideal ordering is ndeval's greedy one, a fold over structs that the Spark "
+                           "dialect does not translate); evaluate them with rankkit.evaluate(..., subtopics=) on DuckDB")
 
 
 def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tuple[str, dict[str, str | None], str]:
@@ -108,12 +120,14 @@ def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tupl
 def evaluate_rows(spark, qrels, run, measures: str | Iterable[str], per_query: bool = False, *, con=None,
                   rel: float = 1, ties: str = "trec", depth: int | None = None, queries: str = "both", columns=None,
                   duplicates: str = "error", split_by_tag: bool = False, judged_only: bool = False,
-                  docs: int = 0) -> tuple[list, list[dict], list[dict] | None]:
+                  docs: int = 0, subtopics=None) -> tuple[list, list[dict], list[dict] | None]:
     """rankkit.evaluate.evaluate_rows computed by Spark (the command line's ``--engine spark``): the inputs
     read and checked by rankkit's readers, as the DuckDB engine reads them (TREC text, CSV, Parquet; the
     same systems, the same warnings), handed to Spark, and evaluated there by the composed statement."""
-    from rankkit.evaluate import prepared
+    from rankkit.evaluate import measure_specs, prepared
+    from rankkit.io import default_connection
 
+    refuse_diversity(measure_specs(default_connection(), measures, rel=rel, docs=docs))  # subtopics too
     conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
                               judged_only=judged_only, docs=docs)
     with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag) as (

@@ -18,6 +18,8 @@
 -- param: coef   DOUBLE[] := [1,-1,0,0]  utility's worth of a relevant retrieved, non-relevant retrieved, relevant missed and non-relevant missed document
 -- param: gains  VARCHAR := NULL      gain per relevance level as trec_eval writes it ('1=3,2=9,4=4.5'); other levels gain their grade
 -- param: docs   INTEGER := 0         documents in the collection (trec_eval -N): the non-relevant missed documents of utility
+-- param: alpha  DOUBLE  := 0.5       redundancy intolerance of the diversity measures (ndeval's -alpha): a subtopic met again gains (1 - alpha) times what it gained before
+-- param: patience DOUBLE := 0.5     patience of NRBP (ndeval's -beta, ir_measures' beta): the chance of reading on to the next rank
 --
 -- What a measure spec (rankkit.spec) holds of each parameter: its type there, the condition its value
 -- must meet and what it must be (NULL passes where the default is NULL), or, after :=, the expression
@@ -37,6 +39,8 @@
 -- spec: coef   DOUBLE[]  len(coef) = 4 AND len([x FOR x IN coef IF x IS NULL OR NOT isfinite(x::DOUBLE)]) = 0  ; utility takes four numbers
 -- spec: gains  STRUCT(level DOUBLE, gain DOUBLE)[]  := rankkit.gain_map(trim(gains::VARCHAR, '[] '), measure)
 -- spec: docs   BIGINT    docs >= 0 AND docs = floor(docs)  ; the number of documents must be an integer >= 0
+-- spec: alpha  DOUBLE    isfinite(alpha::DOUBLE) AND alpha::DOUBLE >= 0 AND alpha::DOUBLE <= 1  ; alpha must be a number from 0 to 1
+-- spec: patience DOUBLE  isfinite(patience::DOUBLE) AND patience::DOUBLE >= 0 AND patience::DOUBLE <= 1  ; patience must be a number from 0 to 1
 
 ATTACH IF NOT EXISTS ':memory:' AS rankkit;
 

@@ -1,0 +1,272 @@
+"""The diversity measures over subtopic judgments (issue 25): alpha-nDCG, ERR-IA, nERR-IA, NRBP, P-IA,
+AP-IA and S-recall, as ndeval (the TREC Web track's) computes them, against pyndeval (ndeval's code,
+ir_measures' provider) on its own example and on generated judgments and runs; the subtopic judgments
+read from every kind of source, with errors naming the place; refusals where they are missing."""
+
+from __future__ import annotations
+
+import gzip
+import math
+import re
+import warnings
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import rankkit
+from rankkit.errors import InputError, MeasureError
+
+pyndeval = pytest.importorskip("pyndeval")
+
+# rankkit's name -> pyndeval's
+NAMES = {"alpha-nDCG": "alpha-nDCG", "ERR-IA": "ERR-IA", "nERR-IA": "nERR-IA", "P-IA": "P-IA", "S-recall": "strec",
+         "NRBP": "NRBP", "AP-IA": "MAP-IA"}
+CUT = ("alpha-nDCG", "ERR-IA", "nERR-IA", "P-IA", "S-recall")
+
+# pyndeval's README example: subtopics a, b, c; D relevant to b, E unjudged, C not retrieved
+README_QRELS = [("0", "a", "A", 1), ("0", "b", "B", 1), ("0", "b", "D", 1), ("0", "c", "C", 1)]
+README_RUN = [("0", "A", 9.3), ("0", "D", 8.4), ("0", "E", 8.1), ("0", "B", 7.6)]
+
+
+def frames(qrels, run):
+    return (pd.DataFrame(qrels, columns=["query_id", "subtopic", "doc_id", "relevance"]),
+            pd.DataFrame(run, columns=["query_id", "doc_id", "score"]))
+
+
+def names(cutoffs):
+    return [f"{m}@{k}" for m in CUT for k in cutoffs] + ["NRBP", "AP-IA"]
+
+
+def theirs(name: str) -> str:
+    """pyndeval's name for one of rankkit's, whose parameters pyndeval takes as arguments."""
+    base, _, k = re.sub(r"\(.*?\)", "", name).partition("@")
+    return NAMES[base] + (f"@{k}" if k else "")
+
+
+def ours_per_query(qrels, run, measures, **options) -> dict:
+    sub, ranked = frames(qrels, run)
+    found = rankkit.evaluate(None, ranked, measures, per_query=True, subtopics=sub, **options)
+    return {(row.measure, row.query_id): row.value for row in found.itertuples()}
+
+
+def compare(qrels, run, measures, alpha=0.5, beta=0.5, rel=1):
+    """rankkit's per-query values are pyndeval's, to 1e-9, query by query (the queries are the same)."""
+    ours = ours_per_query(qrels, run, measures)
+    reference = pyndeval.RelevanceEvaluator(qrels, sorted({theirs(m) for m in measures}), relevance_level=rel,
+                                            alpha=alpha, beta=beta).evaluate(run)
+    expected = {(m, query_id): values[theirs(m)] for query_id, values in reference.items() for m in measures}
+    assert ours.keys() == expected.keys()
+    wrong = {key: (ours[key], expected[key]) for key in expected
+             if not math.isclose(ours[key], expected[key], abs_tol=1e-9)}
+    assert not wrong, wrong
+
+
+def test_pyndeval_readme_example():
+    compare(README_QRELS, README_RUN, names([1, 2, 3, 5, 10, 20]))
+
+
+def test_pyndeval_readme_example_by_hand():
+    """A is relevant to a, D to b, B to b again: alpha-nDCG@5 = (1 + 1/log2(3) + 0.5/log2(5)) over the
+    greedy ideal A, B (or D), C, then D (or B) at half gain: (1 + 1/log2(3) + 1/log2(4) + 0.5/log2(5))."""
+    ours = ours_per_query(README_QRELS, README_RUN, ["alpha-nDCG@5", "S-recall@5", "P-IA@5"])
+    dcg = 1 + 1 / math.log2(3) + 0.5 / math.log2(5)
+    ideal = 1 + 1 / math.log2(3) + 1 / math.log2(4) + 0.5 / math.log2(5)
+    assert ours[("alpha-nDCG@5", "0")] == pytest.approx(dcg / ideal, abs=1e-12)
+    assert ours[("S-recall@5", "0")] == pytest.approx(2 / 3)
+    assert ours[("P-IA@5", "0")] == pytest.approx(3 / (5 * 3))
+
+
+def test_parameters_alpha_beta_rel():
+    qrels = README_QRELS + [("0", "c", "D", 2), ("0", "a", "E", 2)]
+    measures = ["alpha-nDCG(alpha=0.2)@5", "ERR-IA(alpha=0.2)@5", "nERR-IA(alpha=0.2)@3", "NRBP(alpha=0.2,patience=0.8)"]
+    compare(qrels, README_RUN, measures, alpha=0.2, beta=0.8)
+    compare(qrels, README_RUN, ["alpha-nDCG(rel=2)@5", "P-IA(rel=2)@2", "AP-IA(rel=2)", "S-recall(rel=2)@3"], rel=2)
+
+
+@st.composite
+def judgments(draw):
+    """Subtopic judgments (grades 0..2, so some subtopics and some queries have no relevant document) and
+    a run whose scores tie often, retrieving unjudged documents, and queries nobody judged."""
+    docs = [f"d{i}" for i in range(8)]
+    qrels = []
+    queries = [f"q{i}" for i in range(draw(st.integers(1, 4)))]
+    for query in queries:
+        for subtopic in range(draw(st.integers(1, 4))):
+            for doc in draw(st.lists(st.sampled_from(docs), min_size=1, max_size=5, unique=True)):
+                qrels.append((query, str(subtopic), doc, draw(st.integers(0, 2))))
+    run = []
+    for query in draw(st.lists(st.sampled_from(queries + ["q9"]), min_size=1, max_size=5, unique=True)):
+        for doc in draw(st.lists(st.sampled_from(docs + ["x1", "x2"]), min_size=1, max_size=10, unique=True)):
+            run.append((query, doc, draw(st.integers(0, 4)) / 4))
+    return qrels, run
+
+
+def trec_ordered(run):
+    """The run with its ties broken as trec_eval (and ndeval -traditional) break them, by document id
+    descending, written into the scores: pyndeval breaks them by id ascending, which is not a rule
+    rankkit offers (ties='trec' is every measure's default)."""
+    ordered = sorted(run, key=lambda row: (row[0], -row[2], [-ord(c) for c in row[1]]))
+    return [(query, doc, -float(n)) for n, (query, doc, _) in enumerate(ordered)]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(judgments(), st.sampled_from([0.5, 0.25, 1.0]), st.sampled_from([0.5, 0.8]), st.sampled_from([1, 2]))
+def test_generated_judgments_agree_with_pyndeval(data, alpha, beta, rel):
+    qrels, run = data
+    if not {q for q, *_ in run} & {q for q, *_ in qrels}:
+        return  # no query in common: an error (tests/test_inputs_errors.py), as for every measure
+    strict = trec_ordered(run)
+    measures = ([f"{m}(alpha={alpha})@{k}" for m in ("alpha-nDCG", "ERR-IA", "nERR-IA") for k in (1, 2, 5, 20)]
+                + [f"{m}@{k}" for m in ("P-IA", "S-recall") for k in (1, 3, 20)]
+                + [f"NRBP(alpha={alpha},patience={beta})", "AP-IA"])
+    measures = [m.replace("(", f"(rel={rel},") if "(" in m else m.replace("@", f"(rel={rel})@", 1)
+                if "@" in m else f"{m}(rel={rel})" for m in measures]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compare(qrels, strict, measures, alpha=alpha, beta=beta, rel=rel)
+        # ties: the run as given, ranked by rankkit's rule, is the strictly ordered run
+        assert ours_per_query(qrels, run, measures) == ours_per_query(qrels, strict, measures)
+
+
+def test_a_diversity_measure_without_subtopic_judgments_is_refused():
+    sub, run = frames(README_QRELS, README_RUN)
+    qrels = sub.drop(columns="subtopic").drop_duplicates(["query_id", "doc_id"])
+    with pytest.raises(MeasureError, match=r"alpha-nDCG@10, NRBP need subtopic judgments .*subtopics="):
+        rankkit.evaluate(qrels, run, ["AP", "alpha-nDCG@10", "NRBP"])
+
+
+def test_err_ia_and_p_ia_need_a_cutoff():
+    sub, run = frames(README_QRELS, README_RUN)
+    for name in ("ERR-IA", "P-IA"):
+        with pytest.raises(rankkit.RankkitError, match=f"{name} needs a cutoff, as in ndeval"):
+            rankkit.evaluate(None, run, [name], subtopics=sub)
+
+
+def test_the_other_measures_see_a_document_relevant_to_any_subtopic():
+    """With qrels=None the qrels are the subtopic judgments' own: a document's best grade over them."""
+    sub, run = frames(README_QRELS + [("0", "c", "A", 0)], README_RUN)
+    found = rankkit.evaluate(None, run, ["NumRel", "NumRelRet", "P@4"], subtopics=sub)
+    assert found["value"].tolist() == [4, 3, 0.75]
+
+
+def test_given_qrels_set_the_queries(tmp_path):
+    """With qrels given, the queries evaluated are theirs, as for every measure: a query without subtopic
+    judgments scores 0 on the diversity measures."""
+    sub, run = frames(README_QRELS, README_RUN + [("1", "A", 1.0)])
+    qrels = pd.DataFrame([("0", "A", 1), ("1", "A", 1)], columns=["query_id", "doc_id", "relevance"])
+    found = rankkit.evaluate(qrels, run, ["alpha-nDCG@5"], per_query=True, subtopics=sub)
+    by_query = found.set_index("query_id")["value"].to_dict()
+    assert by_query["0"] == pytest.approx(ours_per_query(README_QRELS, README_RUN, ["alpha-nDCG@5"])[("alpha-nDCG@5", "0")])
+    assert by_query["1"] == 0.0
+
+
+# ---- reading the subtopic judgments -----------------------------------------------------------------
+
+def test_every_kind_of_source_reads_the_same(tmp_path):
+    sub, run = frames(README_QRELS, README_RUN)
+    expected = rankkit.evaluate(None, run, names([5]), subtopics=sub)["value"].tolist()
+    text = tmp_path / "div.qrels"
+    text.write_text("".join(f"{q} {s} {d} {g}\n" for q, s, d, g in README_QRELS))
+    zipped = tmp_path / "div.qrels.gz"
+    zipped.write_bytes(gzip.compress(text.read_bytes()))
+    sub.rename(columns={"subtopic": "iteration"}).to_csv(tmp_path / "div.csv", index=False)
+    sub.rename(columns={"query_id": "qid", "doc_id": "docno", "relevance": "rel"}).to_csv(
+        tmp_path / "div.tsv", sep="\t", index=False)
+    sub.to_parquet(tmp_path / "div.parquet")
+    con = rankkit.connect()
+    con.register("div_table", sub)
+    for source in (text, str(zipped), tmp_path / "div.csv", tmp_path / "div.tsv", tmp_path / "div.parquet",
+                   sub.rename(columns={"subtopic": "intent"})):
+        assert rankkit.evaluate(None, run, names([5]), subtopics=source)["value"].tolist() == expected, source
+    assert rankkit.evaluate(None, run, names([5]), subtopics="div_table", con=con)["value"].tolist() == expected
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    ("0 a A 1\n0 b B\n", r"div\.qrels:2: expected 'query subtopic doc grade' \(4 fields, as ndeval reads them\), "
+                         r"got 3 fields: '0 b B'"),
+    ("# judged\n0 a A 1\n\n0 b B high\n", r"div\.qrels:4: column 4, the grade, is 'high'; expected a number"),
+    ("0 a A nan\n", r"div\.qrels:1: column 4, the grade, is 'nan'; expected a finite number"),
+    ("0 a A 1\n0 a A 0\n", r"div\.qrels: document A is judged 2 times for query 0, subtopic a; expected once"),
+    ("# nothing\n", r"div\.qrels: no judgments; expected lines of 'query subtopic doc grade'"),
+])
+def test_a_bad_text_file_is_refused_naming_the_line(tmp_path, text, error):
+    path = tmp_path / "div.qrels"
+    path.write_text(text)
+    _, run = frames(README_QRELS, README_RUN)
+    with pytest.raises(InputError, match=error):
+        rankkit.evaluate(None, run, ["alpha-nDCG@5"], subtopics=path)
+
+
+def test_a_bad_table_is_refused_naming_the_column_or_row(tmp_path):
+    sub, run = frames(README_QRELS, README_RUN)
+    with pytest.raises(InputError, match=r"the subtopics DataFrame: missing column subtopic \(also recognised: "
+                                         r"subtopic_id, .*iteration"):
+        rankkit.evaluate(None, run, ["alpha-nDCG@5"], subtopics=sub.drop(columns="subtopic"))
+    sub.loc[2, "relevance"] = None
+    with pytest.raises(InputError, match=r"the subtopics DataFrame: row 3: the relevance of document D for query 0, "
+                                         r"subtopic b, is missing; expected a finite number"):
+        rankkit.evaluate(None, run, ["alpha-nDCG@5"], subtopics=sub)
+    (tmp_path / "div.csv").write_text("query_id,subtopic,doc_id,relevance\n0,a,A,1\n0,b,B,x\n")
+    with pytest.raises(InputError, match=r"div\.csv: line 3: the relevance of document B for query 0, subtopic b, "
+                                         r"is x; expected a finite number"):
+        rankkit.evaluate(None, run, ["alpha-nDCG@5"], subtopics=tmp_path / "div.csv")
+
+
+# ---- the other surfaces -----------------------------------------------------------------------------
+
+def test_command_line_subtopics(tmp_path, capsys):
+    from rankkit.cli import main
+
+    sub = tmp_path / "div.qrels"
+    sub.write_text("".join(f"{q} {s} {d} {g}\n" for q, s, d, g in README_QRELS))
+    run = tmp_path / "run.txt"
+    run.write_text("".join(f"{q} Q0 {d} {n} {score} sys\n" for n, (q, d, score) in enumerate(README_RUN, 1)))
+    expected = ours_per_query(README_QRELS, README_RUN, ["alpha-nDCG@5", "NRBP"])
+    # ndeval's usage: the subtopic judgments are the qrels too
+    assert main(["eval", "--subtopics", str(sub), "-m", "alpha-nDCG@5", "-m", "NRBP", "-m", "P@2", str(sub),
+                 str(run)]) == 0
+    lines = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    values = {name.strip(): float(value) for name, query, value in lines if query == "all"}
+    assert values["alpha-nDCG@5"] == pytest.approx(expected[("alpha-nDCG@5", "0")], abs=1e-4)
+    assert values["NRBP"] == pytest.approx(expected[("NRBP", "0")], abs=1e-4)
+    assert values["P@2"] == 1.0
+    assert main(["eval", "-m", "alpha-nDCG@5", str(sub), str(run)]) == 2
+    assert "alpha-nDCG@5 needs subtopic judgments" in capsys.readouterr().err
+
+
+def test_spark_refuses_the_diversity_measures_saying_why():
+    """Refused before Spark is asked anything (no session needed)."""
+    from rankkit import spark
+
+    with pytest.raises(rankkit.RankkitError, match=r"Spark: alpha-nDCG@10 read subtopic judgments, which the Spark "
+                                                   r"engine does not take .*greedy"):
+        spark.evaluate(None, "qrels", "run", ["AP", "alpha-nDCG@10"])
+    with pytest.raises(rankkit.RankkitError, match=r"Spark: NRBP read subtopic judgments"):
+        spark.evaluate_rows(None, "qrels", "run", ["NRBP"], subtopics="div.qrels")
+
+
+def test_ir_measures_objects_give_ir_measures_values():
+    """ir_measures' diversity measures (its pyndeval provider, subtopics in the iteration column), as
+    objects and as strings, give ir_measures' values."""
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels = README_QRELS + [("1", "x", "A", 1), ("1", "y", "B", 2), ("1", "y", "C", 1)]
+    run = README_RUN + [("1", "C", 3.0), ("1", "A", 2.0), ("1", "Z", 1.0)]
+    frame = pd.DataFrame(qrels, columns=["query_id", "iteration", "doc_id", "relevance"])
+    ranked = pd.DataFrame(run, columns=["query_id", "doc_id", "score"])
+    M = ir_measures
+    measures = [M.alpha_nDCG @ 10, M.alpha_nDCG(alpha=0.3) @ 5, M.ERR_IA @ 20, M.nERR_IA @ 5, M.NRBP,
+                M.NRBP(alpha=0.2, beta=0.7), M.P_IA @ 5, M.AP_IA, M.StRecall @ 10, M.StRecall(rel=2) @ 10]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = ir_measures.calc_aggregate(measures, frame, ranked)
+        for measure in measures:
+            for given in (measure, str(measure)):
+                found = rankkit.evaluate(None, ranked, [given], subtopics=frame)["value"].iloc[0]
+                assert found == pytest.approx(expected[measure], abs=1e-9), (given, found, expected[measure])
+    for name in ("alpha_DCG@10", "nNRBP"):
+        with pytest.raises(MeasureError, match=f"ir_measures' {name.split('@')[0]} .* is not in rankkit yet"):
+            rankkit.evaluate(None, ranked, [name], subtopics=frame)
