@@ -630,3 +630,67 @@ def list_macros_sql() -> str:
     from rankkit._paths import sql_dir
 
     return "".join(list_macro(path) for path in sorted((sql_dir() / "lists").glob("*.sql")))
+
+
+@dataclass
+class Arguments(Plan):
+    """One measure as the body of its table macro: each parameter is the macro's argument of that name,
+    checked as rankkit.spec checks it, and a variant is chosen by a CASE on it (as in Generic). The
+    diversity measures' table macros are written so (subtopic_macro); the others go through
+    rankkit.per_query (rankkit.measures.table_macros_sql)."""
+
+    def _param(self, name: str, spec: Mapping) -> str:
+        from rankkit.measures import spec_fields
+
+        field_ = spec_fields().get(name)
+        if field_ is None or field_.check is None:
+            return name
+        return f"rankkit.checked_{name}({name}, {self.dialect.literal(spec['measure'], 'VARCHAR')})"
+
+    def _variant(self, name: str, spec: Mapping, measure: Measure) -> Feature:
+        return _variants(name, measure, self._condition)
+
+    def _condition(self, key: str, wanted: str) -> str | bool:
+        if key in CONVENTIONS:
+            return {"ties": "trec", "queries": self.queries}[key] == wanted
+        if wanted == "NULL":
+            return f"{key} IS NULL"
+        return f"{key} = {self.dialect.literal(wanted, 'VARCHAR')}"
+
+
+# The CTEs of a diversity measure's table macro: the plain qrels made of the subtopic judgments (a
+# document's best grade over its subtopics), the run ranked against them, and against each subtopic
+SUBTOPIC_INPUTS = [
+    ("rankkit_subtopic_qrels", "SELECT query_id, doc_id, max(grade) AS relevance FROM rankkit.subtopic_rows(qrels_table) "
+                               "GROUP BY query_id, doc_id"),
+    ("rankkit_ranks", "FROM rankkit.ranks('rankkit_subtopic_qrels', run_table, ties := ties, scores := scores, "
+                      "depth := depth)"),
+    ("rankkit_subtopic_ranked", "FROM rankkit.subtopic_ranks(qrels_table, run_table, ties := ties, scores := scores, "
+                                "depth := depth)"),
+]
+
+
+def subtopic_macro(measure: Measure, signature: str) -> str:
+    """The table macro of a diversity measure (``rankkit.alpha_ndcg('subtopics', 'run', k := 10)``): its
+    first table holds the subtopic judgments, which are the qrels too, as in ndeval. The body is the
+    composed statement, once per query set, the macro's ``queries`` choosing; ``signature`` is the
+    macro's parameters, as rankkit.measures.table_macros_sql writes every measure's."""
+    spec = {"metric": measure.metric, "i": 1, "measure": measure.name, "agg": measure.aggregate}
+    bodies = []
+    for queries in QUERY_SETS:
+        planned = Arguments(queries=queries)
+        planned.add(spec)
+        bodies.append(planned.statement("'rankkit_subtopic_qrels'", "rankkit_ranks", before=SUBTOPIC_INPUTS,
+                                        subtopics="qrels_table", subtopic_ranks="rankkit_subtopic_ranked"))
+    name = DUCKDB.literal(measure.name, "VARCHAR")
+    return (f"CREATE OR REPLACE MACRO {measure.macro}(qrels_table, run_table, {signature}) AS TABLE\n"
+            f"    SELECT system, query_id, value FROM (\n"
+            f"        SELECT * FROM ({bodies[0]}) WHERE queries = 'both'\n"
+            f"        UNION ALL\n"
+            f"        SELECT * FROM ({bodies[1]}) WHERE CASE WHEN queries = 'qrels' THEN true WHEN queries = 'both' "
+            f"THEN false ELSE error('rankkit: queries must be both or qrels, got ''' || queries || '''') END)\n"
+            f"    WHERE CASE WHEN judged_only THEN error('rankkit: judged_only does not apply to ' || {name} || "
+            f"': it ranks the documents of the subtopic judgments among the whole run') "
+            f"WHEN ties NOT IN ('trec', 'rank') THEN error('rankkit: ' || {name} || ' takes ties trec or rank, got ' "
+            f"|| ties) ELSE true END\n"
+            f"    ORDER BY system, query_id;")

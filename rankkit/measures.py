@@ -478,6 +478,11 @@ def table_macros_sql() -> str:
         types = {name: "DOUBLE" if name == "recall" else spec_types()[name] for name in m.params}
         signature = "".join(f"{name} := {'NULL' if default(name) is None else DUCKDB.literal(default(name), types[name])}, "
                             for name in m.params)
+        if needs_subtopics(m.metric):  # its first table holds subtopic judgments: composed, not rankkit.per_query
+            from rankkit.compose import subtopic_macro
+
+            macros.append(subtopic_macro(m, signature + TABLE_CONVENTIONS))
+            continue
         arguments = "".join(f", {'levels := [recall]' if name == 'recall' else f'{name} := {name}'}" for name in m.params)
         macros.append(
             f"CREATE OR REPLACE MACRO {m.macro}(qrels_table, run_table, {signature}{TABLE_CONVENTIONS}) AS TABLE\n"

@@ -119,8 +119,8 @@
 --     lambda i: {'gains': []::DOUBLE[], 'next': list_transform({sub_rels}[1], lambda b: 1.0E0), 'used': list_transform({sub_rels}, lambda d: false)}),
 --     lambda st, x: list_transform([list_transform({sub_rels}, lambda rs, i: CASE WHEN st.used[i] THEN -1.0E0
 --         ELSE rankkit.ordered_sum(list_transform(rs, lambda b, u: CASE WHEN b THEN st.next[u] ELSE 0.0E0 END)) END)],
---     lambda scores: list_transform([list_position(scores, list_max(scores))], lambda best:
---         {'gains': list_append(st.gains, scores[best]),
+--     lambda gained: list_transform([list_position(gained, list_max(gained))], lambda best:
+--         {'gains': list_append(st.gains, gained[best]),
 --          'next': list_transform(st.next, lambda g, u: CASE WHEN {sub_rels}[best][u] THEN g * (1.0E0 - {s.alpha}) ELSE g END),
 --          'used': list_transform(st.used, lambda used, i: used OR i = best)})[1])[1],
 --     {'gains': []::DOUBLE[], 'next': list_transform({sub_rels}[1], lambda b: 1.0E0), 'used': list_transform({sub_rels}, lambda d: false)})).gains

@@ -57,6 +57,36 @@ def ours_many(names, name: str) -> dict[str, dict[str, float]]:
     return {given: found[measure] for given, measure in read.items()}
 
 
+# Subtopic judgments for the diversity measures (ir_measures keeps the subtopic in the iteration column);
+# ir_measures' fixtures have one subtopic a query, so these are pyndeval's README example and one more query
+SUBTOPICS = [("0", "a", "A", 1), ("0", "b", "B", 1), ("0", "b", "D", 1), ("0", "c", "C", 1),
+             ("1", "x", "A", 1), ("1", "y", "B", 2), ("1", "y", "C", 1), ("1", "x", "D", 2)]
+SUBTOPIC_RUN = [("0", "A", 9.3), ("0", "D", 8.4), ("0", "E", 8.1), ("0", "B", 7.6),
+                ("1", "C", 3.0), ("1", "A", 2.0), ("1", "Z", 1.0), ("1", "D", 0.5)]
+
+
+def diverse(name) -> bool:
+    """Whether a name (or object) reads subtopic judgments."""
+    from rankkit.evaluate import measure_specs
+    from rankkit.io import default_connection
+    from rankkit.measures import needs_subtopics
+
+    return needs_subtopics(measure_specs(default_connection(), expand([name]))[0]["metric"])
+
+
+def diversity_pair(measure, given) -> tuple[dict, dict]:
+    """ir_measures' per-query values of ``measure`` (alone: its pyndeval provider keeps alpha and beta in
+    global state, so two measures with different alphas in one call spoil each other) and rankkit's of
+    ``given``, on SUBTOPICS."""
+    import pandas as pd
+
+    qrels = pd.DataFrame(SUBTOPICS, columns=["query_id", "iteration", "doc_id", "relevance"])
+    run = pd.DataFrame(SUBTOPIC_RUN, columns=["query_id", "doc_id", "score"])
+    expected = {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)}
+    frame = rankkit.evaluate(None, run, [given], per_query=True, subtopics=qrels)
+    return dict(zip(frame["query_id"], frame["value"])), expected
+
+
 def variants():
     """Every ir_measures measure object with one parameter set to a non-default value (and a cutoff
     or IPrec's recall level where the measure takes one, so that it can be computed)."""
@@ -72,11 +102,16 @@ def variants():
 def test_every_parameter_is_translated_or_refused():
     """A silent mistranslation fails here: each object either gives ir_measures' value per query on
     both fixtures, or is refused with a message naming it."""
-    accepted, refused = {}, []
+    accepted, refused, diversity = {}, [], []
     for param in variants():
         measure = param.values[0]
         try:
             name = expand([measure])[0]
+            if diverse(name):  # ir_measures' fixtures have no subtopics
+                got, expected = diversity_pair(measure, measure)
+                assert got == pytest.approx(expected, abs=1e-9), str(measure)
+                diversity.append(str(measure))
+                continue
             ours(name, "cwl")  # the SQL parser's refusals
         except MeasureError as error:
             assert measure.NAME in str(error) or str(measure).split("@")[0] in str(error), str(error)
@@ -100,7 +135,8 @@ def test_every_parameter_is_translated_or_refused():
                     assert values.get((name, query)) == pytest.approx(value, abs=1e-9), (str(measure), fixture_name, query)
     computed = {str(m) for m in accepted}
     assert {"NumRet(rel=2)", "SetP(relative=True)", "nDCG(gains={0:1,1:4,2:5})@10", "SDCG(max_rel=3)@10", "INSQ(max_rel=3)", "INST(max_rel=3)"} <= computed
-    assert "P(judged_only=True)@10" in refused and "alpha_nDCG@5" in refused
+    assert "P(judged_only=True)@10" in refused and "alpha_DCG@5" in refused and "alpha_nDCG(judged_only=True)@10" in refused
+    assert {"alpha_nDCG(alpha=0.3)@10", "NRBP(alpha=0.3)", "StRecall(rel=2)@10", "ERR_IA@5"} <= set(diversity)
 
 
 def test_numret_with_rel_counts_the_relevant_retrieved():
@@ -243,6 +279,11 @@ def test_readme_rows_from_ir_measures():
             continue
         assert given == "same value", theirs_name
         assert expand([theirs_name]) == expand([measure])
+        if diverse(ours_name):
+            for asked in (theirs_name, ours_name):
+                got, expected = diversity_pair(measure, asked)
+                assert got == pytest.approx(expected, abs=1e-9), asked
+            continue
         for name in FIXTURES:
             try:
                 expected = theirs(measure, name)
