@@ -381,7 +381,21 @@ class Generic(Plan):
         return (f"SELECT CASE WHEN ties = 'average' AND EXISTS (SELECT 1 FROM rankkit_spec WHERE metric NOT IN ({allowed})) "
                 f"THEN error('rankkit: ties=average applies to the gain-based measures ({names}) only, not ' "
                 f"|| (SELECT string_agg(s.measure, ', ' ORDER BY i) FROM rankkit_spec WHERE metric NOT IN ({allowed}))) "
-                "ELSE true END AS ok")
+                f"{self._subtopic_check()}ELSE true END AS ok")
+
+    def _subtopic_check(self) -> str:
+        """The diversity measures refused, naming their table macros: they read subtopic judgments, which
+        the macro's two tables do not hold (left out, they would be NULL)."""
+        diverse = [m for m in registry().values() if needs_subtopics(m.metric)]
+        if not diverse:
+            return ""
+        listed = ", ".join(self.dialect.literal(m.metric, "VARCHAR") for m in diverse)
+        macros = ", ".join(m.macro for m in diverse)
+        return (f"WHEN EXISTS (SELECT 1 FROM rankkit_spec WHERE metric IN ({listed})) "
+                "THEN error('rankkit: ' || (SELECT string_agg(s.measure, ', ' ORDER BY i) FROM rankkit_spec "
+                f"WHERE metric IN ({listed})) || ' read subtopic judgments (query subtopic doc grade), which these two "
+                f"tables do not hold: their table macros take them as the qrels ({macros}), as in "
+                "FROM rankkit.alpha_ndcg(''subtopics'', ''run'', k := 10)') ")
 
     def _evaluated(self, query: str) -> str:
         """Per spec, system and evaluated query: the run's lists beside the query's features."""

@@ -221,9 +221,8 @@ def subtopic_judgments(con, qrels, subtopics, specs, conventions: Conventions) -
     subtopic judgments (None without them); a diversity measure without them is refused here, before
     anything is read."""
     diverse = [spec["measure"] for spec in specs if needs_subtopics(spec["metric"])]
-    if diverse and subtopics is None:
-        raise MeasureError(f"{', '.join(diverse)} need{'s' * (len(diverse) == 1)} subtopic judgments (TREC's 'query "
-                           "subtopic doc grade', ndeval's qrels): give subtopics= (rankkit eval --subtopics FILE)")
+    if subtopics is None:
+        refuse_without_subtopics(specs)
     if diverse and conventions.judged_only:
         raise MeasureError(f"judged_only does not apply to {', '.join(diverse)}: they rank the documents of the "
                            "subtopic judgments among the whole run")
@@ -263,6 +262,14 @@ def checked_sources(con, qrels, run, columns, duplicates: str, progress,
         release(con, qrels_source)
 
 
+def refuse_without_subtopics(specs) -> None:
+    """A diversity measure asked where no subtopic judgments were given: refused, saying what to give."""
+    diverse = [spec["measure"] for spec in specs if needs_subtopics(spec["metric"])]
+    if diverse:
+        raise MeasureError(f"{', '.join(diverse)} need{'s' * (len(diverse) == 1)} subtopic judgments (TREC's 'query "
+                           "subtopic doc grade', ndeval's qrels): give subtopics= (rankkit eval --subtopics FILE)")
+
+
 def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query: bool, slices,
                      conventions: Conventions, subtopics: str | None = None) -> tuple[str, dict]:
     """The SQL evaluating the sources (see engine_query), and its parameters; ``subtopics``: the table of
@@ -270,7 +277,9 @@ def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query:
     ties, scores, depth, queries, judged_only = conventions.sql_arguments()
     inputs = {"qrels": qrels_source.table, "run": run_source.engine, "ties": ties, "scores": scores,
               "depth": depth, "judged_only": judged_only}
-    if subtopics is not None and any(needs_subtopics(spec["metric"]) for spec in specs):
+    if subtopics is None:
+        refuse_without_subtopics(specs)  # compare, report: they take no subtopic judgments (yet)
+    elif any(needs_subtopics(spec["metric"]) for spec in specs):
         inputs["subtopics"] = subtopics
     window = ranks_by_window(qrels_source, run_source, ties)
     if not window:

@@ -270,3 +270,19 @@ def test_ir_measures_objects_give_ir_measures_values():
     for name in ("alpha_DCG@10", "nNRBP"):
         with pytest.raises(MeasureError, match=f"ir_measures' {name.split('@')[0]} .* is not in rankkit yet"):
             rankkit.evaluate(None, ranked, [name], subtopics=frame)
+
+
+def test_sql_evaluate_refuses_them_naming_their_table_macros(con):
+    """rankkit.evaluate's two tables hold no subtopic judgments: refused, not NULL."""
+    con.execute("CREATE TABLE q AS SELECT * FROM (VALUES ('0', 'A', 1)) t(query_id, doc_id, relevance)")
+    con.execute("CREATE TABLE r AS SELECT * FROM (VALUES ('0', 'A', 1.0)) t(query_id, doc_id, score)")
+    assert con.execute("SELECT value FROM rankkit.evaluate('q', 'r', ['AP'])").fetchall() == [(1.0,)]
+    with pytest.raises(Exception, match=r"alpha-nDCG@10, NRBP read subtopic judgments .* rankkit\.alpha_ndcg"):
+        con.execute("FROM rankkit.evaluate('q', 'r', ['AP', 'alpha-nDCG@10', 'NRBP'])").fetchall()
+
+
+def test_compare_refuses_them_saying_what_is_missing():
+    sub, run = frames(README_QRELS, README_RUN)
+    qrels = sub.drop(columns="subtopic").drop_duplicates(["query_id", "doc_id"])
+    with pytest.raises(MeasureError, match=r"alpha-nDCG@10 needs subtopic judgments"):
+        rankkit.compare(qrels, {"a": run, "b": run}, ["alpha-nDCG@10"])
