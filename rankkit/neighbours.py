@@ -23,7 +23,7 @@ __all__ = ["from_ir_measures", "translate", "gains_text"]
 
 # ir_measures' parameters that rankkit's measures do not take as such; a string naming one of them
 # is translated here, anything else is rankkit's own spelling
-_THEIRS = ("dcg", "judged_only", "relative", "cutoff", "min_rel", "max_rel", "T")
+_THEIRS = ("dcg", "judged_only", "relative", "cutoff", "min_rel", "max_rel")
 
 # ir_measures' measures rankkit does not offer (yet), and why: refused by name, not guessed at
 NOT_OFFERED = {
@@ -178,7 +178,6 @@ def _translated(name: str, params: dict, given: str) -> str:
     if name.upper() == "NRBP" and "beta" in params:
         params["patience"] = params.pop("beta")  # ndeval's -beta, the chance of reading on
     _scale(name, params, given)
-    _user_model(name, params, given)
     dcg = params.pop("dcg", "log2")
     if dcg == "exp-log2":
         params["gain"] = "exp"
@@ -200,19 +199,18 @@ def _scale(name: str, params: dict, given: str) -> None:
         raise MeasureError(f"measure '{given}': min_rel other than 0 is not offered; rankkit's {name} scales "
                            f"grades from 0 to max")
     if "max_rel" in params:
-        params["max"] = params.pop("max_rel")
+        rest = {key: value for key, value in params.items() if key != "max_rel"}
+        top = params["max_rel"]
+        params.clear()
+        params.update(max=top, **rest)  # max first: INST(max_rel=3,T=2) and its object read the same
     elif name in ("SDCG", "INSQ", "INST"):
         raise MeasureError(f"measure '{given}': ir_measures' {name} needs max_rel, the top of the grading scale; "
                            f"rankkit spells it {name}(max=3)@10 (max defaults to 4)")
 
 
-def _user_model(name: str, params: dict, given: str) -> None:
-    """INSQ's and INST's T, the gain the user wants: rankkit's is ir_measures' default, T = 1."""
-    if name in ("INSQ", "INST") and float(params.pop("T", 1)) != 1:
-        raise MeasureError(f"measure '{given}': rankkit's {name} has T = 1 (ir_measures' default); another T is not "
-                           f"offered yet")
-
-
 def _written(value) -> str:
+    """A value as rankkit's name writes it: a number in its shortest form (ir_measures' T=2.0 is T=2)."""
+    if isinstance(value, str) and re.fullmatch(r"[-+]?\d+\.\d*", value.strip()):
+        value = float(value)
     return f"{value:g}" if isinstance(value, float) else str(value)
 

@@ -159,7 +159,7 @@ def test_strings_in_ir_measures_spelling():
     ("P(judged_only=True)@5", "evaluate(..., judged_only=True) or rankkit eval -J"),
     ("nDCG(dcg=log10)", "gain=exp (dcg=exp-log2)"),
     ("BPM(max_rel=3)@10", "C/W/L"),
-    (ir_measures.INST(max_rel=3, T=2.0), "T = 1"),
+    (ir_measures.INST(T=2.0), "needs max_rel"),
 ])
 def test_refused_with_rankkits_spelling(given, why):
     with pytest.raises(MeasureError, match=r"measure '.*': .*") as error:
@@ -396,13 +396,18 @@ def test_sdcg_agrees_with_cwl_eval(k, top):
         assert_same(ours(measure, name), theirs(measure, name), (str(measure), name))
 
 
-@pytest.mark.parametrize("top", [1, 3, 50])
+@pytest.mark.parametrize("top, T", [(1, 1.0), (3, 1.0), (50, 1.0), (3, 2.0), (1, 0.5), (50, 3.0)])
 @pytest.mark.parametrize("family", ["INSQ", "INST"])
-def test_user_models_agree_with_cwl_eval(family, top):
+def test_user_models_agree_with_cwl_eval(family, top, T):
+    """INSQ and INST with cwl_eval's T, the gain the user wants (ir_measures' INST(T=2)), as objects and
+    as ir_measures' and rankkit's strings."""
     pytest.importorskip("cwl")
-    measure = getattr(ir_measures, family)(max_rel=top)
-    assert expand([measure]) == [f"{family}(max={top})"]
+    measure = getattr(ir_measures, family)(max_rel=top, T=T)
+    ours_name = f"{family}(max={top},T={T:g})"
+    assert expand([measure]) == [ours_name]
     for name in FIXTURES:
-        assert_same(ours(measure, name), theirs(measure, name), (str(measure), name))
-    with pytest.raises(MeasureError, match="T = 1"):
-        expand([getattr(ir_measures, family)(max_rel=top, T=2.0)])
+        expected = theirs(measure, name)
+        for given in (measure, str(measure), ours_name):
+            assert_same(ours(given, name), expected, (str(given), name))
+    if T == 1:  # ir_measures' default, and rankkit's
+        assert expand([getattr(ir_measures, family)(max_rel=top)]) == [f"{family}(max={top})"]
