@@ -187,8 +187,7 @@ def _translated(name: str, params: dict, given: str) -> str:
     if "gains" in params:
         params["gains"] = gains_text(params["gains"], given)
     if name.upper() == "RBP" and "rel" in params:
-        raise MeasureError(f"measure '{given}': rankkit's RBP is trec_eval's, with graded gains scaled by the "
-                           f"query's top grade; binary relevance at a level (ir_measures' rel) is not offered")
+        params["binary_rel"] = params.pop("rel")  # binary gains at that level; rankkit's RBP alone is trec_eval's graded
     text = name + (f"({','.join(f'{k}={_written(v)}' for k, v in params.items())})" if params else "")
     return text + (f"@{_written(cutoff)}" if cutoff is not None else "")
 

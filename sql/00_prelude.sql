@@ -21,6 +21,7 @@
 -- param: alpha  DOUBLE  := 0.5       redundancy intolerance of the diversity measures (ndeval's -alpha): a subtopic met again gains (1 - alpha) times what it gained before
 -- param: patience DOUBLE := 0.5     patience of NRBP (ndeval's -beta, ir_measures' beta): the chance of reading on to the next rank
 -- param: T      DOUBLE  := 1         the gain a C/W/L user wants (INSQ, INST; cwl_eval's T, ir_measures' default 1): a user wanting more reads deeper
+-- param: binary_rel DOUBLE := NULL  RBP's binary relevance (ir_measures' RBP(rel=2)): a document of grade >= binary_rel gains 1, others 0 (NULL: trec_eval's graded gains)
 --
 -- What a measure spec (rankkit.spec) holds of each parameter: its type there, the condition its value
 -- must meet and what it must be (NULL passes where the default is NULL), or, after :=, the expression
@@ -43,6 +44,7 @@
 -- spec: alpha  DOUBLE    isfinite(alpha::DOUBLE) AND alpha::DOUBLE >= 0 AND alpha::DOUBLE <= 1  ; alpha must be a number from 0 to 1
 -- spec: patience DOUBLE  isfinite(patience::DOUBLE) AND patience::DOUBLE >= 0 AND patience::DOUBLE <= 1  ; patience must be a number from 0 to 1
 -- spec: T      DOUBLE    isfinite(T::DOUBLE) AND T::DOUBLE > 0  ; T must be a positive number
+-- spec: binary_rel DOUBLE  isfinite(binary_rel::DOUBLE)  ; binary_rel must be a number, the lowest grade that gains 1
 
 ATTACH IF NOT EXISTS ':memory:' AS rankkit;
 

@@ -27,7 +27,7 @@ ALL = GAIN + [
     "ERR@5", "ERR(max=3)@3", "ERR", "G", "G_1=3,2=9", "gm_bpref", "gm_map", "infAP", "infAP(rel=2)", "IPrec@0.5",
     "IPrec@0", "IPrec(rel=2)@1", "Judged@5", "Judged", "ndcg_rel", "ndcg_rel_1=3,2=9", "num_nonrel_judged_ret",
     "num_nonrel_judged_ret(rel=2)", "numq", "NumRel", "NumRel(rel=2)", "NumRelRet@5", "NumRet@5", "NumRet", "P@3",
-    "P", "P(rel=2)@5", "R@5", "R", "RBP(p=0.8)", "rbp", "rbp_resid", "rbp_resid_p=0.5", "relative_P@5",
+    "P", "P(rel=2)@5", "R@5", "R", "RBP(p=0.8)", "RBP(p=0.5,binary_rel=2)", "rbp", "rbp_resid", "rbp_resid_p=0.5", "relative_P@5",
     "relative_P", "Rndcg", "Rndcg_1=3,2=9", "Rprec", "Rprec(rel=2)", "Rprec_mult(mult=2)", "Rprec_mult_0.2", "RR",
     "RR@3", "RR(rel=2)", "SDCG@5", "SDCG(max=2)", "INSQ", "INSQ(max=1)", "INSQ(T=2)", "INST", "INST(max=2)", "INST(max=3,T=0.5)", "FallOut@3", "fall_out(rel=2)", "set_F", "set_F(beta=0.5)", "SetF@3", "Hits@5", "Hits(rel=2)", "set_map", "Success@3", "unj@5", "unj", "utility",
     "utility(coef=[2,-1,0,0],docs=100)"]

@@ -154,8 +154,6 @@ def test_strings_in_ir_measures_spelling():
 
 
 @pytest.mark.parametrize("given, why", [
-    ("RBP(rel=2)", "binary relevance at a level"),
-    (ir_measures.RBP(rel=2), "binary relevance at a level"),
     ("P(judged_only=True)@5", "evaluate(..., judged_only=True) or rankkit eval -J"),
     ("nDCG(dcg=log10)", "gain=exp (dcg=exp-log2)"),
     ("BPM(max_rel=3)@10", "C/W/L"),
@@ -165,6 +163,21 @@ def test_refused_with_rankkits_spelling(given, why):
     with pytest.raises(MeasureError, match=r"measure '.*': .*") as error:
         expand([given])
     assert why in str(error.value)
+
+
+@pytest.mark.parametrize("given, p", [(ir_measures.RBP(rel=1), 0.8), (ir_measures.RBP(rel=2, p=0.5), 0.5),
+                                      ("RBP(rel=2)", 0.9), ("RBP(rel=3,p=0.95)", 0.95)])
+def test_rbp_with_rel_is_binary_relevance_at_that_level(given, p):
+    """ir_measures' RBP(rel=r) (cwl_eval's): a document of grade >= r gains 1; rankkit's RBP alone keeps
+    trec_eval's graded gains. The string RBP is trec_eval's p = 0.9, the object ir_measures' 0.8."""
+    name = expand([given])[0]
+    assert name.startswith("RBP(") and (f"p={p:g}" in name or p == 0.9) and "binary_rel=" in name
+    measure = given if not isinstance(given, str) else ir_measures.parse_measure(given.replace(")", f",p={p})")
+                                                                                   if "p=" not in given else given)
+    for fixture_name in FIXTURES:
+        assert_same(ours(given, fixture_name), theirs(measure, fixture_name), (str(given), fixture_name))
+    graded = ours("RBP(p=0.5)", "compat")
+    assert ours("RBP(p=0.5,binary_rel=1)", "compat") != graded  # compat's grades go up to 50
 
 
 def test_gains_with_several_levels_in_every_form():
