@@ -380,7 +380,22 @@ CREATE OR REPLACE MACRO rankkit.catalog() AS TABLE
     SELECT * FROM (VALUES
         {rows}
     ) AS catalog(metric, name, aliases, params, agg);
-"""
+""" + preset_sql()
+
+
+def preset_sql() -> str:
+    """rankkit.preset_name: a preset's name (ranx's ndcg_burges@10, the ``presets:`` of the headers) as the
+    measure's own with its parameters set (nDCG(gain=exp)@10), any other name as it is; the SQL parser
+    reads names through it, as Python's rankkit.neighbours.translate rewrites them."""
+    whens = "".join(f"\n        WHEN {_lit(given.lower())} THEN {_lit(m.name + '(' + fixed)}"
+                    for m in registry().values() for given, fixed in m.presets)
+    parts = "regexp_extract(name, '^\\s*([A-Za-z][A-Za-z0-9_-]*)\\s*(?:\\((.*)\\))?\\s*(?:@\\s*(\\S+))?\\s*$', ['base', 'inside', 'at'])"
+    if not whens:
+        return "CREATE OR REPLACE MACRO rankkit.preset_name(name) AS name;\n"
+    return (f"-- Generated from the presets: of sql/metrics/*.sql by rankkit.measures.preset_sql().\n"
+            f"CREATE OR REPLACE MACRO rankkit.preset_name(name) AS\n"
+            f"    coalesce((SELECT CASE lower(p.base){whens}\n        END || coalesce(',' || nullif(trim(p.inside), ''), '') "
+            f"|| ')' || coalesce('@' || nullif(p.at, ''), '') FROM (SELECT {parts} AS p)), name);\n")
 
 
 def _lit(text: str) -> str:

@@ -424,3 +424,19 @@ def test_user_models_agree_with_cwl_eval(family, top, T):
             assert_same(ours(given, name), expected, (str(given), name))
     if T == 1:  # ir_measures' default, and rankkit's
         assert expand([getattr(ir_measures, family)(max_rel=top)]) == [f"{family}(max={top})"]
+
+
+def test_presets_read_by_the_sql_parser_too(con):
+    """The plain duckdb shell's rankkit.evaluate reads ranx's ndcg_burges@10 as Python does: nDCG(gain=exp)@10,
+    through rankkit.preset_name, generated from the presets: of the measures' headers."""
+    con.execute("CREATE TABLE q AS SELECT * FROM (VALUES ('0', 'A', 2), ('0', 'B', 1)) t(query_id, doc_id, relevance)")
+    con.execute("CREATE TABLE r AS SELECT * FROM (VALUES ('0', 'A', 1.0), ('0', 'B', 2.0)) t(query_id, doc_id, score)")
+    rows = con.execute("SELECT measure, value FROM rankkit.evaluate('q', 'r', ['ndcg_burges@10', 'DCG_Burges@1', "
+                       "'nDCG@10'])").fetchall()
+    exp = {name: value for name, value in con.execute(
+        "SELECT measure, value FROM rankkit.evaluate('q', 'r', ['nDCG(gain=exp)@10', 'DCG(gain=exp)@1'])").fetchall()}
+    assert rows[0] == ("nDCG(gain=exp)@10", exp["nDCG(gain=exp)@10"])
+    assert rows[1] == ("DCG(gain=exp)@1", exp["DCG(gain=exp)@1"]) and rows[2][0] == "nDCG@10"
+    assert rows[0][1] != rows[2][1]  # the gain differs: 2^2 - 1 for A
+    python = rankkit.evaluate(con.table("q").df(), con.table("r").df(), ["ndcg_burges@10"])
+    assert python[["measure", "value"]].values.tolist() == [list(rows[0])]
