@@ -193,10 +193,14 @@ def _translated(name: str, params: dict, given: str) -> str:
 
 
 def _scale(name: str, params: dict, given: str) -> None:
-    """C/W/L's grading scale: ir_measures' max_rel is rankkit's max (min_rel 0: the bottom of the scale)."""
-    if str(params.pop("min_rel", 0)) not in ("0", "0.0"):
-        raise MeasureError(f"measure '{given}': min_rel other than 0 is not offered; rankkit's {name} scales "
-                           f"grades from 0 to max")
+    """C/W/L's grading scale: ir_measures' max_rel is rankkit's max, min_rel its bottom."""
+    if str(params.get("min_rel", 0)) in ("0", "0.0"):
+        params.pop("min_rel", None)  # rankkit's bottom defaults to 0, as min_rel
+    elif name in ("SDCG", "INSQ", "INST"):
+        params["bottom"] = params.pop("min_rel")
+    else:
+        raise MeasureError(f"measure '{given}': min_rel is not offered for {name}; SDCG, INSQ and INST take it "
+                           f"(rankkit's bottom)")
     if "max_rel" in params:
         rest = {key: value for key, value in params.items() if key != "max_rel"}
         top = params["max_rel"]

@@ -29,7 +29,7 @@ ALL = GAIN + [
     "num_nonrel_judged_ret(rel=2)", "numq", "NumRel", "NumRel(rel=2)", "NumRelRet@5", "NumRet@5", "NumRet", "P@3",
     "P", "P(rel=2)@5", "R@5", "R", "RBP(p=0.8)", "RBP(p=0.5,binary_rel=2)", "rbp", "rbp_resid", "rbp_resid_p=0.5", "relative_P@5",
     "relative_P", "Rndcg", "Rndcg_1=3,2=9", "Rprec", "Rprec(rel=2)", "Rprec_mult(mult=2)", "Rprec_mult_0.2", "RR",
-    "RR@3", "RR(rel=2)", "SDCG@5", "SDCG(max=2)", "INSQ", "INSQ(max=1)", "INSQ(T=2)", "INST", "INST(max=2)", "INST(max=3,T=0.5)", "FallOut@3", "fall_out(rel=2)", "set_F", "set_F(beta=0.5)", "SetF@3", "Hits@5", "Hits(rel=2)", "set_map", "Success@3", "unj@5", "unj", "utility",
+    "RR@3", "RR(rel=2)", "SDCG@5", "SDCG(max=2)", "SDCG(max=3,bottom=1)@5", "INSQ(max=3,bottom=-1)", "INST(max=5,T=2,bottom=1)", "INSQ", "INSQ(max=1)", "INSQ(T=2)", "INST", "INST(max=2)", "INST(max=3,T=0.5)", "FallOut@3", "fall_out(rel=2)", "set_F", "set_F(beta=0.5)", "SetF@3", "Hits@5", "Hits(rel=2)", "set_map", "Success@3", "unj@5", "unj", "utility",
     "utility(coef=[2,-1,0,0],docs=100)"]
 DOCS = [f"d{i}" for i in range(10)]
 

@@ -440,3 +440,22 @@ def test_presets_read_by_the_sql_parser_too(con):
     assert rows[0][1] != rows[2][1]  # the gain differs: 2^2 - 1 for A
     python = rankkit.evaluate(con.table("q").df(), con.table("r").df(), ["ndcg_burges@10"])
     assert python[["measure", "value"]].values.tolist() == [list(rows[0])]
+
+
+@pytest.mark.parametrize("measure", [
+    ir_measures.SDCG(min_rel=1, max_rel=3) @ 10, ir_measures.INSQ(min_rel=1, max_rel=3),
+    ir_measures.INST(min_rel=1, max_rel=5, T=2.0), ir_measures.SDCG(min_rel=-1, max_rel=2) @ 5])
+def test_min_rel_is_the_bottom_of_the_grading_scale(measure):
+    """ir_measures' min_rel (cwl_eval's scale from min_rel to max_rel) is rankkit's bottom."""
+    pytest.importorskip("cwl")
+    name = expand([measure])[0]
+    assert f"bottom={measure['min_rel']}" in name
+    for fixture_name in FIXTURES:
+        expected = theirs(measure, fixture_name)
+        for given in (measure, str(measure), name):
+            assert_same(ours(given, fixture_name), expected, (str(given), fixture_name))
+
+
+def test_a_scale_that_does_not_rise_is_refused():
+    with pytest.raises(rankkit.RankkitError, match=r"the grading scale must rise: max \(2(\.0)?\) must be above bottom \(2(\.0)?\)"):
+        ours("SDCG(max=2,bottom=2)@5", "cwl")
