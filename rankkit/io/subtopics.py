@@ -86,9 +86,11 @@ def _load_text(con, path: Path, table: str) -> None:
         rows.append((fields[0], fields[1], fields[2], grade, number))
     if not rows:
         raise InputError(f"{path}: no judgments; expected lines of 'query subtopic doc grade'")
-    con.execute(f"CREATE TEMP TABLE {table} (query_id VARCHAR, subtopic VARCHAR, doc_id VARCHAR, relevance DOUBLE, "
-                f"given VARCHAR, line BIGINT)")
-    con.executemany(f"INSERT INTO {table} VALUES (?, ?, ?, ?, NULL, ?)", rows)
+    # one statement over the columns as lists: executemany inserts a row at a time (20 s for 20,000 lines)
+    columns = [list(column) for column in zip(*rows)]
+    con.execute(f"CREATE TEMP TABLE {table} AS SELECT unnest($1::VARCHAR[]) AS query_id, unnest($2::VARCHAR[]) AS subtopic, "
+                "unnest($3::VARCHAR[]) AS doc_id, unnest($4::DOUBLE[]) AS relevance, NULL::VARCHAR AS given, "
+                "unnest($5::BIGINT[]) AS line", columns)
 
 
 def _check(con, table: str, label: str, header: bool | None = None) -> None:
