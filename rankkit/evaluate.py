@@ -211,8 +211,23 @@ def prepared(qrels, run, measures: str | Iterable[str], conventions: Conventions
             checked_sources(con, qrels, run, columns, conventions.duplicates, None, split_by_tag) as (qrels_source,
                                                                                                     run_source):
         compare_inputs(con, qrels_source, run_source, specs, queries=conventions.queries, ties=conventions.ties)
+        warn_unjudged_subtopics(con, qrels_source, run_source, subtopics_table, specs)
         qrels_source.subtopics = subtopics_table
         yield con, specs, qrels_source, run_source
+
+
+def warn_unjudged_subtopics(con, qrels: Source, run: Source, subtopics: str | None, specs) -> None:
+    """Queries evaluated (in the qrels and the run) that the subtopic judgments lack score 0 on the
+    diversity measures: said, not left silent."""
+    if subtopics is None or not any(needs_subtopics(spec["metric"]) for spec in specs):
+        return
+    missing, examples, evaluated = con.execute(
+        f"SELECT count(*) FILTER (WHERE s.query_id IS NULL), min(q.query_id, 3) FILTER (WHERE s.query_id IS NULL), "
+        f"count(*) FROM (SELECT query_id FROM {qrels.queries} SEMI JOIN (SELECT query_id FROM {run.queries}) "
+        f"USING (query_id)) q LEFT JOIN (SELECT DISTINCT query_id FROM {subtopics}) s USING (query_id)").fetchall()[0]
+    if missing:
+        warn(f"{missing} of {evaluated} queries evaluated have no subtopic judgments (such as {_examples(examples)}): "
+             f"the diversity measures score them 0")
 
 
 @contextmanager
@@ -369,6 +384,7 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
               by, query_table, ci, seed, resamples, output, relation,
               progress, subtopics: str | None = None) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
     compare_inputs(con, qrels_source, run_source, specs, queries=conventions.queries, ties=conventions.ties)
+    warn_unjudged_subtopics(con, qrels_source, run_source, subtopics, specs)
     slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
     query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, conventions, subtopics)
     select = _result_select(query, per_query, slices)

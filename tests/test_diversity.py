@@ -156,7 +156,9 @@ def test_given_qrels_set_the_queries(tmp_path):
     judgments scores 0 on the diversity measures."""
     sub, run = frames(README_QRELS, README_RUN + [("1", "A", 1.0)])
     qrels = pd.DataFrame([("0", "A", 1), ("1", "A", 1)], columns=["query_id", "doc_id", "relevance"])
-    found = rankkit.evaluate(qrels, run, ["alpha-nDCG@5"], per_query=True, subtopics=sub)
+    with pytest.warns(rankkit.RankkitWarning, match=r"1 of 2 queries evaluated have no subtopic judgments \(such "
+                                                     r"as '1'\): the diversity measures score them 0"):
+        found = rankkit.evaluate(qrels, run, ["alpha-nDCG@5"], per_query=True, subtopics=sub)
     by_query = found.set_index("query_id")["value"].to_dict()
     assert by_query["0"] == pytest.approx(ours_per_query(README_QRELS, README_RUN, ["alpha-nDCG@5"])[("alpha-nDCG@5", "0")])
     assert by_query["1"] == 0.0
@@ -286,3 +288,17 @@ def test_compare_refuses_them_saying_what_is_missing():
     qrels = sub.drop(columns="subtopic").drop_duplicates(["query_id", "doc_id"])
     with pytest.raises(MeasureError, match=r"alpha-nDCG@10 needs subtopic judgments"):
         rankkit.compare(qrels, {"a": run, "b": run}, ["alpha-nDCG@10"])
+
+
+def test_ties_rank_is_ndevals_default_order():
+    """ndeval (not -traditional) ranks by the run's rank column: ties='rank' reads it, as for every measure."""
+    sub, _ = frames(README_QRELS, README_RUN)
+    run = pd.DataFrame([("0", "B", 1, 1.0), ("0", "E", 2, 1.0), ("0", "A", 3, 1.0), ("0", "D", 4, 1.0)],
+                       columns=["query_id", "doc_id", "rank", "score"])
+    by_rank = rankkit.evaluate(None, run, names([2, 5]), per_query=True, subtopics=sub, ties="rank")
+    strict = [("0", doc, -float(rank)) for _, doc, rank, _ in run.itertuples(index=False)]
+    reference = pyndeval.ndeval(README_QRELS, strict, [theirs(m) for m in names([2, 5])])["0"]
+    for row in by_rank.itertuples():
+        assert row.value == pytest.approx(reference[theirs(row.measure)], abs=1e-9), row.measure
+    by_score = rankkit.evaluate(None, run, ["alpha-nDCG@2"], subtopics=sub)["value"].iloc[0]
+    assert by_score != by_rank.set_index("measure").loc["alpha-nDCG@2", "value"]  # ties by id: E, D, B, A
