@@ -286,7 +286,7 @@ def _run_eval(args: argparse.Namespace) -> int:
                           summary=args.summary, digits=args.digits, **options)
             return 0
         # one evaluation of every run, the same as Python's: each system printed apart, in the order given
-        evaluated = _spark_rows(args) if args.engine == "spark" else evaluate_rows
+        evaluated = _spark_rows(args, con, measures) if args.engine == "spark" else evaluate_rows
         systems, aggregate, per_query = evaluated(qrels, runs, measures or ["num_q"], per_query=args.per_query,
                                                   **options)
         if not measures:  # text measures only: num_q only named the systems
@@ -304,10 +304,13 @@ def _qrels_are_subtopics(args: argparse.Namespace) -> bool:
     return args.subtopics is not None and Path(args.qrels).resolve() == Path(args.subtopics).resolve()
 
 
-def _spark_rows(args: argparse.Namespace):
-    """evaluate_rows on a Spark session of --master (rankkit.spark.evaluate_rows), started here."""
+def _spark_rows(args: argparse.Namespace, con, measures: list[str]):
+    """evaluate_rows on a Spark session of --master (rankkit.spark.evaluate_rows), started here once the
+    measures are known to run there (a diversity measure is refused before Spark starts)."""
     from rankkit import spark
+    from rankkit.evaluate import measure_specs
 
+    spark.refuse_diversity(measure_specs(con, measures or ["num_q"], rel=args.rel, docs=args.docs))
     spark.require_pyspark()
     session = spark.session(args.master)
     return lambda *given, **options: spark.evaluate_rows(session, *given, **options)

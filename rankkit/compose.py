@@ -238,8 +238,12 @@ class Plan:
                 ("rankkit_judgments", d.judgments(qrels), False)]
         if self.subtopic_scope():
             if subtopics is None or subtopic_ranks is None:
-                raise RankkitError(f"{', '.join(self.subtopic_measures())} need subtopic judgments (query subtopic "
-                                   "doc grade, as ndeval reads them): give subtopics= (rankkit eval --subtopics FILE)")
+                names = [registry()[m].name for m in self.subtopic_measures()]
+                macro = registry()[self.subtopic_measures()[0]].macro
+                raise RankkitError(f"{', '.join(names)} need{'s' * (len(names) == 1)} subtopic judgments (query subtopic "
+                                   "doc grade, as ndeval reads them): give subtopics= to evaluate (rankkit eval "
+                                   f"--subtopics FILE), or in SQL the measure's table macro (FROM {macro}('subtopics', "
+                                   "'run'))")
             ctes.insert(-1, ("rankkit_subtopic_judgments", d.subtopic_judgments(subtopics), False))
             ctes[-1] = ("rankkit_judgments", f"SELECT j.*, coalesce(t.sub_qrels, []) AS sub_qrels, "
                         f"coalesce(t.sub_docs, []) AS sub_docs FROM ({d.judgments(qrels)}) j "

@@ -302,3 +302,15 @@ def test_ties_rank_is_ndevals_default_order():
         assert row.value == pytest.approx(reference[theirs(row.measure)], abs=1e-9), row.measure
     by_score = rankkit.evaluate(None, run, ["alpha-nDCG@2"], subtopics=sub)["value"].iloc[0]
     assert by_score != by_rank.set_index("measure").loc["alpha-nDCG@2", "value"]  # ties by id: E, D, B, A
+
+
+def test_command_line_spark_refuses_before_spark_starts(tmp_path, capsys):
+    from rankkit.cli import main
+
+    sub = tmp_path / "div.qrels"
+    sub.write_text("".join(f"{q} {s} {d} {g}\n" for q, s, d, g in README_QRELS))
+    run = tmp_path / "run.txt"
+    run.write_text("".join(f"{q} Q0 {d} {n} {score} sys\n" for n, (q, d, score) in enumerate(README_RUN, 1)))
+    assert main(["eval", "--engine", "spark", "--master", "no-such-master", "--subtopics", str(sub), "-m", "NRBP",
+                 str(sub), str(run)]) == 2
+    assert "Spark: NRBP read subtopic judgments" in capsys.readouterr().err
