@@ -692,8 +692,11 @@ def _names_of(measure) -> str:
 def _alone(measure) -> str:
     """What the measure's names alone give: one value over the whole ranking, except a trec_eval
     family name (P, recall, ndcg_cut ...), which gives its default cutoffs."""
+    from rankkit.measures import needs_subtopics
     from rankkit.trec import expand
 
+    if needs_subtopics(measure.metric):
+        return "whole ranking, over subtopic judgments (eval --subtopics FILE)"
     names = [measure.name, *(alias.split("_{")[0] if "{" in alias else alias for alias in measure.aliases)]
     families = []
     for name in dict.fromkeys(names):

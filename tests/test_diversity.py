@@ -314,3 +314,13 @@ def test_command_line_spark_refuses_before_spark_starts(tmp_path, capsys):
     assert main(["eval", "--engine", "spark", "--master", "no-such-master", "--subtopics", str(sub), "-m", "NRBP",
                  str(sub), str(run)]) == 2
     assert "Spark: NRBP read subtopic judgments" in capsys.readouterr().err
+
+
+def test_rankkit_measures_lists_them(capsys):
+    from rankkit.cli import main
+
+    assert main(["measures"]) == 0
+    listed = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.strip()}
+    for name in ("alpha-nDCG", "ERR-IA", "nERR-IA", "NRBP", "P-IA", "AP-IA", "S-recall"):
+        assert "over subtopic judgments (eval --subtopics FILE)" in listed[name], name
+    assert "alpha_nDCG" in listed["alpha-nDCG"] and "StRecall" in listed["S-recall"]
