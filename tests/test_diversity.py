@@ -324,3 +324,11 @@ def test_rankkit_measures_lists_them(capsys):
     for name in ("alpha-nDCG", "ERR-IA", "nERR-IA", "NRBP", "P-IA", "AP-IA", "S-recall"):
         assert "over subtopic judgments (eval --subtopics FILE)" in listed[name], name
     assert "alpha_nDCG" in listed["alpha-nDCG"] and "StRecall" in listed["S-recall"]
+
+
+def test_the_explorer_does_not_offer_them():
+    """The explorer is given qrels and runs, no subtopic judgments: its measure control leaves them out."""
+    from rankkit.explore.model import offered_measures
+
+    offered = offered_measures(None, None)
+    assert "nDCG" in offered and not {"alpha-nDCG", "ERR-IA", "NRBP", "S-recall"} & set(offered)
