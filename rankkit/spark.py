@@ -16,6 +16,7 @@ from typing import Iterable, Mapping
 
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import RankkitError
+from rankkit.spark_dialect import refuse_diversity
 
 __all__ = ["evaluate", "session", "INSTALL"]
 
@@ -85,17 +86,6 @@ def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool =
                      queries=conventions.queries, judged_only=conventions.judged_only, check=True,
                      labels=(qrels_label, run_label))
     return spark.sql(text)
-
-
-def refuse_diversity(specs) -> None:
-    """The diversity measures are DuckDB's only: refused, saying why, before Spark is asked anything."""
-    from rankkit.measures import needs_subtopics
-
-    diverse = [spec["measure"] for spec in specs if needs_subtopics(spec["metric"])]
-    if diverse:
-        raise RankkitError(f"Spark: {', '.join(diverse)} read subtopic judgments, which the Spark engine does not "
-                           "take (their ideal ordering is ndeval's greedy one, a fold over structs that the Spark "
-                           "dialect does not translate); evaluate them with rankkit.evaluate(..., subtopics=) on DuckDB")
 
 
 def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tuple[str, dict[str, str | None], str]:
