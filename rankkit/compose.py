@@ -237,13 +237,8 @@ class Plan:
         ctes += [("rankkit_judged", d.judged(ranks, self.ties == "average"), False),
                 ("rankkit_judgments", d.judgments(qrels), False)]
         if self.subtopic_scope():
-            if subtopics is None or subtopic_ranks is None:
-                names = [registry()[m].name for m in self.subtopic_measures()]
-                macro = registry()[self.subtopic_measures()[0]].macro
-                raise RankkitError(f"{', '.join(names)} need{'s' * (len(names) == 1)} subtopic judgments (query subtopic "
-                                   "doc grade, as ndeval reads them): give subtopics= to evaluate (rankkit eval "
-                                   f"--subtopics FILE), or in SQL the measure's table macro (FROM {macro}('subtopics', "
-                                   "'run'))")
+            self._refuse_without(subtopics, subtopic_ranks)
+            # the query's subtopic judgments beside its qrels grades, for the features of the query layer
             ctes.insert(-1, ("rankkit_subtopic_judgments", d.subtopic_judgments(subtopics), False))
             ctes[-1] = ("rankkit_judgments", f"SELECT j.*, coalesce(t.sub_qrels, []) AS sub_qrels, "
                         f"coalesce(t.sub_docs, []) AS sub_docs FROM ({d.judgments(qrels)}) j "
@@ -266,6 +261,16 @@ class Plan:
 
     def subtopic_measures(self) -> list[str]:
         return sorted({m for c in self.columns.values() for m in c.metrics if needs_subtopics(m)})
+
+    def _refuse_without(self, subtopics: str | None, subtopic_ranks: str | None) -> None:
+        """A diversity measure planned without subtopic judgments: refused, saying what to give."""
+        if subtopics is not None and subtopic_ranks is not None:
+            return
+        names = [registry()[m].name for m in self.subtopic_measures()]
+        macro = registry()[self.subtopic_measures()[0]].macro
+        raise RankkitError(f"{', '.join(names)} need{'s' * (len(names) == 1)} subtopic judgments (query subtopic doc "
+                           "grade, as ndeval reads them): give subtopics= to evaluate (rankkit eval --subtopics FILE), "
+                           f"or in SQL the measure's table macro (FROM {macro}('subtopics', 'run'))")
 
     def _by_layer(self, scope: str) -> list[list[Column]]:
         columns = [c for c in self.columns.values() if c.scope == scope]

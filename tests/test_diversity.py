@@ -332,3 +332,12 @@ def test_the_explorer_does_not_offer_them():
 
     offered = offered_measures(None, None)
     assert "nDCG" in offered and not {"alpha-nDCG", "ERR-IA", "NRBP", "S-recall"} & set(offered)
+
+
+def test_the_composer_refuses_them_without_subtopic_judgments(con):
+    from rankkit.compose import compose
+    from rankkit.evaluate import measure_specs
+
+    with pytest.raises(rankkit.RankkitError, match=r"nERR-IA, S-recall need subtopic judgments .*subtopics= .*"
+                                                   r"FROM rankkit\.nerr_ia\('subtopics', 'run'\)"):
+        compose(measure_specs(con, ["AP", "S-recall@5", "nERR-IA@5"]), qrels="'q'", ranks="rk")
