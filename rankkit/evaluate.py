@@ -146,7 +146,7 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
                                       duplicates=duplicates, judged_only=judged_only, docs=docs)
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs)
-    with subtopic_judgments(con, qrels, subtopics, specs, conventions) as (qrels, subtopics_table), \
+    with subtopic_judgments(con, qrels, subtopics, specs, conventions, columns) as (qrels, subtopics_table), \
             checked_sources(con, qrels, run, columns, conventions.duplicates, progress, split_by_tag) as (qrels_source,
                                                                                                          run_source):
         return _evaluate(con, qrels_source, run_source, specs, per_query, conventions=conventions, by=by,
@@ -207,7 +207,7 @@ def prepared(qrels, run, measures: str | Iterable[str], conventions: Conventions
     subtopic judgments' table, if any, rides on the qrels source as ``subtopics``."""
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs)
-    with subtopic_judgments(con, qrels, subtopics, specs, conventions) as (qrels, subtopics_table), \
+    with subtopic_judgments(con, qrels, subtopics, specs, conventions, columns) as (qrels, subtopics_table), \
             checked_sources(con, qrels, run, columns, conventions.duplicates, None, split_by_tag) as (qrels_source,
                                                                                                     run_source):
         compare_inputs(con, qrels_source, run_source, specs, queries=conventions.queries, ties=conventions.ties)
@@ -231,10 +231,11 @@ def warn_unjudged_subtopics(con, qrels: Source, run: Source, subtopics: str | No
 
 
 @contextmanager
-def subtopic_judgments(con, qrels, subtopics, specs, conventions: Conventions) -> Iterator[tuple[object, str | None]]:
+def subtopic_judgments(con, qrels, subtopics, specs, conventions: Conventions,
+                       columns=None) -> Iterator[tuple[object, str | None]]:
     """The qrels to read (the subtopic judgments' own when ``qrels`` is None) and the checked table of
-    subtopic judgments (None without them); a diversity measure without them is refused here, before
-    anything is read."""
+    subtopic judgments (None without them, read with the caller's ``columns`` as the qrels are); a
+    diversity measure without them is refused here, before anything is read."""
     diverse = [spec["measure"] for spec in specs if needs_subtopics(spec["metric"])]
     if subtopics is None:
         refuse_without_subtopics(specs)
@@ -248,7 +249,7 @@ def subtopic_judgments(con, qrels, subtopics, specs, conventions: Conventions) -
         return
     from rankkit.io.subtopics import load_subtopics, qrels_of_subtopics
 
-    table = load_subtopics(con, subtopics)
+    table = load_subtopics(con, subtopics, columns=columns)
     view = qrels_of_subtopics(con, table) if qrels is None else None
     try:
         yield (view or qrels), table

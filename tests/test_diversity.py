@@ -341,3 +341,12 @@ def test_the_composer_refuses_them_without_subtopic_judgments(con):
     with pytest.raises(rankkit.RankkitError, match=r"nERR-IA, S-recall need subtopic judgments .*subtopics= .*"
                                                    r"FROM rankkit\.nerr_ia\('subtopics', 'run'\)"):
         compose(measure_specs(con, ["AP", "S-recall@5", "nERR-IA@5"]), qrels="'q'", ranks="rk")
+
+
+def test_columns_maps_the_subtopic_judgments_too():
+    sub, run = frames(README_QRELS, README_RUN)
+    expected = rankkit.evaluate(None, run, ["alpha-nDCG@5"], subtopics=sub)["value"].iloc[0]
+    renamed = sub.rename(columns={"subtopic": "nugget", "relevance": "clicks"})
+    found = rankkit.evaluate(None, run, ["alpha-nDCG@5"], subtopics=renamed,
+                             columns={"nugget": "subtopic", "clicks": "relevance"})
+    assert found["value"].iloc[0] == expected
