@@ -251,10 +251,13 @@ def subtopic_judgments(con, qrels, subtopics, specs, conventions: Conventions,
 
     table = load_subtopics(con, subtopics, columns=columns)
     view = qrels_of_subtopics(con, table) if qrels is None else None
+    # read and checked here under a name that says what they are (messages would say 'table rankkit_...')
+    derived = load(con, view, "qrels", label="the qrels of the subtopic judgments") if view is not None else None
     try:
-        yield (view or qrels), table
+        yield (derived.table if derived is not None else qrels), table
     finally:
-        if view is not None:
+        if derived is not None:
+            release(con, derived)
             con.execute(f"DROP VIEW IF EXISTS {view}")
         con.execute(f"DROP TABLE IF EXISTS {table}")
 

@@ -350,3 +350,28 @@ def test_columns_maps_the_subtopic_judgments_too():
     found = rankkit.evaluate(None, run, ["alpha-nDCG@5"], subtopics=renamed,
                              columns={"nugget": "subtopic", "clicks": "relevance"})
     assert found["value"].iloc[0] == expected
+
+
+def test_the_table_macros_give_evaluate_s_values_bit_for_bit(con):
+    """One definition, two paths: each measure's table macro (the plain duckdb shell's) and evaluate."""
+    import random
+
+    rng = random.Random(5)
+    qrels = [(f"q{q}", str(s), f"d{d}", rng.randint(0, 2)) for q in range(4) for s in range(rng.randint(1, 4))
+             for d in rng.sample(range(12), 6)]
+    run = [(f"q{q}", f"d{d}", rng.randint(0, 6) / 2) for q in range(4) for d in rng.sample(range(15), 10)]
+    sub, ranked = frames(qrels, run)
+    con.register("subtopics_frame", sub)
+    con.register("run_frame", ranked)
+    calls = {"alpha-nDCG(alpha=0.3)@5": "alpha_ndcg('subtopics_frame', 'run_frame', k := 5, alpha := 0.3)",
+             "ERR-IA@10": "err_ia('subtopics_frame', 'run_frame', k := 10)",
+             "nERR-IA(rel=2)@3": "nerr_ia('subtopics_frame', 'run_frame', k := 3, rel := 2)",
+             "NRBP(patience=0.8)": "nrbp('subtopics_frame', 'run_frame', patience := 0.8)",
+             "P-IA@5": "p_ia('subtopics_frame', 'run_frame', k := 5)",
+             "AP-IA": "ap_ia('subtopics_frame', 'run_frame')",
+             "S-recall@3": "s_recall('subtopics_frame', 'run_frame', k := 3)"}
+    found = rankkit.evaluate(None, ranked, list(calls), per_query=True, subtopics=sub, con=con)
+    for name, call in calls.items():
+        macro = dict(con.execute(f"SELECT query_id, value FROM rankkit.{call}").fetchall())
+        python = {row.query_id: row.value for row in found[found["measure"] == name].itertuples()}
+        assert macro == python, name
