@@ -663,8 +663,11 @@ class Arguments(Plan):
     rankkit.per_query (rankkit.measures.table_macros_sql)."""
 
     def _param(self, name: str, spec: Mapping) -> str:
-        from rankkit.measures import spec_fields
+        from rankkit.measures import default, spec_fields
 
+        if name not in registry()[spec["metric"]].params:  # not the macro's argument: its default (nNRBP's k)
+            value = default(name)
+            return "NULL" if value is None else self.dialect.literal(value, spec_types()[name])
         field_ = spec_fields().get(name)
         if field_ is None or field_.check is None:
             return name

@@ -27,8 +27,6 @@ _THEIRS = ("dcg", "judged_only", "relative", "cutoff", "min_rel", "max_rel")
 
 # ir_measures' measures rankkit does not offer (yet), and why: refused by name, not guessed at
 NOT_OFFERED = {
-    **{name: "ndeval's diversity measure normalised otherwise; rankkit has alpha-nDCG, ERR-IA, nERR-IA and NRBP"
-       for name in ("alpha_DCG", "nNRBP")},
     **{name: "a C/W/L user-model measure (cwl_eval)" for name in (
         "BPM", "NERR8", "NERR9", "NERR10", "NERR11")},
     "Compat": "compatibility with an ideal ranking (Clarke et al.)",
@@ -87,7 +85,7 @@ def _from_ranx(text: str) -> str:
 
 def _needs_translation(base: str, params: dict) -> bool:
     return (any(name in _THEIRS for name in params) or _gains_unread(params.get("gains"))
-            or (base.lower() in ("numret", "rbp") and "rel" in params) or (base.lower() == "nrbp" and "beta" in params))
+            or (base.lower() in ("numret", "rbp") and "rel" in params) or (base.lower() in ("nrbp", "nnrbp") and "beta" in params))
 
 
 def _gains_unread(value: str | None) -> bool:
@@ -175,7 +173,7 @@ def _translated(name: str, params: dict, given: str) -> str:
         name = "SetRelP"
     if name.lower() == "numret" and "rel" in params:
         name = "NumRelRet"  # ir_measures' NumRet(rel=r) counts the documents retrieved of grade >= r
-    if name.upper() == "NRBP" and "beta" in params:
+    if name.upper() in ("NRBP", "NNRBP") and "beta" in params:
         params["patience"] = params.pop("beta")  # ndeval's -beta, the chance of reading on
     _scale(name, params, given)
     dcg = params.pop("dcg", "log2")

@@ -124,5 +124,9 @@
 --          'next': list_transform(st.next, lambda g, u: CASE WHEN {sub_rels}[best][u] THEN g * (1.0E0 - {s.alpha}) ELSE g END),
 --          'used': list_transform(st.used, lambda used, i: used OR i = best)})[1])[1],
 --     {'gains': []::DOUBLE[], 'next': list_transform({sub_rels}[1], lambda b: 1.0E0), 'used': list_transform({sub_rels}, lambda d: false)})).gains
+-- NRBP's sum: the gains weighted patience^(rank - 1) over the whole ranking, and the ideal's
+-- feature: nrbp_sum := rankkit.ordered_sum(flatten(list_transform({sub_rel_ranks}, lambda rs:
+--     list_transform(rs, lambda r, j: pow(1.0E0 - {s.alpha}, j - 1) * pow({s.patience}, r - 1)))))
+-- feature: ideal_nrbp := rankkit.ordered_sum(list_transform({sub_ideal}, lambda x, t: x * pow({s.patience}, t - 1)))
 -- feature: ideal_alpha_dcg := rankkit.ordered_sum(list_transform({sub_ideal}, lambda x, t: x / rankkit.discount(t)))
 -- feature: ideal_ia_err := rankkit.ordered_sum(list_transform({sub_ideal}, lambda x, t: x / t))

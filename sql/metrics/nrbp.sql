@@ -6,5 +6,4 @@
 -- cite:      Clarke, Kolla and Vechtomova, An effectiveness measure for ambiguous and underspecified queries, ICTIR 2009; ndeval (TREC Web track)
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
--- value: rankkit.ratio((1.0E0 - (1.0E0 - {s.alpha}) * {s.patience}) * rankkit.ordered_sum(flatten(list_transform({sub_rel_ranks},
---     lambda rs: list_transform(rs, lambda r, j: pow(1.0E0 - {s.alpha}, j - 1) * pow({s.patience}, r - 1))))), {sub_count})
+-- value: rankkit.ratio((1.0E0 - (1.0E0 - {s.alpha}) * {s.patience}) * {nrbp_sum}, {sub_count})
