@@ -207,6 +207,10 @@ def _add_inputs(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--threads", type=positive_int, metavar="N", help="DuckDB threads (default: all cores)")
     sub.add_argument("--split-by-tag", action="store_true",
                      help="make each tag of a TREC run file a system (default: a file is one run, as in trec_eval)")
+    sub.add_argument("--subtopics", metavar="FILE",
+                     help="subtopic judgments for the diversity measures (alpha-nDCG@10, ERR-IA@20, NRBP, ...): "
+                          "'query subtopic doc grade' lines as ndeval reads them, or CSV/TSV/Parquet with a subtopic "
+                          "column; give the same file as qrels to evaluate against it alone, as ndeval does")
 
 
 def _connect(args: argparse.Namespace):
@@ -275,10 +279,14 @@ def _run_eval(args: argparse.Namespace) -> int:
         return _marked_table(args, measures)
     con = _connect(args)
     columns = _columns(args)
-    qrels = rankkit.read_qrels(args.qrels, con=con, columns=columns, duplicates=args.duplicates)
+    if _qrels_are_subtopics(args) and len(measures) < len(names):
+        raise UsageError(f"{', '.join(text)} read plain qrels; with the subtopic judgments as qrels, give them apart")
+    qrels = None if _qrels_are_subtopics(args) else rankkit.read_qrels(args.qrels, con=con, columns=columns,
+                                                                        duplicates=args.duplicates)
     options = dict(con=con, rel=args.rel, depth=args.depth, ties=args.ties, columns=columns,
                    duplicates=args.duplicates, split_by_tag=args.split_by_tag,
-                   queries="qrels" if args.complete else "both", judged_only=args.judged_only, docs=args.docs)
+                   queries="qrels" if args.complete else "both", judged_only=args.judged_only, docs=args.docs,
+                   subtopics=args.subtopics)
     with _stdin_runs(args.runs) as given:
         runs = run_arguments(given)
         if args.output:
@@ -286,7 +294,7 @@ def _run_eval(args: argparse.Namespace) -> int:
                           summary=args.summary, digits=args.digits, **options)
             return 0
         # one evaluation of every run, the same as Python's: each system printed apart, in the order given
-        evaluated = _spark_rows(args) if args.engine == "spark" else evaluate_rows
+        evaluated = _spark_rows(args, con, measures) if args.engine == "spark" else evaluate_rows
         systems, aggregate, per_query = evaluated(qrels, runs, measures or ["num_q"], per_query=args.per_query,
                                                   **options)
         if not measures:  # text measures only: num_q only named the systems
@@ -299,10 +307,18 @@ def _run_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _spark_rows(args: argparse.Namespace):
-    """evaluate_rows on a Spark session of --master (rankkit.spark.evaluate_rows), started here."""
-    from rankkit import spark
+def _qrels_are_subtopics(args: argparse.Namespace) -> bool:
+    """``rankkit eval --subtopics FILE FILE run``: the qrels are the subtopic judgments' own (ndeval's usage)."""
+    return args.subtopics is not None and Path(args.qrels).resolve() == Path(args.subtopics).resolve()
 
+
+def _spark_rows(args: argparse.Namespace, con, measures: list[str]):
+    """evaluate_rows on a Spark session of --master (rankkit.spark.evaluate_rows), started here once the
+    measures are known to run there (a diversity measure is refused before Spark starts)."""
+    from rankkit import spark
+    from rankkit.evaluate import measure_specs
+
+    spark.refuse_diversity(measure_specs(con, measures or ["num_q"], rel=args.rel, docs=args.docs))
     spark.require_pyspark()
     session = spark.session(args.master)
     return lambda *given, **options: spark.evaluate_rows(session, *given, **options)
@@ -684,8 +700,11 @@ def _names_of(measure) -> str:
 def _alone(measure) -> str:
     """What the measure's names alone give: one value over the whole ranking, except a trec_eval
     family name (P, recall, ndcg_cut ...), which gives its default cutoffs."""
+    from rankkit.measures import needs_subtopics
     from rankkit.trec import expand
 
+    if needs_subtopics(measure.metric):
+        return "whole ranking, over subtopic judgments (eval --subtopics FILE)"
     names = [measure.name, *(alias.split("_{")[0] if "{" in alias else alias for alias in measure.aliases)]
     families = []
     for name in dict.fromkeys(names):

@@ -26,7 +26,8 @@ from functools import cache
 from typing import Iterable, Mapping
 
 from rankkit.errors import RankkitError
-from rankkit.measures import CONVENTIONS, TIE_RULES, Feature, Measure, inputs, registry, shared_features
+from rankkit.measures import (CONVENTIONS, TIE_RULES, Feature, Measure, inputs, needs_subtopics, registry,
+                              shared_features, subtopic_inputs)
 
 __all__ = ["compose", "query_side", "Plan", "Generic", "per_query_macro", "DuckDB", "DUCKDB", "LOADED"]
 
@@ -94,6 +95,32 @@ class DuckDB:
 
     def empty_list(self) -> str:
         return "[]"
+
+    def subtopic_judgments(self, subtopics: str) -> str:
+        """Per query: its subtopic judgments as sub_qrels (per subtopic, its grades) and sub_docs (per
+        document, ids descending as ndeval breaks the ideal's ties, its grade for each subtopic or NULL),
+        both in subtopic order."""
+        rows = f"rankkit.subtopic_rows({subtopics})"
+        return ("SELECT query_id, list(grades ORDER BY subtopic) AS sub_qrels, any_value(sub_docs) AS sub_docs FROM ("
+                f"SELECT query_id, subtopic, list(grade) AS grades FROM {rows} GROUP BY query_id, subtopic) "
+                "JOIN (SELECT query_id, list(grades ORDER BY doc_id DESC) AS sub_docs FROM ("
+                "SELECT d.query_id, d.doc_id, list(g.grade ORDER BY t.subtopic) AS grades "
+                f"FROM (SELECT DISTINCT query_id, doc_id FROM {rows}) d "
+                f"JOIN (SELECT DISTINCT query_id, subtopic FROM {rows}) t USING (query_id) "
+                f"LEFT JOIN {rows} g ON g.query_id = d.query_id AND g.doc_id = d.doc_id AND g.subtopic = t.subtopic "
+                "GROUP BY d.query_id, d.doc_id) GROUP BY query_id) USING (query_id) GROUP BY query_id")
+
+    def subtopic_lists(self, subtopics: str, subtopic_ranks: str) -> str:
+        """Per system and query of the run: sub_ranks and sub_grades, an element per subtopic the query
+        is judged for (subtopic order), from ``subtopic_ranks`` (system, query_id, subtopic, rank, grade)."""
+        return ("SELECT j.system, j.query_id, list(coalesce(r.ranks, []) ORDER BY t.subtopic) AS sub_ranks, "
+                "list(coalesce(r.grades, []) ORDER BY t.subtopic) AS sub_grades "
+                "FROM (SELECT DISTINCT system, query_id FROM rankkit_judged) j "
+                f"JOIN (SELECT DISTINCT query_id, subtopic FROM rankkit.subtopic_rows({subtopics})) t USING (query_id) "
+                "LEFT JOIN (SELECT system, query_id, subtopic, list(rank ORDER BY rank) AS ranks, "
+                f"list(grade ORDER BY rank) AS grades FROM {subtopic_ranks} GROUP BY system, query_id, subtopic) r "
+                "ON r.system IS NOT DISTINCT FROM j.system AND r.query_id = j.query_id AND r.subtopic = t.subtopic "
+                "GROUP BY j.system, j.query_id")
 
     def unpivot(self, rows: list[tuple[int, str, str, str]]) -> str:
         """The select list turning one row per system and query, a column per measure, into one row per
@@ -209,16 +236,23 @@ class Plan:
     def _setting(self, key: str, spec: Mapping):
         return {"ties": self.ties, "queries": self.queries}.get(key, spec.get(key))
 
-    def statement(self, qrels: str, ranks: str, before: Iterable[tuple[str, str]] = (), kept: str | None = None) -> str:
+    def statement(self, qrels: str, ranks: str, before: Iterable[tuple[str, str]] = (), kept: str | None = None, *,
+                  subtopics: str | None = None, subtopic_ranks: str | None = None) -> str:
         """The composed statement (see compose); ``before``: (name, SQL) of CTEs to put first (the inputs
         and ranks of a statement that stands alone); ``kept``: a table or CTE holding query_side's rows,
-        read instead of computing them."""
+        read instead of computing them. ``subtopics`` (for rankkit.subtopic_rows) and ``subtopic_ranks``
+        (a table or CTE in rankkit.subtopic_ranks' columns): the subtopic judgments, for the diversity
+        measures only."""
         d = self.dialect
         ctes = [(name, sql, False) for name, sql in before]
         ctes.append(("rankkit_judged", d.judged(ranks, self.ties == "average"), False))
-        query = kept or self._query_layers(ctes, qrels)
+        if self.subtopic_scope():
+            self._refuse_without(subtopics, subtopic_ranks)
+        query = kept or self._query_layers(ctes, qrels, subtopics)
         if kept is None:
             ctes[-1] = (ctes[-1][0], ctes[-1][1], True)  # once per query, whatever the number of systems
+        if self.subtopic_scope():
+            ctes.append(("rankkit_subtopic_lists", d.subtopic_lists(subtopics, subtopic_ranks), False))
         if "cum" in self.inputs:
             ctes.append(("rankkit_discounts", d.discount_sums(ranks), False))
         ctes.append(("rankkit_evaluated", self._evaluated(query), False))
@@ -230,15 +264,40 @@ class Plan:
     def query_side(self, qrels: str) -> str:
         """What the statement computes once per query of the qrels, whatever the run: each query's grades
         and the query features planned. A caller that evaluates many runs against qrels read once
-        keeps its rows (statement's ``kept``)."""
+        keeps its rows (statement's ``kept``). Not for the diversity measures (their subtopics)."""
+        if self.subtopic_scope():
+            self._refuse_without(None, None)
         ctes: list = []
         last = self._query_layers(ctes, qrels)
         return "WITH " + ",\n".join(f"{name} AS ({sql})" for name, sql, _ in ctes) + f"\nSELECT * FROM {last}"
 
-    def _query_layers(self, ctes: list, qrels: str) -> str:
+    def _query_layers(self, ctes: list, qrels: str, subtopics: str | None = None) -> str:
         d = self.dialect
-        ctes.append(("rankkit_judgments", d.judgments(qrels), False))
+        judgments = d.judgments(qrels)
+        if self.subtopic_scope():
+            # the query's subtopic judgments beside its qrels grades, for the features of the query layer
+            ctes.append(("rankkit_subtopic_judgments", d.subtopic_judgments(subtopics), False))
+            judgments = (f"SELECT j.*, coalesce(t.sub_qrels, []) AS sub_qrels, coalesce(t.sub_docs, []) AS sub_docs "
+                         f"FROM ({judgments}) j LEFT JOIN rankkit_subtopic_judgments t USING (query_id)")
+        ctes.append(("rankkit_judgments", judgments, False))
         return _layers(ctes, "rankkit_judgments", "rankkit_q", self._by_layer("query"), lambda c: d.expression(c.sql))
+
+    def subtopic_scope(self) -> bool:
+        """Whether the planned measures read the subtopic judgments (the third scope)."""
+        return bool(self.inputs & subtopic_inputs())
+
+    def subtopic_measures(self) -> list[str]:
+        return sorted({m for c in self.columns.values() for m in c.metrics if needs_subtopics(m)})
+
+    def _refuse_without(self, subtopics: str | None, subtopic_ranks: str | None) -> None:
+        """A diversity measure planned without subtopic judgments: refused, saying what to give."""
+        if subtopics is not None and subtopic_ranks is not None:
+            return
+        names = [registry()[m].name for m in self.subtopic_measures()]
+        macro = registry()[self.subtopic_measures()[0]].macro
+        raise RankkitError(f"{', '.join(names)} need{'s' * (len(names) == 1)} subtopic judgments (query subtopic doc "
+                           "grade, as ndeval reads them): give subtopics= to evaluate (rankkit eval --subtopics FILE), "
+                           f"or in SQL the measure's table macro (FROM {macro}('subtopics', 'run'))")
 
     def _by_layer(self, scope: str) -> list[list[Column]]:
         columns = [c for c in self.columns.values() if c.scope == scope]
@@ -257,12 +316,25 @@ class Plan:
         discounts = " CROSS JOIN rankkit_discounts" if "cum" in self.inputs else ""
         cum = ", rankkit_discounts.cum" if "cum" in self.inputs else ""
         if self.queries == "both":
-            return (f"SELECT j.system, j.query_id, {lists}{cum} "
-                    f"FROM rankkit_judged j JOIN {query} q USING (query_id){discounts}")
-        return (f"SELECT s.system, q.query_id, {lists}{cum} "
+            return (f"SELECT j.system, j.query_id, {lists}{cum}{self._subtopic_columns()} "
+                    f"FROM rankkit_judged j JOIN {query} q USING (query_id){discounts}{self._subtopic_join('j')}")
+        return (f"SELECT s.system, q.query_id, {lists}{cum}{self._subtopic_columns()} "
                 f"FROM (SELECT DISTINCT system FROM rankkit_judged) s CROSS JOIN {query} q "
                 "LEFT JOIN rankkit_judged j ON j.system IS NOT DISTINCT FROM s.system "
-                f"AND j.query_id = q.query_id{discounts}")
+                f"AND j.query_id = q.query_id{discounts}{self._subtopic_join('s')}")
+
+    def _subtopic_columns(self) -> str:
+        """The subtopic inputs beside the run's lists (nothing when no measure reads them)."""
+        if not self.subtopic_scope():
+            return ""
+        return (", coalesce(st.sub_ranks, []) AS sub_ranks, coalesce(st.sub_grades, []) AS sub_grades, "
+                "q.sub_qrels, q.sub_docs")
+
+    def _subtopic_join(self, system: str) -> str:
+        if not self.subtopic_scope():
+            return ""
+        return (" LEFT JOIN rankkit_subtopic_lists st ON st.system IS NOT DISTINCT FROM "
+                f"{system}.system AND st.query_id = q.query_id")
 
 
 def _layers(ctes: list, first: str, prefix: str, layers: list[list[Column]], sql=lambda column: column.sql) -> str:
@@ -345,7 +417,21 @@ class Generic(Plan):
         return (f"SELECT CASE WHEN ties = 'average' AND EXISTS (SELECT 1 FROM rankkit_spec WHERE metric NOT IN ({allowed})) "
                 f"THEN error('rankkit: ties=average applies to the gain-based measures ({names}) only, not ' "
                 f"|| (SELECT string_agg(s.measure, ', ' ORDER BY i) FROM rankkit_spec WHERE metric NOT IN ({allowed}))) "
-                "ELSE true END AS ok")
+                f"{self._subtopic_check()}ELSE true END AS ok")
+
+    def _subtopic_check(self) -> str:
+        """The diversity measures refused, naming their table macros: they read subtopic judgments, which
+        the macro's two tables do not hold (left out, they would be NULL)."""
+        diverse = [m for m in registry().values() if needs_subtopics(m.metric)]
+        if not diverse:
+            return ""
+        listed = ", ".join(self.dialect.literal(m.metric, "VARCHAR") for m in diverse)
+        macros = ", ".join(m.macro for m in diverse)
+        return (f"WHEN EXISTS (SELECT 1 FROM rankkit_spec WHERE metric IN ({listed})) "
+                "THEN error('rankkit: ' || (SELECT string_agg(s.measure, ', ' ORDER BY i) FROM rankkit_spec "
+                f"WHERE metric IN ({listed})) || ' read subtopic judgments (query subtopic doc grade), which these two "
+                f"tables do not hold: their table macros take them as the qrels ({macros}), as in "
+                "FROM rankkit.alpha_ndcg(''subtopics'', ''run'', k := 10)') ")
 
     def _evaluated(self, query: str) -> str:
         """Per spec, system and evaluated query: the run's lists beside the query's features."""
@@ -374,7 +460,9 @@ def per_query_macro(metrics: Iterable[str] | None = None) -> str:
     ``metrics``, of those measures only (a test binds it faster)."""
     planned = Generic()
     for measure in registry().values():
-        if measure.value is not None and (metrics is None or measure.metric in metrics):
+        # the diversity measures read subtopic judgments, which the macro's two tables do not hold
+        if (measure.value is not None and not needs_subtopics(measure.metric)
+                and (metrics is None or measure.metric in metrics)):
             planned.add({"metric": measure.metric})
     return ("-- Generated from sql/features.sql and sql/metrics/*.sql by rankkit.compose.per_query_macro().\n"
             "CREATE OR REPLACE MACRO rankkit.per_query_ranked(qrels_table, ranks_table, specs, ties := 'trec', "
@@ -383,15 +471,20 @@ def per_query_macro(metrics: Iterable[str] | None = None) -> str:
 
 
 def compose(specs: Iterable[Mapping], *, qrels: str, ranks: str, ties: str = "trec", queries: str = "both",
-            dialect: DuckDB = DUCKDB, kept: str | None = None) -> str:
+            dialect: DuckDB = DUCKDB, kept: str | None = None, subtopics: str | None = None,
+            subtopic_ranks: str | None = None) -> str:
     """One statement computing ``specs``' per-query values: i, measure, agg, system, query_id, value.
 
     ``qrels`` is the SQL naming the qrels table for rankkit.qrels_rows (``'my_qrels'`` or ``$qrels``),
     ``ranks`` a table or CTE in the columns of rankkit.ranks (made with the same ties, depth and
     judged_only); ``ties`` and ``queries`` are rankkit.per_query's conventions. ``kept``: a table or
-    CTE holding query_side's rows for the same specs and qrels, read instead of computing them."""
-    return _kept_text("statement", specs, (qrels, ranks, kept), ties, queries, dialect,
-                      lambda planned: planned.statement(qrels, ranks, kept=kept))
+    CTE holding query_side's rows for the same specs and qrels, read instead of computing them. The
+    diversity measures read ``subtopics`` (SQL naming the subtopic judgments for rankkit.subtopic_rows)
+    and ``subtopic_ranks`` (a table or CTE in rankkit.subtopic_ranks' columns); without them they are
+    refused."""
+    return _kept_text("statement", specs, (qrels, ranks, kept, subtopics, subtopic_ranks), ties, queries, dialect,
+                      lambda planned: planned.statement(qrels, ranks, kept=kept, subtopics=subtopics,
+                                                        subtopic_ranks=subtopic_ranks))
 
 
 def query_side(specs: Iterable[Mapping], *, qrels: str, ties: str = "trec", queries: str = "both",
@@ -617,3 +710,70 @@ def list_macros_sql() -> str:
     from rankkit._paths import sql_dir
 
     return "".join(list_macro(path) for path in sorted((sql_dir() / "lists").glob("*.sql")))
+
+
+@dataclass
+class Arguments(Plan):
+    """One measure as the body of its table macro: each parameter is the macro's argument of that name,
+    checked as rankkit.spec checks it, and a variant is chosen by a CASE on it (as in Generic). The
+    diversity measures' table macros are written so (subtopic_macro); the others go through
+    rankkit.per_query (rankkit.measures.table_macros_sql)."""
+
+    def _param(self, name: str, spec: Mapping) -> str:
+        from rankkit.measures import default, spec_fields
+
+        if name not in registry()[spec["metric"]].params:  # not the macro's argument: its default (nNRBP's k)
+            value = default(name)
+            return "NULL" if value is None else self.dialect.literal(value, spec_types()[name])
+        field_ = spec_fields().get(name)
+        if field_ is None or field_.check is None:
+            return name
+        return f"rankkit.checked_{name}({name}, {self.dialect.literal(spec['measure'], 'VARCHAR')})"
+
+    def _variant(self, name: str, spec: Mapping, measure: Measure) -> Feature:
+        return _variants(name, measure, self._condition)
+
+    def _condition(self, key: str, wanted: str) -> str | bool:
+        if key in CONVENTIONS:
+            return {"ties": "trec", "queries": self.queries}[key] == wanted
+        if wanted == "NULL":
+            return f"{key} IS NULL"
+        return f"{key} = {self.dialect.literal(wanted, 'VARCHAR')}"
+
+
+# The CTEs of a diversity measure's table macro: the plain qrels made of the subtopic judgments (a
+# document's best grade over its subtopics), the run ranked against them, and against each subtopic
+SUBTOPIC_INPUTS = [
+    ("rankkit_subtopic_qrels", "SELECT query_id, doc_id, max(grade) AS relevance FROM rankkit.subtopic_rows(qrels_table) "
+                               "GROUP BY query_id, doc_id"),
+    ("rankkit_ranks", "FROM rankkit.ranks('rankkit_subtopic_qrels', run_table, ties := ties, scores := scores, "
+                      "depth := depth)"),
+    ("rankkit_subtopic_ranked", "FROM rankkit.subtopic_ranks(qrels_table, run_table, ties := ties, scores := scores, "
+                                "depth := depth)"),
+]
+
+
+def subtopic_macro(measure: Measure, signature: str) -> str:
+    """The table macro of a diversity measure (``rankkit.alpha_ndcg('subtopics', 'run', k := 10)``): its
+    first table holds the subtopic judgments, which are the qrels too, as in ndeval. The body is the
+    composed statement, once per query set, the macro's ``queries`` choosing; ``signature`` is the
+    macro's parameters, as rankkit.measures.table_macros_sql writes every measure's."""
+    spec = {"metric": measure.metric, "i": 1, "measure": measure.name, "agg": measure.aggregate}
+    bodies = []
+    for queries in QUERY_SETS:
+        planned = Arguments(queries=queries)
+        planned.add(spec)
+        bodies.append(planned.statement("'rankkit_subtopic_qrels'", "rankkit_ranks", before=SUBTOPIC_INPUTS,
+                                        subtopics="qrels_table", subtopic_ranks="rankkit_subtopic_ranked"))
+    name = DUCKDB.literal(measure.name, "VARCHAR")
+    return (f"CREATE OR REPLACE MACRO {measure.macro}(qrels_table, run_table, {signature}) AS TABLE\n"
+            f"    SELECT system, query_id, value FROM (\n"
+            f"        SELECT * FROM ({bodies[0]}) WHERE queries = 'both'\n"
+            f"        UNION ALL\n"
+            f"        SELECT * FROM ({bodies[1]}) WHERE CASE WHEN queries = 'qrels' THEN true WHEN queries = 'both' "
+            f"THEN false ELSE error('rankkit: queries must be both or qrels, got ''' || queries || '''') END)\n"
+            f"    WHERE CASE WHEN judged_only THEN error('rankkit: judged_only does not apply to ' || {name} || "
+            f"': it ranks the documents of the subtopic judgments among the whole run') "
+            f"WHEN ties NOT IN ('trec', 'rank') THEN error('rankkit: ' || {name} || ' takes ties trec or rank, got ' "
+            f"|| ties) ELSE true END\n"
+            f"    ORDER BY system, query_id;")

@@ -19,7 +19,7 @@ from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning, warn
 from rankkit.io import (Source, default_connection, holder, is_frame, is_table, load, load_run_files, release,
                         run_name, temp_name)
-from rankkit.measures import label, registry, spec_type
+from rankkit.measures import label, needs_subtopics, registry, spec_type
 from rankkit.progress import Progress
 from rankkit.trec import expand, family_of
 
@@ -53,7 +53,7 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
              resamples: int = 10000, columns: Mapping[str, str | None] | None = None,
              duplicates: str = "error", output: str | Path | None = None, relation: bool = False,
              progress: bool | None = None, split_by_tag: bool = False,
-             conventions: Conventions | None = None) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
+             conventions: Conventions | None = None, subtopics=None) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
     """Evaluate a run (or several systems in one run table, or a list or dict of runs) against qrels.
 
     Parameters
@@ -111,6 +111,12 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         or in a notebook.
     split_by_tag:
         Make each tag of a TREC run file a system (by default a file is one run, as in trec_eval).
+    subtopics:
+        Subtopic judgments for the diversity measures (alpha-nDCG, ERR-IA, nERR-IA, NRBP, P-IA, AP-IA,
+        S-recall): TREC's ``query subtopic doc grade`` lines (ndeval's qrels), or a CSV/TSV, Parquet,
+        DataFrame, relation or table with a ``subtopic`` column (or ``iteration``, as ir_measures has
+        it). ``qrels`` may then be None: the qrels are the subtopic judgments' own, a document graded
+        by its best grade over the subtopics, and the queries evaluated are theirs, as in ndeval.
 
     Returns
     -------
@@ -141,28 +147,30 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
                                       duplicates=duplicates, judged_only=judged_only, docs=docs)
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs)
-    with checked_sources(con, qrels, run, columns, conventions.duplicates, progress, split_by_tag) as (qrels_source,
-                                                                                                      run_source):
+    with subtopic_judgments(con, qrels, subtopics, specs, conventions, columns) as (qrels, subtopics_table), \
+            checked_sources(con, qrels, run, columns, conventions.duplicates, progress, split_by_tag) as (qrels_source,
+                                                                                                         run_source):
         return _evaluate(con, qrels_source, run_source, specs, per_query, conventions=conventions, by=by,
                          query_table=query_table, ci=ci, seed=seed, resamples=resamples, output=output,
-                         relation=relation, progress=progress)
+                         relation=relation, progress=progress, subtopics=subtopics_table)
 
 
 def evaluate_rows(qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
                   con: duckdb.DuckDBPyConnection | None = None, rel: float = 1, ties: str = "trec",
                   depth: int | None = None, queries: str = "both", columns=None, duplicates: str = "error",
                   split_by_tag: bool = False, judged_only: bool = False,
-                  docs: int = 0) -> tuple[list[str | None], list[dict], list[dict] | None]:
+                  docs: int = 0, subtopics=None) -> tuple[list[str | None], list[dict], list[dict] | None]:
     """evaluate() without pandas, for the command line: the systems (in the order given), the
     aggregate rows and, with ``per_query``, the per-query rows, as dicts (``measure, system,
     [query_id,] value ...``) in evaluate()'s order; a NULL value is None. One reading of the inputs."""
     conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
                               judged_only=judged_only, docs=docs)
-    with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag) as (
-            con, specs, qrels_source, run_source):
+    with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag,
+                  subtopics=subtopics) as (con, specs, qrels_source, run_source):
         found = []
         for each in (False, True) if per_query else (False,):
-            query, inputs = evaluation_query(qrels_source, run_source, specs, each, None, conventions)
+            query, inputs = evaluation_query(qrels_source, run_source, specs, each, None, conventions,
+                                             getattr(qrels_source, "subtopics", None))
             with Progress(con, "evaluating"):
                 found.append(run_rows(con, query, inputs))
     if per_query:  # evaluate()'s order: measure as asked, then system and query_id, NULLs last
@@ -174,7 +182,7 @@ def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path,
                   summary: bool = True, digits: int | None = None, con: duckdb.DuckDBPyConnection | None = None,
                   rel: float = 1, ties: str = "trec", depth: int | None = None, queries: str = "both", columns=None,
                   duplicates: str = "error", split_by_tag: bool = False, judged_only: bool = False,
-                  docs: int = 0) -> Path:
+                  docs: int = 0, subtopics=None) -> Path:
     """The command line's ``-o FILE``: the table it prints in csv and json (see long_query), the
     same fields, written by DuckDB's COPY (streamed; the suffix says the format). One reading of
     the inputs."""
@@ -182,9 +190,10 @@ def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path,
     _copy_options(path)  # a wrong suffix is said before the inputs are read
     conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
                               judged_only=judged_only, docs=docs)
-    with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag) as (
-            con, specs, qrels_source, run_source):
-        _, inputs = evaluation_query(qrels_source, run_source, specs, True, None, conventions)
+    with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag,
+                  subtopics=subtopics) as (con, specs, qrels_source, run_source):
+        _, inputs = evaluation_query(qrels_source, run_source, specs, True, None, conventions,
+                                     getattr(qrels_source, "subtopics", None))
         inputs.update(systems=[str(s) for s in run_source.systems], measures=[spec["measure"] for spec in specs])
         window = ranks_by_window(qrels_source, run_source, conventions.ties)
         query = long_query(specs, per_query, summary, digits, conventions, window=window,
@@ -194,14 +203,65 @@ def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path,
 
 @contextmanager
 def prepared(qrels, run, measures: str | Iterable[str], conventions: Conventions, *, con=None, columns=None,
-             split_by_tag: bool = False) -> Iterator[tuple[duckdb.DuckDBPyConnection, list, Source, Source]]:
+             split_by_tag: bool = False, subtopics=None) -> Iterator[tuple[duckdb.DuckDBPyConnection, list, Source, Source]]:
     """What the command line's evaluations do before their statement (evaluate_rows, evaluate_file, the
-    Spark engine's): the connection, the measures parsed, and the inputs read, checked and compared."""
+    Spark engine's): the connection, the measures parsed, and the inputs read, checked and compared. The
+    subtopic judgments' table, if any, rides on the qrels source as ``subtopics``."""
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs)
-    with checked_sources(con, qrels, run, columns, conventions.duplicates, None, split_by_tag) as (qrels_source, run_source):
+    with subtopic_judgments(con, qrels, subtopics, specs, conventions, columns) as (qrels, subtopics_table), \
+            checked_sources(con, qrels, run, columns, conventions.duplicates, None, split_by_tag) as (qrels_source,
+                                                                                                    run_source):
         compare_inputs(con, qrels_source, run_source, specs, queries=conventions.queries, ties=conventions.ties)
+        warn_unjudged_subtopics(con, qrels_source, run_source, subtopics_table, specs)
+        qrels_source.subtopics = subtopics_table
         yield con, specs, qrels_source, run_source
+
+
+def warn_unjudged_subtopics(con, qrels: Source, run: Source, subtopics: str | None, specs) -> None:
+    """Queries evaluated (in the qrels and the run) that the subtopic judgments lack score 0 on the
+    diversity measures: said, not left silent."""
+    if subtopics is None or not any(needs_subtopics(spec["metric"]) for spec in specs):
+        return
+    missing, examples, evaluated = con.execute(
+        f"SELECT count(*) FILTER (WHERE s.query_id IS NULL), min(q.query_id, 3) FILTER (WHERE s.query_id IS NULL), "
+        f"count(*) FROM (SELECT query_id FROM {qrels.queries} SEMI JOIN (SELECT query_id FROM {run.queries}) "
+        f"USING (query_id)) q LEFT JOIN (SELECT DISTINCT query_id FROM {subtopics}) s USING (query_id)").fetchall()[0]
+    if missing:
+        warn(f"{missing} of {evaluated} queries evaluated have no subtopic judgments (such as {_examples(examples)}): "
+             f"the diversity measures score them 0")
+
+
+@contextmanager
+def subtopic_judgments(con, qrels, subtopics, specs, conventions: Conventions,
+                       columns=None) -> Iterator[tuple[object, str | None]]:
+    """The qrels to read (the subtopic judgments' own when ``qrels`` is None) and the checked table of
+    subtopic judgments (None without them, read with the caller's ``columns`` as the qrels are); a
+    diversity measure without them is refused here, before anything is read."""
+    diverse = [spec["measure"] for spec in specs if needs_subtopics(spec["metric"])]
+    if subtopics is None:
+        refuse_without_subtopics(specs)
+    if diverse and conventions.judged_only:
+        raise MeasureError(f"judged_only does not apply to {', '.join(diverse)}: they rank the documents of the "
+                           "subtopic judgments among the whole run")
+    if subtopics is None:
+        if qrels is None:
+            raise InputError("qrels: none given; give qrels, or subtopics= to evaluate against subtopic judgments")
+        yield qrels, None
+        return
+    from rankkit.io.subtopics import load_subtopics, qrels_of_subtopics
+
+    table = load_subtopics(con, subtopics, columns=columns)
+    view = qrels_of_subtopics(con, table) if qrels is None else None
+    # read and checked here under a name that says what they are (messages would say 'table rankkit_...')
+    derived = load(con, view, "qrels", label="the qrels of the subtopic judgments") if view is not None else None
+    try:
+        yield (derived.table if derived is not None else qrels), table
+    finally:
+        if derived is not None:
+            release(con, derived)
+            con.execute(f"DROP VIEW IF EXISTS {view}")
+        con.execute(f"DROP TABLE IF EXISTS {table}")
 
 
 @contextmanager
@@ -223,11 +283,24 @@ def checked_sources(con, qrels, run, columns, duplicates: str, progress,
         release(con, qrels_source)
 
 
+def refuse_without_subtopics(specs) -> None:
+    """A diversity measure asked where no subtopic judgments were given: refused, saying what to give."""
+    diverse = [spec["measure"] for spec in specs if needs_subtopics(spec["metric"])]
+    if diverse:
+        raise MeasureError(f"{', '.join(diverse)} need{'s' * (len(diverse) == 1)} subtopic judgments (TREC's 'query "
+                           "subtopic doc grade', ndeval's qrels): give subtopics= (rankkit eval --subtopics FILE)")
+
+
 def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query: bool, slices,
-                     conventions: Conventions, kept: str | None = None) -> tuple[str, dict]:
-    """The SQL evaluating the sources (see engine_query), and its parameters; ``kept``: the table
+                     conventions: Conventions, subtopics: str | None = None, kept: str | None = None) -> tuple[str, dict]:
+    """The SQL evaluating the sources (see engine_query), and its parameters; ``subtopics``: the table of
+    subtopic judgments, read only where a diversity measure is asked; ``kept``: the table
     kept_query_side made for these qrels and specs."""
     inputs = {"qrels": qrels_source.table, "run": run_source.engine}
+    if subtopics is None:
+        refuse_without_subtopics(specs)  # compare, report: they take no subtopic judgments (yet)
+    elif any(needs_subtopics(spec["metric"]) for spec in specs):
+        inputs["subtopics"] = subtopics
     if slices:
         inputs.update(slices=slices[0], attribute=slices[1])
     window = ranks_by_window(qrels_source, run_source, conventions.ties)
@@ -245,7 +318,7 @@ def kept_query_side(con: duckdb.DuckDBPyConnection, qrels_source: Source, specs,
     made by their first evaluation with these measures, dropped with them (rankkit.forget). It was a
     sixth of each later call. None for qrels read for this call alone (kept, they would cost more)."""
     held = holder(qrels_source)
-    if held is None:
+    if held is None or any(needs_subtopics(spec["metric"]) for spec in specs):  # (their subtopics are not kept)
         return None
     sql = query_side(specs, qrels=DUCKDB.literal(held.table, "VARCHAR"), ties=conventions.ties,
                      queries=conventions.queries, dialect=LOADED)
@@ -290,19 +363,24 @@ def engine_query(per_query: bool, sliced: bool, specs: Iterable[Mapping], conven
 def _stages(specs: Iterable[Mapping], conventions: Conventions, *, window: bool, keyed: bool,
             kept: str | None = None) -> str:
     """engine_query's common part: the ranks (by rankkit.window_ranks_loaded with ``window``), then the
-    per-query values as ``rankkit_values``. The conventions are literals: DuckDB folds what they
-    decide (the tie rule's sort keys, the judged_only branch) as it plans, where a parameter is
-    bound and kept as an expression."""
+    per-query values as ``rankkit_values``; with a diversity measure, the run ranked against the
+    subtopic judgments too (rankkit.subtopic_ranks, parameter ``subtopics``). The conventions are
+    literals: DuckDB folds what they decide (the tie rule's sort keys, the judged_only branch) as it
+    plans, where a parameter is bound and kept as an expression."""
     ties, scores, depth, queries, judged_only = conventions.sql_arguments()
+    diverse = any(needs_subtopics(spec["metric"]) for spec in specs)
+    subtopic_inputs = {"subtopics": "$subtopics", "subtopic_ranks": "rankkit_subtopic_ranked"} if diverse else {}
     values = compose(specs, qrels="$qrels", ranks="rankkit_ranked_run", ties=ties, queries=queries, dialect=LOADED,
-                     kept=kept)
+                     kept=kept, **subtopic_inputs)
     literal = DUCKDB.literal
-    arguments = (f"ties := {literal(ties, 'VARCHAR')}, scores := {literal(scores, 'VARCHAR')}, "
-                 f"depth := {literal(depth, 'BIGINT')}, judged_only := {'true' if judged_only else 'false'}")
+    ranking = f"ties := {literal(ties, 'VARCHAR')}, scores := {literal(scores, 'VARCHAR')}, depth := {literal(depth, 'BIGINT')}"
+    arguments = f"{ranking}, judged_only := {'true' if judged_only else 'false'}"
+    subtopic_ranks = (f", rankkit_subtopic_ranked AS (FROM rankkit.subtopic_ranks($subtopics, $run, {ranking}))"
+                      if diverse else "")
     # load() checked the columns (rankkit.window_ranks would bind that check again)
     ranks = (f"rankkit.window_ranks_loaded($qrels, $run, {arguments})" if window else
              f"rankkit.ranks($qrels, $run, {arguments}, keyed := {'true' if keyed else 'false'})")
-    return f"WITH rankkit_ranked_run AS (FROM {ranks}), rankkit_values AS MATERIALIZED ({values})"
+    return f"WITH rankkit_ranked_run AS (FROM {ranks}){subtopic_ranks}, rankkit_values AS MATERIALIZED ({values})"
 
 
 def long_query(specs: Iterable[Mapping], per_query: bool, summary: bool, digits: int | None,
@@ -326,11 +404,12 @@ def long_query(specs: Iterable[Mapping], per_query: bool, summary: bool, digits:
 
 def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: bool, *, conventions: Conventions,
               by, query_table, ci, seed, resamples, output, relation,
-              progress) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
+              progress, subtopics: str | None = None) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
     compare_inputs(con, qrels_source, run_source, specs, queries=conventions.queries, ties=conventions.ties)
+    warn_unjudged_subtopics(con, qrels_source, run_source, subtopics, specs)
     slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
     kept = kept_query_side(con, qrels_source, specs, conventions)
-    query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, conventions, kept)
+    query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, conventions, subtopics, kept)
     select = _result_select(query, per_query, slices)
     if output is not None:
         return _copy(con, select, inputs, Path(output), progress)
@@ -341,7 +420,7 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
     if ci is not None:
         with Progress(con, "bootstrapping", enabled=progress):
             values = run_query(con, evaluation_query(qrels_source, run_source, specs, True, slices, conventions,
-                                                     kept)[0], inputs)
+                                                     subtopics, kept)[0], inputs)
         frame = with_ci(con, frame, values, ci, seed, resamples, by)
     return frame
 

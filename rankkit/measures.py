@@ -35,7 +35,7 @@ __all__ = ["Measure", "Param", "Feature", "registry", "read_measure", "params", 
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
 _PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+(?:\[\])?)\s*:=\s*(\S+)\s+(.*?)\s*$")
-_INPUT = re.compile(r"^--\s*input:\s*(\w+)\s+(run|query)\b")
+_INPUT = re.compile(r"^--\s*input:\s*(\w+)\s+(run|query)(/subtopic)?\b")
 _FEATURE = re.compile(r"^--\s*feature:\s*(\w+)\s*(?:\[\s*(\w+)\s*=\s*([^\]]*?)\s*\])?\s*:=\s*(.*?)\s*$")
 _VALUE = re.compile(r"^--\s*value:\s*(.*?)\s*$")
 _CONTINUED = re.compile(r"^-- {4,}(\S.*?)\s*$")
@@ -196,7 +196,7 @@ def _declarations(path: Path) -> list[Feature]:
             current = None
         where = f"{path}:{number}"
         if match := _INPUT.match(line):
-            found.append(Feature(match.group(1), "", where, ("scope", match.group(2))))
+            found.append(Feature(match.group(1), "", where, ("scope", match.group(2) + (match.group(3) or ""))))
         elif match := _FEATURE.match(line):
             when = (match.group(2), match.group(3)) if match.group(2) else None
             current = [match.group(1), [match.group(4)] if match.group(4) else [], where, when]
@@ -231,7 +231,37 @@ def shared_path() -> Path:
 def inputs() -> dict[str, str]:
     """The inputs the composer provides to every feature (sql/features.sql): name -> run or query
     (per system and query, or per query of the qrels)."""
-    return {f.name: f.when[1] for f in _declarations(shared_path()) if _is_input(f)}
+    return {f.name: f.when[1].split("/")[0] for f in _declarations(shared_path()) if _is_input(f)}
+
+
+@cache
+def subtopic_inputs() -> frozenset[str]:
+    """The inputs read from the subtopic judgments (declared ``run/subtopic`` or ``query/subtopic``)."""
+    return frozenset(f.name for f in _declarations(shared_path()) if _is_input(f) and f.when[1].endswith("/subtopic"))
+
+
+def reads(metric: str) -> frozenset[str]:
+    """The features and inputs a measure's value reads, through every variant of each."""
+    measure = registry()[metric]
+    own: dict[str, list[Feature]] = {}
+    for feature in measure.features:
+        own.setdefault(feature.name, []).append(feature)
+    found: set[str] = set()
+    todo = list(measure.value.features) if measure.value is not None else []
+    while todo:
+        name = todo.pop()
+        if name not in found:
+            found.add(name)
+            for feature in own.get(name) or shared_features().get(name, ()):
+                todo.extend(feature.features)
+    return frozenset(found)
+
+
+@cache
+def needs_subtopics(metric: str) -> bool:
+    """Whether a measure reads the subtopic judgments (the diversity measures): only an evaluation given
+    them computes it; the generic macros (rankkit.per_query_ranked, the table macros) leave it out."""
+    return bool(reads(metric) & subtopic_inputs())
 
 
 @cache
@@ -350,7 +380,22 @@ CREATE OR REPLACE MACRO rankkit.catalog() AS TABLE
     SELECT * FROM (VALUES
         {rows}
     ) AS catalog(metric, name, aliases, params, agg);
-"""
+""" + preset_sql()
+
+
+def preset_sql() -> str:
+    """rankkit.preset_name: a preset's name (ranx's ndcg_burges@10, the ``presets:`` of the headers) as the
+    measure's own with its parameters set (nDCG(gain=exp)@10), any other name as it is; the SQL parser
+    reads names through it, as Python's rankkit.neighbours.translate rewrites them."""
+    whens = "".join(f"\n        WHEN {_lit(given.lower())} THEN {_lit(m.name + '(' + fixed)}"
+                    for m in registry().values() for given, fixed in m.presets)
+    parts = "regexp_extract(name, '^\\s*([A-Za-z][A-Za-z0-9_-]*)\\s*(?:\\((.*)\\))?\\s*(?:@\\s*(\\S+))?\\s*$', ['base', 'inside', 'at'])"
+    if not whens:
+        return "CREATE OR REPLACE MACRO rankkit.preset_name(name) AS name;\n"
+    return (f"-- Generated from the presets: of sql/metrics/*.sql by rankkit.measures.preset_sql().\n"
+            f"CREATE OR REPLACE MACRO rankkit.preset_name(name) AS\n"
+            f"    coalesce((SELECT CASE lower(p.base){whens}\n        END || coalesce(',' || nullif(trim(p.inside), ''), '') "
+            f"|| ')' || coalesce('@' || nullif(p.at, ''), '') FROM (SELECT {parts} AS p)), name);\n")
 
 
 def _lit(text: str) -> str:
@@ -448,6 +493,11 @@ def table_macros_sql() -> str:
         types = {name: "DOUBLE" if name == "recall" else spec_types()[name] for name in m.params}
         signature = "".join(f"{name} := {'NULL' if default(name) is None else DUCKDB.literal(default(name), types[name])}, "
                             for name in m.params)
+        if needs_subtopics(m.metric):  # its first table holds subtopic judgments: composed, not rankkit.per_query
+            from rankkit.compose import subtopic_macro
+
+            macros.append(subtopic_macro(m, signature + TABLE_CONVENTIONS))
+            continue
         arguments = "".join(f", {'levels := [recall]' if name == 'recall' else f'{name} := {name}'}" for name in m.params)
         macros.append(
             f"CREATE OR REPLACE MACRO {m.macro}(qrels_table, run_table, {signature}{TABLE_CONVENTIONS}) AS TABLE\n"

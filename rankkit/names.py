@@ -18,9 +18,12 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "score": ("score", "sim", "similarity"),
     "system": ("system", "run_id", "runid", "run", "tag", "system_id"),
     "rank": ("rank",),
+    # subtopic judgments (the diversity measures): ir_measures keeps the subtopic in the iteration column
+    "subtopic": ("subtopic", "subtopic_id", "subtopicid", "intent", "aspect", "facet", "iteration", "iter"),
 }
-REQUIRED = {"qrels": ("query_id", "doc_id", "relevance"), "run": ("query_id", "doc_id", "score")}
-OPTIONAL = {"qrels": (), "run": ("system", "rank")}
+REQUIRED = {"qrels": ("query_id", "doc_id", "relevance"), "run": ("query_id", "doc_id", "score"),
+            "subtopics": ("query_id", "subtopic", "doc_id", "relevance")}
+OPTIONAL = {"qrels": (), "run": ("system", "rank"), "subtopics": ()}
 
 # The fields of a TREC line, in order (a run's line may have more after the tag, ignored).
 QRELS_FIELDS = ("query_id", "iteration", "doc_id", "relevance")

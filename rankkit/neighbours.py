@@ -23,12 +23,10 @@ __all__ = ["from_ir_measures", "translate", "gains_text"]
 
 # ir_measures' parameters that rankkit's measures do not take as such; a string naming one of them
 # is translated here, anything else is rankkit's own spelling
-_THEIRS = ("dcg", "judged_only", "relative", "cutoff", "min_rel", "max_rel", "T")
+_THEIRS = ("dcg", "judged_only", "relative", "cutoff", "min_rel", "max_rel")
 
 # ir_measures' measures rankkit does not offer (yet), and why: refused by name, not guessed at
 NOT_OFFERED = {
-    **{name: "a diversity measure over subtopic judgments" for name in (
-        "alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA", "StRecall")},
     **{name: "a C/W/L user-model measure (cwl_eval)" for name in (
         "BPM", "NERR8", "NERR9", "NERR10", "NERR11")},
     "Compat": "compatibility with an ideal ranking (Clarke et al.)",
@@ -87,7 +85,7 @@ def _from_ranx(text: str) -> str:
 
 def _needs_translation(base: str, params: dict) -> bool:
     return (any(name in _THEIRS for name in params) or _gains_unread(params.get("gains"))
-            or (base.lower() in ("numret", "rbp") and "rel" in params))
+            or (base.lower() in ("numret", "rbp") and "rel" in params) or (base.lower() in ("nrbp", "nnrbp") and "beta" in params))
 
 
 def _gains_unread(value: str | None) -> bool:
@@ -175,8 +173,9 @@ def _translated(name: str, params: dict, given: str) -> str:
         name = "SetRelP"
     if name.lower() == "numret" and "rel" in params:
         name = "NumRelRet"  # ir_measures' NumRet(rel=r) counts the documents retrieved of grade >= r
+    if name.upper() in ("NRBP", "NNRBP") and "beta" in params:
+        params["patience"] = params.pop("beta")  # ndeval's -beta, the chance of reading on
     _scale(name, params, given)
-    _user_model(name, params, given)
     dcg = params.pop("dcg", "log2")
     if dcg == "exp-log2":
         params["gain"] = "exp"
@@ -186,31 +185,33 @@ def _translated(name: str, params: dict, given: str) -> str:
     if "gains" in params:
         params["gains"] = gains_text(params["gains"], given)
     if name.upper() == "RBP" and "rel" in params:
-        raise MeasureError(f"measure '{given}': rankkit's RBP is trec_eval's, with graded gains scaled by the "
-                           f"query's top grade; binary relevance at a level (ir_measures' rel) is not offered")
+        params["binary_rel"] = params.pop("rel")  # binary gains at that level; rankkit's RBP alone is trec_eval's graded
     text = name + (f"({','.join(f'{k}={_written(v)}' for k, v in params.items())})" if params else "")
     return text + (f"@{_written(cutoff)}" if cutoff is not None else "")
 
 
 def _scale(name: str, params: dict, given: str) -> None:
-    """C/W/L's grading scale: ir_measures' max_rel is rankkit's max (min_rel 0: the bottom of the scale)."""
-    if str(params.pop("min_rel", 0)) not in ("0", "0.0"):
-        raise MeasureError(f"measure '{given}': min_rel other than 0 is not offered; rankkit's {name} scales "
-                           f"grades from 0 to max")
+    """C/W/L's grading scale: ir_measures' max_rel is rankkit's max, min_rel its bottom."""
+    if str(params.get("min_rel", 0)) in ("0", "0.0"):
+        params.pop("min_rel", None)  # rankkit's bottom defaults to 0, as min_rel
+    elif name in ("SDCG", "INSQ", "INST"):
+        params["bottom"] = params.pop("min_rel")
+    else:
+        raise MeasureError(f"measure '{given}': min_rel is not offered for {name}; SDCG, INSQ and INST take it "
+                           f"(rankkit's bottom)")
     if "max_rel" in params:
-        params["max"] = params.pop("max_rel")
+        rest = {key: value for key, value in params.items() if key != "max_rel"}
+        top = params["max_rel"]
+        params.clear()
+        params.update(max=top, **rest)  # max first: INST(max_rel=3,T=2) and its object read the same
     elif name in ("SDCG", "INSQ", "INST"):
         raise MeasureError(f"measure '{given}': ir_measures' {name} needs max_rel, the top of the grading scale; "
                            f"rankkit spells it {name}(max=3)@10 (max defaults to 4)")
 
 
-def _user_model(name: str, params: dict, given: str) -> None:
-    """INSQ's and INST's T, the gain the user wants: rankkit's is ir_measures' default, T = 1."""
-    if name in ("INSQ", "INST") and float(params.pop("T", 1)) != 1:
-        raise MeasureError(f"measure '{given}': rankkit's {name} has T = 1 (ir_measures' default); another T is not "
-                           f"offered yet")
-
-
 def _written(value) -> str:
+    """A value as rankkit's name writes it: a number in its shortest form (ir_measures' T=2.0 is T=2)."""
+    if isinstance(value, str) and re.fullmatch(r"[-+]?\d+\.\d*", value.strip()):
+        value = float(value)
     return f"{value:g}" if isinstance(value, float) else str(value)
 

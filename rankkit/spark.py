@@ -16,6 +16,7 @@ from typing import Iterable, Mapping
 
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import RankkitError
+from rankkit.spark_dialect import refuse_diversity
 
 __all__ = ["evaluate", "session", "INSTALL"]
 
@@ -77,6 +78,7 @@ def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool =
         raise RankkitError("Spark: duplicates='first' keeps a document's first occurrence, and a Spark table has no "
                            "order to say which is first; remove duplicates before evaluating")
     specs = measure_specs(default_connection(), measures, rel=conventions.rel, docs=conventions.docs)
+    refuse_diversity(specs)
     qrels_name, qrels_columns, qrels_label = _source(spark, qrels, "qrels", columns or {})
     run_name, run_columns, run_label = _source(spark, run, "run", columns or {})
     text = statement(specs, qrels=qrels_name, run=run_name, qrels_columns=qrels_columns, run_columns=run_columns,
@@ -108,12 +110,14 @@ def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tupl
 def evaluate_rows(spark, qrels, run, measures: str | Iterable[str], per_query: bool = False, *, con=None,
                   rel: float = 1, ties: str = "trec", depth: int | None = None, queries: str = "both", columns=None,
                   duplicates: str = "error", split_by_tag: bool = False, judged_only: bool = False,
-                  docs: int = 0) -> tuple[list, list[dict], list[dict] | None]:
+                  docs: int = 0, subtopics=None) -> tuple[list, list[dict], list[dict] | None]:
     """rankkit.evaluate.evaluate_rows computed by Spark (the command line's ``--engine spark``): the inputs
     read and checked by rankkit's readers, as the DuckDB engine reads them (TREC text, CSV, Parquet; the
     same systems, the same warnings), handed to Spark, and evaluated there by the composed statement."""
-    from rankkit.evaluate import prepared
+    from rankkit.evaluate import measure_specs, prepared
+    from rankkit.io import default_connection
 
+    refuse_diversity(measure_specs(default_connection(), measures, rel=rel, docs=docs))  # subtopics too
     conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
                               judged_only=judged_only, docs=docs)
     with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag) as (

@@ -174,6 +174,18 @@ def checks(qrels: str, run: str) -> str:
             f"{bad('qrels', qrels, 'grade', 'relevance')} UNION ALL {duplicates})")
 
 
+def refuse_diversity(specs) -> None:
+    """The diversity measures are DuckDB's only: refused, saying why, before Spark is asked anything (the
+    statement and rankkit.spark's evaluations call this first)."""
+    from rankkit.measures import needs_subtopics
+
+    diverse = [spec["measure"] for spec in specs if needs_subtopics(spec["metric"])]
+    if diverse:
+        raise RankkitError(f"Spark: {', '.join(diverse)} read subtopic judgments, which the Spark engine does not "
+                           "take (their ideal ordering is ndeval's greedy one, a fold over structs that the Spark "
+                           "dialect does not translate); evaluate them with rankkit.evaluate(..., subtopics=) on DuckDB")
+
+
 def statement(specs: Iterable[Mapping], *, qrels: str, run: str, qrels_columns: Mapping[str, str] | None = None,
               run_columns: Mapping[str, str | None] | None = None, per_query: bool = False, ties: str = "trec",
               scores: str = "double", depth: int | None = None, queries: str = "both",
@@ -188,6 +200,7 @@ def statement(specs: Iterable[Mapping], *, qrels: str, run: str, qrels_columns: 
     run_columns = run_columns or {name: name for name in RUN_COLUMNS if name != "rank"}
     if scores not in ("double", "float32"):
         raise RankkitError(f"scores must be double or float32, got {scores!r}")
+    refuse_diversity(specs)
     labels = labels or (f"qrels table {qrels}", f"run table {run}")
     problems = checks(*labels) if check else None
     before = ranks(ties, depth, judged_only)

@@ -18,6 +18,11 @@
 -- param: coef   DOUBLE[] := [1,-1,0,0]  utility's worth of a relevant retrieved, non-relevant retrieved, relevant missed and non-relevant missed document
 -- param: gains  VARCHAR := NULL      gain per relevance level as trec_eval writes it ('1=3,2=9,4=4.5'); other levels gain their grade
 -- param: docs   INTEGER := 0         documents in the collection (trec_eval -N): the non-relevant missed documents of utility
+-- param: alpha  DOUBLE  := 0.5       redundancy intolerance of the diversity measures (ndeval's -alpha): a subtopic met again gains (1 - alpha) times what it gained before
+-- param: patience DOUBLE := 0.5     patience of NRBP (ndeval's -beta, ir_measures' beta): the chance of reading on to the next rank
+-- param: T      DOUBLE  := 1         the gain a C/W/L user wants (INSQ, INST; cwl_eval's T, ir_measures' default 1): a user wanting more reads deeper
+-- param: binary_rel DOUBLE := NULL  RBP's binary relevance (ir_measures' RBP(rel=2)): a document of grade >= binary_rel gains 1, others 0 (NULL: trec_eval's graded gains)
+-- param: bottom DOUBLE  := 0         bottom of the grading scale of the C/W/L measures (SDCG, INSQ, INST; ir_measures' min_rel): a grade gains (grade - bottom) / (max - bottom), clipped to [0, 1]
 --
 -- What a measure spec (rankkit.spec) holds of each parameter: its type there, the condition its value
 -- must meet and what it must be (NULL passes where the default is NULL), or, after :=, the expression
@@ -37,6 +42,11 @@
 -- spec: coef   DOUBLE[]  len(coef) = 4 AND len([x FOR x IN coef IF x IS NULL OR NOT isfinite(x::DOUBLE)]) = 0  ; utility takes four numbers
 -- spec: gains  STRUCT(level DOUBLE, gain DOUBLE)[]  := rankkit.gain_map(trim(gains::VARCHAR, '[] '), measure)
 -- spec: docs   BIGINT    docs >= 0 AND docs = floor(docs)  ; the number of documents must be an integer >= 0
+-- spec: alpha  DOUBLE    isfinite(alpha::DOUBLE) AND alpha::DOUBLE >= 0 AND alpha::DOUBLE <= 1  ; alpha must be a number from 0 to 1
+-- spec: patience DOUBLE  isfinite(patience::DOUBLE) AND patience::DOUBLE >= 0 AND patience::DOUBLE <= 1  ; patience must be a number from 0 to 1
+-- spec: T      DOUBLE    isfinite(T::DOUBLE) AND T::DOUBLE > 0  ; T must be a positive number
+-- spec: binary_rel DOUBLE  isfinite(binary_rel::DOUBLE)  ; binary_rel must be a number, the lowest grade that gains 1
+-- spec: bottom DOUBLE    isfinite(bottom::DOUBLE)  ; bottom must be a number, the bottom of the grading scale
 
 ATTACH IF NOT EXISTS ':memory:' AS rankkit;
 
@@ -89,6 +99,11 @@ CREATE OR REPLACE MACRO rankkit.running_sum(terms) AS
 
 -- The DCG discount of rank i (ranks start at 1).
 CREATE OR REPLACE MACRO rankkit.discount(i) AS log2(i + 1.0E0);
+
+-- The span of a C/W/L grading scale from bottom to max, which must rise (else an error).
+CREATE OR REPLACE MACRO rankkit.grade_span(max, bottom) AS
+    CASE WHEN max > bottom THEN max - bottom
+         ELSE error('rankkit: the grading scale must rise: max (' || max || ') must be above bottom (' || bottom || ')') END;
 
 -- ERR's probability that a user stops at a document of this grade, for a scale topping at max.
 CREATE OR REPLACE MACRO rankkit.stop_probability(grade, max := 4) AS

@@ -51,8 +51,10 @@ WITH
 named AS (
     SELECT unnest(rankkit.measure_list(names)) AS measure, generate_subscripts(rankkit.measure_list(names), 1) AS position
 ),
+-- a preset (ranx's ndcg_burges@10) reads as the measure with its parameters set (nDCG(gain=exp)@10), as
+-- in Python (rankkit.preset_name is generated from the presets: of sql/metrics/*.sql)
 expanded AS (
-    SELECT coalesce(t.measure, named.measure) AS measure,
+    SELECT coalesce(t.measure, rankkit.preset_name(named.measure)) AS measure,
            row_number() OVER (ORDER BY named.position, t.j) AS place
     FROM named
     LEFT JOIN (SELECT name, unnest(measures) AS measure, generate_subscripts(measures, 1) AS j FROM rankkit.trec_names()) t

@@ -26,6 +26,13 @@
 -- input: tie_sizes    run    ties := 'average': the size of that group
 -- input: cum          run    ties := 'average': cum[r], the discounts of ranks 1..r added up
 -- input: qrels_grades query  the query's qrels grades, in no order (sorting them cost the most of a small evaluation)
+-- The subtopic judgments (rankkit.subtopic_rows: query, subtopic, document, grade), for the diversity
+-- measures only: a third scope, per query and subtopic, held as one list per query with an element per
+-- subtopic judged for it, in subtopic order (the same order in each of these inputs).
+-- input: sub_ranks    run/subtopic    per subtopic, the ranks of the retrieved documents judged for it, in rank order
+-- input: sub_grades   run/subtopic    their grades for that subtopic, in the same order
+-- input: sub_qrels    query/subtopic  per subtopic, the grades of the documents judged for it
+-- input: sub_docs     query/subtopic  per document judged for a subtopic (ids descending), its grade for each subtopic (NULL: not judged for it)
 
 -- What the qrels give, once per query whatever the number of systems: the relevant and the judged
 -- non-relevant documents, and the ideal gains (trec_eval's ideal=qrels: every judged document of
@@ -92,3 +99,39 @@
 -- feature: gain_values := list_transform({gain_at}, lambda t: {gains}[t])
 -- feature: idcg_terms := list_transform({ideal}, lambda x, pos: x / rankkit.discount(pos))
 -- feature: idcg_so_far := rankkit.running_sum({idcg_terms})
+
+-- The diversity measures (ndeval's, TREC Web track 2009-2014), over the subtopic judgments: a
+-- document is relevant to a subtopic when its grade there is >= rel, and a subtopic counts when some
+-- document is relevant to it (ndeval's actualSubtopics; a query with none scores 0). Every sum is
+-- over subtopics u and, within one, over its relevant documents in rank order: the j-th document
+-- relevant to u gains (1 - alpha)^(j - 1), as ndeval's gain of a subtopic met again.
+-- feature: sub_count := len(list_filter({sub_qrels}, lambda gs: len(list_filter(gs, lambda g: g >= {s.rel})) > 0))
+-- feature: sub_num_rel := list_transform({sub_qrels}, lambda gs: len(list_filter(gs, lambda g: g >= {s.rel})))
+-- the ranks of each subtopic's relevant documents retrieved, and those within the cutoff
+-- feature: sub_rel_ranks := list_transform({sub_ranks}, lambda rs, u: list_filter(rs, lambda r, t: {sub_grades}[u][t] >= {s.rel}))
+-- feature: sub_cut := list_transform({sub_rel_ranks}, lambda rs: list_filter(rs, lambda r: r <= coalesce({s.k}, r)))
+-- alpha-DCG and the intent-aware ERR within the cutoff, not normalised
+-- feature: alpha_dcg := rankkit.ordered_sum(flatten(list_transform({sub_cut}, lambda rs:
+--     list_transform(rs, lambda r, j: pow(1.0E0 - {s.alpha}, j - 1) / rankkit.discount(r)))))
+-- feature: ia_err := rankkit.ordered_sum(flatten(list_transform({sub_cut}, lambda rs:
+--     list_transform(rs, lambda r, j: pow(1.0E0 - {s.alpha}, j - 1) / r))))
+-- The ideal ordering, ndeval's greedy one (the best is NP-hard): at each rank the judged document that
+-- gains most given those above it, ties to the greatest document id (sub_docs is in descending id
+-- order, and list_position finds the first maximum); its gain at each of the first k ranks. The state
+-- of the fold: the gains so far, each subtopic's gain for its next relevant document, the documents used.
+-- feature: sub_rels := list_transform({sub_docs}, lambda d: list_transform(d, lambda g: coalesce(g >= {s.rel}, false)))
+-- feature: sub_ideal := (list_reduce(list_transform(range(least(coalesce({s.k}, len({sub_rels})), len({sub_rels}))),
+--     lambda i: {'gains': []::DOUBLE[], 'next': list_transform({sub_rels}[1], lambda b: 1.0E0), 'used': list_transform({sub_rels}, lambda d: false)}),
+--     lambda st, x: list_transform([list_transform({sub_rels}, lambda rs, i: CASE WHEN st.used[i] THEN -1.0E0
+--         ELSE rankkit.ordered_sum(list_transform(rs, lambda b, u: CASE WHEN b THEN st.next[u] ELSE 0.0E0 END)) END)],
+--     lambda gained: list_transform([list_position(gained, list_max(gained))], lambda best:
+--         {'gains': list_append(st.gains, gained[best]),
+--          'next': list_transform(st.next, lambda g, u: CASE WHEN {sub_rels}[best][u] THEN g * (1.0E0 - {s.alpha}) ELSE g END),
+--          'used': list_transform(st.used, lambda used, i: used OR i = best)})[1])[1],
+--     {'gains': []::DOUBLE[], 'next': list_transform({sub_rels}[1], lambda b: 1.0E0), 'used': list_transform({sub_rels}, lambda d: false)})).gains
+-- NRBP's sum: the gains weighted patience^(rank - 1) over the whole ranking, and the ideal's
+-- feature: nrbp_sum := rankkit.ordered_sum(flatten(list_transform({sub_rel_ranks}, lambda rs:
+--     list_transform(rs, lambda r, j: pow(1.0E0 - {s.alpha}, j - 1) * pow({s.patience}, r - 1)))))
+-- feature: ideal_nrbp := rankkit.ordered_sum(list_transform({sub_ideal}, lambda x, t: x * pow({s.patience}, t - 1)))
+-- feature: ideal_alpha_dcg := rankkit.ordered_sum(list_transform({sub_ideal}, lambda x, t: x / rankkit.discount(t)))
+-- feature: ideal_ia_err := rankkit.ordered_sum(list_transform({sub_ideal}, lambda x, t: x / t))

@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankkit
-from rankkit.compose import compose, per_query_macro, plan
+from rankkit.compose import QUERY_SETS, compose, per_query_macro, plan
 from rankkit.errors import RankkitError
 from rankkit.evaluate import SPEC_TYPE, measure_specs
-from rankkit.measures import registry
+from rankkit.measures import needs_subtopics, registry
 
 # every registered measure, with its options; the gain measures again under ties='average'
 GAIN = ["CG@3", "CG(gain=exp)@5", "DCG@5", "DCG", "DCG(gains=2=5)@5", "IDCG@5", "IDCG(ideal=run)@3",
@@ -27,9 +27,9 @@ ALL = GAIN + [
     "ERR@5", "ERR(max=3)@3", "ERR", "G", "G_1=3,2=9", "gm_bpref", "gm_map", "infAP", "infAP(rel=2)", "IPrec@0.5",
     "IPrec@0", "IPrec(rel=2)@1", "Judged@5", "Judged", "ndcg_rel", "ndcg_rel_1=3,2=9", "num_nonrel_judged_ret",
     "num_nonrel_judged_ret(rel=2)", "numq", "NumRel", "NumRel(rel=2)", "NumRelRet@5", "NumRet@5", "NumRet", "P@3",
-    "P", "P(rel=2)@5", "R@5", "R", "RBP(p=0.8)", "rbp", "rbp_resid", "rbp_resid_p=0.5", "relative_P@5",
+    "P", "P(rel=2)@5", "R@5", "R", "RBP(p=0.8)", "RBP(p=0.5,binary_rel=2)", "rbp", "rbp_resid", "rbp_resid_p=0.5", "relative_P@5",
     "relative_P", "Rndcg", "Rndcg_1=3,2=9", "Rprec", "Rprec(rel=2)", "Rprec_mult(mult=2)", "Rprec_mult_0.2", "RR",
-    "RR@3", "RR(rel=2)", "SDCG@5", "SDCG(max=2)", "INSQ", "INSQ(max=1)", "INST", "INST(max=2)", "FallOut@3", "fall_out(rel=2)", "set_F", "set_F(beta=0.5)", "SetF@3", "Hits@5", "Hits(rel=2)", "set_map", "Success@3", "unj@5", "unj", "utility",
+    "RR@3", "RR(rel=2)", "SDCG@5", "SDCG(max=2)", "SDCG(max=3,bottom=1)@5", "INSQ(max=3,bottom=-1)", "INST(max=5,T=2,bottom=1)", "INSQ", "INSQ(max=1)", "INSQ(T=2)", "INST", "INST(max=2)", "INST(max=3,T=0.5)", "FallOut@3", "fall_out(rel=2)", "set_F", "set_F(beta=0.5)", "SetF@3", "Hits@5", "Hits(rel=2)", "set_map", "Success@3", "unj@5", "unj", "utility",
     "utility(coef=[2,-1,0,0],docs=100)"]
 DOCS = [f"d{i}" for i in range(10)]
 
@@ -41,8 +41,20 @@ def con():
 
 def test_every_registered_measure_is_in_the_property_test(con):
     covered = {spec["metric"] for spec in measure_specs(con, ALL)}
-    numeric = {m.metric for m in registry().values() if m.aggregate != "text"}
+    # the diversity measures read subtopic judgments, which rankkit.per_query_ranked does not take: their
+    # property test is against pyndeval (tests/test_diversity.py)
+    numeric = {m.metric for m in registry().values() if m.aggregate != "text" and not needs_subtopics(m.metric)}
     assert numeric <= covered, f"not covered: {sorted(numeric - covered)}"
+
+
+def test_no_statement_of_the_other_measures_reads_the_subtopic_judgments(con):
+    """The third scope is added only where a diversity measure asks for it: every other statement is
+    the one composed before it existed."""
+    for queries in QUERY_SETS:
+        sql = compose(measure_specs(con, ALL), qrels="'q'", ranks="rk", queries=queries)
+        assert "subtopic" not in sql and "sub_" not in sql
+    assert "rankkit_subtopic_lists" in compose(measure_specs(con, ["alpha-nDCG@5"]), qrels="'q'", ranks="rk",
+                                               subtopics="'s'", subtopic_ranks="srk")
 
 
 @st.composite
@@ -105,10 +117,13 @@ def test_every_measure_composes_alone(metric):
     con = rankkit.connect()
     example = f"{measure.name}@5" if "k" in measure.params else f"{measure.name}@0.5" if "recall" in measure.params \
         else measure.name
-    sql = compose(measure_specs(con, [example]), qrels="'q'", ranks="rk")
+    subtopics = {"subtopics": "'s'", "subtopic_ranks": "srk"} if needs_subtopics(metric) else {}
+    sql = compose(measure_specs(con, [example]), qrels="'q'", ranks="rk", **subtopics)
     con.execute("CREATE TABLE q (query_id VARCHAR, doc_id VARCHAR, relevance INTEGER)")
     con.execute("CREATE TABLE r (query_id VARCHAR, doc_id VARCHAR, score DOUBLE)")
+    con.execute("CREATE TABLE s (query_id VARCHAR, subtopic VARCHAR, doc_id VARCHAR, relevance INTEGER)")
     con.execute("CREATE TABLE rk AS FROM rankkit.ranks('q', 'r')")
+    con.execute("CREATE TABLE srk AS FROM rankkit.subtopic_ranks('s', 'r')")
     assert con.execute(sql).fetchall() == []  # it binds and runs
 
 

@@ -57,6 +57,38 @@ def ours_many(names, name: str) -> dict[str, dict[str, float]]:
     return {given: found[measure] for given, measure in read.items()}
 
 
+# Subtopic judgments for the diversity measures (ir_measures keeps the subtopic in the iteration column);
+# ir_measures' fixtures have one subtopic a query, so these are pyndeval's README example and one more query
+SUBTOPICS = [("0", "a", "A", 1), ("0", "b", "B", 1), ("0", "b", "D", 1), ("0", "c", "C", 1),
+             ("1", "x", "A", 1), ("1", "y", "B", 2), ("1", "y", "C", 1), ("1", "x", "D", 2)]
+SUBTOPIC_RUN = [("0", "A", 9.3), ("0", "D", 8.4), ("0", "E", 8.1), ("0", "B", 7.6),
+                ("1", "C", 3.0), ("1", "A", 2.0), ("1", "Z", 1.0), ("1", "D", 0.5)]
+
+
+def diverse(name) -> bool:
+    """Whether a name (or object) reads subtopic judgments."""
+    from rankkit.evaluate import measure_specs
+    from rankkit.io import default_connection
+    from rankkit.measures import needs_subtopics
+
+    return needs_subtopics(measure_specs(default_connection(), expand([name]))[0]["metric"])
+
+
+def diversity_pair(measure, given) -> tuple[dict, dict]:
+    """ir_measures' per-query values of ``measure`` (alone: its pyndeval provider keeps alpha and beta in
+    global state, so two measures with different alphas in one call spoil each other) and rankkit's of
+    ``given``, on SUBTOPICS."""
+    import pandas as pd
+
+    qrels = pd.DataFrame(SUBTOPICS, columns=["query_id", "iteration", "doc_id", "relevance"])
+    run = pd.DataFrame(SUBTOPIC_RUN, columns=["query_id", "doc_id", "score"])
+    # nNRBP of a query with no relevant subtopic: ndeval divides 0 by 0 (nan), rankkit says 0 (README)
+    expected = {m.query_id: 0.0 if math.isnan(m.value) and measure.NAME == "nNRBP" else m.value
+                for m in ir_measures.iter_calc([measure], qrels, run)}
+    frame = rankkit.evaluate(None, run, [given], per_query=True, subtopics=qrels)
+    return dict(zip(frame["query_id"], frame["value"])), expected
+
+
 def variants():
     """Every ir_measures measure object with one parameter set to a non-default value (and a cutoff
     or IPrec's recall level where the measure takes one, so that it can be computed)."""
@@ -72,11 +104,16 @@ def variants():
 def test_every_parameter_is_translated_or_refused():
     """A silent mistranslation fails here: each object either gives ir_measures' value per query on
     both fixtures, or is refused with a message naming it."""
-    accepted, refused = {}, []
+    accepted, refused, diversity = {}, [], []
     for param in variants():
         measure = param.values[0]
         try:
             name = expand([measure])[0]
+            if diverse(name):  # ir_measures' fixtures have no subtopics
+                got, expected = diversity_pair(measure, measure)
+                assert got == pytest.approx(expected, abs=1e-9), str(measure)
+                diversity.append(str(measure))
+                continue
             ours(name, "cwl")  # the SQL parser's refusals
         except MeasureError as error:
             assert measure.NAME in str(error) or str(measure).split("@")[0] in str(error), str(error)
@@ -100,7 +137,9 @@ def test_every_parameter_is_translated_or_refused():
                     assert values.get((name, query)) == pytest.approx(value, abs=1e-9), (str(measure), fixture_name, query)
     computed = {str(m) for m in accepted}
     assert {"NumRet(rel=2)", "SetP(relative=True)", "nDCG(gains={0:1,1:4,2:5})@10", "SDCG(max_rel=3)@10", "INSQ(max_rel=3)", "INST(max_rel=3)"} <= computed
-    assert "P(judged_only=True)@10" in refused and "alpha_nDCG@5" in refused
+    assert "P(judged_only=True)@10" in refused and "BPM(max_rel=3)@10" in refused and "alpha_nDCG(judged_only=True)@10" in refused
+    assert {"alpha_nDCG(alpha=0.3)@10", "NRBP(alpha=0.3)", "StRecall(rel=2)@10", "ERR_IA@5", "alpha_DCG@5",
+            "nNRBP(alpha=0.3)"} <= set(diversity)
 
 
 def test_numret_with_rel_counts_the_relevant_retrieved():
@@ -118,17 +157,30 @@ def test_strings_in_ir_measures_spelling():
 
 
 @pytest.mark.parametrize("given, why", [
-    ("RBP(rel=2)", "binary relevance at a level"),
-    (ir_measures.RBP(rel=2), "binary relevance at a level"),
     ("P(judged_only=True)@5", "evaluate(..., judged_only=True) or rankkit eval -J"),
     ("nDCG(dcg=log10)", "gain=exp (dcg=exp-log2)"),
     ("BPM(max_rel=3)@10", "C/W/L"),
-    (ir_measures.INST(max_rel=3, T=2.0), "T = 1"),
+    (ir_measures.INST(T=2.0), "needs max_rel"),
 ])
 def test_refused_with_rankkits_spelling(given, why):
     with pytest.raises(MeasureError, match=r"measure '.*': .*") as error:
         expand([given])
     assert why in str(error.value)
+
+
+@pytest.mark.parametrize("given, p", [(ir_measures.RBP(rel=1), 0.8), (ir_measures.RBP(rel=2, p=0.5), 0.5),
+                                      ("RBP(rel=2)", 0.9), ("RBP(rel=3,p=0.95)", 0.95)])
+def test_rbp_with_rel_is_binary_relevance_at_that_level(given, p):
+    """ir_measures' RBP(rel=r) (cwl_eval's): a document of grade >= r gains 1; rankkit's RBP alone keeps
+    trec_eval's graded gains. The string RBP is trec_eval's p = 0.9, the object ir_measures' 0.8."""
+    name = expand([given])[0]
+    assert name.startswith("RBP(") and (f"p={p:g}" in name or p == 0.9) and "binary_rel=" in name
+    measure = given if not isinstance(given, str) else ir_measures.parse_measure(given.replace(")", f",p={p})")
+                                                                                   if "p=" not in given else given)
+    for fixture_name in FIXTURES:
+        assert_same(ours(given, fixture_name), theirs(measure, fixture_name), (str(given), fixture_name))
+    graded = ours("RBP(p=0.5)", "compat")
+    assert ours("RBP(p=0.5,binary_rel=1)", "compat") != graded  # compat's grades go up to 50
 
 
 def test_gains_with_several_levels_in_every_form():
@@ -243,6 +295,11 @@ def test_readme_rows_from_ir_measures():
             continue
         assert given == "same value", theirs_name
         assert expand([theirs_name]) == expand([measure])
+        if diverse(ours_name):
+            for asked in (theirs_name, ours_name):
+                got, expected = diversity_pair(measure, asked)
+                assert got == pytest.approx(expected, abs=1e-9), asked
+            continue
         for name in FIXTURES:
             try:
                 expected = theirs(measure, name)
@@ -355,13 +412,53 @@ def test_sdcg_agrees_with_cwl_eval(k, top):
         assert_same(ours(measure, name), theirs(measure, name), (str(measure), name))
 
 
-@pytest.mark.parametrize("top", [1, 3, 50])
+@pytest.mark.parametrize("top, T", [(1, 1.0), (3, 1.0), (50, 1.0), (3, 2.0), (1, 0.5), (50, 3.0)])
 @pytest.mark.parametrize("family", ["INSQ", "INST"])
-def test_user_models_agree_with_cwl_eval(family, top):
+def test_user_models_agree_with_cwl_eval(family, top, T):
+    """INSQ and INST with cwl_eval's T, the gain the user wants (ir_measures' INST(T=2)), as objects and
+    as ir_measures' and rankkit's strings."""
     pytest.importorskip("cwl")
-    measure = getattr(ir_measures, family)(max_rel=top)
-    assert expand([measure]) == [f"{family}(max={top})"]
+    measure = getattr(ir_measures, family)(max_rel=top, T=T)
+    ours_name = f"{family}(max={top},T={T:g})"
+    assert expand([measure]) == [ours_name]
     for name in FIXTURES:
-        assert_same(ours(measure, name), theirs(measure, name), (str(measure), name))
-    with pytest.raises(MeasureError, match="T = 1"):
-        expand([getattr(ir_measures, family)(max_rel=top, T=2.0)])
+        expected = theirs(measure, name)
+        for given in (measure, str(measure), ours_name):
+            assert_same(ours(given, name), expected, (str(given), name))
+    if T == 1:  # ir_measures' default, and rankkit's
+        assert expand([getattr(ir_measures, family)(max_rel=top)]) == [f"{family}(max={top})"]
+
+
+def test_presets_read_by_the_sql_parser_too(con):
+    """The plain duckdb shell's rankkit.evaluate reads ranx's ndcg_burges@10 as Python does: nDCG(gain=exp)@10,
+    through rankkit.preset_name, generated from the presets: of the measures' headers."""
+    con.execute("CREATE TABLE q AS SELECT * FROM (VALUES ('0', 'A', 2), ('0', 'B', 1)) t(query_id, doc_id, relevance)")
+    con.execute("CREATE TABLE r AS SELECT * FROM (VALUES ('0', 'A', 1.0), ('0', 'B', 2.0)) t(query_id, doc_id, score)")
+    rows = con.execute("SELECT measure, value FROM rankkit.evaluate('q', 'r', ['ndcg_burges@10', 'DCG_Burges@1', "
+                       "'nDCG@10'])").fetchall()
+    exp = {name: value for name, value in con.execute(
+        "SELECT measure, value FROM rankkit.evaluate('q', 'r', ['nDCG(gain=exp)@10', 'DCG(gain=exp)@1'])").fetchall()}
+    assert rows[0] == ("nDCG(gain=exp)@10", exp["nDCG(gain=exp)@10"])
+    assert rows[1] == ("DCG(gain=exp)@1", exp["DCG(gain=exp)@1"]) and rows[2][0] == "nDCG@10"
+    assert rows[0][1] != rows[2][1]  # the gain differs: 2^2 - 1 for A
+    python = rankkit.evaluate(con.table("q").df(), con.table("r").df(), ["ndcg_burges@10"])
+    assert python[["measure", "value"]].values.tolist() == [list(rows[0])]
+
+
+@pytest.mark.parametrize("measure", [
+    ir_measures.SDCG(min_rel=1, max_rel=3) @ 10, ir_measures.INSQ(min_rel=1, max_rel=3),
+    ir_measures.INST(min_rel=1, max_rel=5, T=2.0), ir_measures.SDCG(min_rel=-1, max_rel=2) @ 5])
+def test_min_rel_is_the_bottom_of_the_grading_scale(measure):
+    """ir_measures' min_rel (cwl_eval's scale from min_rel to max_rel) is rankkit's bottom."""
+    pytest.importorskip("cwl")
+    name = expand([measure])[0]
+    assert f"bottom={measure['min_rel']}" in name
+    for fixture_name in FIXTURES:
+        expected = theirs(measure, fixture_name)
+        for given in (measure, str(measure), name):
+            assert_same(ours(given, fixture_name), expected, (str(given), fixture_name))
+
+
+def test_a_scale_that_does_not_rise_is_refused():
+    with pytest.raises(rankkit.RankkitError, match=r"the grading scale must rise: max \(2(\.0)?\) must be above bottom \(2(\.0)?\)"):
+        ours("SDCG(max=2,bottom=2)@5", "cwl")

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 import pytest
 
@@ -11,7 +13,7 @@ from rankkit.cli import main
 from rankkit.compose import DUCKDB, compose
 from rankkit.errors import RankkitError
 from rankkit.evaluate import measure_specs
-from rankkit.measures import registry, shared_features
+from rankkit.measures import needs_subtopics, registry, shared_features
 from rankkit.spark_dialect import duckdb_statement, statement
 from rankkit.spark_sql import macros, spark_type, to_spark
 
@@ -88,13 +90,23 @@ def test_types():
 def test_every_definition_translates():
     """Every declared feature and value, with its parameters filled in as the composer fills them."""
     con = rankkit.connect()
-    names = [m.name for m in registry().values() if m.value is not None]
+    names = [m.name for m in registry().values() if m.value is not None and not needs_subtopics(m.metric)]
     for ties in ("trec", "average"):
         specs = measure_specs(con, names if ties == "trec" else ["nDCG@10", "CG@5", "DCG", "IDCG"])
         text = statement(specs, qrels="q", run="r", ties=ties)
         assert "rankkit." not in text.replace("rankkit.q", "")  # no macro left: Spark has none
         assert "list_" not in text and "lambda" not in text.lower()
     assert shared_features()  # the features above were read
+
+
+def test_the_diversity_measures_are_refused_saying_why():
+    """Their greedy ideal ordering is a fold over structs the dialect does not translate: refused, not
+    half-translated."""
+    con = rankkit.connect()
+    for name in [m.name for m in registry().values() if needs_subtopics(m.metric)]:
+        example = f"{name}@10" if "k" in registry()[next(k for k, m in registry().items() if m.name == name)].params else name
+        with pytest.raises(RankkitError, match=f"Spark: {re.escape(example)} read subtopic judgments, .*greedy"):
+            statement(measure_specs(con, ["AP", example]), qrels="q", run="r")
 
 
 def test_the_duckdb_statement_is_the_composers():

@@ -17,7 +17,7 @@ import traitlets
 from traitlets import Enum, Float, Instance, Int, List, Unicode, observe, validate
 
 from rankkit.explore.data import ExplorerData, Setting, parse_measure
-from rankkit.measures import registry
+from rankkit.measures import needs_subtopics, registry
 from rankkit.stats import differences as paired_differences
 
 __all__ = ["ExplorerModel", "PAGE_SIZE", "CONTROL_TIPS", "unused_controls"]
@@ -379,8 +379,8 @@ class ExplorerModel(traitlets.HasTraits):
 def offered_measures(data: ExplorerData, measures: list[str] | None) -> list[str]:
     """The measure control's choices: every registered measure, or the measures given (as the
     measure trait holds them: parameters of their own, no cutoff, gain or level)."""
-    if not measures:
-        return [m.name for m in registry().values() if numeric(m)]
+    if not measures:  # the diversity measures read subtopic judgments, which the explorer is not given
+        return [m.name for m in registry().values() if numeric(m) and not needs_subtopics(m.metric)]
     return list(dict.fromkeys(parse_measure(data.con, name).base for name in measures))
 
 

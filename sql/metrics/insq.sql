@@ -1,12 +1,16 @@
 -- name:      INSQ
 -- aliases:   
--- params:    max
+-- params:    max, T, bottom
 -- aggregate: mean
--- summary:   INSQ, a C/W/L user model (T = 1, ir_measures' default): the user reads on past rank i with chance ((i + 2T - 1) / (i + 2T))^2, so rank r is read with weight (2T / (r - 1 + 2T))^2; the expected gain per document read, gains scaled to [0, 1] by max (grade / max, capped at 1), over cwl_eval's 1000 ranks
+-- summary:   INSQ, a C/W/L user model wanting gain T (1 by default, as ir_measures): the user reads on past rank i with chance ((i + 2T - 1) / (i + 2T))^2, so rank r is read with weight (2T / (r - 1 + 2T))^2; the expected gain per document read, gains scaled to [0, 1] by max (grade / max, capped at 1), over cwl_eval's 1000 ranks
 -- cite:      Moffat, Bailey, Scholer and Thomas, INST: an adaptive metric for information retrieval evaluation, ADCS 2015; cwl_eval; ir_measures (INSQ)
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
--- value: {insq_sum} / rankkit.ordered_sum(list_transform(range(1, 1001), lambda r: 1.0E0 / pow(r + 1.0E0, 2)))
--- each judged document within rank 1000 gains its scaled grade, weighted 1 / (r - 1 + 2T)^2 with T = 1
+-- value: {insq_sum} / rankkit.ordered_sum(list_transform(range(1, 1001), lambda r: 1.0E0 / pow(r - 1.0E0 + 2.0E0 * {s.T}, 2)))
+-- each judged document within rank 1000 gains its scaled grade, weighted 1 / (r - 1 + 2T)^2 (the (2T)^2 of
+-- both sums cancels)
+-- feature: insq_sum [bottom=0] := rankkit.ordered_sum(list_transform({ranks}, lambda r, t:
+--     CASE WHEN r <= 1000 THEN least(greatest({grades}[t], 0.0E0), {s.max}) / {s.max} / pow(r - 1.0E0 + 2.0E0 * {s.T}, 2) ELSE 0.0E0 END))
+-- a scale from bottom to max (ir_measures' min_rel to max_rel): (grade - bottom) / (max - bottom), clipped
 -- feature: insq_sum := rankkit.ordered_sum(list_transform({ranks}, lambda r, t:
---     CASE WHEN r <= 1000 THEN least(greatest({grades}[t], 0.0E0), {s.max}) / {s.max} / pow(r + 1.0E0, 2) ELSE 0.0E0 END))
+--     CASE WHEN r <= 1000 THEN (least(greatest({grades}[t], {s.bottom}), {s.max}) - {s.bottom}) / rankkit.grade_span({s.max}, {s.bottom}) / pow(r - 1.0E0 + 2.0E0 * {s.T}, 2) ELSE 0.0E0 END))

@@ -37,3 +37,29 @@ def values(tables):
         rows = tables.execute(f"SELECT query_id, value FROM rankkit.{macro}('qrels', 'run'{', ' + args if args else ''})").fetchall()
         return dict(rows)
     return run
+
+
+# Subtopic judgments for the diversity measures (pyndeval's README example as query 0, and query 1):
+# 0 has subtopics a {A}, b {B, D}, c {C} and ranks A D E(unjudged) B; 1 has x {A}, y {B (grade 2), C}
+# and ranks C A Z(unjudged); 2 is judged only, nothing relevant.
+SUBTOPICS = [
+    ("0", "a", "A", 1), ("0", "b", "B", 1), ("0", "b", "D", 1), ("0", "c", "C", 1),
+    ("1", "x", "A", 1), ("1", "y", "B", 2), ("1", "y", "C", 1),
+    ("2", "z", "A", 0),
+]
+SUBTOPIC_RUN = [("0", "A", 9.3), ("0", "D", 8.4), ("0", "E", 8.1), ("0", "B", 7.6),
+                ("1", "C", 3.0), ("1", "A", 2.0), ("1", "Z", 1.0)]
+
+
+@pytest.fixture
+def subtopic_values(con):
+    """{query_id: value} of ``FROM rankkit.<macro>('subtopics', 'run', <args>)`` on SUBTOPICS."""
+    con.execute("CREATE TABLE subtopics (query_id VARCHAR, subtopic VARCHAR, doc_id VARCHAR, relevance INTEGER)")
+    con.execute("CREATE TABLE run (query_id VARCHAR, doc_id VARCHAR, score DOUBLE)")
+    con.executemany("INSERT INTO subtopics VALUES (?, ?, ?, ?)", SUBTOPICS)
+    con.executemany("INSERT INTO run VALUES (?, ?, ?)", SUBTOPIC_RUN)
+
+    def run(macro: str, args: str = "") -> dict:
+        sql = f"SELECT query_id, value FROM rankkit.{macro}('subtopics', 'run'{', ' + args if args else ''})"
+        return dict(con.execute(sql).fetchall())
+    return run

@@ -1,0 +1,13 @@
+-- name:      alpha-DCG
+-- aliases:   alpha_DCG
+-- params:    k, rel, alpha
+-- aggregate: mean
+-- summary:   alpha-DCG (ndeval's, collection-independent): the gains of alpha-nDCG within k, over those of a list whose every document is relevant to every subtopic (ndeval's 'ideal ideal'; at k = 1 ndeval leaves the sum as it is); needs a cutoff (alpha-DCG@20)
+-- cite:      Clarke et al., Novelty and diversity in information retrieval evaluation, SIGIR 2008; ndeval (TREC Web track)
+
+-- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
+-- value: CASE WHEN {s.k} IS NULL THEN error('rankkit: alpha-DCG needs a cutoff, as in ndeval (alpha-DCG@20)')
+--     WHEN {sub_count} = 0 THEN 0.0E0
+--     WHEN {s.k} = 1 THEN {alpha_dcg}
+--     ELSE {alpha_dcg} / ({sub_count} * rankkit.ordered_sum(list_transform(range(1, {s.k} + 1),
+--         lambda i: pow(1.0E0 - {s.alpha}, i - 1) / rankkit.discount(i)))) END

@@ -1,0 +1,12 @@
+-- name:      ERR-IA
+-- aliases:   ERR_IA
+-- params:    k, rel, alpha
+-- aggregate: mean
+-- summary:   intent-aware ERR (ndeval's ERR-IA, collection-independent): the gains of alpha-nDCG over rank, over those of a list whose every document is relevant to every subtopic (ndeval's 'ideal ideal'; at k = 1 ndeval leaves the sum as it is); needs a cutoff (ERR-IA@20)
+-- cite:      Chapelle et al., Intent-based diversification of web search results: metrics and algorithms, Information Retrieval 14(6), 2011; ndeval (TREC Web track)
+
+-- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
+-- value: CASE WHEN {s.k} IS NULL THEN error('rankkit: ERR-IA needs a cutoff, as in ndeval (ERR-IA@20)')
+--     WHEN {sub_count} = 0 THEN 0.0E0
+--     WHEN {s.k} = 1 THEN {ia_err}
+--     ELSE {ia_err} / ({sub_count} * rankkit.ordered_sum(list_transform(range(1, {s.k} + 1), lambda i: pow(1.0E0 - {s.alpha}, i - 1) / i))) END
