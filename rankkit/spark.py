@@ -31,8 +31,9 @@ def require_pyspark():
     return pyspark
 
 
-def session(master: str = "local[2]", memory: str = "1g"):
-    """A local SparkSession bound to 127.0.0.1 (the command line's --engine spark, the tests): quiet, small."""
+def session(master: str = "local[2]", memory: str = "1g", config: Mapping[str, str] | None = None):
+    """A local SparkSession bound to 127.0.0.1 (the command line's --engine spark, the tests): quiet, small.
+    ``config``: more settings, or these replaced (the benchmarks turn the UI on for its status API)."""
     import os
 
     require_pyspark()
@@ -41,13 +42,14 @@ def session(master: str = "local[2]", memory: str = "1g"):
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     # pyspark's word about pandas 3 at every conversion: the frames it converts here are plain
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
-    spark = (SparkSession.builder.master(master).appName("rankkit")
-             .config("spark.driver.memory", memory)
-             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-             .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-             .config("spark.sql.shuffle.partitions", "2").config("spark.default.parallelism", "2")
-             .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
-             .getOrCreate())
+    settings = {"spark.driver.memory": memory, "spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
+                "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
+                "spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2",
+                "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC", **(config or {})}
+    builder = SparkSession.builder.master(master).appName("rankkit")
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     # a failed query's JSON record on stderr, beside the exception that says the same
     logging.getLogger("SQLQueryContextLogger").disabled = True
