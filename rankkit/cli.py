@@ -182,12 +182,16 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
                           "full precision unless --digits; nothing is printed")
     sub.add_argument("--duplicates", choices=("error", "first"), default="error",
                      help="a document listed twice for a query: error (trec_eval) or keep the first")
+    _add_engine(sub)
+    _add_inputs(sub)
+
+
+def _add_engine(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb",
                      help="duckdb (default), or spark: the inputs read as always, evaluated by Spark SQL (pyspark "
                           "and Java needed); the same output")
     sub.add_argument("--master", default="local[2]", metavar="URL",
                      help="with --engine spark: the Spark master (default local[2], bound to 127.0.0.1)")
-    _add_inputs(sub)
 
 
 def _add_inputs(sub: argparse.ArgumentParser) -> None:
@@ -539,6 +543,7 @@ def _add_report(sub: argparse.ArgumentParser) -> None:
                           "(kappa, alpha, and with three runs or more the two leaderboards under the first measure, "
                           "their correlations and swapped pairs), as rankkit agree computes it")
     _add_conventions(sub)
+    _add_engine(sub)
     _add_inputs(sub)
 
 
@@ -580,14 +585,34 @@ def _run_report(args: argparse.Namespace) -> int:
     # (runid, relstring) have no mean to report
     measures = [name for name in expand(args.measures or ["official"])
                 if (family := family_of(name)) is None or not family.text]
+    con, conventions = _connect(args), _conventions(args)
+    given = {}
+    if args.engine == "spark":
+        if args.by is not None:
+            raise UsageError("--engine spark computes the report's values; --by slices run on DuckDB")
+        given = _spark_report_values(args, con, runs, measures, conventions)
     result = build(args.qrels, runs, measures, baseline=baseline, test=args.test,
                    correction=args.correction, alpha=args.alpha, ci=args.ci or None, seed=args.seed,
-                   resamples=10000, by=args.by, queries=args.queries, title=args.title, con=_connect(args),
-                   columns=_columns(args), conventions=_conventions(args), call=_command_line(args),
-                   second_qrels=args.second_qrels)
+                   resamples=10000, by=args.by, queries=args.queries, title=args.title, con=con,
+                   columns=_columns(args), conventions=conventions, call=_command_line(args),
+                   second_qrels=args.second_qrels, **given)
     result.save(args.output)
     print(f"rankkit report: wrote {args.output}")
     return 0
+
+
+def _spark_report_values(args: argparse.Namespace, con, runs, measures: list[str], conventions) -> dict:
+    """The report's per-query values (its measures and their coverage) computed by Spark on --master:
+    build's values= and engine=."""
+    from rankkit import spark
+    from rankkit.report.build import named_runs, shown_measures
+
+    spark.require_pyspark()
+    session = spark.session(args.master)
+    wanted = shown_measures(con, measures, conventions.rel)
+    _, frames = spark.read(session, args.qrels, named_runs(runs), wanted, conventions, con=con, columns=_columns(args))
+    values = spark.evaluate(session, *frames, wanted, per_query=True, conventions=conventions)
+    return {"values": spark.per_query_values(values, conventions)[0], "engine": spark.engine_name()}
 
 
 def _command_line(args: argparse.Namespace) -> str:
@@ -599,7 +624,8 @@ def _command_line(args: argparse.Namespace) -> str:
     for flag, value in (("--baseline", args.baseline), ("--test", args.test), ("--correction", args.correction),
                         ("--alpha", args.alpha), ("--ci", args.ci), ("--seed", args.seed), ("--by", args.by),
                         ("--queries", args.queries), ("--title", args.title), ("-l", args.rel), ("-M", args.depth),
-                        ("--ties", args.ties)):
+                        ("--ties", args.ties), ("--engine", None if args.engine == "duckdb" else args.engine),
+                        ("--master", None if args.engine == "duckdb" else args.master)):
         if value is not None:
             words += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
     words += ["-c"] * args.complete + [f"--column={item}" for item in args.columns] + ["-o", args.output]

@@ -195,3 +195,91 @@ def test_eval_engine_spark_prints_what_duckdb_prints(spark, capsys, pair, option
 def test_eval_engine_spark_refuses_what_runs_on_duckdb(capsys, tmp_path):
     assert main(["eval", "--engine", "spark", "-o", str(tmp_path / "x.csv"), "q", "r"]) == 2
     assert "--engine spark prints the evaluation: -o and --baseline run on DuckDB" in capsys.readouterr().err
+
+
+# ---- compare and report take Spark's per-query values ----------------------------------------------
+
+REPORTED = ["nDCG@10", "AP", "P@5"]
+
+
+def trectools_pair(spark):
+    """The trectools pair: its files, and the same rows as Spark DataFrames (three runs in one table)."""
+    from support import shared_path
+
+    folder = shared_path("data", "trectools", "unittests")
+    runs = {name: str(folder / f"{name}.run") for name in ("r1", "r2", "r3")}
+    qrels = pd.read_csv(folder / "qrel1.txt", sep=r"\s+", header=None, names=["query_id", "q0", "doc_id", "relevance"],
+                        dtype={"query_id": str, "doc_id": str})
+    run = pd.concat([pd.read_csv(path, sep=r"\s+", header=None, names=["query_id", "q0", "doc_id", "rank", "score", "tag"],
+                                 dtype={"query_id": str, "doc_id": str}).assign(system=name)
+                     for name, path in runs.items()])
+    frames = (spark.createDataFrame(qrels[["query_id", "doc_id", "relevance"]]),
+              spark.createDataFrame(run[["system", "query_id", "doc_id", "score"]]))
+    return str(folder / "qrel1.txt"), runs, frames
+
+
+def assert_same_numbers(made, duck):
+    for table in ("aggregate", "per_query", "comparison", "coverage"):
+        pd.testing.assert_frame_equal(getattr(made, table), getattr(duck, table), check_exact=False, rtol=1e-12)
+
+
+def test_a_report_of_spark_values_is_the_duckdb_report(spark, tmp_path):
+    from rankkit.report.build import shown_measures
+    from rankkit.spark import evaluate
+
+    qrels, runs, frames = trectools_pair(spark)
+    conventions = rankkit.Conventions(queries="qrels")
+    duck = rankkit.report(qrels, runs, REPORTED, baseline="r1", conventions=conventions)
+    wanted = shown_measures(rankkit.connect(), REPORTED, 1)
+    values = evaluate(spark, *frames, wanted, per_query=True, conventions=conventions)
+    made = rankkit.report(qrels, runs, REPORTED, baseline="r1", values=values)  # the conventions come with them
+    assert made.record["conventions"] == duck.record["conventions"] == conventions.as_dict()
+    assert made.record["engine"].startswith("spark (pyspark ") and "engine" not in duck.record
+    assert "values='<Spark DataFrame>'" in made.record["call"]
+    assert_same_numbers(made, duck)
+    made.save(tmp_path / "spark.json")
+    assert rankkit.verify(tmp_path / "spark.json").holds  # recomputed from the files by DuckDB
+    compared = rankkit.compare(values=values, measures=REPORTED, baseline="r1")
+    pd.testing.assert_frame_equal(compared, duck.comparison, check_exact=False, rtol=1e-12)
+    assert compared.attrs["conventions"] == conventions.as_dict()
+
+
+def test_spark_values_are_refused_when_they_cannot_be_a_report(spark):
+    from rankkit.spark import evaluate
+
+    qrels, runs, frames = trectools_pair(spark)
+    with pytest.raises(RankkitError, match="values: no column query_id: per-query values have the columns measure, "
+                                           "system, query_id, value"):
+        rankkit.compare(values=evaluate(spark, *frames, ["AP"]))  # the aggregate, not per query
+    both = evaluate(spark, *frames, ["AP"], per_query=True)
+    complete = evaluate(spark, *frames, ["AP"], per_query=True, queries="qrels")
+    with pytest.raises(RankkitError, match="values computed under different conventions: queries 'both' in values.0., "
+                                           "'qrels' in values.1."):
+        rankkit.compare(values=[both, complete])
+    with pytest.raises(RankkitError, match="other conventions than the call's: queries 'qrels' in values, 'both' in"):
+        rankkit.compare(values=complete, conventions=rankkit.Conventions())
+    bare = spark.createDataFrame(both.toPandas())  # the metadata is gone
+    with pytest.raises(RankkitError, match="values carry no conventions"):
+        rankkit.compare(values=bare)
+    assert len(rankkit.compare(values=bare, conventions=rankkit.Conventions(), baseline="r1")) == 2
+    with pytest.raises(RankkitError, match=r"no per-query values of P@5, Judged@5, Judged; a report needs every measure"):
+        rankkit.report(qrels, runs, ["AP", "P@5"], values=both)
+    with pytest.raises(RankkitError, match="give qrels and runs, or values="):
+        rankkit.compare(qrels, runs, "AP", values=both)
+
+
+def test_report_engine_spark_writes_the_duckdb_report(spark, tmp_path, capsys):
+    from support import shared_path
+
+    folder = shared_path("data", "trectools", "unittests")
+    given = [str(folder / "qrel1.txt"), str(folder / "r1.run"), str(folder / "r2.run"), "-m", "RR", "-m", "P@5",
+             "--baseline", "r1", "-c"]
+    assert main(["report", *given, "-o", str(tmp_path / "duck.json")]) == 0
+    assert main(["report", "--engine", "spark", *given, "-o", str(tmp_path / "spark.json")]) == 0
+    duck, made = (rankkit.Report.load(tmp_path / name) for name in ("duck.json", "spark.json"))
+    assert made.record["conventions"] == duck.record["conventions"] and made.record["conventions"]["queries"] == "qrels"
+    assert "--engine spark --master 'local[2]'" in made.record["call"]
+    assert_same_numbers(made, duck)
+    capsys.readouterr()
+    assert main(["verify", str(tmp_path / "spark.json")]) == 0
+    assert "holds" in capsys.readouterr().out
