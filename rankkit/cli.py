@@ -271,7 +271,9 @@ def _run_eval(args: argparse.Namespace) -> int:
         return _marked_table(args, measures)
     con = _connect(args)
     columns = _columns(args)
-    qrels = rankkit.read_qrels(args.qrels, con=con, columns=columns, duplicates=args.duplicates)
+    # --engine spark: Spark reads the files (relstring, a text measure, reads the qrels on DuckDB)
+    qrels = args.qrels if args.engine == "spark" else rankkit.read_qrels(args.qrels, con=con, columns=columns,
+                                                                         duplicates=args.duplicates)
     options = dict(con=con, rel=args.rel, depth=args.depth, ties=args.ties, columns=columns,
                    duplicates=args.duplicates, split_by_tag=args.split_by_tag,
                    queries="qrels" if args.complete else "both", judged_only=args.judged_only, docs=args.docs)
@@ -301,7 +303,8 @@ def _spark_rows(args: argparse.Namespace):
 
     spark.require_pyspark()
     session = spark.session(args.master)
-    return lambda *given, **options: spark.evaluate_rows(session, *given, **options)
+    # the files are read by Spark: DuckDB's connection is not passed on
+    return lambda *given, con=None, **options: spark.evaluate_rows(session, *given, **options)
 
 
 def _marked_table(args: argparse.Namespace, measures: list[str]) -> int:
@@ -347,6 +350,8 @@ def _with_text(con, text: list[str], systems, runs, qrels, aggregate, per_query,
         relstrings = [name for name in text if name != "runid"]
         if not relstrings or per_query is None:
             continue
+        if isinstance(qrels, str):  # the Spark engine's: read here for relstring alone
+            qrels = rankkit.read_qrels(qrels, con=con, columns=_columns(args), duplicates=args.duplicates)
         run = rankkit.read_run(path, con=con, columns=_columns(args), duplicates=args.duplicates)
         for name in relstrings:
             k = int(name.rsplit("_", 1)[1]) if "_" in name else 10
@@ -610,8 +615,8 @@ def _spark_report_values(args: argparse.Namespace, con, runs, measures: list[str
     spark.require_pyspark()
     session = spark.session(args.master)
     wanted = shown_measures(con, measures, conventions.rel)
-    _, frames = spark.read(session, args.qrels, named_runs(runs), wanted, conventions, con=con, columns=_columns(args))
-    values = spark.evaluate(session, *frames, wanted, per_query=True, conventions=conventions)
+    _, frames, labels = spark.read(session, args.qrels, named_runs(runs), wanted, conventions, columns=_columns(args))
+    values = spark.evaluate(session, *frames, wanted, per_query=True, conventions=conventions, labels=labels)
     return {"values": spark.per_query_values(values, conventions)[0], "engine": spark.engine_name()}
 
 

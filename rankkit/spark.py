@@ -67,7 +67,8 @@ def session(master: str = "local[2]", memory: str = "1g", config: Mapping[str, s
 def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
              columns: Mapping[str, str | None] | None = None, rel: float = 1, ties: str = "trec",
              scores: str = "double", depth: int | None = None, queries: str = "both", judged_only: bool = False,
-             docs: int = 0, duplicates: str = "error", conventions: Conventions | None = None):
+             docs: int = 0, duplicates: str = "error", conventions: Conventions | None = None,
+             labels: tuple[str, str] | None = None):
     """rankkit.evaluate on Spark: a lazy Spark DataFrame (write it to a table, or ``toPandas()``) with
     evaluate's columns, ``measure, system, value, queries`` or, ``per_query``, ``measure, system,
     query_id, value``, computed by one Spark SQL statement composed from the measures' definitions.
@@ -76,7 +77,8 @@ def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool =
     rankkit.evaluate finds them (``query_id``/``qid``/``topic`` ..., see rankkit.names), with
     ``columns`` mapping yours to rankkit's. The conventions are evaluate's; ``duplicates`` must be
     ``"error"``, and the rows are checked as the statement runs (a NULL id, a NULL, NaN or infinite
-    score or grade, a duplicate document: the query fails naming it), not before."""
+    score or grade, a duplicate document: the query fails naming it), not before. ``labels``: how
+    those messages name the qrels and the run (default: ``qrels DataFrame``, ``run table NAME`` ...)."""
     from rankkit.evaluate import measure_specs
     from rankkit.io import default_connection
     from rankkit.spark_dialect import statement
@@ -92,7 +94,7 @@ def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool =
     text = statement(specs, qrels=qrels_name, run=run_name, qrels_columns=qrels_columns, run_columns=run_columns,
                      per_query=per_query, ties=conventions.ties, scores=conventions.scores, depth=conventions.depth,
                      queries=conventions.queries, judged_only=conventions.judged_only, check=True,
-                     labels=(qrels_label, run_label))
+                     labels=labels or (qrels_label, run_label))
     # the conventions travel with the values (into a table too: Spark keeps a column's metadata), so
     # that rankkit.compare and rankkit.report record what computed them
     return spark.sql(text).withMetadata("value", {METADATA: {"conventions": conventions.as_dict()}})
@@ -117,41 +119,39 @@ def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tupl
     return name, found, label
 
 
-def evaluate_rows(spark, qrels, run, measures: str | Iterable[str], per_query: bool = False, *, con=None,
+def evaluate_rows(spark, qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
                   rel: float = 1, ties: str = "trec", depth: int | None = None, queries: str = "both", columns=None,
                   duplicates: str = "error", split_by_tag: bool = False, judged_only: bool = False,
                   docs: int = 0) -> tuple[list, list[dict], list[dict] | None]:
-    """rankkit.evaluate.evaluate_rows computed by Spark (the command line's ``--engine spark``): the inputs
-    read and checked by rankkit's readers, as the DuckDB engine reads them (TREC text, CSV, Parquet; the
-    same systems, the same warnings), handed to Spark, and evaluated there by the composed statement."""
+    """rankkit.evaluate.evaluate_rows computed by Spark (the command line's ``--engine spark``): the input
+    files read by Spark as the DuckDB engine reads them (see read), evaluated by the composed statement."""
     conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
                               judged_only=judged_only, docs=docs)
-    systems, frames = read(spark, qrels, run, measures, conventions, con=con, columns=columns,
-                           split_by_tag=split_by_tag)
+    systems, frames, labels = read(spark, qrels, run, measures, conventions, columns=columns,
+                                   split_by_tag=split_by_tag)
     found = []
     for each in (False, True) if per_query else (False,):
-        result = evaluate(spark, *frames, measures, per_query=each, conventions=conventions, duplicates="error")
+        result = evaluate(spark, *frames, measures, per_query=each, conventions=conventions, duplicates="error",
+                          labels=labels)
         found.append([{k: (None if v != v else v) if isinstance(v, float) else v for k, v in row.asDict().items()}
                       for row in result.collect()])
     return systems, found[0], found[1] if per_query else None
 
 
-def read(spark, qrels, run, measures, conventions: Conventions, *, con=None, columns=None, split_by_tag: bool = False):
-    """The systems, and the qrels and run as Spark DataFrames in rankkit's columns: read, checked and
-    compared as the DuckDB engine reads them (TREC text, CSV, Parquet; the same systems and warnings)."""
-    from rankkit.evaluate import prepared
+def read(spark, qrels, run, measures, conventions: Conventions, *, columns=None, split_by_tag: bool = False):
+    """The systems, the qrels and run files as Spark DataFrames in rankkit's columns, and how messages
+    name them: read by Spark (rankkit.spark_read) as the DuckDB engine reads them (TREC text, CSV,
+    Parquet; the same columns, systems, errors and warnings)."""
+    from rankkit import spark_read
+    from rankkit.evaluate import checked_counts, measure_specs
+    from rankkit.io import default_connection
 
-    with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag) as (
-            con, _, qrels_source, run_source):
-        frames = tuple(spark.createDataFrame(_table(con, source)) for source in (qrels_source, run_source))
-        return run_source.systems, frames
-
-
-def _table(con, source):
-    """A checked source's rows in rankkit's columns, as pandas (what every pyspark takes)."""
-    present = [name for name, in con.execute(f"SELECT column_name FROM (DESCRIBE {source.table})").fetchall()]
-    wanted = ("system", "query_id", "doc_id", "score", "rank") if source.kind == "run" else ("query_id", "doc_id", "relevance")
-    return con.sql(f"SELECT {', '.join(c for c in wanted if c in present)} FROM {source.table}").df()
+    specs = measure_specs(default_connection(), measures, rel=conventions.rel, docs=conventions.docs)
+    judged = spark_read.read_qrels(spark, qrels, columns)
+    ranked = spark_read.read_runs(spark, run, columns, split_by_tag)
+    checked_counts(spark_read.counts(judged, ranked, conventions.ties), judged, ranked, specs,
+                   queries=conventions.queries, ties=conventions.ties)
+    return ranked.systems, (judged.frame, ranked.frame), (judged.label, ranked.label)
 
 
 def compare(spark, qrels, runs, measures: str | Iterable[str], baseline: str | None = None, *, test: str = "t",

@@ -283,3 +283,46 @@ def test_report_engine_spark_writes_the_duckdb_report(spark, tmp_path, capsys):
     capsys.readouterr()
     assert main(["verify", str(tmp_path / "spark.json")]) == 0
     assert "holds" in capsys.readouterr().out
+
+
+# ---- --engine spark reads the files with Spark ---------------------------------------------------------
+
+GOOD_QRELS, GOOD_RUN = "1 0 a 1\n1 0 b 0\n2 0 c 2\n", "1 Q0 a 1 1.0 t\n1 Q0 b 2 0.5 t\n2 Q0 c 1 3 t\n"
+
+
+@pytest.mark.parametrize("qrels, run", [
+    (GOOD_QRELS, "1 Q0 a 1 1.0 t\n\n# a comment\n1 Q0 b 2 x t\n"),       # line 4: the score is no number
+    (GOOD_QRELS, "1 Q0 a 1 1.0 t\n1 Q0 b 2 inf t\n"),
+    ("1 0 a 1\n1\t0  b\n", GOOD_RUN),                                     # too few fields, mixed whitespace
+    ("1 0 a 1 extra\n", GOOD_RUN),
+    (GOOD_QRELS, "1 Q0 a 1\n"),
+    (GOOD_QRELS, "# only a comment\n\n"),
+    (GOOD_QRELS, ""),
+])
+def test_eval_engine_spark_refuses_a_bad_file_in_the_duckdb_readers_words(spark, tmp_path, capsys, qrels, run):
+    (tmp_path / "qrels.txt").write_text(qrels)
+    (tmp_path / "bm25.run").write_text(run)
+    given = ["eval", str(tmp_path / "qrels.txt"), str(tmp_path / "bm25.run")]
+    assert main(given) == 2
+    duck = capsys.readouterr().err
+    assert main([given[0], "--engine", "spark", *given[1:]]) == 2
+    assert capsys.readouterr().err == duck and str(tmp_path) in duck
+
+
+def test_eval_engine_spark_reads_csv_and_parquet_columns_by_name(spark, tmp_path, capsys):
+    (tmp_path / "run.csv").write_text("qid,docno,sim\n1,a,1.5\n1,b,2.5\n3,z,1\n2,c,0.5\n")
+    pd.DataFrame({"topic": ["1", "1", "2", "4"], "docid": ["a", "b", "c", "d"], "label": [1, 0, 2, 1]}).to_parquet(
+        tmp_path / "qrels.parquet")
+    (tmp_path / "bm25.run").write_text(GOOD_RUN)
+    for options in (["-q"], ["-c", "-m", "ndcg_cut.10", "-m", "map"]):
+        given = [*options, str(tmp_path / "qrels.parquet"), f"dense={tmp_path / 'run.csv'}", str(tmp_path / "bm25.run")]
+        assert main(["eval", *given]) == 0
+        duck = capsys.readouterr()
+        assert main(["eval", "--engine", "spark", *given]) == 0
+        got = capsys.readouterr()
+        assert (got.out, got.err) == (duck.out, duck.err) and "dense" in got.out and "missing from" in got.err
+    (tmp_path / "titled.csv").write_text("qid,docno,sim,title\n1,a,1.5,x\n")
+    assert main(["eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "titled.csv")]) == 2
+    duck = capsys.readouterr().err
+    assert main(["eval", "--engine", "spark", str(tmp_path / "qrels.parquet"), str(tmp_path / "titled.csv")]) == 2
+    assert capsys.readouterr().err == duck and "extra column title" in duck
