@@ -402,7 +402,8 @@ def _add_sql(sub: argparse.ArgumentParser) -> None:
                           "score, system, rank), e.g. --column clicks=relevance; repeatable (the duckdb shell's "
                           "macros recognise common names themselves)")
     sub.add_argument("--no-system", action="store_false", dest="system",
-                     help="spark: the run table has no system column (one system, named NULL as in DuckDB)")
+                     help="spark: read no system column (one system, named NULL as in DuckDB) even if the run "
+                          "table has one; without it, the statement reads the column where there is one")
 
 
 def _run_sql(args: argparse.Namespace) -> int:
@@ -425,9 +426,11 @@ def _run_sql(args: argparse.Namespace) -> int:
         if ours not in names and ours != "rank":
             raise UsageError(f"--column {theirs}={ours}: expected one of {', '.join(RUN_COLUMNS + QRELS_COLUMNS)}")
         names[ours] = theirs
+    # the run's system column, unless mapped or refused, is read where the table has one (as DuckDB's macros)
     print(statement(specs, qrels=args.qrels_table, run=args.run_table,
                     qrels_columns={c: names[c] for c in QRELS_COLUMNS},
-                    run_columns={c: names.get(c) for c in RUN_COLUMNS}, check=True, **options) + ";")
+                    run_columns={c: names.get(c) for c in RUN_COLUMNS}, check=True,
+                    optional_system=names["system"] == "system", **options) + ";")
     return 0
 
 

@@ -136,6 +136,18 @@ def test_the_printed_statement_runs_on_spark_as_it_is(spark, capsys, tmp_path):
         pd.testing.assert_frame_equal(got.astype(object), want.astype(object), check_exact=False, rtol=1e-12)
 
 
+def test_the_printed_statement_reads_a_system_column_only_where_there_is_one(spark, capsys):
+    qrels = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "relevance": [2, 0, 1]})
+    run = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "x"], "score": [1.0, 2.0, 1.0]})
+    assert main(["sql", "--dialect", "spark", "-m", "AP", "-m", "P@2", "-q", "--qrels", "qrels", "--run", "run"]) == 0
+    text = capsys.readouterr().out.rstrip().rstrip(";")
+    for table in (run, run.assign(system=["s", "s", "t"])):  # one text for both, as DuckDB's macros
+        frames(spark, qrels, table)
+        want = rankkit.evaluate(qrels, table, ["AP", "P@2"], per_query=True)
+        got, want = (frame.astype(object).where(frame.notna(), None) for frame in (spark.sql(text).toPandas(), want))
+        pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-12)
+
+
 def test_evaluate_matches_columns_and_refuses_what_it_cannot(spark):
     from rankkit.spark import evaluate
 
