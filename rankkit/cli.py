@@ -410,6 +410,7 @@ def _run_sql(args: argparse.Namespace) -> int:
     """Print the one statement computing the measures over the two tables."""
     from rankkit.evaluate import measure_specs
     from rankkit.io import default_connection
+    from rankkit.spark import ANALYSER_PASSES
     from rankkit.spark_dialect import QRELS_COLUMNS, RUN_COLUMNS, duckdb_statement, statement
 
     specs = measure_specs(default_connection(), args.measures, rel=args.rel, docs=args.docs)
@@ -427,6 +428,7 @@ def _run_sql(args: argparse.Namespace) -> int:
             raise UsageError(f"--column {theirs}={ours}: expected one of {', '.join(RUN_COLUMNS + QRELS_COLUMNS)}")
         names[ours] = theirs
     # the run's system column, unless mapped or refused, is read where the table has one (as DuckDB's macros)
+    print(f"-- Spark 3.5: SET spark.sql.analyzer.maxIterations = {ANALYSER_PASSES} first, for many measures")
     print(statement(specs, qrels=args.qrels_table, run=args.run_table,
                     qrels_columns={c: names[c] for c in QRELS_COLUMNS},
                     run_columns={c: names.get(c) for c in RUN_COLUMNS}, check=True,

@@ -91,6 +91,7 @@ def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool =
     specs = measure_specs(default_connection(), measures, rel=conventions.rel, docs=conventions.docs)
     qrels_name, qrels_columns, qrels_label = _source(spark, qrels, "qrels", columns or {})
     run_name, run_columns, run_label = _source(spark, run, "run", columns or {})
+    _analyse_deeper(spark)
     text = statement(specs, qrels=qrels_name, run=run_name, qrels_columns=qrels_columns, run_columns=run_columns,
                      per_query=per_query, ties=conventions.ties, scores=conventions.scores, depth=conventions.depth,
                      queries=conventions.queries, judged_only=conventions.judged_only, check=True,
@@ -98,6 +99,18 @@ def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool =
     # the conventions travel with the values (into a table too: Spark keeps a column's metadata), so
     # that rankkit.compare and rankkit.report record what computed them
     return spark.sql(text).withMetadata("value", {METADATA: {"conventions": conventions.as_dict()}})
+
+
+# Spark 3.5's analyser resolves the statement's nested lambdas a level per pass and stops at 100 passes
+# (every trec_eval measure in one statement needs more); Spark 4 resolves them in fewer
+ANALYSER_PASSES = 1000
+
+
+def _analyse_deeper(spark) -> None:
+    """Let the analyser run as many passes as the statement needs (never fewer than the session allows)."""
+    key = "spark.sql.analyzer.maxIterations"
+    if int(spark.conf.get(key, "100")) < ANALYSER_PASSES:
+        spark.conf.set(key, str(ANALYSER_PASSES))
 
 
 def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tuple[str, dict[str, str | None], str]:
