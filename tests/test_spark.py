@@ -259,8 +259,8 @@ def test_a_report_of_spark_values_is_the_duckdb_report(spark, tmp_path):
     assert compared.attrs["conventions"] == conventions.as_dict()
 
 
-def test_spark_values_are_refused_when_they_cannot_be_a_report(spark):
-    from rankkit.spark import evaluate
+def test_spark_values_are_refused_when_they_cannot_be_a_report(spark, tmp_path):
+    from rankkit.spark import evaluate, per_query_values
 
     qrels, runs, frames = trectools_pair(spark)
     with pytest.raises(RankkitError, match="values: no column query_id: per-query values have the columns measure, "
@@ -273,6 +273,8 @@ def test_spark_values_are_refused_when_they_cannot_be_a_report(spark):
         rankkit.compare(values=[both, complete])
     with pytest.raises(RankkitError, match="other conventions than the call's: queries 'qrels' in values, 'both' in"):
         rankkit.compare(values=complete, conventions=rankkit.Conventions())
+    complete.write.parquet(str(tmp_path / "values.parquet"))  # a table keeps them
+    assert per_query_values(spark.read.parquet(str(tmp_path / "values.parquet")))[1].queries == "qrels"
     bare = spark.createDataFrame(both.toPandas())  # the metadata is gone
     with pytest.raises(RankkitError, match="values carry no conventions"):
         rankkit.compare(values=bare)
