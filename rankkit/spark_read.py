@@ -82,7 +82,8 @@ def _read(spark, path, kind: str, columns, system: str | None, split_by_tag: boo
         return _trec(spark, label, kind, None if split_by_tag and system is None else named), label
     reader = spark.read
     if fmt == "parquet":
-        frame = reader.parquet(found.replace("/**/", "/") if Path(str(path)).is_dir() else found)
+        # a folder as it is: Spark reads it recursively, its partition folders as columns (DuckDB's hive)
+        frame = reader.parquet(str(path) if Path(str(path)).is_dir() else found)
     else:  # every field as text, cast below: a value that is not a number is found by the checks
         frame = reader.csv(found, header=True, sep="\t" if fmt == "tsv" else ",", inferSchema=False)
     return _columns(frame, kind, columns, label, named), label

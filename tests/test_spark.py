@@ -327,7 +327,8 @@ def test_eval_engine_spark_refuses_a_bad_file_in_the_duckdb_readers_words(spark,
 
 
 def test_eval_engine_spark_reads_csv_and_parquet_columns_by_name(spark, tmp_path, capsys):
-    (tmp_path / "run.csv").write_text("qid,docno,sim\n1,a,1.5\n1,b,2.5\n3,z,1\n2,c,0.5\n")
+    # two systems in one file given a name: dense/u and dense/v, as load_runs names them
+    (tmp_path / "run.csv").write_text("qid,docno,sim,system\n1,a,1.5,u\n1,b,2.5,u\n3,z,1,v\n2,c,0.5,v\n1,a,1,v\n")
     pd.DataFrame({"topic": ["1", "1", "2", "4"], "docid": ["a", "b", "c", "d"], "label": [1, 0, 2, 1]}).to_parquet(
         tmp_path / "qrels.parquet")
     (tmp_path / "bm25.run").write_text(GOOD_RUN)
@@ -337,7 +338,7 @@ def test_eval_engine_spark_reads_csv_and_parquet_columns_by_name(spark, tmp_path
         duck = capsys.readouterr()
         assert main(["eval", "--engine", "spark", *given]) == 0
         got = capsys.readouterr()
-        assert (got.out, got.err) == (duck.out, duck.err) and "dense" in got.out and "missing from" in got.err
+        assert (got.out, got.err) == (duck.out, duck.err) and "dense/v" in got.out and "missing from" in got.err
     (tmp_path / "titled.csv").write_text("qid,docno,sim,title\n1,a,1.5,x\n")
     assert main(["eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "titled.csv")]) == 2
     duck = capsys.readouterr().err
