@@ -329,13 +329,13 @@ def test_eval_engine_spark_reads_csv_and_parquet_columns_by_name(spark, tmp_path
     pd.DataFrame({"topic": ["1", "1", "2", "4"], "docid": ["a", "b", "c", "d"], "label": [1, 0, 2, 1]}).to_parquet(
         tmp_path / "qrels.parquet")
     (tmp_path / "bm25.run").write_text(GOOD_RUN)
-    for options in (["-q"], ["-c", "-m", "ndcg_cut.10", "-m", "map"]):
-        given = [*options, str(tmp_path / "qrels.parquet"), f"dense={tmp_path / 'run.csv'}", str(tmp_path / "bm25.run")]
-        assert main(["eval", *given]) == 0
-        duck = capsys.readouterr()
-        assert main(["eval", "--engine", "spark", *given]) == 0
-        got = capsys.readouterr()
-        assert (got.out, got.err) == (duck.out, duck.err) and "dense/v" in got.out and "missing from" in got.err
+    given = ["-q", "-c", "-m", "ndcg_cut.10", "-m", "map", "-m", "P.5", str(tmp_path / "qrels.parquet"),
+             f"dense={tmp_path / 'run.csv'}", str(tmp_path / "bm25.run")]
+    assert main(["eval", *given]) == 0
+    duck = capsys.readouterr()
+    assert main(["eval", "--engine", "spark", *given]) == 0
+    got = capsys.readouterr()
+    assert (got.out, got.err) == (duck.out, duck.err) and "dense/v" in got.out and "missing from" in got.err
     (tmp_path / "titled.csv").write_text("qid,docno,sim,title\n1,a,1.5,x\n")
     assert main(["eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "titled.csv")]) == 2
     duck = capsys.readouterr().err
