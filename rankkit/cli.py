@@ -188,7 +188,7 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
 
 def _add_engine(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb",
-                     help="duckdb (default), or spark: the inputs read as always, evaluated by Spark SQL (pyspark "
+                     help="duckdb (default), or spark: the files read by Spark and evaluated by Spark SQL (pyspark "
                           "and Java needed); the same output")
     sub.add_argument("--master", default="local[2]", metavar="URL",
                      help="with --engine spark: the Spark master (default local[2], bound to 127.0.0.1)")
