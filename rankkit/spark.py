@@ -147,8 +147,24 @@ def evaluate_rows(spark, qrels, run, measures: str | Iterable[str], per_query: b
         result = evaluate(spark, *frames, measures, per_query=each, conventions=conventions, duplicates="error",
                           labels=labels)
         found.append([{k: (None if v != v else v) if isinstance(v, float) else v for k, v in row.asDict().items()}
-                      for row in result.collect()])
+                      for row in collected(result)])
     return systems, found[0], found[1] if per_query else None
+
+
+def collected(frame) -> list:
+    """The frame's rows; a row the statement's checks refused (raise_error) is an InputError saying what
+    rankkit's message says, not Spark's exception and trace."""
+    import re
+
+    from rankkit.errors import InputError
+
+    try:
+        return frame.collect()
+    except Exception as error:
+        said = re.search(r"rankkit: (.*?)(?: SQLSTATE: \w+)?$", str(error), re.MULTILINE)
+        if said is None:
+            raise
+        raise InputError(said.group(1).strip()) from None
 
 
 def read(spark, qrels, run, measures, conventions: Conventions, *, columns=None, split_by_tag: bool = False):

@@ -84,9 +84,12 @@ def _read(spark, path, kind: str, columns, system: str | None, split_by_tag: boo
     if fmt == "parquet":
         # a folder as it is: Spark reads it recursively, its partition folders as columns (DuckDB's hive)
         frame = reader.parquet(str(path) if Path(str(path)).is_dir() else found)
-    else:  # every field as text, cast below: a value that is not a number is found by the checks
+    else:  # every field as text, cast below; a value that is not a number is refused naming its line
         frame = reader.csv(found, header=True, sep="\t" if fmt == "tsv" else ",", inferSchema=False)
-    return _columns(frame, kind, columns, label, named), label
+    read = _columns(frame, kind, columns, label, named)
+    if fmt != "parquet":
+        _refuse_text_numbers(frame, read, kind, columns, label)
+    return read, label
 
 
 def _columns(frame, kind: str, columns, label: str, named: str | None):
@@ -96,13 +99,32 @@ def _columns(frame, kind: str, columns, label: str, named: str | None):
     from rankkit.io.columns import match_columns
 
     found = match_columns([(f.name, f.dataType.simpleString()) for f in frame.schema.fields], kind, columns, label)
-    column = lambda ours, type_: F.col(f"`{found[ours]}`").cast(type_).alias(ours)  # noqa: E731
+    # try_cast: a text that is no number is NULL here, and named with its line by _refuse_text_numbers
+    column = lambda ours, type_: F.expr(f"try_cast(`{found[ours]}` AS {type_})").alias(ours)  # noqa: E731
     if kind == "qrels":
         return frame.select(column("query_id", "string"), column("doc_id", "string"), column("relevance", "double"))
     system = column("system", "string") if found.get("system") else F.lit(named).cast("string").alias("system")
     rank = column("rank", "bigint") if found.get("rank") else F.lit(None).cast("bigint").alias("rank")
     return frame.select(system, column("query_id", "string"), column("doc_id", "string"), rank,
                         column("score", "double"))
+
+
+def _refuse_text_numbers(frame, read, kind: str, columns, label: str) -> None:
+    """A CSV value in the score (relevance) column that is not a number: an error naming its line, as
+    the DuckDB reader's (the header is line 1; a row per line)."""
+    from pyspark.sql import functions as F
+
+    from rankkit.io.columns import match_columns
+
+    number = NUMBER[kind]
+    theirs = match_columns([(f.name, "VARCHAR") for f in frame.schema.fields], kind, columns, label)[number]
+    given = frame.select(F.monotonically_increasing_id().alias("n"), F.col(f"`{theirs}`").alias("given"))
+    bad = F.col("given").isNotNull() & F.expr("try_cast(given AS DOUBLE)").isNull()
+    first = given.agg(F.min(F.when(bad, F.col("n")))).collect()[0][0]
+    if first is not None:
+        row = given.where(F.col("n") <= first).agg(
+            F.count("*"), F.max(F.when(F.col("n") == first, F.col("given")))).collect()[0]
+        raise InputError(f"{label}:{row[0] + 1}: the {number} '{row[1]}' is not a number")
 
 
 def _trec(spark, path: str, kind: str, system: str | None):

@@ -341,3 +341,12 @@ def test_eval_engine_spark_reads_csv_and_parquet_columns_by_name(spark, tmp_path
     duck = capsys.readouterr().err
     assert main(["eval", "--engine", "spark", str(tmp_path / "qrels.parquet"), str(tmp_path / "titled.csv")]) == 2
     assert capsys.readouterr().err == duck and "extra column title" in duck
+    (tmp_path / "bad.csv").write_text("qid,docno,sim\n1,a,1.5\n1,b,abc\n")
+    assert main(["eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "bad.csv")]) == 2
+    duck = capsys.readouterr().err
+    assert main(["eval", "--engine", "spark", str(tmp_path / "qrels.parquet"), str(tmp_path / "bad.csv")]) == 2
+    assert capsys.readouterr().err == duck and "bad.csv:3: the score 'abc' is not a number" in duck
+    # a row the statement's checks refuse: rankkit's one line, not Spark's exception
+    (tmp_path / "twice.csv").write_text("qid,docno,sim\n1,a,1.5\n1,a,2\n")
+    assert main(["eval", "--engine", "spark", str(tmp_path / "qrels.parquet"), str(tmp_path / "twice.csv")]) == 2
+    assert "rankkit eval: duplicate document a for query 1 in system twice in the run\n" in capsys.readouterr().err
