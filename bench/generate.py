@@ -28,7 +28,8 @@ from pathlib import Path
 
 import duckdb
 
-DATA = Path(__file__).resolve().parent / "data"
+# RANKKIT_BENCH_DATA: write elsewhere (the 100M-row Spark bench writes XL into /tmp and deletes it)
+DATA = Path(os.environ.get("RANKKIT_BENCH_DATA") or Path(__file__).resolve().parent / "data")
 SWEEP_SYSTEMS = 200
 
 
@@ -37,7 +38,7 @@ def shared_data() -> Path:
     or one of its parents (a git worktree sits one level deeper than the main checkout)."""
     if os.environ.get("RANKKIT_SHARED"):
         return Path(os.environ["RANKKIT_SHARED"]) / "data"
-    root = DATA.parent.parent
+    root = Path(__file__).resolve().parent.parent
     for parent in root.parents:
         if (parent / "shared" / "data").is_dir():
             return parent / "shared" / "data"

@@ -190,12 +190,16 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
                           "full precision unless --digits; nothing is printed")
     sub.add_argument("--duplicates", choices=("error", "first"), default="error",
                      help="a document listed twice for a query: error (trec_eval) or keep the first")
+    _add_engine(sub)
+    _add_inputs(sub)
+
+
+def _add_engine(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb",
-                     help="duckdb (default), or spark: the inputs read as always, evaluated by Spark SQL (pyspark "
+                     help="duckdb (default), or spark: the files read by Spark and evaluated by Spark SQL (pyspark "
                           "and Java needed); the same output")
     sub.add_argument("--master", default="local[2]", metavar="URL",
                      help="with --engine spark: the Spark master (default local[2], bound to 127.0.0.1)")
-    _add_inputs(sub)
 
 
 def _add_inputs(sub: argparse.ArgumentParser) -> None:
@@ -281,8 +285,13 @@ def _run_eval(args: argparse.Namespace) -> int:
     columns = _columns(args)
     if _qrels_are_subtopics(args) and len(measures) < len(names):
         raise UsageError(f"{', '.join(text)} read plain qrels; with the subtopic judgments as qrels, give them apart")
-    qrels = None if _qrels_are_subtopics(args) else rankkit.read_qrels(args.qrels, con=con, columns=columns,
-                                                                        duplicates=args.duplicates)
+    # --engine spark: Spark reads the files (relstring, a text measure, reads the qrels on DuckDB)
+    if _qrels_are_subtopics(args):
+        qrels = None
+    elif args.engine == "spark":
+        qrels = args.qrels
+    else:
+        qrels = rankkit.read_qrels(args.qrels, con=con, columns=columns, duplicates=args.duplicates)
     options = dict(con=con, rel=args.rel, depth=args.depth, ties=args.ties, columns=columns,
                    duplicates=args.duplicates, split_by_tag=args.split_by_tag,
                    queries="qrels" if args.complete else "both", judged_only=args.judged_only, docs=args.docs,
@@ -321,7 +330,8 @@ def _spark_rows(args: argparse.Namespace, con, measures: list[str]):
     spark.refuse_diversity(measure_specs(con, measures or ["num_q"], rel=args.rel, docs=args.docs))
     spark.require_pyspark()
     session = spark.session(args.master)
-    return lambda *given, **options: spark.evaluate_rows(session, *given, **options)
+    # the files are read by Spark: DuckDB's connection is not passed on
+    return lambda *given, con=None, **options: spark.evaluate_rows(session, *given, **options)
 
 
 def _marked_table(args: argparse.Namespace, measures: list[str]) -> int:
@@ -367,6 +377,8 @@ def _with_text(con, text: list[str], systems, runs, qrels, aggregate, per_query,
         relstrings = [name for name in text if name != "runid"]
         if not relstrings or per_query is None:
             continue
+        if isinstance(qrels, str):  # the Spark engine's: read here for relstring alone
+            qrels = rankkit.read_qrels(qrels, con=con, columns=_columns(args), duplicates=args.duplicates)
         run = rankkit.read_run(path, con=con, columns=_columns(args), duplicates=args.duplicates)
         for name in relstrings:
             k = int(name.rsplit("_", 1)[1]) if "_" in name else 10
@@ -417,13 +429,15 @@ def _add_sql(sub: argparse.ArgumentParser) -> None:
                           "score, system, rank), e.g. --column clicks=relevance; repeatable (the duckdb shell's "
                           "macros recognise common names themselves)")
     sub.add_argument("--no-system", action="store_false", dest="system",
-                     help="spark: the run table has no system column (one system, named NULL as in DuckDB)")
+                     help="spark: read no system column (one system, named NULL as in DuckDB) even if the run "
+                          "table has one; without it, the statement reads the column where there is one")
 
 
 def _run_sql(args: argparse.Namespace) -> int:
     """Print the one statement computing the measures over the two tables."""
     from rankkit.evaluate import measure_specs
     from rankkit.io import default_connection
+    from rankkit.spark import ANALYSER_PASSES
     from rankkit.spark_dialect import QRELS_COLUMNS, RUN_COLUMNS, duckdb_statement, statement
 
     specs = measure_specs(default_connection(), args.measures, rel=args.rel, docs=args.docs)
@@ -440,9 +454,12 @@ def _run_sql(args: argparse.Namespace) -> int:
         if ours not in names and ours != "rank":
             raise UsageError(f"--column {theirs}={ours}: expected one of {', '.join(RUN_COLUMNS + QRELS_COLUMNS)}")
         names[ours] = theirs
+    # the run's system column, unless mapped or refused, is read where the table has one (as DuckDB's macros)
+    print(f"-- Spark 3.5: SET spark.sql.analyzer.maxIterations = {ANALYSER_PASSES} first, for many measures")
     print(statement(specs, qrels=args.qrels_table, run=args.run_table,
                     qrels_columns={c: names[c] for c in QRELS_COLUMNS},
-                    run_columns={c: names.get(c) for c in RUN_COLUMNS}, check=True, **options) + ";")
+                    run_columns={c: names.get(c) for c in RUN_COLUMNS}, check=True,
+                    optional_system=names["system"] == "system", **options) + ";")
     return 0
 
 
@@ -563,6 +580,7 @@ def _add_report(sub: argparse.ArgumentParser) -> None:
                           "(kappa, alpha, and with three runs or more the two leaderboards under the first measure, "
                           "their correlations and swapped pairs), as rankkit agree computes it")
     _add_conventions(sub)
+    _add_engine(sub)
     _add_inputs(sub)
 
 
@@ -604,14 +622,34 @@ def _run_report(args: argparse.Namespace) -> int:
     # (runid, relstring) have no mean to report
     measures = [name for name in expand(args.measures or ["official"])
                 if (family := family_of(name)) is None or not family.text]
+    con, conventions = _connect(args), _conventions(args)
+    given = {}
+    if args.engine == "spark":
+        if args.by is not None:
+            raise UsageError("--engine spark computes the report's values; --by slices run on DuckDB")
+        given = _spark_report_values(args, con, runs, measures, conventions)
     result = build(args.qrels, runs, measures, baseline=baseline, test=args.test,
                    correction=args.correction, alpha=args.alpha, ci=args.ci or None, seed=args.seed,
-                   resamples=10000, by=args.by, queries=args.queries, title=args.title, con=_connect(args),
-                   columns=_columns(args), conventions=_conventions(args), call=_command_line(args),
-                   second_qrels=args.second_qrels)
+                   resamples=10000, by=args.by, queries=args.queries, title=args.title, con=con,
+                   columns=_columns(args), conventions=conventions, call=_command_line(args),
+                   second_qrels=args.second_qrels, **given)
     result.save(args.output)
     print(f"rankkit report: wrote {', '.join(map(str, result.written(args.output)))}")
     return 0
+
+
+def _spark_report_values(args: argparse.Namespace, con, runs, measures: list[str], conventions) -> dict:
+    """The report's per-query values (its measures and their coverage) computed by Spark on --master:
+    build's values= and engine=."""
+    from rankkit import spark
+    from rankkit.report.build import named_runs, shown_measures
+
+    spark.require_pyspark()
+    session = spark.session(args.master)
+    wanted = shown_measures(con, measures, conventions.rel)
+    _, frames, labels = spark.read(session, args.qrels, named_runs(runs), wanted, conventions, columns=_columns(args))
+    values = spark.evaluate(session, *frames, wanted, per_query=True, conventions=conventions, labels=labels)
+    return {"values": spark.per_query_values(values, conventions)[0], "engine": spark.engine_name()}
 
 
 def _command_line(args: argparse.Namespace) -> str:
@@ -623,7 +661,8 @@ def _command_line(args: argparse.Namespace) -> str:
     for flag, value in (("--baseline", args.baseline), ("--test", args.test), ("--correction", args.correction),
                         ("--alpha", args.alpha), ("--ci", args.ci), ("--seed", args.seed), ("--by", args.by),
                         ("--queries", args.queries), ("--title", args.title), ("-l", args.rel), ("-M", args.depth),
-                        ("--ties", args.ties)):
+                        ("--ties", args.ties), ("--engine", None if args.engine == "duckdb" else args.engine),
+                        ("--master", None if args.engine == "duckdb" else args.master)):
         if value is not None:
             words += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
     words += ["-c"] * args.complete + [f"--column={item}" for item in args.columns] + ["-o", args.output]

@@ -16,7 +16,7 @@ import pandas as pd
 
 from rankkit import stats
 from rankkit._sql import connect
-from rankkit.conventions import Conventions, resolve_conventions
+from rankkit.conventions import Conventions, asked_conventions, resolve_conventions
 from rankkit.errors import InputError, RankkitError, warn
 from rankkit.evaluate import checked_sources, evaluation_query, compare_inputs, measure_specs, run_query, slice_source
 from rankkit.io import default_connection
@@ -27,12 +27,12 @@ COLUMNS = ["measure", "system", "baseline", "mean", "baseline_mean", "diff", "ci
            "p_value", "p_adjusted", "significant", "wins", "ties", "losses", "queries"]
 
 
-def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = None, *, test: str = "t",
-            correction: str = "holm", alpha: float = 0.05, seed: int | None = 0, resamples: int = 10000,
-            by: str | None = None, query_table=None, con: duckdb.DuckDBPyConnection | None = None,
-            rel: float = 1, ties: str = "trec", scores: str = "double", depth: int | None = None,
-            queries: str = "both", columns=None, split_by_tag: bool = False,
-            conventions: Conventions | None = None) -> pd.DataFrame:
+def compare(qrels=None, runs=None, measures: str | Iterable[str] | None = None, baseline: str | None = None, *,
+            test: str = "t", correction: str = "holm", alpha: float = 0.05, seed: int | None = 0,
+            resamples: int = 10000, by: str | None = None, query_table=None,
+            con: duckdb.DuckDBPyConnection | None = None, rel: float = 1, ties: str = "trec",
+            scores: str = "double", depth: int | None = None, queries: str = "both", columns=None,
+            split_by_tag: bool = False, conventions: Conventions | None = None, values=None) -> pd.DataFrame:
     """Compare systems measure by measure: means, paired differences, intervals and p-values.
 
     Parameters
@@ -66,6 +66,10 @@ def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = N
         ``query_id`` and an attribute column named by ``by``; the result gets a column ``by``.
     rel, ties, scores, depth, queries, columns, split_by_tag, conventions:
         As for :func:`rankkit.evaluate`.
+    values:
+        Per-query values computed elsewhere, in place of ``qrels`` and ``runs``: a Spark DataFrame
+        from ``rankkit.spark.evaluate(..., per_query=True)`` (or a list of them), compared as they
+        are (``measures``, if given, picks some); the conventions they carry must be the call's.
 
     Returns
     -------
@@ -91,6 +95,15 @@ def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = N
     [{'system': 'x', 'baseline': 'y', 'mean': 1.0, 'baseline_mean': 0.5, 'diff': 0.5, 'wins': 3, 'losses': 0}]
     """
     check_options(test, correction, alpha)
+    if values is not None:
+        if qrels is not None or runs is not None or by is not None:
+            raise RankkitError("compare: give qrels and runs, or values= (per-query values already computed), "
+                               "not both; slices (by=) need the inputs")
+        return _compare_given(values, measures, baseline, asked_conventions(
+            conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries), test=test,
+            correction=correction, alpha=alpha, seed=seed, resamples=resamples)
+    if qrels is None or runs is None or measures is None:
+        raise RankkitError("compare needs qrels, runs and measures (or values=, per-query values already computed)")
     if by in COLUMNS:
         raise InputError(f"by: the attribute column cannot be called {by!r}; rename it in the query table")
     conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries)
@@ -105,6 +118,31 @@ def compare(qrels, runs, measures: str | Iterable[str], baseline: str | None = N
     systems = [system for system in run_source.systems if system is not None]
     return compare_values(values, systems, baseline, test=test, correction=correction, alpha=alpha, seed=seed,
                           resamples=resamples, by=by if slices else None)
+
+
+def _compare_given(values, measures, baseline: str | None, conventions: Conventions | None, **options) -> pd.DataFrame:
+    """compare() of per-query values computed by Spark: the measures asked (default: every one given)."""
+    from rankkit.spark import per_query_values
+
+    found, conventions = per_query_values(values, conventions)
+    if measures is not None:
+        found = picked(found, [spec["measure"] for spec in measure_specs(default_connection(), measures,
+                                                                         rel=conventions.rel)])
+    systems = list(dict.fromkeys(found["system"].dropna()))
+    frame = compare_values(found, systems, baseline, **options)
+    frame.attrs["conventions"] = conventions.as_dict()
+    return frame
+
+
+def picked(values: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """The per-query values of the measures named, in that order; a measure absent is an error."""
+    missing = [name for name in names if name not in set(values["measure"])]
+    if missing:
+        raise RankkitError(f"values: no per-query values of {', '.join(missing)} (they hold "
+                           f"{', '.join(dict.fromkeys(values['measure']))}); evaluate them too")
+    order = {name: i for i, name in enumerate(names, 1)}
+    kept = values[values["measure"].isin(order)]
+    return kept.assign(i=kept["measure"].map(order)).sort_values("i", kind="stable").reset_index(drop=True)
 
 
 def check_options(test: str, correction: str, alpha: float) -> None:

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, fields
 
 from rankkit.errors import RankkitError
 
-__all__ = ["Conventions", "resolve_conventions"]
+__all__ = ["Conventions", "resolve_conventions", "asked_conventions"]
 
 DESCRIPTIONS = {
     "ties": "tie rule: trec (score, then doc_id descending, as trec_eval), rank (the run's rank column) or "
@@ -97,3 +97,10 @@ def resolve_conventions(conventions: Conventions | None, **given) -> Conventions
         raise RankkitError(f"give the conventions either as conventions= or as keywords, not both: "
                            f"{', '.join(clash)} differ from conventions=")
     return conventions
+
+
+def asked_conventions(conventions: Conventions | None, **given) -> Conventions | None:
+    """The conventions a call asks for, or None when it asks for none (no ``conventions=`` and every
+    keyword at its default): values computed elsewhere then bring their own."""
+    resolved = resolve_conventions(conventions, **given)
+    return resolved if conventions is not None or resolved != Conventions() else None

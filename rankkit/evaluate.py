@@ -637,6 +637,13 @@ def compare_inputs(con: duckdb.DuckDBPyConnection, qrels: Source, run: Source, s
         _compared[con][(qrels.queries, run.queries)] = found
     counts = dict(zip(("run_queries", "qrels_queries", "common", "run_only", "run_only_examples",
                        "qrels_only", "qrels_only_examples", "run_examples", "qrels_examples", "no_rank"), found))
+    return checked_counts(counts, qrels, run, specs, queries=queries, ties=ties, warn=warn)
+
+
+def checked_counts(counts: dict, qrels, run, specs=(), *, queries: str = "both", ties: str = "trec",
+                   warn: bool = True) -> dict:
+    """compare_inputs' errors and warnings from its counts (the Spark engine counts them itself);
+    ``qrels`` and ``run`` need ``label``, the qrels ``fractional`` and ``top_grade`` too."""
     if counts["run_queries"] and not counts["common"]:
         raise InputError(
             f"{run.label} and {qrels.label} have no query in common: the run has {counts['run_queries']} "

@@ -18,7 +18,10 @@ from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import RankkitError
 from rankkit.spark_dialect import refuse_diversity
 
-__all__ = ["evaluate", "session", "INSTALL"]
+__all__ = ["evaluate", "session", "per_query_values", "INSTALL"]
+
+METADATA = "rankkit"  # the key of the value column's metadata that holds the conventions
+VALUE_COLUMNS = ("measure", "system", "query_id", "value")
 
 INSTALL = "rankkit's Spark engine needs pyspark (3.5 or later) and Java 17: pip install 'rankkit-duckdb[spark]'"
 
@@ -32,8 +35,14 @@ def require_pyspark():
     return pyspark
 
 
-def session(master: str = "local[2]", memory: str = "1g"):
-    """A local SparkSession bound to 127.0.0.1 (the command line's --engine spark, the tests): quiet, small."""
+def engine_name() -> str:
+    """How a report's record names the engine that computed its values."""
+    return f"spark (pyspark {require_pyspark().__version__})"
+
+
+def session(master: str = "local[2]", memory: str = "1g", config: Mapping[str, str] | None = None):
+    """A local SparkSession bound to 127.0.0.1 (the command line's --engine spark, the tests): quiet, small.
+    ``config``: more settings, or these replaced (the benchmarks turn the UI on for its status API)."""
     import os
 
     require_pyspark()
@@ -42,13 +51,14 @@ def session(master: str = "local[2]", memory: str = "1g"):
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     # pyspark's word about pandas 3 at every conversion: the frames it converts here are plain
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
-    spark = (SparkSession.builder.master(master).appName("rankkit")
-             .config("spark.driver.memory", memory)
-             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-             .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-             .config("spark.sql.shuffle.partitions", "2").config("spark.default.parallelism", "2")
-             .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
-             .getOrCreate())
+    settings = {"spark.driver.memory": memory, "spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
+                "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
+                "spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2",
+                "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC", **(config or {})}
+    builder = SparkSession.builder.master(master).appName("rankkit")
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     # a failed query's JSON record on stderr, beside the exception that says the same
     logging.getLogger("SQLQueryContextLogger").disabled = True
@@ -58,7 +68,8 @@ def session(master: str = "local[2]", memory: str = "1g"):
 def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
              columns: Mapping[str, str | None] | None = None, rel: float = 1, ties: str = "trec",
              scores: str = "double", depth: int | None = None, queries: str = "both", judged_only: bool = False,
-             docs: int = 0, duplicates: str = "error", conventions: Conventions | None = None):
+             docs: int = 0, duplicates: str = "error", conventions: Conventions | None = None,
+             labels: tuple[str, str] | None = None):
     """rankkit.evaluate on Spark: a lazy Spark DataFrame (write it to a table, or ``toPandas()``) with
     evaluate's columns, ``measure, system, value, queries`` or, ``per_query``, ``measure, system,
     query_id, value``, computed by one Spark SQL statement composed from the measures' definitions.
@@ -67,7 +78,8 @@ def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool =
     rankkit.evaluate finds them (``query_id``/``qid``/``topic`` ..., see rankkit.names), with
     ``columns`` mapping yours to rankkit's. The conventions are evaluate's; ``duplicates`` must be
     ``"error"``, and the rows are checked as the statement runs (a NULL id, a NULL, NaN or infinite
-    score or grade, a duplicate document: the query fails naming it), not before."""
+    score or grade, a duplicate document: the query fails naming it), not before. ``labels``: how
+    those messages name the qrels and the run (default: ``qrels DataFrame``, ``run table NAME`` ...)."""
     from rankkit.evaluate import measure_specs
     from rankkit.io import default_connection
     from rankkit.spark_dialect import statement
@@ -81,11 +93,26 @@ def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool =
     refuse_diversity(specs)
     qrels_name, qrels_columns, qrels_label = _source(spark, qrels, "qrels", columns or {})
     run_name, run_columns, run_label = _source(spark, run, "run", columns or {})
+    _analyse_deeper(spark)
     text = statement(specs, qrels=qrels_name, run=run_name, qrels_columns=qrels_columns, run_columns=run_columns,
                      per_query=per_query, ties=conventions.ties, scores=conventions.scores, depth=conventions.depth,
                      queries=conventions.queries, judged_only=conventions.judged_only, check=True,
-                     labels=(qrels_label, run_label))
-    return spark.sql(text)
+                     labels=labels or (qrels_label, run_label))
+    # the conventions travel with the values (into a table too: Spark keeps a column's metadata), so
+    # that rankkit.compare and rankkit.report record what computed them
+    return spark.sql(text).withMetadata("value", {METADATA: {"conventions": conventions.as_dict()}})
+
+
+# Spark 3.5's analyser resolves the statement's nested lambdas a level per pass and stops at 100 passes
+# (every trec_eval measure in one statement needs more); Spark 4 resolves them in fewer
+ANALYSER_PASSES = 1000
+
+
+def _analyse_deeper(spark) -> None:
+    """Let the analyser run as many passes as the statement needs (never fewer than the session allows)."""
+    key = "spark.sql.analyzer.maxIterations"
+    if int(spark.conf.get(key, "100")) < ANALYSER_PASSES:
+        spark.conf.set(key, str(ANALYSER_PASSES))
 
 
 def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tuple[str, dict[str, str | None], str]:
@@ -107,35 +134,59 @@ def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tupl
     return name, found, label
 
 
-def evaluate_rows(spark, qrels, run, measures: str | Iterable[str], per_query: bool = False, *, con=None,
+def evaluate_rows(spark, qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
                   rel: float = 1, ties: str = "trec", depth: int | None = None, queries: str = "both", columns=None,
                   duplicates: str = "error", split_by_tag: bool = False, judged_only: bool = False,
                   docs: int = 0, subtopics=None) -> tuple[list, list[dict], list[dict] | None]:
-    """rankkit.evaluate.evaluate_rows computed by Spark (the command line's ``--engine spark``): the inputs
-    read and checked by rankkit's readers, as the DuckDB engine reads them (TREC text, CSV, Parquet; the
-    same systems, the same warnings), handed to Spark, and evaluated there by the composed statement."""
-    from rankkit.evaluate import measure_specs, prepared
+    """rankkit.evaluate.evaluate_rows computed by Spark (the command line's ``--engine spark``): the input
+    files read by Spark as the DuckDB engine reads them (see read), evaluated by the composed statement."""
+    from rankkit.evaluate import measure_specs
     from rankkit.io import default_connection
 
     refuse_diversity(measure_specs(default_connection(), measures, rel=rel, docs=docs))  # subtopics too
     conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
                               judged_only=judged_only, docs=docs)
-    with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag) as (
-            con, _, qrels_source, run_source):
-        frames = [spark.createDataFrame(_table(con, source)) for source in (qrels_source, run_source)]
-        found = []
-        for each in (False, True) if per_query else (False,):
-            result = evaluate(spark, *frames, measures, per_query=each, conventions=conventions, duplicates="error")
-            found.append([{k: (None if v != v else v) if isinstance(v, float) else v for k, v in row.asDict().items()}
-                          for row in result.collect()])
-        return run_source.systems, found[0], found[1] if per_query else None
+    systems, frames, labels = read(spark, qrels, run, measures, conventions, columns=columns,
+                                   split_by_tag=split_by_tag)
+    found = []
+    for each in (False, True) if per_query else (False,):
+        result = evaluate(spark, *frames, measures, per_query=each, conventions=conventions, duplicates="error",
+                          labels=labels)
+        found.append([{k: (None if v != v else v) if isinstance(v, float) else v for k, v in row.asDict().items()}
+                      for row in collected(result)])
+    return systems, found[0], found[1] if per_query else None
 
 
-def _table(con, source):
-    """A checked source's rows in rankkit's columns, as pandas (what every pyspark takes)."""
-    present = [name for name, in con.execute(f"SELECT column_name FROM (DESCRIBE {source.table})").fetchall()]
-    wanted = ("system", "query_id", "doc_id", "score", "rank") if source.kind == "run" else ("query_id", "doc_id", "relevance")
-    return con.sql(f"SELECT {', '.join(c for c in wanted if c in present)} FROM {source.table}").df()
+def collected(frame) -> list:
+    """The frame's rows; a row the statement's checks refused (raise_error) is an InputError saying what
+    rankkit's message says, not Spark's exception and trace."""
+    import re
+
+    from rankkit.errors import InputError
+
+    try:
+        return frame.collect()
+    except Exception as error:
+        said = re.search(r"rankkit: (.*?)(?: SQLSTATE: \w+)?$", str(error), re.MULTILINE)
+        if said is None:
+            raise
+        raise InputError(said.group(1).strip()) from None
+
+
+def read(spark, qrels, run, measures, conventions: Conventions, *, columns=None, split_by_tag: bool = False):
+    """The systems, the qrels and run files as Spark DataFrames in rankkit's columns, and how messages
+    name them: read by Spark (rankkit.spark_read) as the DuckDB engine reads them (TREC text, CSV,
+    Parquet; the same columns, systems, errors and warnings)."""
+    from rankkit import spark_read
+    from rankkit.evaluate import checked_counts, measure_specs
+    from rankkit.io import default_connection
+
+    specs = measure_specs(default_connection(), measures, rel=conventions.rel, docs=conventions.docs)
+    judged = spark_read.read_qrels(spark, qrels, columns)
+    ranked = spark_read.read_runs(spark, run, columns, split_by_tag)
+    checked_counts(spark_read.counts(judged, ranked, conventions.ties), judged, ranked, specs,
+                   queries=conventions.queries, ties=conventions.ties)
+    return ranked.systems, (judged.frame, ranked.frame), (judged.label, ranked.label)
 
 
 def compare(spark, qrels, runs, measures: str | Iterable[str], baseline: str | None = None, *, test: str = "t",
@@ -158,3 +209,81 @@ def with_order(values):
     """Per-query values with ``i``, each measure's place in the order given, as rankkit.per_query has it."""
     order = {measure: i for i, measure in enumerate(dict.fromkeys(values["measure"]), 1)}
     return values.assign(i=values["measure"].map(order))
+
+
+def per_query_values(values, conventions: Conventions | None = None):
+    """Per-query values computed by Spark (``rankkit.spark.evaluate(..., per_query=True)``: a Spark
+    DataFrame, or a list of them, say one per run), brought home for rankkit.compare and rankkit.report:
+    pandas ``i, measure, system, query_id, value`` and the conventions that computed them.
+
+    The conventions are those the frames carry (their value column's metadata); ``conventions``, when
+    given, must be the same, and is needed only for frames that carry none (a statement of ``rankkit
+    sql`` run by hand). Frames computed under different conventions are refused: one report, one
+    evaluation's conventions."""
+    import pandas as pd
+
+    frames = list(values) if isinstance(values, (list, tuple)) else [values]
+    if not frames:
+        raise RankkitError("values: the list of per-query value frames is empty")
+    carried = []
+    for n, frame in enumerate(frames):
+        label = "values" if len(frames) == 1 else f"values[{n}]"
+        _check_value_columns(frame, label)
+        carried.append((label, _carried(frame, label)))
+    found = _one_convention(carried, conventions)
+    brought = pd.concat([frame.select(*VALUE_COLUMNS).toPandas() for frame in frames], ignore_index=True)
+    return with_order(brought), found
+
+
+def _check_value_columns(frame, label: str) -> None:
+    if not (hasattr(frame, "schema") and hasattr(frame, "toPandas") and hasattr(frame, "select")):
+        raise RankkitError(f"{label}: expected a Spark DataFrame of per-query values (rankkit.spark.evaluate(..., "
+                           f"per_query=True)), got {type(frame).__name__}")
+    names = [field.name for field in frame.schema.fields]
+    missing = [name for name in VALUE_COLUMNS if name not in names]
+    if missing:
+        raise RankkitError(f"{label}: no column {', '.join(missing)}: per-query values have the columns "
+                           f"{', '.join(VALUE_COLUMNS)}, as rankkit.spark.evaluate(..., per_query=True) gives them "
+                           f"(this frame has {', '.join(names) or 'none'})")
+
+
+def _carried(frame, label: str) -> Conventions | None:
+    """The conventions in the value column's metadata, or None."""
+    said = (frame.schema["value"].metadata or {}).get(METADATA, {}).get("conventions")
+    if said is None:
+        return None
+    try:
+        return Conventions.from_dict(said)
+    except (RankkitError, TypeError) as error:
+        raise RankkitError(f"{label}: the conventions in its value column's metadata cannot be read: {error}") from None
+
+
+def _one_convention(carried: list[tuple[str, Conventions | None]], given: Conventions | None) -> Conventions:
+    """The one set of conventions of every frame (and of the call, if it gives one), or an error naming
+    what differs."""
+    known = [(label, found) for label, found in carried if found is not None]
+    if known and len(known) < len(carried):
+        bare = next(label for label, found in carried if found is None)
+        raise RankkitError(f"{bare} carries no conventions and {known[0][0]} does: frames from one "
+                           "rankkit.spark.evaluate call each carry theirs; mixed frames cannot be told apart")
+    if not known:
+        if given is None:
+            raise RankkitError("values carry no conventions (not made by rankkit.spark.evaluate, or their value "
+                               "column lost its metadata): pass conventions=rankkit.Conventions(...) saying "
+                               "which computed them")
+        return given
+    first_label, first = known[0]
+    for label, found in known[1:]:
+        if found != first:
+            raise RankkitError(f"values computed under different conventions: {_differences(first, found, first_label, label)}; "
+                               "one comparison or report holds one evaluation's conventions")
+    if given is not None and given != first:
+        raise RankkitError(f"values computed under other conventions than the call's: "
+                           f"{_differences(first, given, first_label, 'the call')}")
+    return first
+
+
+def _differences(a: Conventions, b: Conventions, label_a: str, label_b: str) -> str:
+    left, right = a.as_dict(), b.as_dict()
+    return ", ".join(f"{name} {left[name]!r} in {label_a}, {right[name]!r} in {label_b}"
+                     for name in left if left[name] != right[name])

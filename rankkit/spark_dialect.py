@@ -80,9 +80,14 @@ def _ident(name: str) -> str:
 
 
 def inputs(qrels: str, run: str, qrels_columns: Mapping[str, str], run_columns: Mapping[str, str | None],
-           scores: str, ties: str) -> list[tuple[str, str]]:
+           scores: str, ties: str, optional_system: bool = False) -> list[tuple[str, str]]:
     """The two tables in rankkit's columns (ids as strings, scores and grades as DOUBLE), with the run's
-    sort keys: rank_key (ties='rank': the given rank), score_key (at 32-bit precision if asked)."""
+    sort keys: rank_key (ties='rank': the given rank), score_key (at 32-bit precision if asked).
+
+    ``optional_system``: the run's ``system`` column is read if the table has one, else every row's
+    system is NULL, as DuckDB's macros match columns by name. A statement printed for tables it never
+    sees cannot ask; SQL's scoping answers: the run is read in a LATERAL subquery beside a one-row
+    table whose column ``system`` is NULL, and a name the run lacks resolves to that outer column."""
     def column(mapping, name, type_):
         found = mapping.get(name)
         return f"CAST({_ident(found) if found else 'NULL'} AS {type_}) AS {name}"
@@ -93,10 +98,17 @@ def inputs(qrels: str, run: str, qrels_columns: Mapping[str, str], run_columns: 
     rank_key = "try_cast(try_cast(given_rank AS DOUBLE) AS BIGINT)" if ties == "rank" else "CAST(NULL AS BIGINT)"
     qrels_select = (f"SELECT {column(qrels_columns, 'query_id', 'STRING')}, {column(qrels_columns, 'doc_id', 'STRING')}, "
                     f"CAST({_ident(qrels_columns['relevance'])} AS DOUBLE) AS grade FROM {qrels}")
+    read = (f"SELECT {column(run_columns, 'system', 'STRING')}, {column(run_columns, 'query_id', 'STRING')}, "
+            f"{column(run_columns, 'doc_id', 'STRING')}, {column(run_columns, 'score', 'DOUBLE')}, "
+            f"{_ident(run_columns['rank']) if run_columns.get('rank') else 'NULL'} AS given_rank FROM {run}")
+    if optional_system:
+        if run_columns.get("system") != "system":
+            raise RankkitError("optional_system reads a column named system; the run's system is mapped to "
+                               f"{run_columns.get('system')!r}")
+        read = (f"SELECT rankkit_run_read.* FROM (SELECT CAST(NULL AS STRING) AS system) rankkit_no_system, "
+                f"LATERAL ({read}) rankkit_run_read")
     run_select = (f"SELECT system, query_id, doc_id, score, {rank_key} AS rank_key, {score} AS score_key FROM ("
-                  f"SELECT {column(run_columns, 'system', 'STRING')}, {column(run_columns, 'query_id', 'STRING')}, "
-                  f"{column(run_columns, 'doc_id', 'STRING')}, {column(run_columns, 'score', 'DOUBLE')}, "
-                  f"{_ident(run_columns['rank']) if run_columns.get('rank') else 'NULL'} AS given_rank FROM {run})")
+                  f"{read})")
     return [("rankkit_qrels", qrels_select), ("rankkit_run", run_select)]
 
 
@@ -189,14 +201,18 @@ def refuse_diversity(specs) -> None:
 def statement(specs: Iterable[Mapping], *, qrels: str, run: str, qrels_columns: Mapping[str, str] | None = None,
               run_columns: Mapping[str, str | None] | None = None, per_query: bool = False, ties: str = "trec",
               scores: str = "double", depth: int | None = None, queries: str = "both",
-              judged_only: bool = False, check: bool = False, labels: tuple[str, str] | None = None) -> str:
+              judged_only: bool = False, check: bool = False, labels: tuple[str, str] | None = None,
+              optional_system: bool | None = None) -> str:
     """One Spark SQL statement computing ``specs`` over the tables ``qrels`` and ``run`` (SQL names,
     quoted as needed): evaluate's columns, ``measure, system, value, queries`` (aggregate) or
     ``measure, system, query_id, value`` (``per_query``), in evaluate's order. ``*_columns`` map
-    rankkit's column names to the tables' (default: rankkit's own, the run with a system column).
+    rankkit's column names to the tables' (default: rankkit's own, the run's system column read if
+    it has one: ``optional_system``, which defaults to true without ``run_columns``; see inputs).
     ``check``: the statement fails (raise_error) on a row rankkit's readers refuse (see checks), naming
     the tables by ``labels`` (default: 'qrels table NAME', 'run table NAME')."""
     qrels_columns = qrels_columns or {name: name for name in QRELS_COLUMNS}
+    if optional_system is None:
+        optional_system = run_columns is None
     run_columns = run_columns or {name: name for name in RUN_COLUMNS if name != "rank"}
     if scores not in ("double", "float32"):
         raise RankkitError(f"scores must be double or float32, got {scores!r}")
@@ -206,7 +222,7 @@ def statement(specs: Iterable[Mapping], *, qrels: str, run: str, qrels_columns: 
     before = ranks(ties, depth, judged_only)
     composed = plan(specs, ties=ties, queries=queries, dialect=SPARK).statement("rankkit_qrels", "rankkit_ranks",
                                                                                 before)
-    ctes = inputs(qrels, run, qrels_columns, run_columns, scores, ties)
+    ctes = inputs(qrels, run, qrels_columns, run_columns, scores, ties, optional_system)
     ctes.append(("rankkit_computed", f"SELECT i, measure, agg, system, query_id, value FROM ({composed})"))
     if problems:  # raise_error: the checks stay in the lazy plan, for a statement with no Python around it
         ctes += [("rankkit_problems", problems),

@@ -18,7 +18,7 @@ import rankkit
 
 from rankkit._sql import connect
 from rankkit.compare import check_options, compare_values
-from rankkit.conventions import Conventions, resolve_conventions
+from rankkit.conventions import Conventions, asked_conventions, resolve_conventions
 from rankkit.errors import InputError, RankkitError
 # a run's name from its file, and a name made unique: evaluate's own rule (one rule for naming runs)
 from rankkit.evaluate import evaluate, listed_run_name, measure_specs, slice_source, unique_name, with_ci
@@ -26,7 +26,7 @@ from rankkit.io import default_connection, forget, is_frame, read_qrels, read_ru
 from rankkit.report.model import Report
 from rankkit.stats import AGGREGATE_INTERVAL, difference_interval
 
-__all__ = ["report", "build", "fingerprint", "run_names"]
+__all__ = ["report", "build", "fingerprint", "run_names", "shown_measures", "named_runs"]
 
 _CHUNK = 1 << 20
 
@@ -36,7 +36,8 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
            resamples: int = 10000, by: str | None = None, queries=None, title: str | None = None,
            con: duckdb.DuckDBPyConnection | None = None, columns: Mapping[str, str | None] | None = None,
            rel: float = 1, ties: str = "trec", scores: str = "double", depth: int | None = None,
-           duplicates: str = "error", conventions: Conventions | None = None, second_qrels=None) -> Report:
+           duplicates: str = "error", conventions: Conventions | None = None, second_qrels=None,
+           values=None) -> Report:
     """Evaluate and compare systems, and gather it all in a :class:`Report`.
 
     Parameters
@@ -62,6 +63,13 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
     columns, rel, ties, scores, depth, duplicates, conventions:
         As for :func:`rankkit.evaluate`. The query set (trec_eval ``-c``) is
         ``conventions=rankkit.Conventions(queries="qrels")``: here ``queries`` is the query table.
+    values:
+        Per-query values computed elsewhere, of these qrels and runs: a Spark DataFrame from
+        ``rankkit.spark.evaluate(..., per_query=True)`` (or a list, one per run) of the measures and
+        their coverage (``Judged@k`` at each cutoff: the error names any missing). The report takes
+        its numbers from them and records the conventions they carry (the call's must be the same);
+        the inputs are still read, to record and count them, and :func:`rankkit.verify` recomputes
+        the report from them with DuckDB.
     second_qrels:
         A second judgment table (another judge, an LLM): the report gains an agreement section,
         :func:`rankkit.agreement` of the two tables and, for three systems or more,
@@ -100,20 +108,34 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
     >>> [line for line in made.table("latex", label="tab:mrr").splitlines() if line.startswith(("\\\\cap", "\\\\lab"))]
     ['\\\\caption{RR, P@1 of x, y}', '\\\\label{tab:mrr}']
     """
-    conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth,
-                                      duplicates=duplicates)
+    engine = None
+    if values is None:
+        conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth,
+                                          duplicates=duplicates)
+    else:  # the conventions the values carry, which the call may repeat but not change
+        from rankkit.spark import engine_name, per_query_values
+
+        engine = engine_name()
+        values, conventions = per_query_values(values, asked_conventions(
+            conventions, rel=rel, ties=ties, scores=scores, depth=depth, duplicates=duplicates))
     options = dict(baseline=baseline, test=test, correction=correction, alpha=alpha, ci=ci, seed=seed,
                    resamples=resamples, by=by)
     call = _call_text(qrels, runs, measures, queries, title, conventions,
-                      {**options, **({"second_qrels": second_qrels} if second_qrels is not None else {})})
+                      {**options, **({"second_qrels": second_qrels} if second_qrels is not None else {}),
+                       **({"values": "<Spark DataFrame>"} if engine else {})})
     return build(qrels, runs, measures, queries=queries, title=title, con=con, columns=columns,
-                 conventions=conventions, call=call, second_qrels=second_qrels, **options)
+                 conventions=conventions, call=call, second_qrels=second_qrels, values=values, engine=engine,
+                 **options)
 
 
 def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed, resamples, by, queries, title,
-          con, columns, conventions: Conventions, call: str, second_qrels=None) -> Report:
-    """report() with its call already written down (the command line gives its own)."""
+          con, columns, conventions: Conventions, call: str, second_qrels=None, values=None,
+          engine: str | None = None) -> Report:
+    """report() with its call already written down (the command line gives its own). ``values``: the
+    per-query values (pandas, as rankkit.spark.per_query_values brings them) computed by ``engine``."""
     names = [measures] if isinstance(measures, str) else list(measures)
+    if values is not None and by is not None:
+        raise RankkitError("by: slices are evaluated from the inputs; a report of given values has none")
     if by is not None and queries is None:
         raise RankkitError("by names a column of the query table: give queries= (a table with query_id and "
                            f"the column {by!r}) too")
@@ -129,7 +151,7 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
         try:
             results = _compute(con, inputs, qrels_table, run_tables, names, test=test, correction=correction,
                                alpha=alpha, ci=ci, seed=seed, resamples=resamples, by=by, conventions=conventions,
-                               baseline=baseline)
+                               baseline=baseline, given=values)
         finally:
             for table in [qrels_table, *(run_tables.values() if isinstance(run_tables, dict) else [run_tables])]:
                 forget(con, table)
@@ -160,6 +182,8 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
         "inputs": [{key: value for key, value in item.items() if key != "source"} for item in inputs],
         "warnings": said,
     }
+    if engine:  # values computed elsewhere (the DuckDB engine's reports say nothing: the default)
+        record["engine"] = engine
     per_query = asked[["measure", "system", "query_id", "value"]].reset_index(drop=True)
     return Report(title=title or _title(names, systems), record=record,
                   aggregate=aggregate[aggregate["measure"].isin(names)].reset_index(drop=True),
@@ -185,14 +209,17 @@ def _agreement(con, qrels, second_qrels, runs, measure: str, systems: list, **op
 
 
 def _compute(con, inputs: list[dict], qrels_table, run_tables, names: list[str], *, test, correction, alpha, ci, seed,
-             resamples, by, conventions: Conventions, baseline) -> tuple:
-    """One evaluation of every measure and Judged@k: the aggregate, its intervals and the comparison
-    all come from these per-query values; slices are a second evaluation, grouped in SQL."""
+             resamples, by, conventions: Conventions, baseline, given=None) -> tuple:
+    """One evaluation of every measure and Judged@k (or the values ``given``, computed elsewhere): the
+    aggregate, its intervals and the comparison all come from these per-query values; slices are a
+    second evaluation, grouped in SQL."""
     specs = measure_specs(con, names, rel=conventions.rel)
     judged = _judged_names(specs)
     every = measure_specs(con, names + judged, rel=conventions.rel)
-    values = _values(evaluate(qrels_table, run_tables, [spec["measure"] for spec in every], per_query=True, con=con,
-                              conventions=conventions), run_tables, every)
+    wanted = shown_measures(con, names, conventions.rel)
+    per_query = (evaluate(qrels_table, run_tables, wanted, per_query=True, con=con, conventions=conventions)
+                 if given is None else _given(given, wanted, run_tables))
+    values = _values(per_query, run_tables, every)
     aggregate = _aggregate(con, values)
     if ci is not None:  # evaluate's interval: the same numbers for the same seed
         aggregate = with_ci(con, aggregate, values, ci, seed, resamples, None)
@@ -334,6 +361,35 @@ def _count_rows(con, inputs: list[dict], qrels, runs, by) -> None:
 
 
 # ---- tables ---------------------------------------------------------------------------------------
+
+def shown_measures(con, names: list[str], rel: float) -> list[str]:
+    """Every measure a report shows, as evaluate names them: the measures, then their coverage (Judged@k)."""
+    specs = measure_specs(con, names, rel=rel)
+    return [spec["measure"] for spec in measure_specs(con, names + _judged_names(specs), rel=rel)]
+
+
+def named_runs(runs):
+    """The runs as the report names them: ``{name: run}``, or one table as it is (its system column
+    names its systems)."""
+    named = [(item["name"], item["source"]) for item in _inputs(None, runs, None) if item["role"] == "run"]
+    return named[0][1] if named[0][0] is None else dict(named)
+
+
+def _given(values: pd.DataFrame, wanted: list[str], runs) -> pd.DataFrame:
+    """The per-query values given of every measure the report shows (its coverage included), of the
+    systems the runs name."""
+    missing = [name for name in wanted if name not in set(values["measure"])]
+    if missing:
+        raise RankkitError(f"values: no per-query values of {', '.join(missing)}; a report needs every measure it "
+                           f"shows and their coverage: evaluate {wanted} per query")
+    found = _with_system(values[values["measure"].isin(wanted)], runs)
+    if isinstance(runs, dict) and set(found["system"]) != set(runs):
+        raise RankkitError(f"values: their systems ({', '.join(sorted(map(str, set(found['system']))))}) are not the "
+                           f"runs' ({', '.join(map(str, runs))}): the values must be of the runs given")
+    order = {name: i for i, name in enumerate(wanted)}  # evaluate's order: measure, system, query
+    found = found.assign(i=found["measure"].map(order)).sort_values(["i", "system", "query_id"], kind="stable")
+    return found[["measure", "system", "query_id", "value"]].reset_index(drop=True)
+
 
 def _judged_names(specs: list[dict]) -> list[str]:
     """Judged@k at every cutoff the measures use (and over the whole list when one has none)."""

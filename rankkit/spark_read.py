@@ -1,0 +1,204 @@
+"""The inputs of the Spark engine (``rankkit eval --engine spark``, ``rankkit report --engine spark``)
+read by Spark: TREC text by Spark's text reader and a split on runs of spaces and tabs, CSV/TSV and
+Parquet by ``spark.read``, into rankkit's columns, found as the DuckDB readers find them
+(rankkit.io.columns.match_columns) and named as they name them (a file's system is its name,
+rankkit.io.run_name; ``{name: path}`` names each).
+
+What a reader refuses is said in the DuckDB reader's words: a TREC line trec_eval would refuse names
+its file and line (``qrels.txt:7: expected 4 fields (...), found 3``), an empty file says so; the rows
+(NULL ids, numbers that are not finite, duplicates) are checked inside the statement
+(rankkit.spark_dialect.checks), under the file's name. The warnings the DuckDB engine gives before
+evaluating (queries on one side only, fractional grades, grades above ERR's scale) are counted by
+Spark and said by the same code (rankkit.evaluate.checked_counts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rankkit.errors import InputError
+from rankkit.names import QRELS_FIELDS, RUN_FIELDS
+from rankkit.io.columns import NUMBER
+
+__all__ = ["Read", "read_qrels", "read_runs", "counts"]
+
+
+@dataclass
+class Read:
+    """A source read by Spark: its frame (rankkit's columns), how messages name it, and for a run
+    its systems in the DuckDB engine's order; for qrels, what the grade warnings need."""
+
+    frame: object
+    label: str
+    systems: list = field(default_factory=list)
+    top_grade: float | None = None
+    fractional: tuple | None = None
+
+
+def read_qrels(spark, path, columns=None) -> Read:
+    frame, label = _read(spark, path, "qrels", columns or {}, None)
+    top, fractional = _grades(frame)
+    return Read(frame, label, top_grade=top, fractional=fractional)
+
+
+def read_runs(spark, runs, columns=None, split_by_tag: bool = False) -> Read:
+    """One path (its systems: the file's name, or a table's system column), or ``{name: path}``: one
+    frame whose ``system`` names each run (``name/system`` for a table that holds several)."""
+    from functools import reduce
+
+    if not isinstance(runs, dict):
+        frame, label = _read(spark, runs, "run", columns or {}, None, split_by_tag)
+        return Read(frame, label, systems=_systems(frame))
+    from pyspark.sql import functions as F
+
+    frames, labels, systems = [], [], []
+    for name, path in runs.items():
+        frame, label = _read(spark, path, "run", columns or {}, name, split_by_tag)
+        inner = _systems(frame)
+        if len(inner) > 1:  # as load_runs names them
+            frame = frame.withColumn("system", F.concat(F.lit(f"{name}/"), F.col("system")))
+            systems += [f"{name}/{system}" for system in inner]
+        else:
+            frame = frame.withColumn("system", F.lit(name))
+            systems.append(name)
+        frames.append(frame.select("system", "query_id", "doc_id", "rank", "score"))
+        labels.append(label)
+    return Read(reduce(lambda a, b: a.unionAll(b), frames), ", ".join(labels), systems=systems)
+
+
+def _read(spark, path, kind: str, columns, system: str | None, split_by_tag: bool = False):
+    """The frame of one file in rankkit's columns, and its label (the path as given)."""
+    from rankkit.io import default_connection
+    from rankkit.io.files import file_format, is_glob, run_name
+
+    if not isinstance(path, (str, Path)):
+        raise InputError(f"{kind}: the Spark engine reads files; got {type(path).__name__}")
+    label = str(path)
+    fmt, found = file_format(default_connection(), path, None, kind)
+    named = system if system is not None else (
+        None if is_glob(str(path)) or Path(str(path)).is_dir() else run_name(path))
+    if fmt == "trec":
+        return _trec(spark, label, kind, None if split_by_tag and system is None else named), label
+    reader = spark.read
+    if fmt == "parquet":
+        # a folder as it is: Spark reads it recursively, its partition folders as columns (DuckDB's hive)
+        frame = reader.parquet(str(path) if Path(str(path)).is_dir() else found)
+    else:  # every field as text, cast below; a value that is not a number is refused naming its line
+        frame = reader.csv(found, header=True, sep="\t" if fmt == "tsv" else ",", inferSchema=False)
+    read = _columns(frame, kind, columns, label, named)
+    if fmt != "parquet":
+        _refuse_text_numbers(frame, read, kind, columns, label)
+    return read, label
+
+
+def _columns(frame, kind: str, columns, label: str, named: str | None):
+    """rankkit's columns of a table, matched by name as the DuckDB readers match them."""
+    from pyspark.sql import functions as F
+
+    from rankkit.io.columns import match_columns
+
+    found = match_columns([(f.name, f.dataType.simpleString()) for f in frame.schema.fields], kind, columns, label)
+    # try_cast: a text that is no number is NULL here, and named with its line by _refuse_text_numbers
+    column = lambda ours, type_: F.expr(f"try_cast(`{found[ours]}` AS {type_})").alias(ours)  # noqa: E731
+    if kind == "qrels":
+        return frame.select(column("query_id", "string"), column("doc_id", "string"), column("relevance", "double"))
+    system = column("system", "string") if found.get("system") else F.lit(named).cast("string").alias("system")
+    rank = column("rank", "bigint") if found.get("rank") else F.lit(None).cast("bigint").alias("rank")
+    return frame.select(system, column("query_id", "string"), column("doc_id", "string"), rank,
+                        column("score", "double"))
+
+
+def _refuse_text_numbers(frame, read, kind: str, columns, label: str) -> None:
+    """A CSV value in the score (relevance) column that is not a number: an error naming its line, as
+    the DuckDB reader's (the header is line 1; a row per line)."""
+    from pyspark.sql import functions as F
+
+    from rankkit.io.columns import match_columns
+
+    number = NUMBER[kind]
+    theirs = match_columns([(f.name, "VARCHAR") for f in frame.schema.fields], kind, columns, label)[number]
+    given = frame.select(F.monotonically_increasing_id().alias("n"), F.col(f"`{theirs}`").alias("given"))
+    bad = F.col("given").isNotNull() & F.expr("try_cast(given AS DOUBLE)").isNull()
+    first = given.agg(F.min(F.when(bad, F.col("n")))).collect()[0][0]
+    if first is not None:
+        row = given.where(F.col("n") <= first).agg(
+            F.count("*"), F.max(F.when(F.col("n") == first, F.col("given")))).collect()[0]
+        raise InputError(f"{label}:{row[0] + 1}: the {number} '{row[1]}' is not a number")
+
+
+def _trec(spark, path: str, kind: str, system: str | None):
+    """TREC text split as trec_eval splits it; the first line it would refuse is an error naming the
+    file and line. ``system``: the run's name (None: each line's tag, --split-by-tag)."""
+    from pyspark.sql import functions as F
+
+    fields = QRELS_FIELDS if kind == "qrels" else RUN_FIELDS
+    width, at = len(fields), fields.index(NUMBER[kind])
+    lines = spark.read.text(path).select(
+        F.monotonically_increasing_id().alias("n"),  # increasing in the file's order: a line's number is counted
+        F.split(F.regexp_replace("value", r"^[ \t\r]+|[ \t\r]+$", ""), "[ \t]+").alias("fields"))
+    # try_element_at: past the end is NULL (ANSI Spark raises on fields[i]); it counts from 1
+    number = F.expr(f"try_cast(try_element_at(fields, {at + 1}) AS DOUBLE)")
+    content = (F.col("fields")[0] != "") & ~F.col("fields")[0].startswith("#")
+    wrong = (F.size("fields") < width) | (F.size("fields") > width if kind == "qrels" else F.lit(False))
+    bad = content & (wrong | number.isNull() | F.isnan(number) | (F.abs(number) == float("inf")))
+    first = lines.agg(F.min(F.when(bad, F.col("n"))).alias("bad"), F.sum(content.cast("int")).alias("content"),
+                      F.sum((F.col("fields")[0] != "").cast("int")).alias("lines")).collect()[0]
+    layout = " ".join(fields)
+    if not first["content"]:
+        comments = first["lines"] or 0
+        problem = (f"the file holds only comment lines ({comments} line{'s' * (comments > 1)} starting with #)"
+                   if comments else "the file is empty")
+        raise InputError(f"{path}: {problem}, expected TREC {kind} lines ({layout})")
+    if first["bad"] is not None:
+        row = lines.where(F.col("n") <= first["bad"]).agg(
+            F.count("*").alias("line"), F.max(F.when(F.col("n") == first["bad"], F.col("fields"))).alias("fields")
+        ).collect()[0]
+        given = row["fields"]
+        if len(given) < width or (kind == "qrels" and len(given) > width):
+            raise InputError(f"{path}:{row['line']}: expected {width} fields ({layout}), found {len(given)}")
+        raise InputError(f"{path}:{row['line']}: the {NUMBER[kind]} '{given[at]}' is not a finite number")
+    kept = lines.where(content)
+    if kind == "qrels":
+        return kept.select(F.col("fields")[0].alias("query_id"), F.col("fields")[2].alias("doc_id"),
+                           number.alias("relevance"))
+    tag = F.lit(system) if system is not None else F.col("fields")[5]
+    return kept.select(tag.cast("string").alias("system"), F.col("fields")[0].alias("query_id"),
+                       F.col("fields")[2].alias("doc_id"), F.expr("try_cast(try_element_at(fields, 4) AS BIGINT)").alias("rank"),
+                       number.alias("score"))
+
+
+def _systems(frame) -> list:
+    """The run's systems in the DuckDB engine's order (by name, a NULL first)."""
+    rows = frame.select("system").distinct().collect()
+    return sorted((row["system"] for row in rows), key=lambda name: (name is not None, name or ""))
+
+
+def _grades(frame) -> tuple[float | None, tuple | None]:
+    """The top grade, and a fractional grade (its query, document and grade) if there is one."""
+    from pyspark.sql import functions as F
+
+    top = frame.agg(F.max("relevance")).collect()[0][0]
+    fractional = (frame.where(F.col("relevance") != F.floor("relevance"))
+                  .orderBy("query_id", "doc_id").select("query_id", "doc_id", "relevance").limit(1).collect())
+    return top, tuple(fractional[0]) if fractional else None
+
+
+def counts(qrels: Read, run: Read, ties: str) -> dict:
+    """What rankkit.evaluate.compare_inputs counts (queries on each side and in common, examples of
+    each, rows without a rank), counted by Spark over the two frames."""
+    from pyspark.sql import functions as F
+
+    runs = run.frame.select("query_id").distinct().alias("r")
+    judged = qrels.frame.select("query_id").distinct().alias("q")
+    joined = runs.join(judged, F.col("r.query_id") == F.col("q.query_id"), "full")
+    r, q = F.col("r.query_id"), F.col("q.query_id")
+    three = lambda column, where: F.slice(F.array_sort(F.collect_set(F.when(where, column))), 1, 3)  # noqa: E731
+    row = joined.agg(F.count(r), F.count(q), F.count(F.when(q.isNotNull(), r)), F.count(F.when(q.isNull(), r)),
+                     three(r, q.isNull()), F.count(F.when(r.isNull(), q)), three(q, r.isNull()),
+                     three(r, F.lit(True)), three(q, F.lit(True))).collect()[0]
+    # a run of its own only when the tie rule reads the ranks
+    no_rank = run.frame.where(F.col("rank").isNull()).count() if ties == "rank" else 0
+    names = ("run_queries", "qrels_queries", "common", "run_only", "run_only_examples", "qrels_only",
+             "qrels_only_examples", "run_examples", "qrels_examples")
+    return {**dict(zip(names, [list(v) if isinstance(v, list) else v for v in row])), "no_rank": no_rank}
