@@ -2,12 +2,13 @@
 rankkit.evaluate, on the same loaded tables: DL19 BM25 (4,300 run rows, 9,260 qrels rows), five
 measures (nDCG@10, AP, RR@10, R@100, P@10), trec_eval's conventions (issue 21).
 
-    cd /work/wt/lean && python bench/lean.py          # from the project's root, in its virtualenv
+    python bench/lean.py          # from the project's root, in its virtualenv
 
 Rows (median ms per call, after warm-up, the calls taken in turn):
   plain statement       lean_floor.py's statement (windows, these five measures only)
-  composed, whole call  rankkit.ranks (counting ranks, what a large run gets) or rankkit.window_ranks_loaded
-                        (one window, what evaluate takes for a DL19 run) + the composed values +
+  composed, whole call  rankkit.ranks (counting ranks, what a large run gets) or rankkit.window_ranks
+                        (one window, what evaluate takes for a DL19 run; over plain tables, so with their
+                        columns matched, which evaluate's window_ranks_loaded skips) + the composed values +
                         rankkit.over_values (the means), over the plain statement's tables
   composed values       the composed statement alone, over a ranks table made once
   rankkit.evaluate      on inputs read with read_qrels / read_run
@@ -70,7 +71,7 @@ def main() -> None:
     con.execute(f"""CREATE TABLE run AS SELECT column0 AS query_id, column2 AS doc_id, column4::DOUBLE AS score
                     FROM read_csv('{floor.RUN}', delim = ' ', header = false, all_varchar = true)""")
     specs = measure_specs(con, MEASURES)
-    whole, window = whole_call(specs), whole_call(specs, "window_ranks_loaded")
+    whole, window = whole_call(specs), whole_call(specs, "window_ranks")
     con.execute("CREATE TABLE ranks AS FROM rankkit.ranks('qrels', 'run')")
     values = compose(specs, qrels="'qrels'", ranks="ranks")
     qrels, run = rankkit.read_qrels(str(floor.QRELS), con=con), rankkit.read_run(str(floor.RUN), con=con)
