@@ -38,29 +38,49 @@ def check_rows(con, loaded: Source, duplicates: str, text) -> None:
         )
     except duckdb.Error as error:
         raise InputError(read_error(error, loaded.label)) from None
-    bad = con.execute(
-        f"SELECT count(*) FILTER (WHERE query_id IS NULL), sum(null_docs), sum(bad_numbers), sum(n), count(*) "
-        f"FROM {loaded.queries}"
+    held = text is not None and text[0] in ("trec", "csv", "tsv")
+    # The summary, what the run's systems or the qrels' grades are, and (where no split can be needed)
+    # the duplicate search in one statement: as four, they cost a third of reading a DL19 run.
+    search = duplicates == "error" and not _may_need_split(held, text)
+    tail = ("list(DISTINCT system ORDER BY system NULLS FIRST)" if kind == "run" else
+            "max(top), arg_min({'query_id': query_id, 'doc_id': fractional.doc_id, 'grade': fractional.grade}, "
+            "CASE WHEN fractional.doc_id IS NOT NULL THEN query_id END)")
+    repeats = f"(SELECT count(*) FROM ({_repeats(loaded, 1).format(part=0)}))" if search else "NULL"
+    found = con.execute(
+        f"SELECT count(*) FILTER (WHERE query_id IS NULL), sum(null_docs), sum(bad_numbers), sum(n), count(*), "
+        f"{repeats}, {tail} FROM {loaded.queries}"
     ).fetchall()[0]
+    bad, described = found[:6], found[6:]
     loaded.rows, loaded.lists = int(bad[3] or 0), bad[4]
     if not bad[3]:  # an empty table, frame or file is an error, as an empty TREC file is
         raise InputError(f"{loaded.label}: no rows, expected {', '.join(REQUIRED[kind])} rows")
     if bad[0] or bad[1] or bad[2]:
         _raise_bad_row(con, loaded, text)
-    held = text is not None and text[0] in ("trec", "csv", "tsv")
-    if duplicates == "error" and _may_repeat(con, loaded, split=held and (bad[3] or 0) > SPLIT_ROWS):
+    if search:
+        repeated = bool(bad[5])
+    else:
+        repeated = duplicates == "error" and _may_repeat(con, loaded, split=held and (bad[3] or 0) > SPLIT_ROWS)
+    if repeated:
         _raise_duplicate(con, loaded, text)
     if kind == "run":
-        loaded.systems = [r[0] for r in con.execute(
-            f"SELECT DISTINCT system FROM {loaded.queries} ORDER BY system NULLS FIRST").fetchall()]
+        loaded.systems = list(described[0])
     else:
-        top, frac = con.execute(
-            f"SELECT max(top), arg_min({{'query_id': query_id, 'doc_id': fractional.doc_id, 'grade': fractional.grade}}, "
-            f"CASE WHEN fractional.doc_id IS NOT NULL THEN query_id END) FROM {loaded.queries}"
-        ).fetchall()[0]
+        top, frac = described
         loaded.top_grade = top
         if frac and frac["doc_id"] is not None:
             loaded.fractional = (frac["query_id"], frac["doc_id"], frac["grade"])
+
+
+def _may_need_split(held: bool, text) -> bool:
+    """Whether the duplicate search may have to sort in parts (a source held in memory of more than
+    SPLIT_ROWS rows), known before counting: a plain file of fewer bytes than SPLIT_ROWS lines of
+    the shortest TREC or CSV row (``q 0 d 1 1 t`` and its newline: 12 bytes) has fewer rows."""
+    if not held:
+        return False
+    path = Path(text[1]) if text[1] is not None else None
+    if path is None or is_glob(str(path)) or not path.is_file() or path.suffix.lower() in (".gz", ".zst", ".bz2"):
+        return True
+    return path.stat().st_size >= SPLIT_ROWS * 12
 
 
 # DuckDB's types a CSV column of numbers is read as (a value that is not one is named as not a number)
@@ -152,8 +172,7 @@ def _may_repeat(con, loaded: Source, split: bool, into: str | None = None) -> bo
 
     ``into`` names a temp table to create holding every repeated hash (all parts searched)."""
     parts = (4 if loaded.keyed else 2) if split else 1
-    repeats = (f"SELECT h FROM (SELECT h, lag(h) OVER (ORDER BY h) AS before FROM (SELECT {_row_hash(loaded)} AS h "
-               f"FROM {loaded.engine}) WHERE h % {parts} = {{part}}) WHERE h = before")
+    repeats = _repeats(loaded, parts)
     if into is not None:  # one part after another, as below: one sort's memory at a time
         con.execute(f"CREATE TEMP TABLE {into} (h UBIGINT)")
         for part in range(parts):
@@ -163,6 +182,12 @@ def _may_repeat(con, loaded: Source, split: bool, into: str | None = None) -> bo
         if con.execute(f"SELECT count(*) FROM ({repeats.format(part=part)})").fetchall()[0][0]:
             return True
     return False
+
+
+def _repeats(loaded: Source, parts: int) -> str:
+    """The repeated hashes of one part of ``parts`` ({part}: which)."""
+    return (f"SELECT h FROM (SELECT h, lag(h) OVER (ORDER BY h) AS before FROM (SELECT {_row_hash(loaded)} AS h "
+            f"FROM {loaded.engine}) WHERE h % {parts} = {{part}}) WHERE h = before")
 
 
 def _raise_duplicate(con, loaded: Source, text) -> None:
