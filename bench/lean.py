@@ -3,6 +3,7 @@ rankkit.evaluate, on the same loaded tables: DL19 BM25 (4,300 run rows, 9,260 qr
 measures (nDCG@10, AP, RR@10, R@100, P@10), trec_eval's conventions (issue 21).
 
     python bench/lean.py          # from the project's root, in its virtualenv
+    python bench/lean.py --qrels bench/data/A/qrels.txt --run bench/data/A/run.txt --repeat 5   # workload A
 
 Rows (median ms per call, after warm-up, the calls taken in turn):
   plain statement       lean_floor.py's statement (windows, these five measures only)
@@ -18,6 +19,7 @@ printed so that they can be compared.
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import os
@@ -62,19 +64,25 @@ def whole_call(specs, ranks: str = "ranks") -> str:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--qrels", help="TREC qrels (default: lean_floor.py's, DL19)")
+    parser.add_argument("--run", help="a TREC run of one system (default: lean_floor.py's, DL19 BM25)")
+    parser.add_argument("--repeat", type=int, default=25, help="timed calls of each, in turn")
+    args = parser.parse_args()
     warnings.simplefilter("ignore")
     floor = load_floor()
+    qrels_path, run_path = args.qrels or floor.QRELS, args.run or floor.RUN
     con = rankkit.connect()
     # the plain statement's tables, made as lean_floor.py makes them
     con.execute(f"""CREATE TABLE qrels AS SELECT column0 AS query_id, column2 AS doc_id, column3::INT AS rel
-                    FROM read_csv('{floor.QRELS}', delim = ' ', header = false, all_varchar = true)""")
+                    FROM read_csv('{qrels_path}', delim = ' ', header = false, all_varchar = true)""")
     con.execute(f"""CREATE TABLE run AS SELECT column0 AS query_id, column2 AS doc_id, column4::DOUBLE AS score
-                    FROM read_csv('{floor.RUN}', delim = ' ', header = false, all_varchar = true)""")
+                    FROM read_csv('{run_path}', delim = ' ', header = false, all_varchar = true)""")
     specs = measure_specs(con, MEASURES)
     whole, window = whole_call(specs), whole_call(specs, "window_ranks")
     con.execute("CREATE TABLE ranks AS FROM rankkit.ranks('qrels', 'run')")
     values = compose(specs, qrels="'qrels'", ranks="ranks")
-    qrels, run = rankkit.read_qrels(str(floor.QRELS), con=con), rankkit.read_run(str(floor.RUN), con=con)
+    qrels, run = rankkit.read_qrels(str(qrels_path), con=con), rankkit.read_run(str(run_path), con=con)
 
     print("means, plain:   ", [round(v, 6) for v in con.execute(floor.LEAN).fetchone()])
     print("means, composed:", [round(row[2], 6) for row in con.execute(whole).fetchall()])
@@ -89,9 +97,9 @@ def main() -> None:
     statements = {"plain statement (lean_floor.py)": floor.LEAN, "composed, whole call (ranks + values + means)": whole,
                   "composed, whole call, window ranks": window,
                   "composed values over a ranks table": values}
-    timed = round_robin(calls)
+    timed = round_robin(calls, args.repeat)
     for label, ms in timed.items():
-        split = profile(con, statements[label]) if label in statements else ""
+        split = profile(con, statements[label], min(9, args.repeat)) if label in statements else ""
         print(f"{label:48s} {ms:6.1f} ms   {split}")
     plain = timed["plain statement (lean_floor.py)"]
     print(f"ratio to the plain statement: composed whole call {timed['composed, whole call (ranks + values + means)'] / plain:.2f}x, "
