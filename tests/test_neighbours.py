@@ -19,7 +19,7 @@ ir_measures = pytest.importorskip("ir_measures")
 
 FIXTURES = ("compat", "cwl")
 # a value other than ir_measures' default for each parameter it declares
-SAMPLES = {"cutoff": 5, "rel": 2, "p": 0.5, "beta": 0.5, "relative": True, "judged_only": True, "dcg": "exp-log2",
+SAMPLES = {"cutoff": 5, "rel": 2, "p": 0.5, "beta": 0.8, "relative": True, "judged_only": True, "dcg": "exp-log2",
            "gains": {0: 1, 1: 4, 2: 5}, "recall": 0.5, "T": 2.0, "min_rel": 1, "max_rel": 3, "alpha": 0.3,
            "normalize": False}
 # what rankkit computes that ir_measures cannot compute on these fixtures, and where it is proven instead
@@ -93,7 +93,9 @@ def variants():
     """Every ir_measures measure object with one parameter set to a non-default value (and a cutoff
     or IPrec's recall level where the measure takes one, so that it can be computed)."""
     for name, measure in sorted(ir_measures.measures.registry.items()):
-        for param in measure.SUPPORTED_PARAMS:
+        for param, info in measure.SUPPORTED_PARAMS.items():
+            # a parameter this list lacks, or a sample equal to the default, would not be tried
+            assert SAMPLES[param] != info.default, f"{name}: {param}={SAMPLES[param]} is ir_measures' default"
             made = measure(**{param: SAMPLES[param]})
             at = measure.AT_PARAM  # cutoff, or IPrec's recall level
             if param != at and at in measure.SUPPORTED_PARAMS:
@@ -139,7 +141,8 @@ def test_every_parameter_is_translated_or_refused():
     assert {"NumRet(rel=2)", "SetP(relative=True)", "nDCG(gains={0:1,1:4,2:5})@10", "SDCG(max_rel=3)@10", "INSQ(max_rel=3)", "INST(max_rel=3)"} <= computed
     assert "P(judged_only=True)@10" in refused and "BPM(max_rel=3)@10" in refused and "alpha_nDCG(judged_only=True)@10" in refused
     assert {"alpha_nDCG(alpha=0.3)@10", "NRBP(alpha=0.3)", "StRecall(rel=2)@10", "ERR_IA@5", "alpha_DCG@5",
-            "nNRBP(alpha=0.3)"} <= set(diversity)
+            "nNRBP(alpha=0.3)", "NRBP(beta=0.8)", "nNRBP(beta=0.8)"} <= set(diversity)
+    assert {"SetF(beta=0.8)"} <= computed
 
 
 def test_numret_with_rel_counts_the_relevant_retrieved():
