@@ -404,6 +404,29 @@ def test_top_k_accuracy_agrees_with_scikit_learn():
         assert got.iloc[0]["measure"] == f"top_k_accuracy@{k}"
 
 
+def test_top_k_accuracy_ties_differ_from_scikit_learn_only_for_integer_labels():
+    """The README's edge: equal scores go to the greater document id, byte-wise; scikit-learn puts the
+    later of its sorted labels first, the same for string ids, not for integers (9 < 10 < 11 there)."""
+    import numpy as np
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+
+    qrels, run = frames({"q": [("9", 0.5, 0), ("10", 0.5, 0), ("11", 0.5, 1)]})
+    ours_value = rankkit.evaluate(qrels, run, ["top_k_accuracy@1"])["value"][0]
+    assert ours_value == 0.0  # '9' is ranked first: '9' > '11' > '10' byte-wise
+    scores = np.array([[0.5, 0.5, 0.5]])
+    assert sklearn_metrics.top_k_accuracy_score(["11"], scores, k=1, labels=["10", "11", "9"]) == ours_value
+    assert sklearn_metrics.top_k_accuracy_score([11], scores, k=1, labels=[9, 10, 11]) == 1.0
+
+
+def test_fallout_of_a_query_without_a_non_relevant_document_is_zero():
+    """torchmetrics' retrieval_fall_out's 0 (its RetrievalFallOut class says 1 by default, README)."""
+    qrels, run = frames({"all": [("a", 0.2, 1), ("b", 0.3, 1)], "some": [("a", 0.2, 0), ("b", 0.3, 1)]})
+    frame = rankkit.evaluate(qrels, run, ["FallOut@1", "FallOut"], per_query=True)
+    got = {(m, q): v for m, q, v in zip(frame["measure"], frame["query_id"], frame["value"])}
+    assert got == {("FallOut@1", "all"): 0.0, ("FallOut", "all"): 0.0, ("FallOut@1", "some"): 0.0, ("FallOut", "some"): 1.0}
+    assert torchmetrics_fall_out([0.2, 0.3], [1, 1]) == 0.0
+
+
 # ---- C/W/L measures against cwl_eval, through ir_measures -----------------------------------------
 
 @pytest.mark.parametrize("k, top", [(1, 1), (3, 3), (10, 3), (20, 50), (1000, 1)])
@@ -465,3 +488,43 @@ def test_min_rel_is_the_bottom_of_the_grading_scale(measure):
 def test_a_scale_that_does_not_rise_is_refused():
     with pytest.raises(rankkit.RankkitError, match=r"the grading scale must rise: max \(2(\.0)?\) must be above bottom \(2(\.0)?\)"):
         ours("SDCG(max=2,bottom=2)@5", "cwl")
+
+
+# ---- the plain duckdb shell: its parser reads rankkit's names, and names them when given another's --
+
+SQL_REFUSALS = [  # (given, what the refusal names: rankkit's spelling, as Python translates or refuses it)
+    ("NumRet(rel=1)", "NumRelRet(rel="), ("RBP(rel=2)", "binary_rel="), ("nDCG(dcg=exp-log2)@10", "gain=exp"),
+    ("nDCG(dcg='exp-log2')@10", "gain=exp"), ("nDCG(gains={0: 1, 1: 4})@10", "write nDCG(gains=[0=1,1=4])@10"),
+    ("SetP(relative=True)", "SetRelP"), ("INST(max_rel=3)", "INST(max=3)"), ("SDCG(max_rel=3)@10", "max=3"),
+    ("INSQ(min_rel=1,max_rel=3)", "bottom"), ("NRBP(beta=0.8)", "patience"), ("nNRBP(beta=0.8)", "patience"),
+    ("P(judged_only=True)@10", "judged_only=True"), ("map@100-l2", "write map(rel=2)@100"),
+    ("hit_rate@5-l2", "write hit_rate(rel=2)@5"), ("ndcg@10-l2", "does not take"), ("rbp.95", "write RBP(p=0.95)"),
+    ("BPM(max_rel=3)@10", "not in rankkit yet"), ("NERR8(max_rel=3)@10", "not in rankkit yet"),
+]
+
+
+@pytest.mark.parametrize("given, named", SQL_REFUSALS)
+def test_the_sql_parser_refuses_neighbours_spellings_naming_rankkits(con, given, named):
+    """rankkit.evaluate in SQL does not translate ir_measures' parameters or ranx's -l (Python's evaluate
+    does): it refuses them saying what rankkit calls them, what Python's translation writes or its
+    refusal says; a 'write X' it gives evaluates, in SQL, to Python's value for the name given."""
+    import duckdb
+
+    qrels, run = fixture("cwl")
+    con.execute(f"CREATE TABLE q AS FROM rankkit.read_trec_qrels('{qrels}')")
+    con.execute(f"CREATE TABLE r AS FROM rankkit.read_trec_run('{run}')")
+    with pytest.raises(duckdb.Error) as error:
+        con.execute("FROM rankkit.evaluate('q', 'r', [?])", [given]).fetchall()
+    message = str(error.value)
+    assert named in message and "did you mean" not in message, message
+    try:
+        python = expand([given])
+    except MeasureError as refused:
+        assert named.removeprefix("write ") in str(refused), str(refused)
+        python = None
+    else:
+        assert named.removeprefix("write ") in python[0], python
+    written = re.search(r"write (\S+)$", message)
+    if written and python:
+        value = con.execute("SELECT value FROM rankkit.evaluate('q', 'r', [?])", [written.group(1)]).fetchall()[0][0]
+        assert value == pytest.approx(rankkit.evaluate(qrels, run, [given])["value"][0], abs=1e-12)
