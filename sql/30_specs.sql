@@ -149,12 +149,24 @@ checked AS (
         CASE
             WHEN r.metric IS NULL THEN error('rankkit: unknown measure ''' || r.measure || ''''
                 || coalesce(nullif(rankkit.neighbour_hint(NULL, NULL, r.measure), ''), '; did you mean ' || (
-                    SELECT string_agg(name, ', ' ORDER BY d, name) FROM (
-                        SELECT name, min(levenshtein(lower(coalesce(nullif(r.base, ''), r.measure)), lower(n))) AS d
-                        FROM (SELECT name, unnest(list_prepend(name, aliases)) AS n FROM catalog)
+                    -- each measure by its spelling nearest to the name given (ranx's hit_rate (Success)),
+                    -- presets too (ndcg_burges (nDCG(gain=exp))); a trec_eval template by the measure's name
+                    SELECT string_agg(CASE WHEN closest = name OR contains(closest, '{') THEN name
+                                           ELSE closest || ' (' || name || ')' END, ', ' ORDER BY d, name) FROM (
+                        SELECT name, min(dist) AS d, first(n ORDER BY dist, n <> name, n) AS closest FROM (
+                            SELECT name, n, levenshtein(lower(coalesce(nullif(r.base, ''), r.measure)), lower(n)) AS dist
+                            FROM (SELECT name, unnest(list_prepend(name, aliases)) AS n FROM catalog
+                                  UNION ALL
+                                  SELECT p.means, p.spelling FROM (SELECT unnest(rankkit.preset_spellings()) AS p)))
                         GROUP BY name ORDER BY d, name LIMIT 3)) || '?', ''))
             WHEN r.agg = 'text' THEN error('rankkit: measure ''' || r.measure || ''' is text, not a number: '
                 || 'FROM rankkit.' || r.metric || '(qrels_table, run_table) gives it')
+            -- 'P@' is a cutoff left out, not P over the documents retrieved
+            WHEN regexp_matches(r.measure, '@\s*$')
+                THEN error('rankkit: measure ''' || r.measure || ''': the number after @ is missing ('
+                    || CASE WHEN list_contains(r.params, 'k') THEN 'the cutoff, as in ' || rtrim(trim(r.measure), '@ ') || '@10'
+                            WHEN list_contains(r.params, 'recall') THEN 'the recall level, as in ' || rtrim(trim(r.measure), '@ ') || '@0.5'
+                            ELSE r.name || ' takes no cutoff' END || ')')
             WHEN r.cutoff IS NOT NULL AND (NOT regexp_full_match(r.cutoff, '[0-9]+') OR r.cutoff::HUGEINT < 1)
                 THEN error('rankkit: measure ''' || r.measure || ''': the cutoff after @ must be a positive integer, got ''' || r.cutoff || ''''
                     -- ranx's map@100-l2: its relevance level, rankkit's rel

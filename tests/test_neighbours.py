@@ -172,12 +172,13 @@ def test_refused_with_rankkits_spelling(given, why):
 
 
 @pytest.mark.parametrize("given, p", [(ir_measures.RBP(rel=1), 0.8), (ir_measures.RBP(rel=2, p=0.5), 0.5),
-                                      ("RBP(rel=2)", 0.9), ("RBP(rel=3,p=0.95)", 0.95)])
+                                      ("RBP(rel=2)", 0.8), ("RBP(rel=3,p=0.95)", 0.95)])
 def test_rbp_with_rel_is_binary_relevance_at_that_level(given, p):
     """ir_measures' RBP(rel=r) (cwl_eval's): a document of grade >= r gains 1; rankkit's RBP alone keeps
-    trec_eval's graded gains. The string RBP is trec_eval's p = 0.9, the object ir_measures' 0.8."""
+    trec_eval's graded gains. The string RBP is rankkit's name, trec_eval's p = 0.9; RBP(rel=2), object or
+    string, is ir_measures' spelling and takes its p = 0.8."""
     name = expand([given])[0]
-    assert name.startswith("RBP(") and (f"p={p:g}" in name or p == 0.9) and "binary_rel=" in name
+    assert name.startswith(f"RBP(p={p:g},binary_rel=")
     measure = given if not isinstance(given, str) else ir_measures.parse_measure(given.replace(")", f",p={p})")
                                                                                    if "p=" not in given else given)
     for fixture_name in FIXTURES:
@@ -328,9 +329,21 @@ def test_measures_lists_ranx_names_and_what_a_name_alone_gives(capsys):
     assert "ndcg_burges@10 means nDCG(gain=exp)@10" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("given, named", [("hit@5", "Hits"), ("hit_rat@5", "Success"), ("f2", "SetF")])
+@pytest.mark.parametrize("given, named", [
+    ("hit@5", "Hits"), ("hit_rat@5", "hit_rate (Success)"), ("f2", "f1 (SetF)"), ("r_precision", "r-precision (Rprec)"),
+    ("mmr@10", "MRR (RR)"), ("topk_accuracy@3", "top_k_accuracy (Success)"),
+    ("ndcg_burge@10", "ndcg_burges (nDCG(gain=exp))"), ("dcg_burge", "dcg_burges (DCG(gain=exp))")])
 def test_near_misses_name_ranx_spellings(given, named):
-    with pytest.raises(MeasureError, match=f"did you mean .*{named}"):
+    """A suggestion names the spelling nearest to the one typed (an alias, a preset) beside the measure."""
+    with pytest.raises(MeasureError, match="did you mean .*" + re.escape(named)):
+        ours(given, "cwl")
+
+
+@pytest.mark.parametrize("given, said", [("P@", "the cutoff, as in P@10"), ("mrr@", "the cutoff, as in mrr@10"),
+                                         ("IPrec@", "the recall level, as in IPrec@0.5"), ("bpref@", "bpref takes no cutoff")])
+def test_an_at_sign_without_a_number_is_refused(given, said):
+    """'P@' was read as P without a cutoff: over the documents retrieved, a value the user did not ask for."""
+    with pytest.raises(MeasureError, match=re.escape(f"measure '{given}': the number after @ is missing ({said})")):
         ours(given, "cwl")
 
 
