@@ -390,9 +390,14 @@ def preset_sql() -> str:
     whens = "".join(f"\n        WHEN {_lit(given.lower())} THEN {_lit(m.name + '(' + fixed)}"
                     for m in registry().values() for given, fixed in m.presets)
     parts = "regexp_extract(name, '^\\s*([A-Za-z][A-Za-z0-9_-]*)\\s*(?:\\((.*)\\))?\\s*(?:@\\s*(\\S+))?\\s*$', ['base', 'inside', 'at'])"
+    spellings = ", ".join(f"{{'spelling': {_lit(given)}, 'means': {_lit(m.name + '(' + fixed + ')')}}}"
+                          for m in registry().values() for given, fixed in m.presets)
+    # the presets as the parser's near-miss suggestions name them: ndcg_burges (nDCG(gain=exp))
+    listed = (f"CREATE OR REPLACE MACRO rankkit.preset_spellings() AS "
+              f"[{spellings}]::STRUCT(spelling VARCHAR, means VARCHAR)[];\n")
     if not whens:
-        return "CREATE OR REPLACE MACRO rankkit.preset_name(name) AS name;\n"
-    return (f"-- Generated from the presets: of sql/metrics/*.sql by rankkit.measures.preset_sql().\n"
+        return listed + "CREATE OR REPLACE MACRO rankkit.preset_name(name) AS name;\n"
+    return listed + (f"-- Generated from the presets: of sql/metrics/*.sql by rankkit.measures.preset_sql().\n"
             f"CREATE OR REPLACE MACRO rankkit.preset_name(name) AS\n"
             f"    coalesce((SELECT CASE lower(p.base){whens}\n        END || coalesce(',' || nullif(trim(p.inside), ''), '') "
             f"|| ')' || coalesce('@' || nullif(p.at, ''), '') FROM (SELECT {parts} AS p)), name);\n")

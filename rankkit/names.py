@@ -28,6 +28,7 @@ OPTIONAL = {"qrels": (), "run": ("system", "rank"), "subtopics": ()}
 # The fields of a TREC line, in order (a run's line may have more after the tag, ignored).
 QRELS_FIELDS = ("query_id", "iteration", "doc_id", "relevance")
 RUN_FIELDS = ("query_id", "q0", "doc_id", "rank", "score", "system")
+SUBTOPIC_FIELDS = ("query_id", "subtopic", "doc_id", "relevance")  # ndeval's qrels
 
 # What a run file's name sheds, in this order, to name its system (bm25 for bm25.run.gz).
 RUN_SUFFIXES = (".gz", ".parquet", ".pq", ".csv", ".tsv", ".txt", ".run", ".trec", ".res")
@@ -57,7 +58,8 @@ def _marker(name: str, args: list[str]) -> str:
                                f"'required': {str(c in REQUIRED[args[0]]).lower()}}}"
                                for c in _columns(args[0])) + "]"
     if name == "fields":
-        return _text(" ".join(QRELS_FIELDS if args[0] == "qrels" else RUN_FIELDS))
+        fields = {"qrels": QRELS_FIELDS, "subtopics": SUBTOPIC_FIELDS, "run": RUN_FIELDS}[args[0]]
+        return _text(" ".join(fields))
     if name == "run_suffixes":
         return _texts(RUN_SUFFIXES)
     raise ValueError(f"unknown marker {{{{{name}}}}} in the SQL")

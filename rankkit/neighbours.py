@@ -58,6 +58,10 @@ def translate(text: str) -> str:
         return text
     if at is not None:
         params["cutoff"] = at
+    if base.upper() == "RBP" and "rel" in params:
+        # RBP(rel=2) is ir_measures' spelling (rankkit's RBP has binary_rel), so its p is ir_measures' 0.8, as
+        # its object's; RBP alone is rankkit's name, trec_eval's p = 0.9
+        params = {"p": "0.8", **params}
     return _translated(base, params, text)
 
 

@@ -5,6 +5,7 @@
 --
 --   CREATE TABLE qrels AS FROM rankkit.read_trec_qrels('qrels.txt');   -- query_id, doc_id, relevance
 --   CREATE TABLE run AS FROM rankkit.read_trec_run('runs/*.run');      -- system, query_id, doc_id, rank, score
+--   CREATE TABLE subtopics AS FROM rankkit.read_trec_subtopics('div.txt');  -- query_id, subtopic, doc_id, relevance
 --
 -- Each run file is one system, named by its file as rankkit.read_run names it (rankkit.run_name:
 -- bm25 for bm25.run.gz), so runs sharing a tag stay apart. A line without its fields, or with a score
@@ -33,7 +34,7 @@ CREATE OR REPLACE MACRO rankkit.trec_lines(path, codec := 'auto') AS TABLE
                       compression = codec)
     );
 
--- One row, ok = true, or an error naming the first line of kind 'qrels' or 'run' that Python's
+-- One row, ok = true, or an error naming the first line of kind 'qrels', 'subtopics' or 'run' that Python's
 -- reader would refuse ('file:line: what is wrong', in its words). lines_table names a CTE of
 -- rankkit.trec_lines; lines are counted within their file only when one is wrong. With path (the
 -- files' glob), a file without a line of content is refused too: read_csv gives it no row at all.
@@ -43,16 +44,17 @@ layout AS (
     SELECT CASE WHEN kind = 'run' THEN 6 ELSE 4 END AS width,
            CASE WHEN kind = 'run' THEN 5 ELSE 4 END AS number_at,
            CASE WHEN kind = 'run' THEN 'score' ELSE 'relevance' END AS number,
-           CASE WHEN kind = 'run' THEN {{fields run}} ELSE {{fields qrels}} END AS names
+           CASE WHEN kind = 'run' THEN {{fields run}} WHEN kind = 'subtopics' THEN {{fields subtopics}}
+                ELSE {{fields qrels}} END AS names
 ),
 lines AS (FROM query_table(lines_table::VARCHAR)),
 first_bad AS (
     SELECT lines.filename, lines.n,
-           CASE WHEN len(fields) < width OR (kind = 'qrels' AND len(fields) > width)
+           CASE WHEN len(fields) < width OR (kind <> 'run' AND len(fields) > width)
                     THEN 'expected ' || width || ' fields (' || names || '), found ' || len(fields)
                 ELSE 'the ' || number || ' ''' || fields[number_at] || ''' is not a finite number' END AS problem
     FROM lines CROSS JOIN layout
-    WHERE content AND (len(fields) < width OR (kind = 'qrels' AND len(fields) > width)
+    WHERE content AND (len(fields) < width OR (kind <> 'run' AND len(fields) > width)
                        OR NOT coalesce(isfinite(TRY_CAST(fields[number_at] AS DOUBLE)), false))
     ORDER BY lines.n
     LIMIT 1
@@ -82,6 +84,14 @@ CREATE OR REPLACE MACRO rankkit.read_trec_qrels(path) AS TABLE
 WITH rankkit_trec_lines AS MATERIALIZED (FROM rankkit.trec_lines(path))
 SELECT fields[1] AS query_id, fields[3] AS doc_id, TRY_CAST(fields[4] AS DOUBLE) AS relevance
 FROM rankkit_trec_lines, rankkit.trec_checked('rankkit_trec_lines', 'qrels', path := path) checked
+WHERE content AND checked.ok;
+
+-- The subtopic judgments of the diversity measures, TREC's 'query subtopic doc grade' (ndeval's qrels),
+-- read as the qrels are: FROM rankkit.alpha_ndcg('subtopics', 'run', k := 10) takes the table made of them.
+CREATE OR REPLACE MACRO rankkit.read_trec_subtopics(path) AS TABLE
+WITH rankkit_trec_lines AS MATERIALIZED (FROM rankkit.trec_lines(path))
+SELECT fields[1] AS query_id, fields[2] AS subtopic, fields[3] AS doc_id, TRY_CAST(fields[4] AS DOUBLE) AS relevance
+FROM rankkit_trec_lines, rankkit.trec_checked('rankkit_trec_lines', 'subtopics', path := path) checked
 WHERE content AND checked.ok;
 
 -- Each file's system is named once: naming it on every line cost most of the reading.

@@ -44,6 +44,35 @@ CREATE OR REPLACE MACRO rankkit.param_list(text) AS
 CREATE OR REPLACE MACRO rankkit.measure_list(names) AS
     from_json(CASE WHEN json_type(to_json(names)) = 'ARRAY' THEN to_json(names) ELSE to_json([names]) END, '["VARCHAR"]');
 
+-- What a name in ir_measures' or ranx's spelling is in rankkit's, for the parser's refusals ('' when
+-- nothing is to say): Python's evaluate translates these (rankkit/neighbours.py), the SQL parser reads
+-- rankkit's names only, so it refuses them naming rankkit's spelling. param is the parameter refused
+-- (NULL: the measure's name itself is unknown).
+CREATE OR REPLACE MACRO rankkit.neighbour_hint(name, param, given) AS
+    CASE
+        WHEN param IS NULL AND regexp_full_match(trim(given), '(?i)rbp[.@]([0-9]+)(-l[0-9]+)?')
+            THEN '; ranx''s rbp weighs raw grades, rankkit''s RBP (trec_eval''s) scales them by the query''s top '
+                 || 'grade (the same on binary judgments): write RBP(p=0.'
+                 || regexp_extract(trim(given), '[.@]([0-9]+)', 1) || ')'
+        WHEN param IS NULL AND regexp_matches(trim(given), '^(BPM|NERR(8|9|10|11)|Compat|Accuracy)\b')
+            THEN '; ir_measures'' ' || regexp_extract(trim(given), '^[A-Za-z0-9]+') || ' is not in rankkit yet '
+                 || '(rankkit measures lists what is)'
+        WHEN param IS NULL THEN ''
+        WHEN param = 'dcg' THEN '; ir_measures'' dcg=exp-log2 is rankkit''s gain=exp (dcg=log2 is gain=linear, the default)'
+        WHEN param = 'max_rel' THEN '; ir_measures'' max_rel is rankkit''s max (' || name || '(max=3))'
+        WHEN param = 'min_rel' THEN '; ir_measures'' min_rel is rankkit''s bottom (' || name || '(max=3,bottom=1))'
+        WHEN param = 'relative' THEN '; ir_measures'' SetP(relative=True) is rankkit''s SetRelP'
+        WHEN param = 'judged_only' THEN '; judged_only is an option of the evaluation in rankkit, not of a measure '
+                 || '(Python''s evaluate(..., judged_only=True), rankkit eval -J)'
+        WHEN param = 'rel' AND name = 'NumRet' THEN '; ir_measures'' NumRet(rel=r) counts the relevant documents '
+                 || 'retrieved: rankkit''s NumRelRet(rel=r)'
+        WHEN param = 'rel' AND name = 'RBP' THEN '; ir_measures'' RBP(rel=r) (binary gains at grade r) is rankkit''s '
+                 || 'RBP(p=0.8,binary_rel=r), p = 0.8 being ir_measures'' default'
+        WHEN param = 'beta' AND name IN ('NRBP', 'nNRBP') THEN '; ndeval''s beta (ir_measures'' ' || name
+                 || '(beta=...)) is rankkit''s patience'
+        ELSE ''
+    END;
+
 CREATE OR REPLACE MACRO rankkit.measure_specs(names, rel := 1, docs := 0) AS TABLE
 WITH
 -- trec_eval's nicknames (official, all_trec, set) and family names (P, recall, ndcg_cut ...) stand
@@ -119,24 +148,50 @@ checked AS (
     SELECT r.i, r.measure, r.metric, r.cutoff, r.pairs, r.name, r.params, r.agg,
         CASE
             WHEN r.metric IS NULL THEN error('rankkit: unknown measure ''' || r.measure || ''''
-                || coalesce('; did you mean ' || (
-                    SELECT string_agg(name, ', ' ORDER BY d, name) FROM (
-                        SELECT name, min(levenshtein(lower(coalesce(nullif(r.base, ''), r.measure)), lower(n))) AS d
-                        FROM (SELECT name, unnest(list_prepend(name, aliases)) AS n FROM catalog)
+                || coalesce(nullif(rankkit.neighbour_hint(NULL, NULL, r.measure), ''), '; did you mean ' || (
+                    -- each measure by its spelling nearest to the name given (ranx's hit_rate (Success)),
+                    -- presets too (ndcg_burges (nDCG(gain=exp))); a trec_eval template by the measure's name
+                    SELECT string_agg(CASE WHEN closest = name OR contains(closest, '{') THEN name
+                                           ELSE closest || ' (' || name || ')' END, ', ' ORDER BY d, name) FROM (
+                        SELECT name, min(dist) AS d, first(n ORDER BY dist, n <> name, n) AS closest FROM (
+                            SELECT name, n, levenshtein(lower(coalesce(nullif(r.base, ''), r.measure)), lower(n)) AS dist
+                            FROM (SELECT name, unnest(list_prepend(name, aliases)) AS n FROM catalog
+                                  UNION ALL
+                                  SELECT p.means, p.spelling FROM (SELECT unnest(rankkit.preset_spellings()) AS p)))
                         GROUP BY name ORDER BY d, name LIMIT 3)) || '?', ''))
             WHEN r.agg = 'text' THEN error('rankkit: measure ''' || r.measure || ''' is text, not a number: '
                 || 'FROM rankkit.' || r.metric || '(qrels_table, run_table) gives it')
+            -- 'P@' is a cutoff left out, not P over the documents retrieved
+            WHEN regexp_matches(r.measure, '@\s*$')
+                THEN error('rankkit: measure ''' || r.measure || ''': the number after @ is missing ('
+                    || CASE WHEN list_contains(r.params, 'k') THEN 'the cutoff, as in ' || rtrim(trim(r.measure), '@ ') || '@10'
+                            WHEN list_contains(r.params, 'recall') THEN 'the recall level, as in ' || rtrim(trim(r.measure), '@ ') || '@0.5'
+                            ELSE r.name || ' takes no cutoff' END || ')')
             WHEN r.cutoff IS NOT NULL AND (NOT regexp_full_match(r.cutoff, '[0-9]+') OR r.cutoff::HUGEINT < 1)
-                THEN error('rankkit: measure ''' || r.measure || ''': the cutoff after @ must be a positive integer, got ''' || r.cutoff || '''')
+                THEN error('rankkit: measure ''' || r.measure || ''': the cutoff after @ must be a positive integer, got ''' || r.cutoff || ''''
+                    -- ranx's map@100-l2: its relevance level, rankkit's rel
+                    || CASE WHEN NOT regexp_full_match(r.cutoff, '[0-9]+-l[0-9]+') THEN ''
+                            WHEN list_contains(r.params, 'rel')
+                                THEN '; ranx''s -l' || split_part(r.cutoff, '-l', 2) || ' is rankkit''s rel: write '
+                                     || r.base || '(rel=' || split_part(r.cutoff, '-l', 2) || ')@' || split_part(r.cutoff, '-l', 1)
+                            ELSE '; ranx''s -l' || split_part(r.cutoff, '-l', 2) || ' sets the relevance level, which '
+                                 || 'rankkit''s ' || r.name || ' does not take (its gains are the grades)' END)
             WHEN r.cutoff IS NOT NULL AND NOT list_contains(r.params, 'k')
                 THEN error('rankkit: measure ''' || r.measure || ''': ' || r.name || ' takes no cutoff')
+            -- ir_measures' gains={0: 1, 1: 4}: its commas would split the levels into parameters
+            WHEN len([p FOR p IN r.pairs IF contains(p[1] || coalesce(p[2], ''), '{')]) > 0
+                THEN error('rankkit: measure ''' || r.measure || ''': ir_measures'' gains={level: gain} is rankkit''s '
+                    || 'gains=[level=gain,...]: write ' || regexp_replace(regexp_replace(regexp_replace(regexp_replace(
+                        r.measure, '\s*:\s*', '=', 'g'), '\{\s*', '[', 'g'), '\s*\}', ']', 'g'), ',\s+', ',', 'g'))
             WHEN len([p FOR p IN r.pairs IF p[1] = '' OR p[2] = '' OR NOT list_contains(r.params, p[1]) OR p[1] = 'k']) > 0
                 THEN error('rankkit: measure ''' || r.measure || ''': unknown or empty parameter '''
                     || [p[1] || CASE WHEN p[2] IS NULL THEN '' ELSE '=' || p[2] END
                         FOR p IN r.pairs IF p[1] = '' OR p[2] = '' OR NOT list_contains(r.params, p[1]) OR p[1] = 'k'][1]
                     || '''; ' || r.name || ' takes '
                     || coalesce(nullif(array_to_string(list_filter(r.params, lambda p: p <> 'k'), ', '), ''), 'no parameters')
-                    || CASE WHEN list_contains(r.params, 'k') THEN ' and a cutoff @k' ELSE '' END)
+                    || CASE WHEN list_contains(r.params, 'k') THEN ' and a cutoff @k' ELSE '' END
+                    || rankkit.neighbour_hint(r.name, [p[1] FOR p IN r.pairs IF p[1] = '' OR p[2] = ''
+                                                       OR NOT list_contains(r.params, p[1]) OR p[1] = 'k'][1], r.measure))
             WHEN len([p FOR p IN r.pairs IF p[1] IN {{number_params}}
                                             AND TRY_CAST(p[2] AS DOUBLE) IS NULL]) > 0
                 THEN error('rankkit: measure ''' || r.measure || ''': '

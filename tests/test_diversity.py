@@ -377,3 +377,29 @@ def test_the_table_macros_give_evaluate_s_values_bit_for_bit(con):
         macro = dict(con.execute(f"SELECT query_id, value FROM rankkit.{call}").fetchall())
         python = {row.query_id: row.value for row in found[found["measure"] == name].itertuples()}
         assert macro == python, name
+
+
+def test_the_sql_reader_reads_subtopic_judgments_as_python_does(con, tmp_path):
+    """rankkit.read_trec_subtopics, the plain duckdb shell's reader of TREC's 'query subtopic doc grade':
+    spaces and tabs mixed, comments and blank lines skipped, .gz read; its table given to a table macro
+    gives evaluate's values for the same file; a bad line is refused naming the file and line."""
+    text = tmp_path / "div.qrels"
+    text.write_text("# pyndeval's example\n" + "".join(f"{q}\t{s} {d}\t {g}\n" for q, s, d, g in README_QRELS) + "\n")
+    zipped = tmp_path / "div.qrels.gz"
+    zipped.write_bytes(gzip.compress(text.read_bytes()))
+    _, run = frames(README_QRELS, README_RUN)
+    con.register("run_frame", run)
+    expected = rankkit.evaluate(None, run, ["alpha-nDCG@3", "NRBP"], subtopics=text)["value"].tolist()
+    for path in (text, zipped):
+        rows = con.execute(f"FROM rankkit.read_trec_subtopics('{path}')").fetchall()
+        assert rows == [(q, s, d, float(g)) for q, s, d, g in README_QRELS]
+        con.execute(f"CREATE OR REPLACE TABLE subtopics AS FROM rankkit.read_trec_subtopics('{path}')")
+        found = [con.execute(f"SELECT avg(value) FROM rankkit.{call}").fetchall()[0][0]
+                 for call in ("alpha_ndcg('subtopics', 'run_frame', k := 3)", "nrbp('subtopics', 'run_frame')")]
+        assert found == pytest.approx(expected, abs=1e-15)
+    for bad, said in [("0 a A 1\n0 b B\n", r"div\.bad:2: expected 4 fields \(query_id subtopic doc_id relevance\), found 3"),
+                      ("0 a A 1 9\n", r"div\.bad:1: expected 4 fields \(query_id subtopic doc_id relevance\), found 5"),
+                      ("0 a A high\n", r"div\.bad:1: the relevance 'high' is not a finite number")]:
+        (tmp_path / "div.bad").write_text(bad)
+        with pytest.raises(Exception, match="rankkit: .*" + said):
+            con.execute(f"FROM rankkit.read_trec_subtopics('{tmp_path / 'div.bad'}')").fetchall()

@@ -19,7 +19,7 @@ ir_measures = pytest.importorskip("ir_measures")
 
 FIXTURES = ("compat", "cwl")
 # a value other than ir_measures' default for each parameter it declares
-SAMPLES = {"cutoff": 5, "rel": 2, "p": 0.5, "beta": 0.5, "relative": True, "judged_only": True, "dcg": "exp-log2",
+SAMPLES = {"cutoff": 5, "rel": 2, "p": 0.5, "beta": 0.8, "relative": True, "judged_only": True, "dcg": "exp-log2",
            "gains": {0: 1, 1: 4, 2: 5}, "recall": 0.5, "T": 2.0, "min_rel": 1, "max_rel": 3, "alpha": 0.3,
            "normalize": False}
 # what rankkit computes that ir_measures cannot compute on these fixtures, and where it is proven instead
@@ -93,7 +93,9 @@ def variants():
     """Every ir_measures measure object with one parameter set to a non-default value (and a cutoff
     or IPrec's recall level where the measure takes one, so that it can be computed)."""
     for name, measure in sorted(ir_measures.measures.registry.items()):
-        for param in measure.SUPPORTED_PARAMS:
+        for param, info in measure.SUPPORTED_PARAMS.items():
+            # a parameter this list lacks, or a sample equal to the default, would not be tried
+            assert SAMPLES[param] != info.default, f"{name}: {param}={SAMPLES[param]} is ir_measures' default"
             made = measure(**{param: SAMPLES[param]})
             at = measure.AT_PARAM  # cutoff, or IPrec's recall level
             if param != at and at in measure.SUPPORTED_PARAMS:
@@ -139,7 +141,8 @@ def test_every_parameter_is_translated_or_refused():
     assert {"NumRet(rel=2)", "SetP(relative=True)", "nDCG(gains={0:1,1:4,2:5})@10", "SDCG(max_rel=3)@10", "INSQ(max_rel=3)", "INST(max_rel=3)"} <= computed
     assert "P(judged_only=True)@10" in refused and "BPM(max_rel=3)@10" in refused and "alpha_nDCG(judged_only=True)@10" in refused
     assert {"alpha_nDCG(alpha=0.3)@10", "NRBP(alpha=0.3)", "StRecall(rel=2)@10", "ERR_IA@5", "alpha_DCG@5",
-            "nNRBP(alpha=0.3)"} <= set(diversity)
+            "nNRBP(alpha=0.3)", "NRBP(beta=0.8)", "nNRBP(beta=0.8)"} <= set(diversity)
+    assert {"SetF(beta=0.8)"} <= computed
 
 
 def test_numret_with_rel_counts_the_relevant_retrieved():
@@ -169,12 +172,13 @@ def test_refused_with_rankkits_spelling(given, why):
 
 
 @pytest.mark.parametrize("given, p", [(ir_measures.RBP(rel=1), 0.8), (ir_measures.RBP(rel=2, p=0.5), 0.5),
-                                      ("RBP(rel=2)", 0.9), ("RBP(rel=3,p=0.95)", 0.95)])
+                                      ("RBP(rel=2)", 0.8), ("RBP(rel=3,p=0.95)", 0.95)])
 def test_rbp_with_rel_is_binary_relevance_at_that_level(given, p):
     """ir_measures' RBP(rel=r) (cwl_eval's): a document of grade >= r gains 1; rankkit's RBP alone keeps
-    trec_eval's graded gains. The string RBP is trec_eval's p = 0.9, the object ir_measures' 0.8."""
+    trec_eval's graded gains. The string RBP is rankkit's name, trec_eval's p = 0.9; RBP(rel=2), object or
+    string, is ir_measures' spelling and takes its p = 0.8."""
     name = expand([given])[0]
-    assert name.startswith("RBP(") and (f"p={p:g}" in name or p == 0.9) and "binary_rel=" in name
+    assert name.startswith(f"RBP(p={p:g},binary_rel=")
     measure = given if not isinstance(given, str) else ir_measures.parse_measure(given.replace(")", f",p={p})")
                                                                                    if "p=" not in given else given)
     for fixture_name in FIXTURES:
@@ -325,9 +329,21 @@ def test_measures_lists_ranx_names_and_what_a_name_alone_gives(capsys):
     assert "ndcg_burges@10 means nDCG(gain=exp)@10" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("given, named", [("hit@5", "Hits"), ("hit_rat@5", "Success"), ("f2", "SetF")])
+@pytest.mark.parametrize("given, named", [
+    ("hit@5", "Hits"), ("hit_rat@5", "hit_rate (Success)"), ("f2", "f1 (SetF)"), ("r_precision", "r-precision (Rprec)"),
+    ("mmr@10", "MRR (RR)"), ("topk_accuracy@3", "top_k_accuracy (Success)"),
+    ("ndcg_burge@10", "ndcg_burges (nDCG(gain=exp))"), ("dcg_burge", "dcg_burges (DCG(gain=exp))")])
 def test_near_misses_name_ranx_spellings(given, named):
-    with pytest.raises(MeasureError, match=f"did you mean .*{named}"):
+    """A suggestion names the spelling nearest to the one typed (an alias, a preset) beside the measure."""
+    with pytest.raises(MeasureError, match="did you mean .*" + re.escape(named)):
+        ours(given, "cwl")
+
+
+@pytest.mark.parametrize("given, said", [("P@", "the cutoff, as in P@10"), ("mrr@", "the cutoff, as in mrr@10"),
+                                         ("IPrec@", "the recall level, as in IPrec@0.5"), ("bpref@", "bpref takes no cutoff")])
+def test_an_at_sign_without_a_number_is_refused(given, said):
+    """'P@' was read as P without a cutoff: over the documents retrieved, a value the user did not ask for."""
+    with pytest.raises(MeasureError, match=re.escape(f"measure '{given}': the number after @ is missing ({said})")):
         ours(given, "cwl")
 
 
@@ -401,6 +417,29 @@ def test_top_k_accuracy_agrees_with_scikit_learn():
         assert got.iloc[0]["measure"] == f"top_k_accuracy@{k}"
 
 
+def test_top_k_accuracy_ties_differ_from_scikit_learn_only_for_integer_labels():
+    """The README's edge: equal scores go to the greater document id, byte-wise; scikit-learn puts the
+    later of its sorted labels first, the same for string ids, not for integers (9 < 10 < 11 there)."""
+    import numpy as np
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+
+    qrels, run = frames({"q": [("9", 0.5, 0), ("10", 0.5, 0), ("11", 0.5, 1)]})
+    ours_value = rankkit.evaluate(qrels, run, ["top_k_accuracy@1"])["value"][0]
+    assert ours_value == 0.0  # '9' is ranked first: '9' > '11' > '10' byte-wise
+    scores = np.array([[0.5, 0.5, 0.5]])
+    assert sklearn_metrics.top_k_accuracy_score(["11"], scores, k=1, labels=["10", "11", "9"]) == ours_value
+    assert sklearn_metrics.top_k_accuracy_score([11], scores, k=1, labels=[9, 10, 11]) == 1.0
+
+
+def test_fallout_of_a_query_without_a_non_relevant_document_is_zero():
+    """torchmetrics' retrieval_fall_out's 0 (its RetrievalFallOut class says 1 by default, README)."""
+    qrels, run = frames({"all": [("a", 0.2, 1), ("b", 0.3, 1)], "some": [("a", 0.2, 0), ("b", 0.3, 1)]})
+    frame = rankkit.evaluate(qrels, run, ["FallOut@1", "FallOut"], per_query=True)
+    got = {(m, q): v for m, q, v in zip(frame["measure"], frame["query_id"], frame["value"])}
+    assert got == {("FallOut@1", "all"): 0.0, ("FallOut", "all"): 0.0, ("FallOut@1", "some"): 0.0, ("FallOut", "some"): 1.0}
+    assert torchmetrics_fall_out([0.2, 0.3], [1, 1]) == 0.0
+
+
 # ---- C/W/L measures against cwl_eval, through ir_measures -----------------------------------------
 
 @pytest.mark.parametrize("k, top", [(1, 1), (3, 3), (10, 3), (20, 50), (1000, 1)])
@@ -462,3 +501,43 @@ def test_min_rel_is_the_bottom_of_the_grading_scale(measure):
 def test_a_scale_that_does_not_rise_is_refused():
     with pytest.raises(rankkit.RankkitError, match=r"the grading scale must rise: max \(2(\.0)?\) must be above bottom \(2(\.0)?\)"):
         ours("SDCG(max=2,bottom=2)@5", "cwl")
+
+
+# ---- the plain duckdb shell: its parser reads rankkit's names, and names them when given another's --
+
+SQL_REFUSALS = [  # (given, what the refusal names: rankkit's spelling, as Python translates or refuses it)
+    ("NumRet(rel=1)", "NumRelRet(rel="), ("RBP(rel=2)", "binary_rel="), ("nDCG(dcg=exp-log2)@10", "gain=exp"),
+    ("nDCG(dcg='exp-log2')@10", "gain=exp"), ("nDCG(gains={0: 1, 1: 4})@10", "write nDCG(gains=[0=1,1=4])@10"),
+    ("SetP(relative=True)", "SetRelP"), ("INST(max_rel=3)", "INST(max=3)"), ("SDCG(max_rel=3)@10", "max=3"),
+    ("INSQ(min_rel=1,max_rel=3)", "bottom"), ("NRBP(beta=0.8)", "patience"), ("nNRBP(beta=0.8)", "patience"),
+    ("P(judged_only=True)@10", "judged_only=True"), ("map@100-l2", "write map(rel=2)@100"),
+    ("hit_rate@5-l2", "write hit_rate(rel=2)@5"), ("ndcg@10-l2", "does not take"), ("rbp.95", "write RBP(p=0.95)"),
+    ("BPM(max_rel=3)@10", "not in rankkit yet"), ("NERR8(max_rel=3)@10", "not in rankkit yet"),
+]
+
+
+@pytest.mark.parametrize("given, named", SQL_REFUSALS)
+def test_the_sql_parser_refuses_neighbours_spellings_naming_rankkits(con, given, named):
+    """rankkit.evaluate in SQL does not translate ir_measures' parameters or ranx's -l (Python's evaluate
+    does): it refuses them saying what rankkit calls them, what Python's translation writes or its
+    refusal says; a 'write X' it gives evaluates, in SQL, to Python's value for the name given."""
+    import duckdb
+
+    qrels, run = fixture("cwl")
+    con.execute(f"CREATE TABLE q AS FROM rankkit.read_trec_qrels('{qrels}')")
+    con.execute(f"CREATE TABLE r AS FROM rankkit.read_trec_run('{run}')")
+    with pytest.raises(duckdb.Error) as error:
+        con.execute("FROM rankkit.evaluate('q', 'r', [?])", [given]).fetchall()
+    message = str(error.value)
+    assert named in message and "did you mean" not in message, message
+    try:
+        python = expand([given])
+    except MeasureError as refused:
+        assert named.removeprefix("write ") in str(refused), str(refused)
+        python = None
+    else:
+        assert named.removeprefix("write ") in python[0], python
+    written = re.search(r"write (\S+)$", message)
+    if written and python:
+        value = con.execute("SELECT value FROM rankkit.evaluate('q', 'r', [?])", [written.group(1)]).fetchall()[0][0]
+        assert value == pytest.approx(rankkit.evaluate(qrels, run, [given])["value"][0], abs=1e-12)
