@@ -143,6 +143,8 @@ def test_python_leaderboard_agreement_refuses_unknown_measures_and_few_systems()
     qrels, other, runs = _tiny()
     with pytest.raises(rankkit.MeasureError):
         rankkit.leaderboard_agreement(qrels, other, runs, "nDGC@10")
+    with pytest.raises(rankkit.RankkitError, match="ERR-IA@20 reads subtopic judgments, not the two judgment tables"):
+        rankkit.leaderboard_agreement(qrels, other, runs, "ERR-IA@20")
     with pytest.raises(rankkit.RankkitError, match="rank correlations need 3 systems or more, got 2"):
         rankkit.leaderboard_agreement(qrels, other, {k: runs[k] for k in ("good", "bad")}, "RR")
 
