@@ -262,6 +262,7 @@ def leaderboard_agreement(qrels_a, qrels_b, runs, measure: str, *, top: int | No
     if not isinstance(measure, str):
         raise RankkitError(f"measure: one measure name, got {measure!r}")
     con = connect(con) if con is not None else default_connection()
+    _refuse_subtopic_measures(con, measure)
     boards = None
     for side, qrels in (("a", qrels_a), ("b", qrels_b)):
         found = evaluate(qrels, runs, measure, con=con, conventions=conventions, columns=columns)
@@ -288,6 +289,18 @@ def leaderboard_agreement(qrels_a, qrels_b, runs, measure: str, *, top: int | No
     swaps = swaps.merge(_pair_tests(tested), on=["above_a", "below_a"], how="left")
     swaps.attrs.update(test=test, correction=correction, alpha=alpha, seed=seed)
     return LeaderboardAgreement(measure=measure, leaderboards=leaderboards, correlations=correlations, swaps=swaps)
+
+
+def _refuse_subtopic_measures(con, measure: str) -> None:
+    """A diversity measure reads subtopic judgments, neither of the tables compared: both leaderboards
+    would be the same one (tau 1 said of nothing), so it is refused, naming why. An unknown name is
+    refused here as evaluate refuses it."""
+    from rankkit.evaluate import measure_specs
+    from rankkit.measures import needs_subtopics
+
+    if any(needs_subtopics(spec["metric"]) for spec in measure_specs(con, [measure])):
+        raise RankkitError(f"measure: {measure} reads subtopic judgments, not the two judgment tables compared; "
+                           f"compare the leaderboards under a measure over qrels (nDCG@10, AP, ...)")
 
 
 # A system's value over the queries of one draw, each query counted as often as it was drawn (weight), as

@@ -202,7 +202,7 @@ def _add_engine(sub: argparse.ArgumentParser) -> None:
                      help="with --engine spark: the Spark master (default local[2], bound to 127.0.0.1)")
 
 
-def _add_inputs(sub: argparse.ArgumentParser) -> None:
+def _add_inputs(sub: argparse.ArgumentParser, subtopics: bool = True) -> None:
     sub.add_argument("--column", action="append", dest="columns", metavar="YOURS=OURS", default=[],
                      help="map a column of CSV/Parquet input to rankkit's (query_id, doc_id, relevance, score, "
                           "system, rank), e.g. --column clicks=relevance, or ignore one: --column title=; repeatable")
@@ -211,6 +211,8 @@ def _add_inputs(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--threads", type=positive_int, metavar="N", help="DuckDB threads (default: all cores)")
     sub.add_argument("--split-by-tag", action="store_true",
                      help="make each tag of a TREC run file a system (default: a file is one run, as in trec_eval)")
+    if not subtopics:  # agree compares two judgment tables: a measure over subtopic judgments reads neither
+        return
     sub.add_argument("--subtopics", metavar="FILE",
                      help="subtopic judgments for the diversity measures (alpha-nDCG@10, ERR-IA@20, NRBP, ...): "
                           "'query subtopic doc grade' lines as ndeval reads them, or CSV/TSV/Parquet with a subtopic "
@@ -532,7 +534,7 @@ def _add_agree(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--digits", type=int, default=None,
                      help="decimals printed (default: 4 in trec, full precision in csv and json)")
     _add_conventions(sub, ties=("trec", "rank"))
-    _add_inputs(sub)
+    _add_inputs(sub, subtopics=False)
 
 
 def _run_agree(args: argparse.Namespace) -> int:

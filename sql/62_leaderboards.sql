@@ -3,6 +3,33 @@
 -- judgment table a and under b; rankkit.evaluate computes them). Higher values rank first. Table
 -- a is the reference: tau_AP and the top k read its order.
 
+-- rankkit.board_keys: each value of leaderboards (sample, system, value_a, value_b) with the key it
+-- is ordered by: values this close (|x - y| <= 1e-12 * max(1, |x|), as rankkit.stats' TIE_TOLERANCE)
+-- are one value summed in another order (DL19's TAS-B and SPLADE both have P@10 = 348/430, the
+-- means 0.8093023255813953 and 0.8093023255813951): tied, not a swap. A run of such values shares the
+-- smallest as its key, so ties are an equivalence (a chain of close values is one tie).
+CREATE OR REPLACE MACRO rankkit.board_keys(samples_table) AS TABLE
+WITH
+rows_ AS (SELECT sample, system, value_a, value_b FROM query_table(samples_table::VARCHAR)),
+steps AS (
+    SELECT *,
+           coalesce(value_a - lag(value_a) OVER (PARTITION BY sample ORDER BY value_a, system)
+                    > 1e-12 * greatest(1, abs(value_a)), true)::INTEGER AS new_a,
+           coalesce(value_b - lag(value_b) OVER (PARTITION BY sample ORDER BY value_b, system)
+                    > 1e-12 * greatest(1, abs(value_b)), true)::INTEGER AS new_b
+    FROM rows_
+),
+runs AS (
+    SELECT *,
+           sum(new_a) OVER (PARTITION BY sample ORDER BY value_a, system ROWS UNBOUNDED PRECEDING) AS run_a,
+           sum(new_b) OVER (PARTITION BY sample ORDER BY value_b, system ROWS UNBOUNDED PRECEDING) AS run_b
+    FROM steps
+)
+SELECT sample, system, value_a, value_b,
+       min(value_a) OVER (PARTITION BY sample, run_a) AS key_a,
+       min(value_b) OVER (PARTITION BY sample, run_b) AS key_b
+FROM runs;
+
 -- The leaderboards checked (three systems or more, one row each, every value a finite number), with
 -- each system's place on each (1 = best; equal values share the better place, ties broken by
 -- nothing: rank_a and rank_b are rank(), not row_number()).
@@ -24,12 +51,15 @@ problems AS (
                  || ' has no finite value on both leaderboards'
         END AS problem
     FROM boards
+),
+rankkit_checked_boards AS (
+    SELECT 0 AS sample, system, value_a, value_b FROM boards, problems
+    WHERE CASE WHEN problem IS NULL THEN true ELSE error('rankkit: leaderboards: ' || problem) END
 )
 SELECT system, value_a, value_b,
-       rank() OVER (ORDER BY value_a DESC) AS rank_a,
-       rank() OVER (ORDER BY value_b DESC) AS rank_b
-FROM boards, problems
-WHERE CASE WHEN problem IS NULL THEN true ELSE error('rankkit: leaderboards: ' || problem) END
+       rank() OVER (ORDER BY key_a DESC) AS rank_a,
+       rank() OVER (ORDER BY key_b DESC) AS rank_b
+FROM rankkit.board_keys('rankkit_checked_boards')
 ORDER BY rank_a, system;
 
 -- rankkit.sample_correlations: rankkit.rank_correlation (below) for many pairs of leaderboards at once, one per value
@@ -37,28 +67,29 @@ ORDER BY rank_a, system;
 -- say), unchecked: one row per sample.
 CREATE OR REPLACE MACRO rankkit.sample_correlations(samples_table, top := NULL) AS TABLE
 WITH
+-- orders and ties read the keys (rankkit.board_keys: float noise is a tie), Pearson the values
 boards AS (
-    SELECT sample, system, value_a, value_b,
-           rank() OVER (PARTITION BY sample ORDER BY value_a DESC) AS rank_a,
-           rank() OVER (PARTITION BY sample ORDER BY value_b DESC) AS rank_b
-    FROM query_table(samples_table::VARCHAR)
+    SELECT *,
+           rank() OVER (PARTITION BY sample ORDER BY key_a DESC) AS rank_a,
+           rank() OVER (PARTITION BY sample ORDER BY key_b DESC) AS rank_b
+    FROM rankkit.board_keys(samples_table)
 ),
 places AS (
     SELECT *,
-           rank() OVER (PARTITION BY sample ORDER BY value_a)
-               + (count(*) OVER (PARTITION BY sample, value_a) - 1) / 2 AS place_a,
-           rank() OVER (PARTITION BY sample ORDER BY value_b)
-               + (count(*) OVER (PARTITION BY sample, value_b) - 1) / 2 AS place_b,
-           count(*) OVER (PARTITION BY sample, value_a) > 1 OR count(*) OVER (PARTITION BY sample, value_b) > 1 AS tied
+           rank() OVER (PARTITION BY sample ORDER BY key_a)
+               + (count(*) OVER (PARTITION BY sample, key_a) - 1) / 2 AS place_a,
+           rank() OVER (PARTITION BY sample ORDER BY key_b)
+               + (count(*) OVER (PARTITION BY sample, key_b) - 1) / 2 AS place_b,
+           count(*) OVER (PARTITION BY sample, key_a) > 1 OR count(*) OVER (PARTITION BY sample, key_b) > 1 AS tied
     FROM boards WHERE top IS NULL OR rank_a <= top
 ),
 pairs AS (
-    SELECT x.sample, sign(x.value_a - y.value_a) AS order_a, sign(x.value_b - y.value_b) AS order_b
+    SELECT x.sample, sign(x.key_a - y.key_a) AS order_a, sign(x.key_b - y.key_b) AS order_b
     FROM places x JOIN places y ON x.sample = y.sample AND x.system < y.system
 ),
 -- tau_AP: each system of b below the first, with how many systems above it on b are above it on a
 above AS (
-    SELECT x.sample, x.system, x.rank_b, count(y.system) FILTER (y.value_a > x.value_a) AS right_above
+    SELECT x.sample, x.system, x.rank_b, count(y.system) FILTER (y.key_a > x.key_a) AS right_above
     FROM places x LEFT JOIN places y ON y.sample = x.sample AND y.rank_b < x.rank_b
     GROUP BY ALL
 ),
@@ -113,5 +144,5 @@ CREATE OR REPLACE MACRO rankkit.system_swaps(boards_table) AS TABLE
 WITH boards AS (FROM rankkit.leaderboards(boards_table))
 SELECT x.system AS above_a, y.system AS below_a,
        x.value_a AS above_value_a, y.value_a AS below_value_a, x.value_b AS above_value_b, y.value_b AS below_value_b
-FROM boards x JOIN boards y ON x.value_a > y.value_a AND x.value_b < y.value_b
+FROM boards x JOIN boards y ON x.rank_a < y.rank_a AND x.rank_b > y.rank_b  -- the places: float noise is a tie
 ORDER BY x.rank_a, y.rank_a, x.system, y.system;

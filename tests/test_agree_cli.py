@@ -61,6 +61,8 @@ def test_leaderboards_and_machine_formats(files, capsys):
     (["RUNS"], "runs are compared by one measure: give -m"),
     (["RUNS", "-m", "nDGC@10"], "nDGC@10"),
     (["TWO", "-m", "P@1"], "rank correlations need 3 systems or more, got 2"),
+    # a diversity measure reads subtopic judgments, not the two tables compared: both leaderboards would be one
+    (["RUNS", "-m", "alpha-nDCG@10"], "alpha-nDCG@10 reads subtopic judgments, not the two judgment tables"),
 ])
 def test_bad_usage_exits_2_with_one_line(files, capsys, extra, message):
     a, b, runs = files
@@ -70,6 +72,14 @@ def test_bad_usage_exits_2_with_one_line(files, capsys, extra, message):
     assert main(["agree", a, b, *given]) == 2
     err = [line for line in capsys.readouterr().err.strip().splitlines() if "warning:" not in line]
     assert len(err) == 1 and err[0].startswith("rankkit agree: ") and message in err[0]
+
+
+def test_no_subtopic_judgments_offered(files, capsys):
+    # agree compares two judgment tables; it offered the shared --subtopics and ignored it
+    a, b, runs = files
+    with pytest.raises(SystemExit) as stopped:
+        main(["agree", a, b, *runs, "-m", "AP", "--subtopics", a])
+    assert stopped.value.code == 2 and "unrecognized arguments: --subtopics" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("second, message", [

@@ -143,6 +143,8 @@ def test_python_leaderboard_agreement_refuses_unknown_measures_and_few_systems()
     qrels, other, runs = _tiny()
     with pytest.raises(rankkit.MeasureError):
         rankkit.leaderboard_agreement(qrels, other, runs, "nDGC@10")
+    with pytest.raises(rankkit.RankkitError, match="ERR-IA@20 reads subtopic judgments, not the two judgment tables"):
+        rankkit.leaderboard_agreement(qrels, other, runs, "ERR-IA@20")
     with pytest.raises(rankkit.RankkitError, match="rank correlations need 3 systems or more, got 2"):
         rankkit.leaderboard_agreement(qrels, other, {k: runs[k] for k in ("good", "bad")}, "RR")
 
@@ -169,6 +171,11 @@ def test_dl19_runs_under_official_and_perturbed_qrels():
     print(f"\nDL19 official vs perturbed (seed 24): pairs {labels.pairs}, kappa {kappa['kappa']:.4f}, "
           f"quadratic kappa {kappa['kappa_quadratic']:.4f} (sklearn {expected:.4f})")
     assert kappa["kappa_quadratic"] == pytest.approx(expected, abs=1e-9)
+    assert kappa["kappa"] == pytest.approx(
+        metrics.cohen_kappa_score(official.relevance >= 1, noisy.relevance >= 1), abs=1e-12)
+    krippendorff = pytest.importorskip("krippendorff")
+    assert kappa["alpha_ordinal"] == pytest.approx(krippendorff.alpha(
+        np.vstack([official.relevance, noisy.relevance]).astype(float), level_of_measurement="ordinal"), abs=1e-12)
     found = rankkit.leaderboard_agreement(official, noisy, runs, "nDCG@10", top=3)
     boards = found.leaderboards
     for qrels, column in ((official, "value_a"), (noisy, "value_b")):
@@ -179,6 +186,16 @@ def test_dl19_runs_under_official_and_perturbed_qrels():
           f"swaps {whole.swaps}")
     assert whole.kendall_tau_b == pytest.approx(stats.kendalltau(boards.value_a, boards.value_b).statistic, abs=1e-9)
     assert whole.spearman == pytest.approx(stats.spearmanr(boards.value_a, boards.value_b).statistic, abs=1e-9)
+    # P@10: TAS-B and SPLADE tie under the official qrels (348/430 each, as trec_eval prints 0.8093 for
+    # both) though their means differ in the last bit; tied, so one swap (TAS-B below ADA2 under b), not two
+    found = rankkit.leaderboard_agreement(official, noisy, runs, "P@10")
+    boards = found.leaderboards
+    exact = boards[["value_a", "value_b"]].round(12)
+    whole = found.correlations.iloc[0]
+    print(f"DL19 P@10 leaderboards: tau_b {whole.kendall_tau_b:.4f}, swaps {whole.swaps}")
+    assert whole.kendall_tau_b == pytest.approx(stats.kendalltau(exact.value_a, exact.value_b).statistic, abs=1e-12)
+    assert found.swaps[["above_a", "below_a"]].values.tolist() == [
+        ["dl19.D_BERT_KD_TASB.trec_results", "dl19.OPEN_AI_ADA2.trec_results"]]
 
 
 def test_correlation_intervals_resample_the_queries():
@@ -200,7 +217,9 @@ def test_correlation_intervals_resample_the_queries():
     counts = np.random.default_rng(11).multinomial(12, [1 / 12] * 12, size=300)
     taus = []
     for weights in counts:
-        means = {side: (table.loc[queries].mul(weights, axis=0).sum() / weights.sum()) for side, table in per_query.items()}
+        # rounded: P@3's means are fractions, equal ones summed in another order differ in the last bit (a tie)
+        means = {side: (table.loc[queries].mul(weights, axis=0).sum() / weights.sum()).round(12)
+                 for side, table in per_query.items()}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             taus.append(stats.kendalltau(means["a"], means["b"][means["a"].index]).statistic)
@@ -250,3 +269,26 @@ def test_correlation_intervals_of_geometric_means(measure):
         values = np.array(drawn[scope])
         low, high = np.percentile(values[~np.isnan(values)], [5, 95])
         assert (rows.loc[top, f"{column}_low"], rows.loc[top, f"{column}_high"]) == pytest.approx((low, high), abs=1e-9)
+
+
+def test_values_equal_but_for_float_noise_are_tied():
+    # DL19's TAS-B and SPLADE both have P@10 = 348/430, summed in another order: 0.8093023255813953
+    # and 0.8093023255813951. Read as two values they made a swap under A that is none, and tau_b
+    # 0.6 where scipy on the true tie gives 0.738 (trec_eval prints 0.8093 for both).
+    boards = pd.DataFrame({"system": ["tasb", "splade", "ada2", "rm3", "bm25"],
+                           "value_a": [0.8093023255813953, 0.8093023255813951, 0.806976744186046,
+                                       0.6511627906976745, 0.6186046511627908],
+                           "value_b": [0.7953488372093023, 0.8046511627906976, 0.7999999999999998,
+                                       0.669767441860465, 0.6441860465116278]})
+    exact = boards.assign(value_a=boards.value_a.round(12), value_b=boards.value_b.round(12))
+    con = rankkit.connect()
+    found = correlation(con, boards)
+    assert found["kendall_tau_b"] == pytest.approx(stats.kendalltau(exact.value_a, exact.value_b).statistic, abs=1e-12)
+    assert found["spearman"] == pytest.approx(stats.spearmanr(exact.value_a, exact.value_b).statistic, abs=1e-12)
+    assert found["pearson"] == pytest.approx(stats.pearsonr(boards.value_a, boards.value_b).statistic, abs=1e-12)
+    assert math.isnan(found["tau_ap"])  # the definition has no ties
+    assert found["swaps"] == 1  # tasb and ada2; tasb and splade are tied under a, no swap
+    places = con.execute("FROM rankkit.leaderboards('boards')").df().set_index("system")
+    assert places.loc[["tasb", "splade"], "rank_a"].tolist() == [1, 1]
+    swaps = con.execute("FROM rankkit.system_swaps('boards')").df()
+    assert swaps[["above_a", "below_a"]].values.tolist() == [["tasb", "ada2"]]
