@@ -191,7 +191,7 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--duplicates", choices=("error", "first"), default="error",
                      help="a document listed twice for a query: error (trec_eval) or keep the first")
     _add_engine(sub)
-    _add_inputs(sub)
+    _add_inputs(sub, subtopics=True)
 
 
 def _add_engine(sub: argparse.ArgumentParser) -> None:
@@ -202,7 +202,7 @@ def _add_engine(sub: argparse.ArgumentParser) -> None:
                      help="with --engine spark: the Spark master (default local[2], bound to 127.0.0.1)")
 
 
-def _add_inputs(sub: argparse.ArgumentParser, subtopics: bool = True) -> None:
+def _add_inputs(sub: argparse.ArgumentParser, subtopics: bool = False) -> None:
     sub.add_argument("--column", action="append", dest="columns", metavar="YOURS=OURS", default=[],
                      help="map a column of CSV/Parquet input to rankkit's (query_id, doc_id, relevance, score, "
                           "system, rank), e.g. --column clicks=relevance, or ignore one: --column title=; repeatable")
@@ -211,7 +211,9 @@ def _add_inputs(sub: argparse.ArgumentParser, subtopics: bool = True) -> None:
     sub.add_argument("--threads", type=positive_int, metavar="N", help="DuckDB threads (default: all cores)")
     sub.add_argument("--split-by-tag", action="store_true",
                      help="make each tag of a TREC run file a system (default: a file is one run, as in trec_eval)")
-    if not subtopics:  # agree compares two judgment tables: a measure over subtopic judgments reads neither
+    # eval alone reads subtopic judgments: compare, report and check offered --subtopics and ignored it, and
+    # agree compares two judgment tables, which a measure over subtopic judgments reads neither of
+    if not subtopics:
         return
     sub.add_argument("--subtopics", metavar="FILE",
                      help="subtopic judgments for the diversity measures (alpha-nDCG@10, ERR-IA@20, NRBP, ...): "
@@ -534,7 +536,7 @@ def _add_agree(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--digits", type=int, default=None,
                      help="decimals printed (default: 4 in trec, full precision in csv and json)")
     _add_conventions(sub, ties=("trec", "rank"))
-    _add_inputs(sub, subtopics=False)
+    _add_inputs(sub)
 
 
 def _run_agree(args: argparse.Namespace) -> int:
