@@ -102,14 +102,15 @@ def test_gzip_input_reads_like_plain(capsys, tmp_path):
                                        "P_1                   \tall\t1.0000\n")
 
 
-@pytest.mark.parametrize("command, required", [("compare", ["-m", "AP"]), ("report", ["-m", "AP", "-o", "r.html"]),
+@pytest.mark.parametrize("command, required", [("compare", ["-m", "AP"]), ("report", ["-m", "AP", "-o", "{tmp}/r.html"]),
                                                ("check", [])])
 def test_only_eval_offers_subtopic_judgments(capsys, tmp_path, command, required):
     # these commands read no subtopic judgments: they offered --subtopics and ignored the file given
     (tmp_path / "q.txt").write_text("q1 0 d1 1\n")
     (tmp_path / "r.run").write_text("q1 Q0 d1 1 1.0 r\n")
     with pytest.raises(SystemExit) as stopped:
-        main([command, str(tmp_path / "q.txt"), str(tmp_path / "r.run"), *required, "--subtopics", str(tmp_path / "q.txt")])
+        main([command, str(tmp_path / "q.txt"), str(tmp_path / "r.run"), *[a.format(tmp=tmp_path) for a in required],
+              "--subtopics", str(tmp_path / "q.txt")])
     assert stopped.value.code == 2 and "unrecognized arguments: --subtopics" in capsys.readouterr().err
     assert "--subtopics" in _help(capsys, "eval")
 
