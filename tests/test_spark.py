@@ -120,9 +120,10 @@ def test_the_printed_statement_runs_on_spark_as_it_is(spark, capsys, tmp_path):
     qrels = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q3"], "doc_id": ["a", "b", "c", "z"],
                           "relevance": [2, 0, 1, 1]})
     run = pd.DataFrame({"system": ["s", "s", "s", "t", "t"], "query_id": ["q1", "q1", "q2", "q1", "q4"],
-                        "doc_id": ["a", "b", "x", "b", "y"], "score": [1.0, 2.0, 1.0, 1.0, 1.0]})
+                        "doc_id": ["a", "b", "x", "b", "y"], "score": [1.0, 2.0, 1.0, 1.0, 1.0],
+                        "rank": [1, 2, 1, 1, 1]})  # s's ranks order q1 otherwise than its scores
     frames(spark, qrels, run)
-    for options in ([], ["-q"], ["-c"], ["-J", "-M", "1"], ["-l", "2"]):
+    for options in ([], ["-q"], ["-c"], ["-J", "-M", "1"], ["-l", "2"], ["-q", "--ties", "rank"]):
         assert main(["sql", "--dialect", "spark", "-m", "nDCG@10", "-m", "AP", "-m", "gm_map", "--qrels", "qrels",
                      "--run", "run", *options]) == 0
         text = capsys.readouterr().out.rstrip().rstrip(";")
@@ -130,7 +131,7 @@ def test_the_printed_statement_runs_on_spark_as_it_is(spark, capsys, tmp_path):
         got = spark.sql(text).toPandas()
         conventions = dict(per_query="-q" in options, queries="qrels" if "-c" in options else "both",
                            judged_only="-J" in options, depth=1 if "-M" in options else None,
-                           rel=2 if "-l" in options else 1)
+                           rel=2 if "-l" in options else 1, ties="rank" if "rank" in options else "trec")
         want = rankkit.evaluate(qrels, run, ["nDCG@10", "AP", "gm_map"], **conventions)
         assert list(got.columns) == list(want.columns)
         pd.testing.assert_frame_equal(got.astype(object), want.astype(object), check_exact=False, rtol=1e-12)
