@@ -35,6 +35,18 @@ def require_pyspark():
     return pyspark
 
 
+def require_java() -> None:
+    """A JVM for the session started here, or one line saying what to install (pyspark's own word is a
+    traceback ending in JAVA_GATEWAY_EXITED, which names neither Java nor a fix)."""
+    import os
+    import shutil
+
+    if not os.environ.get("JAVA_HOME") and shutil.which("java") is None:
+        raise RankkitError("rankkit's Spark engine starts Spark, which needs Java 17, and there is no java on PATH "
+                           "and no JAVA_HOME: install it (Debian/Ubuntu: apt-get install openjdk-17-jre-headless) "
+                           "or set JAVA_HOME")
+
+
 def engine_name() -> str:
     """How a report's record names the engine that computed its values."""
     return f"spark (pyspark {require_pyspark().__version__})"
@@ -46,6 +58,7 @@ def session(master: str = "local[2]", memory: str = "1g", config: Mapping[str, s
     import os
 
     require_pyspark()
+    require_java()
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
