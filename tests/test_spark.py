@@ -166,6 +166,26 @@ def test_evaluate_matches_columns_and_refuses_what_it_cannot(spark):
         evaluate(spark, qrels, run, "RR", duplicates="first")
 
 
+def test_the_cwl_measures_bottom_runs_and_a_falling_scale_is_refused_as_on_duckdb(spark):
+    # bottom's scale check is a definition's error(): Spark's raise_error, the same words
+    from rankkit.spark import evaluate
+
+    qrels = pd.DataFrame({"query_id": ["q1", "q1", "q1", "q2"], "doc_id": ["a", "b", "c", "d"],
+                          "relevance": [3, 1, 0, 2]})
+    run = pd.DataFrame({"query_id": ["q1", "q1", "q1", "q2", "q2"], "doc_id": ["c", "a", "b", "x", "d"],
+                        "score": [3.0, 2.0, 1.0, 2.0, 1.0]})
+    measures = ["SDCG(bottom=1)@10", "INST(T=0.5, bottom=1)", "INSQ(bottom=1, max=3)"]
+    got = evaluate(spark, spark.createDataFrame(qrels), spark.createDataFrame(run), measures, per_query=True)
+    want = rankkit.evaluate(qrels, run, measures, per_query=True)
+    got, want = (frame.astype(object).where(frame.notna(), None) for frame in (got.toPandas(), want))
+    pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-12)
+    falling = evaluate(spark, spark.createDataFrame(qrels), spark.createDataFrame(run), "SDCG(bottom=4, max=4)@10")
+    with pytest.raises(Exception, match=r"the grading scale must rise: max \(4.0\) must be above bottom \(4.0\)"):
+        falling.collect()
+    with pytest.raises(RankkitError, match=r"the grading scale must rise: max \(4.0\) must be above bottom \(4.0\)"):
+        rankkit.evaluate(qrels, run, "SDCG(bottom=4, max=4)@10")
+
+
 @pytest.mark.parametrize("rows, said", [
     ("('1', 'a', double('NaN'))", "rankkit: run DataFrame: the score of document a for query 1 is NaN; expected a finite"),
     ("('1', 'a', double('-infinity'))", "the score of document a for query 1 is -Infinity; expected a finite number"),

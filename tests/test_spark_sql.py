@@ -45,6 +45,8 @@ from rankkit.spark_sql import macros, spark_type, to_spark
     ("a IS NOT DISTINCT FROM b", "(a IS NOT DISTINCT FROM b)"),
     ("[x.g FOR x IN l IF x.v = 1]", "transform(filter(l, x -> (x.v = 1)), x -> x.g)"),
     ("list_reduce(l, lambda a, b: a + b, 0.0E0)", "aggregate(l, 0.0E0, (a, b) -> (a + b))"),
+    # a definition's own refusal: DuckDB's error is Spark's raise_error
+    ("error('rankkit: no')", "raise_error('rankkit: no')"),
 ])
 def test_construct(duck, spark):
     assert to_spark(duck) == spark
