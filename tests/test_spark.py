@@ -371,3 +371,21 @@ def test_eval_engine_spark_reads_csv_and_parquet_columns_by_name(spark, tmp_path
     (tmp_path / "twice.csv").write_text("qid,docno,sim\n1,a,1.5\n1,a,2\n")
     assert main(["eval", "--engine", "spark", str(tmp_path / "qrels.parquet"), str(tmp_path / "twice.csv")]) == 2
     assert "rankkit eval: duplicate document a for query 1 in system twice in the run\n" in capsys.readouterr().err
+
+
+def test_a_refused_row_is_one_line_on_stderr_not_the_jvms_stack_trace(tmp_path):
+    # its own process: the JVM's logging is set when it starts (rankkit/spark_log4j2.properties)
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "qrels.txt").write_text("q1 0 a 1\n")
+    (tmp_path / "dup.run").write_text("q1 Q0 a 1 2.0 dup\nq1 Q0 a 2 1.0 dup\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(Path(rankkit.__file__).parents[1]),
+                                                                    os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-m", "rankkit.cli", "eval", "--engine", "spark", "-m", "AP",
+                           str(tmp_path / "qrels.txt"), str(tmp_path / "dup.run")], env=env, text=True,
+                          capture_output=True, timeout=300)
+    assert done.returncode == 2 and done.stdout == ""
+    said = [line for line in done.stderr.splitlines() if not line.startswith("WARNING: Using incubator modules")]
+    assert said == ["rankkit eval: duplicate document a for query q1 in system dup in the run"]
