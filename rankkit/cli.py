@@ -454,6 +454,8 @@ def _run_sql(args: argparse.Namespace) -> int:
         return 0
     names = {ours: ours for ours in RUN_COLUMNS + QRELS_COLUMNS if ours not in ("rank", "system")}
     names["system"] = "system" if args.system else None
+    if args.ties == "rank":  # the statement reads the run's rank column only when the ties ask for it
+        names["rank"] = "rank"
     for theirs, ours in _columns(args).items():
         if ours not in names and ours != "rank":
             raise UsageError(f"--column {theirs}={ours}: expected one of {', '.join(RUN_COLUMNS + QRELS_COLUMNS)}")

@@ -35,6 +35,18 @@ def require_pyspark():
     return pyspark
 
 
+def require_java() -> None:
+    """A JVM for the session started here, or one line saying what to install (pyspark's own word is a
+    traceback ending in JAVA_GATEWAY_EXITED, which names neither Java nor a fix)."""
+    import os
+    import shutil
+
+    if not os.environ.get("JAVA_HOME") and shutil.which("java") is None:
+        raise RankkitError("rankkit's Spark engine starts Spark, which needs Java 17, and there is no java on PATH "
+                           "and no JAVA_HOME: install it (Debian/Ubuntu: apt-get install openjdk-17-jre-headless) "
+                           "or set JAVA_HOME")
+
+
 def engine_name() -> str:
     """How a report's record names the engine that computed its values."""
     return f"spark (pyspark {require_pyspark().__version__})"
@@ -46,6 +58,7 @@ def session(master: str = "local[2]", memory: str = "1g", config: Mapping[str, s
     import os
 
     require_pyspark()
+    require_java()
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -54,7 +67,8 @@ def session(master: str = "local[2]", memory: str = "1g", config: Mapping[str, s
     settings = {"spark.driver.memory": memory, "spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
                 "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
                 "spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2",
-                "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC", **(config or {})}
+                "spark.driver.extraJavaOptions": f"-XX:TieredStopAtLevel=1 -XX:+UseSerialGC {_quiet_logs()}",
+                **(config or {})}
     builder = SparkSession.builder.master(master).appName("rankkit")
     for key, value in settings.items():
         builder = builder.config(key, value)
@@ -63,6 +77,15 @@ def session(master: str = "local[2]", memory: str = "1g", config: Mapping[str, s
     # a failed query's JSON record on stderr, beside the exception that says the same
     logging.getLogger("SQLQueryContextLogger").disabled = True
     return spark
+
+
+def _quiet_logs() -> str:
+    """The JVM option that reads rankkit's log4j2 settings (spark_log4j2.properties): without it Spark says
+    its default profile and log level at start, and a refused row prints the executor's stack trace
+    before rankkit's one-line message."""
+    from pathlib import Path
+
+    return f"-Dlog4j2.configurationFile={(Path(__file__).parent / 'spark_log4j2.properties').as_uri()}"
 
 
 def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool = False, *,

@@ -589,6 +589,10 @@ def _call(name: str, args: tuple[Node, ...], named: tuple) -> str:
         if len(args) != 1:
             raise RankkitError("log with a base for Spark: write log2, ln or log10")
         return f"log10({render(args[0])})"  # DuckDB's log is log10; Spark's is ln
+    if name == "error":  # a definition's own refusal (a scale that does not rise): Spark's raise_error
+        if len(args) != 1:
+            raise RankkitError("error for Spark: one message, as DuckDB's error takes")
+        return f"raise_error({render(args[0])})"
     if name in SAME:
         return f"{name}({', '.join(render(a) for a in args)})"
     raise RankkitError(f"the DuckDB function {name} has no Spark translation in rankkit.spark_sql "

@@ -95,3 +95,18 @@ SELECT measure, printf('%.17g', value) FROM rankkit.evaluate('qrels', 'run', ['n
     assert [r[0] for r in rows] == ["ndcg_cut_10", "map"]
     assert float(rows[0][1]) == pytest.approx(0.50583100243990731, abs=1e-12)
     assert float(rows[1][1]) == pytest.approx(0.29928357160323238, abs=1e-12)
+
+
+def test_no_merge_left_its_conflict_markers():
+    # a merge once left bench/README.md with both sides and their markers, which no other test reads
+    skip = {".git", ".venv", "node_modules", "__pycache__", ".pytest_cache"}
+    found = []
+    for path in ROOT.rglob("*"):
+        if skip & set(path.relative_to(ROOT).parts) or not path.is_file():
+            continue
+        if path.suffix not in {".md", ".py", ".sql", ".toml", ".txt", ".html", ".js", ".css", ".json", ".ipynb"}:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            if line.startswith(("<<<<<<< ", ">>>>>>> ")) or line == "=======" and path.suffix != ".txt":
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line}")
+    assert not found, "\n".join(found)

@@ -120,9 +120,10 @@ def test_the_printed_statement_runs_on_spark_as_it_is(spark, capsys, tmp_path):
     qrels = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q3"], "doc_id": ["a", "b", "c", "z"],
                           "relevance": [2, 0, 1, 1]})
     run = pd.DataFrame({"system": ["s", "s", "s", "t", "t"], "query_id": ["q1", "q1", "q2", "q1", "q4"],
-                        "doc_id": ["a", "b", "x", "b", "y"], "score": [1.0, 2.0, 1.0, 1.0, 1.0]})
+                        "doc_id": ["a", "b", "x", "b", "y"], "score": [1.0, 2.0, 1.0, 1.0, 1.0],
+                        "rank": [1, 2, 1, 1, 1]})  # s's ranks order q1 otherwise than its scores
     frames(spark, qrels, run)
-    for options in ([], ["-q"], ["-c"], ["-J", "-M", "1"], ["-l", "2"]):
+    for options in ([], ["-q"], ["-c"], ["-J", "-M", "1"], ["-l", "2"], ["-q", "--ties", "rank"]):
         assert main(["sql", "--dialect", "spark", "-m", "nDCG@10", "-m", "AP", "-m", "gm_map", "--qrels", "qrels",
                      "--run", "run", *options]) == 0
         text = capsys.readouterr().out.rstrip().rstrip(";")
@@ -130,7 +131,7 @@ def test_the_printed_statement_runs_on_spark_as_it_is(spark, capsys, tmp_path):
         got = spark.sql(text).toPandas()
         conventions = dict(per_query="-q" in options, queries="qrels" if "-c" in options else "both",
                            judged_only="-J" in options, depth=1 if "-M" in options else None,
-                           rel=2 if "-l" in options else 1)
+                           rel=2 if "-l" in options else 1, ties="rank" if "rank" in options else "trec")
         want = rankkit.evaluate(qrels, run, ["nDCG@10", "AP", "gm_map"], **conventions)
         assert list(got.columns) == list(want.columns)
         pd.testing.assert_frame_equal(got.astype(object), want.astype(object), check_exact=False, rtol=1e-12)
@@ -163,6 +164,26 @@ def test_evaluate_matches_columns_and_refuses_what_it_cannot(spark):
         evaluate(spark, qrels, run.withColumnRenamed("sim", "s"), "RR")
     with pytest.raises(RankkitError, match="duplicates='first'"):
         evaluate(spark, qrels, run, "RR", duplicates="first")
+
+
+def test_the_cwl_measures_bottom_runs_and_a_falling_scale_is_refused_as_on_duckdb(spark):
+    # bottom's scale check is a definition's error(): Spark's raise_error, the same words
+    from rankkit.spark import evaluate
+
+    qrels = pd.DataFrame({"query_id": ["q1", "q1", "q1", "q2"], "doc_id": ["a", "b", "c", "d"],
+                          "relevance": [3, 1, 0, 2]})
+    run = pd.DataFrame({"query_id": ["q1", "q1", "q1", "q2", "q2"], "doc_id": ["c", "a", "b", "x", "d"],
+                        "score": [3.0, 2.0, 1.0, 2.0, 1.0]})
+    measures = ["SDCG(bottom=1)@10", "INST(T=0.5, bottom=1)", "INSQ(bottom=1, max=3)"]
+    got = evaluate(spark, spark.createDataFrame(qrels), spark.createDataFrame(run), measures, per_query=True)
+    want = rankkit.evaluate(qrels, run, measures, per_query=True)
+    got, want = (frame.astype(object).where(frame.notna(), None) for frame in (got.toPandas(), want))
+    pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-12)
+    falling = evaluate(spark, spark.createDataFrame(qrels), spark.createDataFrame(run), "SDCG(bottom=4, max=4)@10")
+    with pytest.raises(Exception, match=r"the grading scale must rise: max \(4.0\) must be above bottom \(4.0\)"):
+        falling.collect()
+    with pytest.raises(RankkitError, match=r"the grading scale must rise: max \(4.0\) must be above bottom \(4.0\)"):
+        rankkit.evaluate(qrels, run, "SDCG(bottom=4, max=4)@10")
 
 
 @pytest.mark.parametrize("rows, said", [
@@ -350,3 +371,21 @@ def test_eval_engine_spark_reads_csv_and_parquet_columns_by_name(spark, tmp_path
     (tmp_path / "twice.csv").write_text("qid,docno,sim\n1,a,1.5\n1,a,2\n")
     assert main(["eval", "--engine", "spark", str(tmp_path / "qrels.parquet"), str(tmp_path / "twice.csv")]) == 2
     assert "rankkit eval: duplicate document a for query 1 in system twice in the run\n" in capsys.readouterr().err
+
+
+def test_a_refused_row_is_one_line_on_stderr_not_the_jvms_stack_trace(tmp_path):
+    # its own process: the JVM's logging is set when it starts (rankkit/spark_log4j2.properties)
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "qrels.txt").write_text("q1 0 a 1\n")
+    (tmp_path / "dup.run").write_text("q1 Q0 a 1 2.0 dup\nq1 Q0 a 2 1.0 dup\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(Path(rankkit.__file__).parents[1]),
+                                                                    os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-m", "rankkit.cli", "eval", "--engine", "spark", "-m", "AP",
+                           str(tmp_path / "qrels.txt"), str(tmp_path / "dup.run")], env=env, text=True,
+                          capture_output=True, timeout=300)
+    assert done.returncode == 2 and done.stdout == ""
+    said = [line for line in done.stderr.splitlines() if not line.startswith("WARNING: Using incubator modules")]
+    assert said == ["rankkit eval: duplicate document a for query q1 in system dup in the run"]

@@ -45,6 +45,8 @@ from rankkit.spark_sql import macros, spark_type, to_spark
     ("a IS NOT DISTINCT FROM b", "(a IS NOT DISTINCT FROM b)"),
     ("[x.g FOR x IN l IF x.v = 1]", "transform(filter(l, x -> (x.v = 1)), x -> x.g)"),
     ("list_reduce(l, lambda a, b: a + b, 0.0E0)", "aggregate(l, 0.0E0, (a, b) -> (a + b))"),
+    # a definition's own refusal: DuckDB's error is Spark's raise_error
+    ("error('rankkit: no')", "raise_error('rankkit: no')"),
 ])
 def test_construct(duck, spark):
     assert to_spark(duck) == spark
@@ -171,3 +173,19 @@ def test_without_pyspark_one_line_says_what_to_install(monkeypatch, capsys, tmp_
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "needs pyspark (3.5 or later) and Java 17: pip install 'rankkit-duckdb[spark]'" in err
+
+
+def test_without_java_one_line_says_what_to_install(monkeypatch, capsys, tmp_path):
+    import shutil
+
+    pytest.importorskip("pyspark")
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None)  # no java on PATH
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 1\n")
+    run = tmp_path / "a.run"
+    run.write_text("q1 Q0 a 1 1.0 a\n")
+    assert main(["eval", "--engine", "spark", str(qrels), str(run)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "needs Java 17" in err and "openjdk-17-jre-headless" in err
