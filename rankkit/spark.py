@@ -67,7 +67,10 @@ def session(master: str = "local[2]", memory: str = "1g", config: Mapping[str, s
     settings = {"spark.driver.memory": memory, "spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
                 "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
                 "spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2",
-                "spark.driver.extraJavaOptions": f"-XX:TieredStopAtLevel=1 -XX:+UseSerialGC {_quiet_logs()}",
+                # C1 only starts sooner; its default 48 MB code cache fills in a long session (50 evaluations
+                # of the shared pairs: 'CodeCache is full. Compiler has been disabled'), then all runs interpreted
+                "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=256m "
+                                                 f"-XX:+UseSerialGC {_quiet_logs()}",
                 **(config or {})}
     builder = SparkSession.builder.master(master).appName("rankkit")
     for key, value in settings.items():

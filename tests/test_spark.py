@@ -159,6 +159,8 @@ def test_evaluate_matches_columns_and_refuses_what_it_cannot(spark):
     # Spark 3.5's analyser stops at 100 passes, too few for every trec_eval measure in one statement
     # (test_spark_differential fails there without more)
     assert int(spark.conf.get("spark.sql.analyzer.maxIterations")) >= 1000
+    # a long session compiles many statements: C1's default code cache (48 MB) filled in 50 evaluations
+    assert "-XX:ReservedCodeCacheSize=256m" in spark.sparkContext.getConf().get("spark.driver.extraJavaOptions")
     assert [tuple(r) for r in got.collect()] == [("RR", None, 0.5, 1), ("P@2", None, 0.5, 1)]
     with pytest.raises(RankkitError, match="run DataFrame: missing column score"):
         evaluate(spark, qrels, run.withColumnRenamed("sim", "s"), "RR")
