@@ -161,15 +161,18 @@ def test_duckdb_runs_the_definitions_unchanged():
     assert con.execute("SELECT " + DUCKDB.expression("list_transform([10, 20], lambda x, i: i)")).fetchone()[0] == [1, 2]
 
 
+def _one_row_pair(folder) -> list[str]:
+    """A qrels file and a run file of one row each: what the command line needs before it starts Spark."""
+    (folder / "qrels.txt").write_text("q1 0 a 1\n")
+    (folder / "a.run").write_text("q1 Q0 a 1 1.0 a\n")
+    return [str(folder / "qrels.txt"), str(folder / "a.run")]
+
+
 def test_without_pyspark_one_line_says_what_to_install(monkeypatch, capsys, tmp_path):
     import sys
 
     monkeypatch.setitem(sys.modules, "pyspark", None)  # import pyspark raises ImportError
-    qrels = tmp_path / "qrels.txt"
-    qrels.write_text("q1 0 a 1\n")
-    run = tmp_path / "a.run"
-    run.write_text("q1 Q0 a 1 1.0 a\n")
-    assert main(["eval", "--engine", "spark", str(qrels), str(run)]) == 2
+    assert main(["eval", "--engine", "spark", *_one_row_pair(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "needs pyspark (3.5 or later) and Java 17: pip install 'rankkit-duckdb[spark]'" in err
@@ -181,11 +184,7 @@ def test_without_java_one_line_says_what_to_install(monkeypatch, capsys, tmp_pat
     pytest.importorskip("pyspark")
     monkeypatch.delenv("JAVA_HOME", raising=False)
     monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None)  # no java on PATH
-    qrels = tmp_path / "qrels.txt"
-    qrels.write_text("q1 0 a 1\n")
-    run = tmp_path / "a.run"
-    run.write_text("q1 Q0 a 1 1.0 a\n")
-    assert main(["eval", "--engine", "spark", str(qrels), str(run)]) == 2
+    assert main(["eval", "--engine", "spark", *_one_row_pair(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "needs Java 17" in err and "openjdk-17-jre-headless" in err
