@@ -58,10 +58,6 @@ def translate(text: str) -> str:
         return text
     if at is not None:
         params["cutoff"] = at
-    if base.upper() == "RBP" and "rel" in params:
-        # RBP(rel=2) is ir_measures' spelling (rankkit's RBP has binary_rel), so its p is ir_measures' 0.8, as
-        # its object's; RBP alone is rankkit's name, trec_eval's p = 0.9
-        params = {"p": "0.8", **params}
     return _translated(base, params, text)
 
 
@@ -161,6 +157,9 @@ def gains_text(value, given: str) -> str:
     return "[" + ",".join(written) + "]"
 
 
+IR_MEASURES_RBP_P = 0.8  # ir_measures' RBP(p=...) default, for its strings (an object carries its own)
+
+
 def _translated(name: str, params: dict, given: str) -> str:
     """rankkit's name for ir_measures' measure ``name`` with ``params`` (values as objects or text)."""
     params = {key: _unquoted(value) for key, value in params.items()}
@@ -189,7 +188,11 @@ def _translated(name: str, params: dict, given: str) -> str:
     if "gains" in params:
         params["gains"] = gains_text(params["gains"], given)
     if name.upper() == "RBP" and "rel" in params:
-        params["binary_rel"] = params.pop("rel")  # binary gains at that level; rankkit's RBP alone is trec_eval's graded
+        # binary gains at that level; rankkit's RBP alone is trec_eval's graded. RBP(rel=2) is ir_measures'
+        # spelling, so its p is ir_measures' default, as its object's (which carries it); RBP alone is
+        # rankkit's name, with trec_eval's p = 0.9
+        params = {"p": params.pop("p", IR_MEASURES_RBP_P), **params}
+        params["binary_rel"] = params.pop("rel")
     text = name + (f"({','.join(f'{k}={_written(v)}' for k, v in params.items())})" if params else "")
     return text + (f"@{_written(cutoff)}" if cutoff is not None else "")
 
