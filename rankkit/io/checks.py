@@ -12,7 +12,7 @@ from rankkit.errors import InputError
 from rankkit.names import REQUIRED
 from rankkit.io.catalog import Source, first_message, ident, quote
 from rankkit.io.columns import NUMBER
-from rankkit.io.files import is_glob, line_of
+from rankkit.io.files import compression_option, is_glob, line_of
 from rankkit.io.trec_text import raise_bad_line
 
 SPLIT_ROWS = 1_000_000  # above this, the duplicate search of a source held in memory sorts in parts
@@ -78,7 +78,9 @@ def _may_need_split(held: bool, text) -> bool:
     if not held:
         return False
     path = Path(text[1]) if text[1] is not None else None
-    if path is None or is_glob(str(path)) or not path.is_file() or path.suffix.lower() in (".gz", ".zst", ".bz2"):
+    if path is None or is_glob(str(path)) or not path.is_file():
+        return True
+    if compression_option(path) or path.suffix.lower() in (".gz", ".zst", ".bz2"):  # its bytes are not its rows
         return True
     return path.stat().st_size >= SPLIT_ROWS * 12
 
