@@ -10,7 +10,7 @@ import weakref
 from functools import cache
 from pathlib import Path
 
-import duckdb
+from rankkit import _engine as duckdb
 
 from rankkit._files import replacing, write_text
 from rankkit._paths import sql_dir
@@ -60,6 +60,16 @@ def connect(database: str | duckdb.DuckDBPyConnection = ":memory:", *, memory_li
     memory_limit, temp_directory, threads:
         DuckDB settings; with a memory limit, DuckDB spills to ``temp_directory`` rather than fail.
     """
+    if not isinstance(database, duckdb.DuckDBPyConnection):
+        duckdb.package()  # the caller's con.sql and con.table: duckdb's package sets them when imported
+    return engine_connection(database, memory_limit=memory_limit, temp_directory=temp_directory, threads=threads)
+
+
+def engine_connection(database: str | duckdb.DuckDBPyConnection = ":memory:", *, memory_limit: str | None = None,
+                      temp_directory: str | None = None,
+                      threads: int | None = None) -> duckdb.DuckDBPyConnection:
+    """connect() without importing duckdb's package (rankkit/_engine.py): for the command line's
+    evaluations, which run statements only."""
     con = database if isinstance(database, duckdb.DuckDBPyConnection) else duckdb.connect(database)
     # a new in-memory database has nothing loaded: asking the catalog costs 20 ms per process. A file
     # path may reach a database instance this process already opened, and loaded, so it is asked.

@@ -43,8 +43,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
         return 2
-    import duckdb
-
+    from rankkit import _engine as duckdb
     from rankkit.errors import RankkitError, RankkitWarning
 
     said: set[str] = set()
@@ -222,9 +221,9 @@ def _add_inputs(sub: argparse.ArgumentParser, subtopics: bool = False) -> None:
 
 
 def _connect(args: argparse.Namespace):
-    import rankkit
+    from rankkit._sql import engine_connection
 
-    return rankkit.connect(memory_limit=args.memory_limit, temp_directory=args.temp_directory, threads=args.threads)
+    return engine_connection(memory_limit=args.memory_limit, temp_directory=args.temp_directory, threads=args.threads)
 
 
 def _columns(args: argparse.Namespace) -> dict[str, str]:
@@ -270,10 +269,9 @@ def baseline_name(runs: str | dict[str, str], baseline: str | None) -> str | Non
 def _run_eval(args: argparse.Namespace) -> int:
     # rows, not frames: printing numbers does not need pandas (half a second to import)
     from rankkit.evaluate import evaluate_file, evaluate_rows
+    from rankkit.io.sources import read_table
     from rankkit.output import TABLES, write_eval
     from rankkit.trec import expand, family_of
-
-    import rankkit
 
     if args.format in TABLES and (args.per_query or not args.summary):
         raise UsageError(f"--format {args.format} prints the summary of each system (a table of systems x measures): "
@@ -295,7 +293,7 @@ def _run_eval(args: argparse.Namespace) -> int:
     elif args.engine == "spark":
         qrels = args.qrels
     else:
-        qrels = rankkit.read_qrels(args.qrels, con=con, columns=columns, duplicates=args.duplicates)
+        qrels = read_table(con, args.qrels, "qrels", columns=columns, duplicates=args.duplicates)
     options = dict(con=con, rel=args.rel, depth=args.depth, ties=args.ties, columns=columns,
                    duplicates=args.duplicates, split_by_tag=args.split_by_tag,
                    queries="qrels" if args.complete else "both", judged_only=args.judged_only, docs=args.docs,
@@ -370,8 +368,8 @@ def _marked_table(args: argparse.Namespace, measures: list[str]) -> int:
 def _with_text(con, text: list[str], systems, runs, qrels, aggregate, per_query, args):
     """The measures whose value is text: runid (the tag of a run file's last line, as trec_eval
     reads it) in the summary, relstring per query."""
-    import rankkit
     from rankkit.io import last_tag
+    from rankkit.io.sources import read_table
 
     for system in systems:
         path = runs if isinstance(runs, str) else runs.get(system, runs.get(str(system).split("/")[0]))
@@ -381,14 +379,14 @@ def _with_text(con, text: list[str], systems, runs, qrels, aggregate, per_query,
         relstrings = [name for name in text if name != "runid"]
         if not relstrings or per_query is None:
             continue
-        if isinstance(qrels, str):  # the Spark engine's: read here for relstring alone
-            qrels = rankkit.read_qrels(qrels, con=con, columns=_columns(args), duplicates=args.duplicates)
-        run = rankkit.read_run(path, con=con, columns=_columns(args), duplicates=args.duplicates)
+        if qrels == args.qrels:  # the Spark engine's path (Spark read the files): read here for relstring alone
+            qrels = read_table(con, args.qrels, "qrels", columns=_columns(args), duplicates=args.duplicates)
+        run = read_table(con, path, "run", columns=_columns(args), duplicates=args.duplicates)
         for name in relstrings:
             k = int(name.rsplit("_", 1)[1]) if "_" in name else 10
             rows = con.execute(
                 "SELECT query_id, value FROM rankkit.relstring(?, ?, k := ?, ties := ?, depth := ?, queries := ?, "
-                "judged_only := ?)", [qrels.alias, run.alias, k, args.ties, args.depth,
+                "judged_only := ?)", [qrels, run, k, args.ties, args.depth,
                                       "qrels" if args.complete else "both", args.judged_only]).fetchall()
             per_query = per_query + [{"measure": name, "system": system, "query_id": q, "value": f"'{v}'"}
                                      for q, v in rows]

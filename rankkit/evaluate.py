@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 
-import duckdb
+from rankkit import _engine as duckdb
 
 from rankkit._files import replacing
 from rankkit._paths import sql_dir
@@ -439,7 +439,7 @@ def _relation(con, select: str, params: list, progress) -> duckdb.DuckDBPyRelati
     name = f"rankkit_result_{next(_views)}"
     with Progress(con, "evaluating", enabled=progress):
         run_query(con, f"CREATE TEMP TABLE {name} AS {select}", params, fetch=False)
-    return con.table(name)
+    return duckdb.table(con, name)
 
 
 def _copy(con, select: str, params: list, path: Path, progress) -> Path:
@@ -523,7 +523,7 @@ def query_table_view(con: duckdb.DuckDBPyConnection, query_table, id_column: str
     if is_frame(query_table):
         name = f"rankkit_query_table_{next(_views)}"
         con.register(name, query_table)
-    elif isinstance(query_table, duckdb.DuckDBPyRelation):
+    elif duckdb.is_relation(query_table):
         name = f"rankkit_query_table_{next(_views)}"
         query_table.create_view(name, replace=True)
     elif isinstance(query_table, str) and is_table(con, query_table):

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import duckdb
+from rankkit import _engine as duckdb
 
 from rankkit.errors import InputError
 
@@ -68,9 +68,7 @@ def is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     that is also a file is refused rather than read one way silently: the caller says which."""
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][\w.]*", name):
         return False
-    try:  # binding the name: a catalog query would cost 8 ms the first time
-        con.table(name)
-    except duckdb.Error:
+    if not _binds(con, name):
         return False
     if Path(name).exists():
         # DuckDB's replacement scan binds any data file by its name (run.csv, big.parquet): only the
@@ -81,6 +79,20 @@ def is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
             f"'{name}' is both a table in the connection and a file in {Path.cwd()}: pass con.table('{name}') "
             f"for the table, or pathlib.Path('{name}') (or './{name}') for the file")
     return True
+
+
+def _binds(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    """Whether ``name`` reads as something in SELECT's FROM, as ``con.table(name)`` reads it: qualified
+    by its dots (``main.my_run``) where that binds, else as one name (``run.csv``, which DuckDB's
+    replacement scan may bind to the file). A bind, not a catalog query: that cost 8 ms the first
+    time, and con.table the import of duckdb's relation layer."""
+    for text in (table_ident(name), ident(name)) if "." in name else (ident(name),):
+        try:
+            con.execute(f"SELECT * FROM {text} LIMIT 0").fetchall()
+            return True
+        except duckdb.Error:
+            pass
+    return False
 
 
 def _in_catalog(con: duckdb.DuckDBPyConnection, name: str) -> bool:

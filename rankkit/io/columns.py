@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-import duckdb
+from rankkit import _engine as duckdb
 
 from rankkit.errors import InputError
 from rankkit.names import ALIASES, OPTIONAL, REQUIRED

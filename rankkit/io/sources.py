@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Mapping
 
-import duckdb
+from rankkit import _engine as duckdb
 
 from rankkit._sql import connect
 from rankkit.errors import InputError
@@ -70,10 +70,8 @@ def read_qrels(source, *, con: duckdb.DuckDBPyConnection | None = None, columns:
     mapping = dict(columns or {})
     if relevance is not None:
         mapping[relevance] = "relevance"
-    with Progress(con, "reading qrels"):
-        loaded = load(con, source, "qrels", columns=mapping, duplicates=duplicates, format=format,
-                      integer_grades=integer_grades)
-    return con.table(loaded.table)
+    return duckdb.table(con, read_table(con, source, "qrels", columns=mapping, duplicates=duplicates, format=format,
+                                        integer_grades=integer_grades))
 
 
 def read_run(source, *, con: duckdb.DuckDBPyConnection | None = None, columns: Mapping[str, str] | None = None,
@@ -95,10 +93,15 @@ def read_run(source, *, con: duckdb.DuckDBPyConnection | None = None, columns: M
     Extra fields after a TREC run's tag are ignored, as trec_eval ignores them.
     """
     con = connect(con) if con is not None else default_connection()
-    with Progress(con, "reading run"):
-        loaded = load(con, source, "run", columns=columns, duplicates=duplicates, format=format, system=system,
-                      split_by_tag=split_by_tag)
-    return con.table(loaded.table)
+    return duckdb.table(con, read_table(con, source, "run", columns=columns, duplicates=duplicates, format=format,
+                                        system=system, split_by_tag=split_by_tag))
+
+
+def read_table(con: duckdb.DuckDBPyConnection, source, kind: str, **options) -> str:
+    """What read_qrels and read_run return a relation over: the name of the checked table, which
+    rankkit's functions given ``con`` take as that source (the command line's, without a relation)."""
+    with Progress(con, f"reading {kind}"):
+        return load(con, source, kind, **options).table
 
 
 def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[str, str] | None = None,
@@ -221,7 +224,7 @@ def forget(con: duckdb.DuckDBPyConnection, relation: duckdb.DuckDBPyRelation) ->
 
 def _known(con, source, kind: str) -> Source | None:
     """A source rankkit read and checked already on this connection (a read_qrels/read_run result)."""
-    if isinstance(source, duckdb.DuckDBPyRelation):
+    if duckdb.is_relation(source):
         # Only a plain scan of the table is that source: a union or filter keeps the left alias.
         name = source.alias if _plain_scan(source) else None
     else:
@@ -253,7 +256,7 @@ def _raw(con, source, kind: str, format: str | None, label: str | None):
         name = temp_name(f"{kind}_frame")
         con.register(name, source)
         return name, label or f"the {kind} DataFrame", None
-    if isinstance(source, duckdb.DuckDBPyRelation):
+    if duckdb.is_relation(source):
         name = temp_name(f"{kind}_relation")
         try:
             source.create_view(name, replace=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping
 
-import duckdb
+from rankkit import _engine as duckdb
 
 from rankkit.errors import InputError
 from rankkit.io.catalog import first_message, ident, is_table, quote, table_ident, temp_name
@@ -59,7 +59,7 @@ def _raw(con, source) -> tuple[str, str]:
         name = temp_name("subtopics_frame")
         con.register(name, source)
         return name, "the subtopics DataFrame"
-    if isinstance(source, duckdb.DuckDBPyRelation):
+    if duckdb.is_relation(source):
         name = temp_name("subtopics_relation")
         source.create_view(name, replace=True)
         return name, "the subtopics relation"

@@ -7,7 +7,7 @@ import math
 import re
 from pathlib import Path
 
-import duckdb
+from rankkit import _engine as duckdb
 
 from rankkit.errors import InputError
 from rankkit.names import QRELS_FIELDS, RUN_FIELDS
