@@ -93,24 +93,64 @@ def test_a_connection_and_a_read_for_the_user_have_relations(tmp_path):
                  "assert qrels.aggregate('count(*)').fetchall() == [(2,)]")
 
 
-def _frozen_at_exit(call: str, tmp_path) -> int:
-    """gc.get_freeze_count() as the process ends, after ``call`` ran `rankkit eval` on small files."""
+def _fresh_eval(tmp_path, *options: str, queries: int = 1, docs: int = 2) -> subprocess.CompletedProcess:
+    """`rankkit eval` as its own process (the console script's main()), on a run of ``queries`` x
+    ``docs``; the temporary files DuckDB holds as the command ends are said on stderr."""
+    (tmp_path / "q.txt").write_text("".join(f"q{i} 0 a 1\n" for i in range(queries)))
+    (tmp_path / "r.txt").write_text("".join(f"q{i} Q0 {'a' if j == 0 else f'd{j}'} {j + 1} {100 - j} s\n"
+                                            for i in range(queries) for j in range(docs)))
+    probe = ("import sys\nfrom rankkit import cli\n"
+             "import atexit\natexit.register(lambda: sys.stderr.write('python teardown ran'))\n"
+             "leave = cli._leave\n"
+             "def said(code, opened):\n"
+             "    for con in opened:\n"
+             "        n = con.execute('SELECT count(*) FROM duckdb_temporary_files()').fetchall()[0][0]\n"
+             "        sys.stderr.write(f'temporary files {n}\\n')\n"
+             "    leave(code, opened)\n"
+             "cli._leave = said\n"
+             f"sys.argv = ['rankkit', 'eval', *{list(options)!r}, {str(tmp_path / 'q.txt')!r}, {str(tmp_path / 'r.txt')!r}]\n"
+             "sys.exit(cli.main())")
+    return subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
+                          env={"PYTHONPATH": str(ROOT), "PATH": ""})
+
+
+def test_the_command_line_leaves_its_process_to_the_os_with_its_output_whole(tmp_path):
+    # Python's teardown (DuckDB closed, its threads joined, every object of the imports collected) cost
+    # 20-30 ms of `rankkit eval`; the process ends without it, its output flushed first
+    out = _fresh_eval(tmp_path, "-q", "-m", "P@1", queries=5000)
+    assert out.returncode == 0, out.stderr
+    assert "python teardown ran" not in out.stderr
+    rows = [line.split() for line in out.stdout.splitlines()]
+    assert len([row for row in rows if row[1] != "all"]) == 5000 and ["P@1", "all", "1.0000"] in rows
+    assert out.stdout.endswith("\n")
+
+
+def test_a_command_that_spilled_to_disk_leaves_no_temporary_file(tmp_path):
+    spill = tmp_path / "spill"
+    out = _fresh_eval(tmp_path, "--memory-limit", "32MB", "--temp-directory", str(spill), "-q", "-m", "P@1",
+                      queries=8000, docs=40)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stderr.split("temporary files ")[1].split()[0]) > 0  # it did spill: DuckDB held files at the end
+    assert not spill.exists() or list(spill.iterdir()) == []
+
+
+def test_main_called_with_arguments_returns_and_lets_its_connections_go(tmp_path):
+    # a notebook or test calling main([...]) goes on: nothing of the command is kept
+    import gc
+    import weakref
+
+    from rankkit import cli
+
     (tmp_path / "q.txt").write_text("q1 0 a 1\n")
     (tmp_path / "r.txt").write_text("q1 Q0 a 1 2.0 s\n")
-    probe = ("import atexit, gc, sys\nfrom rankkit.cli import main\n"
-             "atexit.register(lambda: sys.stderr.write(f'frozen {gc.get_freeze_count()}'))\n"
-             f"sys.argv = ['rankkit', 'eval', {str(tmp_path / 'q.txt')!r}, {str(tmp_path / 'r.txt')!r}]\n{call}")
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
-                         env={"PYTHONPATH": str(ROOT), "PATH": ""})
-    assert out.returncode == 0, out.stderr
-    return int(out.stderr.split("frozen ")[-1])
-
-
-def test_the_command_line_leaves_its_objects_to_the_os_at_exit(tmp_path):
-    # Python's last collection walked every object of the imports: 20-40 ms of `rankkit eval`
-    assert _frozen_at_exit("sys.exit(main())", tmp_path) > 10_000
-
-
-def test_main_called_with_arguments_leaves_collection_alone(tmp_path):
-    # a notebook or test calling main([...]) goes on: its objects stay collectable
-    assert _frozen_at_exit("main(sys.argv[1:])", tmp_path) == 0
+    made = []
+    connect = cli._connect
+    cli._connect = lambda args: made.append(con := connect(args)) or con
+    try:
+        assert cli.main(["eval", str(tmp_path / "q.txt"), str(tmp_path / "r.txt")]) == 0
+    finally:
+        cli._connect = connect
+    assert made and cli._opened == []
+    gone = weakref.ref(made.pop())
+    gc.collect()
+    assert gone() is None
