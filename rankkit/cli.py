@@ -36,7 +36,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         opened = list(_opened)
         _opened.clear()
-    if argv is None:
+    # Spark's session stops in Python's teardown (atexit): with --engine spark the process ends as usual
+    if argv is None and "pyspark" not in sys.modules:
         _leave(code, opened)
     return code
 
