@@ -118,7 +118,7 @@ def test_a_closed_page_ends_its_kernel(sample):
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM}")
     code = ("import sys; from rankkit.explore.serve import serve; "
-            "sys.exit(serve(sys.argv[1], sys.argv[2], idle_kernel_seconds=10))")
+            "sys.exit(serve(sys.argv[1], sys.argv[2], idle_kernel_seconds=5))")
     command = [sys.executable, "-c", code, str(sample["qrels.txt"]), str(sample["bm25.run"])]
     with _serving(command) as (process, url, port, seen), sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -135,7 +135,7 @@ def test_a_closed_page_ends_its_kernel(sample):
             closed.close(run_before_unload=True)
             lost.close()  # no beforeunload: the kernel is told nothing
             _until(lambda: len(_kernels(process, seen)) == 1, 120, "the closed pages' kernels did not end")
-            time.sleep(13)  # past another idle period: the open page's kernel is connected, so it stays
+            time.sleep(8)  # past another idle period and cull: the open page's kernel is connected, so it stays
             [left] = _kernels(process, seen)
             assert _kernel_id(kept) in " ".join(left.cmdline())
         finally:
