@@ -9,8 +9,6 @@ import argparse
 import contextlib
 import os
 import re
-import shutil
-import tempfile
 import sys
 import warnings
 from pathlib import Path
@@ -427,6 +425,9 @@ def _stdin_runs(runs: list[str]):
         return
     if runs.count("-") > 1:
         raise UsageError("standard input (-) can be read once: give - for one run only")
+    import shutil
+    import tempfile  # (with random and hashlib: 3 ms of every command's start, here for '-' alone)
+
     with tempfile.TemporaryDirectory(prefix="rankkit-stdin-") as folder:
         path = Path(folder) / "stdin"
         with open(path, "wb") as copy:

@@ -79,7 +79,8 @@ class Feature:
 @dataclass(frozen=True)
 class Measure:
     """One measure: its canonical name, aliases, parameters and the SQL file that computes it, and its
-    definition: its value and the features only it uses (the shared ones are in sql/features.sql)."""
+    definition: its value and the features only it uses (the shared ones are in sql/features.sql),
+    read from the file when first asked for (a lookup by name needs the header alone)."""
 
     metric: str
     name: str
@@ -89,8 +90,6 @@ class Measure:
     summary: str
     cite: str
     path: Path
-    value: Feature | None = None
-    features: tuple[Feature, ...] = ()
     ties: tuple[str, ...] = ("trec", "rank")
     # names that stand for this measure with parameters set (ranx's ndcg_burges is nDCG(gain=exp)):
     # (name, parameters as the measure's name writes them), from the optional ``presets:`` field
@@ -99,6 +98,23 @@ class Measure:
     @property
     def macro(self) -> str:
         return f"rankkit.{self.metric}"
+
+    @cached_property
+    def definition(self) -> tuple[Feature | None, tuple[Feature, ...]]:
+        """Its value and its own features, read and checked: a ValueError names the file and line."""
+        declared = _declarations(self.path)
+        values = [d for d in declared if d.name == "value"]
+        features = tuple(d for d in declared if d.name != "value")
+        _check_measure(self, values, features)
+        return (values[0] if values else None), features
+
+    @property
+    def value(self) -> Feature | None:
+        return self.definition[0]
+
+    @property
+    def features(self) -> tuple[Feature, ...]:
+        return self.definition[1]
 
 
 def _header(path: Path) -> dict[str, str]:
@@ -141,7 +157,7 @@ def registry() -> dict[str, Measure]:
     """Every measure, keyed by its metric id (the SQL file's stem), in file order."""
     measures = {}
     for path in sorted((sql_dir() / "metrics").glob("*.sql")):
-        measure = read_measure(path)
+        measure = _read_header(path)
         measures[measure.metric] = measure
     return measures
 
@@ -149,12 +165,18 @@ def registry() -> dict[str, Measure]:
 def read_measure(path: Path) -> Measure:
     """One metric file's header and definition, checked: a missing field, an undeclared parameter or an
     unknown feature is a ValueError naming the file (and the line)."""
+    measure = _read_header(path)
+    measure.definition  # noqa: B018 - read and checked now
+    return measure
+
+
+def _read_header(path: Path) -> Measure:
+    """read_measure() with the definition left to be read when asked for: a fresh `rankkit eval` looks
+    measures up by name (54 headers) and composes a few (reading every definition cost 7 ms)."""
     fields = _header(path)
     missing = {"name", "aliases", "params", "aggregate", "summary", "cite"} - fields.keys()
     if missing:
         raise ValueError(f"{path}: header lacks {', '.join(sorted(missing))}")
-    declared = _declarations(path)
-    values = [d for d in declared if d.name == "value"]
     measure = Measure(
         metric=path.stem,
         name=fields["name"],
@@ -164,8 +186,6 @@ def read_measure(path: Path) -> Measure:
         summary=fields["summary"],
         cite=fields["cite"],
         path=path,
-        value=values[0] if values else None,
-        features=tuple(d for d in declared if d.name != "value"),
         ties=_split(fields.get("ties", "trec, rank")),
         presets=_presets(path, fields.get("presets", "")),
     )
@@ -174,7 +194,6 @@ def read_measure(path: Path) -> Measure:
         raise ValueError(f"{path}: undeclared parameters {', '.join(sorted(unknown))}")
     if set(measure.ties) - set(TIE_RULES):
         raise ValueError(f"{path}: ties: expected some of {', '.join(TIE_RULES)}, got {fields['ties']}")
-    _check_measure(measure, values)
     return measure
 
 
@@ -306,7 +325,7 @@ def _check_references(feature: Feature, known: Mapping[str, tuple[Feature, ...]]
                          f"({', '.join(params())}) or a convention ({', '.join(CONVENTIONS)})")
 
 
-def _check_measure(measure: Measure, values: list[Feature]) -> None:
+def _check_measure(measure: Measure, values: list[Feature], features: tuple[Feature, ...]) -> None:
     """A measure with a number for a value declares it once; its own features do not shadow shared ones;
     everything its declarations read exists."""
     if measure.aggregate != "text" and not values:
@@ -315,14 +334,14 @@ def _check_measure(measure: Measure, values: list[Feature]) -> None:
     if len(values) > 1:
         raise ValueError(f"{values[1].where}: a second '-- value:' (the first is at {values[0].where})")
     own: dict[str, tuple[Feature, ...]] = {}
-    for feature in measure.features:
+    for feature in features:
         if _is_input(feature):
             raise ValueError(f"{feature.where}: inputs are declared in sql/features.sql only")
         if feature.name in shared_features():
             raise ValueError(f"{feature.where}: feature {feature.name} is already declared in sql/features.sql")
         own[feature.name] = _add_variant(own.get(feature.name, ()), feature)
     known = {**shared_features(), **own}
-    for feature in [*measure.features, *values]:
+    for feature in [*features, *values]:
         _check_references(feature, known)
     # the shared features are checked already and read none of a measure's own: a cycle runs through these
     _check_cycles(known, own, checked=set(shared_features()))
