@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
+import re
 import weakref
+import zlib
 from functools import cache
 from pathlib import Path
 
@@ -66,10 +67,12 @@ def connect(database: str | duckdb.DuckDBPyConnection = ":memory:", *, memory_li
 
 
 def engine_connection(database: str | duckdb.DuckDBPyConnection = ":memory:", *, memory_limit: str | None = None,
-                      temp_directory: str | None = None,
-                      threads: int | None = None) -> duckdb.DuckDBPyConnection:
-    """connect() without importing duckdb's package (rankkit/_engine.py): for the command line's
-    evaluations, which run statements only."""
+                      temp_directory: str | None = None, threads: int | None = None,
+                      lean: bool = False) -> duckdb.DuckDBPyConnection:
+    """connect() without importing duckdb's package (rankkit/_engine.py): for the command line, whose
+    commands run statements only. ``lean``: a new in-memory connection gets the macros rankkit's own
+    statements use, not those written for SQL users (shell_only_macros()): attaching those took 9 of
+    the 14 ms the macros cost a fresh `rankkit eval`."""
     con = database if isinstance(database, duckdb.DuckDBPyConnection) else duckdb.connect(database)
     # a new in-memory database has nothing loaded: asking the catalog costs 20 ms per process. A file
     # path may reach a database instance this process already opened, and loaded, so it is asked.
@@ -87,7 +90,7 @@ def engine_connection(database: str | duckdb.DuckDBPyConnection = ":memory:", *,
     for name, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory), ("threads", threads)):
         if value is not None:
             con.execute(f"SET {name} = '{value}'")
-    if con not in _ready and not (fresh and _attach_cached(con)) and (fresh or not _loaded(con)):
+    if con not in _ready and not (fresh and _attach_cached(con, lean)) and (fresh or not _loaded(con)):
         con.execute(script())
     _ready.add(con)
     return con
@@ -96,10 +99,10 @@ def engine_connection(database: str | duckdb.DuckDBPyConnection = ":memory:", *,
 ATTACH = "ATTACH IF NOT EXISTS ':memory:' AS rankkit;"
 
 
-def _attach_cached(con: duckdb.DuckDBPyConnection) -> bool:
+def _attach_cached(con: duckdb.DuckDBPyConnection, lean: bool = False) -> bool:
     """Attach the macros from a database file made once per version of them: creating 60-odd macros
     costs 60 ms per process, attaching the file 5 ms. False (run the script) when no file can be had."""
-    path = _cached_file()
+    path = _cached_file(lean)
     if path is None:
         return False
     try:
@@ -122,12 +125,12 @@ SCRIPT_MODULES = ("_sql.py", "measures.py", "trec.py", "names.py", "compose.py",
 def _script_key() -> str:
     """A digest of what script() is made from: DuckDB's version, the SQL files and SCRIPT_MODULES.
     Composing the script (the catalog reads every metric's header) cost 15 ms of each process's
-    start; reading the files' bytes costs 1 ms."""
-    digest = hashlib.sha256(duckdb.__version__.encode())
+    start; reading the files' bytes costs 1 ms. Two 32-bit checksums, not hashlib: importing it (OpenSSL)
+    cost 3 ms of that start, and the key guards against change, not against an adversary."""
+    text = bytearray(duckdb.__version__.encode())
     for path in [*sql_files(), *(Path(__file__).with_name(name) for name in SCRIPT_MODULES)]:
-        digest.update(f"\n{path.name}\n".encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+        text += f"\n{path.name}\n".encode() + path.read_bytes()
+    return f"{zlib.crc32(text):08x}{zlib.adler32(text):08x}"
 
 
 def cache_folder() -> Path:
@@ -155,12 +158,26 @@ def store(name: str, data: dict) -> None:
         pass
 
 
+def shell_only_macros() -> set[str]:
+    """The macros written for SQL users, which rankkit's own statements never call: each measure's table
+    macro and list macro (rankkit.ndcg), the generic value stage and the engine's entries around it
+    (rankkit.evaluate, rankkit.per_query ...), the trace, the agreement's (``rankkit agree``'s)."""
+    from rankkit.measures import registry
+
+    names = set(registry()) | {path.stem for path in sql_files() if path.parent.name == "lists"}
+    for path in sql_files():
+        if path.name in ("50_trace.sql", "60_agreement.sql", "62_leaderboards.sql", "64_overlap.sql"):
+            names |= set(re.findall(r"MACRO rankkit\.(\w+)", path.read_text(encoding="utf-8")))
+    return names | {"per_query_ranked", "trace_values", "per_query", "aggregate", "evaluate", "evaluate_queries"}
+
+
 @cache
-def _cached_file() -> str | None:
-    """The macro database for this script and DuckDB version, built (atomically) if missing."""
+def _cached_file(lean: bool = False) -> str | None:
+    """The macro database for this script and DuckDB version, built (atomically) if missing; ``lean``:
+    without shell_only_macros()."""
     key = _script_key()
     folder = cache_folder()
-    path = folder / f"macros-{key}.duckdb"
+    path = folder / f"macros-{'lean-' if lean else ''}{key}.duckdb"
     if path.is_file():
         return str(path)
     partial = None
@@ -170,6 +187,8 @@ def _cached_file() -> str | None:
             builder = duckdb.connect()
             try:
                 builder.execute(script().replace(ATTACH, f"ATTACH '{_literal(partial)}' AS rankkit;", 1))
+                if lean:
+                    _drop_shell_only(builder)
                 builder.execute("DETACH rankkit")
             finally:
                 builder.close()
@@ -179,6 +198,14 @@ def _cached_file() -> str | None:
                 os.unlink(f"{partial}.wal")
         return None
     return str(path)
+
+
+def _drop_shell_only(con: duckdb.DuckDBPyConnection) -> None:
+    dropped = shell_only_macros()
+    found = con.execute("SELECT DISTINCT function_name, function_type = 'table_macro' FROM duckdb_functions() "
+                        "WHERE database_name = 'rankkit' AND function_type IN ('macro', 'table_macro')").fetchall()
+    con.execute("".join(f"DROP MACRO {'TABLE ' if table else ''}rankkit.{name};"
+                        for name, table in found if name in dropped))
 
 
 def _literal(path: str) -> str:

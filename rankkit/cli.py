@@ -242,10 +242,11 @@ def _add_inputs(sub: argparse.ArgumentParser, subtopics: bool = False) -> None:
                           "column; give the same file as qrels to evaluate against it alone, as ndeval does")
 
 
-def _connect(args: argparse.Namespace):
+def _connect(args: argparse.Namespace, lean: bool = False):
     from rankkit._sql import engine_connection
 
-    con = engine_connection(memory_limit=args.memory_limit, temp_directory=args.temp_directory, threads=args.threads)
+    con = engine_connection(memory_limit=args.memory_limit, temp_directory=args.temp_directory, threads=args.threads,
+                            lean=lean)
     _opened.append(con)
     return con
 
@@ -307,7 +308,9 @@ def _run_eval(args: argparse.Namespace) -> int:
     measures = [name for name in names if name not in text]
     if args.baseline is not None:
         return _marked_table(args, measures)
-    con = _connect(args)
+    # the text measures (rankkit.relstring) and the diversity ones (their table macros) read macros
+    # written for SQL users: the lean connection has only those of rankkit's own statements
+    con = _connect(args, lean=not text and args.subtopics is None)
     columns = _columns(args)
     if _qrels_are_subtopics(args) and len(measures) < len(names):
         raise UsageError(f"{', '.join(text)} read plain qrels; with the subtopic judgments as qrels, give them apart")

@@ -146,7 +146,7 @@ def test_main_called_with_arguments_returns_and_lets_its_connections_go(tmp_path
     (tmp_path / "r.txt").write_text("q1 Q0 a 1 2.0 s\n")
     made = []
     connect = cli._connect
-    cli._connect = lambda args: made.append(con := connect(args)) or con
+    cli._connect = lambda *given, **options: made.append(con := connect(*given, **options)) or con
     try:
         assert cli.main(["eval", str(tmp_path / "q.txt"), str(tmp_path / "r.txt")]) == 0
     finally:

@@ -170,3 +170,34 @@ def test_the_key_covers_every_module_written_into_the_script(cache, monkeypatch,
     monkeypatch.setattr(Path, "read_bytes", lambda self: read(self) + (b"\n# changed" if self == names else b""))
     _sql._script_key.cache_clear()
     assert _sql._script_key() != before
+
+
+def test_the_lean_file_lacks_only_the_macros_written_for_sql_users(cache):
+    full, lean = _sql.connect(), _sql.engine_connection(lean=True)
+    assert attached_file(lean).startswith(str(cache / "macros-lean-"))
+    listed = "SELECT DISTINCT function_name FROM duckdb_functions() WHERE database_name = 'rankkit'"
+    missing = {row[0] for row in full.execute(listed).fetchall()} - {row[0] for row in lean.execute(listed).fetchall()}
+    assert missing == _sql.shell_only_macros() and {"ndcg", "evaluate", "per_query_ranked", "trace"} <= missing
+    assert lean.execute("SELECT count(*) FROM rankkit.measure_specs(['nDCG@10', 'AP'])").fetchall() == [(2,)]
+
+
+def test_the_command_line_evaluates_every_measure_on_the_lean_macros(cache, tmp_path, capsys):
+    # what the lean file lacks is what rankkit's own statements never call: every measure of eval
+    # (the text and diversity ones take the whole file) runs on it, under each tie rule it has
+    from rankkit.cli import main
+    from rankkit.measures import needs_subtopics, registry
+
+    (tmp_path / "q.txt").write_text("q1 0 a 2\nq1 0 c 1\nq2 0 b 1\nq2 0 d 0\n")
+    (tmp_path / "r.txt").write_text("q1 Q0 a 1 3.0 s\nq1 Q0 b 2 2.0 s\nq1 Q0 c 3 2.0 s\nq2 Q0 b 1 1.0 s\nq2 Q0 d 2 0.5 s\n")
+    measures = [m for metric, m in registry().items() if m.aggregate != "text" and not needs_subtopics(metric)]
+    for ties in ("trec", "rank"):
+        given = [option for m in measures if ties in m.ties for option in ("-m", m.name)]
+        assert main(["eval", "--ties", ties, "-c", *given, str(tmp_path / "q.txt"), str(tmp_path / "r.txt")]) == 0, \
+            capsys.readouterr().err
+    assert list(cache.glob("macros-lean-*.duckdb")) and not list(cache.glob("macros-[0-9a-f]*.duckdb"))
+    import rankkit  # (the command line has no average tie rule: Python's evaluate on a lean connection)
+
+    averaged = rankkit.evaluate(str(tmp_path / "q.txt"), str(tmp_path / "r.txt"),
+                                [m.name for m in measures if "average" in m.ties], ties="average",
+                                con=_sql.engine_connection(lean=True))
+    assert len(averaged) == len([m for m in measures if "average" in m.ties]) >= 4  # CG, DCG, IDCG, nDCG
