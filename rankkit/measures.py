@@ -606,8 +606,8 @@ def spec_sql() -> str:
 def fill(sql: str) -> str:
     """The SQL with the name parser's markers written out from the prelude:
 
-    - ``{{spec_values r}}``: the fields of a struct, each parameter's value from a parsed name's ``r.pairs``
-      and ``r.cutoff`` (or the parser's argument, or the default), unchecked
+    - ``{{spec_values r}}``: the fields of a struct, each parameter's value from a parsed name's pairs
+      (``(r).pair_names``, ``(r).pair_values``) and ``(r).cutoff`` (or the parser's argument, or the default), unchecked
     - ``{{spec_arguments v}}``: rankkit.spec's arguments from such a struct ``v`` (and its ``v.i``)
     - ``{{number_params}}``, ``{{list_params}}``: the parameters whose values are a number, a list
     - ``{{defaults NAME ...}}``: ``NAME := default, ...``, a macro's parameters with the prelude's defaults
@@ -632,14 +632,14 @@ def fill(sql: str) -> str:
 def _spec_argument(f: SpecField, of: str = "") -> str:
     """The value of one parameter in rankkit.parse_measures, rankkit.spec's argument: the value a name gives, else
     the parser's argument (rel, docs) or the prelude's default; ``of`` prefixes the parsed name's fields
-    (pairs, cutoff, params)."""
-    given = f"rankkit.param_value({of}pairs, '{f.name}')"
+    (pair_names, pair_values, cutoff, params)."""
+    given = f"{of}pair_values[list_position({of}pair_names, '{f.name}')]"
     otherwise = f.name if f.name in PARSER_DEFAULTS else _default_sql(f.name, f.type)
     if f.name == "k":
         return f"{of}cutoff::BIGINT"
     if f.name == "levels":  # IPrec's recall level is the one element of levels (see spec_value)
         return (f"CASE WHEN list_contains({of}params, 'recall') "
-                f"THEN [coalesce(rankkit.param_value({of}pairs, 'recall')::DOUBLE, {_default_sql('recall', 'DOUBLE')})] "
+                f"THEN [coalesce({of}pair_values[list_position({of}pair_names, 'recall')]::DOUBLE, {_default_sql('recall', 'DOUBLE')})] "
                 f"ELSE coalesce(rankkit.param_list({given}), {otherwise}) END")
     if f.type.endswith("[]") and f.make is None:
         return f"coalesce(rankkit.param_list({given}), {otherwise})"

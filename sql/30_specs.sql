@@ -17,10 +17,6 @@ CREATE OR REPLACE MACRO rankkit.gain_map(gains, measure) AS
                    FOR pair IN string_split(replace(gains, ' ', ''), ',')]
          ELSE error('rankkit: measure ' || measure || ': gains must read level=gain,level=gain (such as 1=3,2=9), got ''' || gains || '''') END;
 
--- The value of parameter name in a list of [name, value] pairs, or NULL.
-CREATE OR REPLACE MACRO rankkit.param_value(pairs, name) AS
-    [p[2] FOR p IN pairs IF p[1] = name][1];
-
 -- The text a trec_eval-style name may carry as the value of each parameter: ndcg_cut_10 (k, trec_eval
 -- reads 23.4 as 23), iprec_at_recall_0.10, utility_2,-1,0,0 and 11pt_avg_.25,.5,.75 (lists),
 -- ndcg_1=3,2=9 (gains per relevance level).
@@ -141,7 +137,17 @@ CREATE OR REPLACE MACRO rankkit.nearest_measures(given, catalog) AS [
                        FOR x IN flatten([[{'name': (c).name, 'n': n} FOR n IN list_prepend((c).name, (c).aliases)] FOR c IN catalog])
                                 || [{'name': (s).means, 'n': (s).spelling} FOR s IN rankkit.preset_spellings()]]]][1];
 
--- A located name (r) as its parameters' values (rankkit.spec checks them), or an error saying what is wrong
+-- The first parameter pair of a located name (r) that is unknown or empty, that should be a number, that
+-- should be numbers: NULL if none. A stage of its own: the check below names the pair several times.
+-- And the pairs' names and values as two lists: a parameter's value is the one of its name's first
+-- pair (list_position), where a search of the pairs for each parameter was a lambda each to bind.
+CREATE OR REPLACE MACRO rankkit.pair_problems(r) AS struct_insert(r,
+    pair_names := [p[1] FOR p IN (r).pairs], pair_values := [p[2] FOR p IN (r).pairs],
+    unknown := [p FOR p IN (r).pairs IF p[1] = '' OR p[2] = '' OR NOT list_contains((r).params, p[1]) OR p[1] = 'k'][1],
+    not_number := [p FOR p IN (r).pairs IF p[1] IN {{number_params}} AND TRY_CAST(p[2] AS DOUBLE) IS NULL][1],
+    not_numbers := [p FOR p IN (r).pairs IF p[1] IN {{list_params}} AND list_contains(rankkit.param_list(p[2]), NULL)][1]);
+
+-- A located name (r), its pair problems found, as its parameters' values (rankkit.spec checks them), or an error saying what is wrong
 -- with the name.
 CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
         CASE
@@ -174,25 +180,19 @@ CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
                 THEN error('rankkit: measure ''' || (r).measure || ''': ir_measures'' gains={level: gain} is rankkit''s '
                     || 'gains=[level=gain,...]: write ' || regexp_replace(regexp_replace(regexp_replace(regexp_replace(
                         (r).measure, '\s*:\s*', '=', 'g'), '\{\s*', '[', 'g'), '\s*\}', ']', 'g'), ',\s+', ',', 'g'))
-            WHEN len([p FOR p IN (r).pairs IF p[1] = '' OR p[2] = '' OR NOT list_contains((r).params, p[1]) OR p[1] = 'k']) > 0
+            WHEN (r).unknown IS NOT NULL
                 THEN error('rankkit: measure ''' || (r).measure || ''': unknown or empty parameter '''
-                    || [p[1] || CASE WHEN p[2] IS NULL THEN '' ELSE '=' || p[2] END
-                        FOR p IN (r).pairs IF p[1] = '' OR p[2] = '' OR NOT list_contains((r).params, p[1]) OR p[1] = 'k'][1]
+                    || (r).unknown[1] || CASE WHEN (r).unknown[2] IS NULL THEN '' ELSE '=' || (r).unknown[2] END
                     || '''; ' || (r).name || ' takes '
                     || coalesce(nullif(array_to_string(list_filter((r).params, lambda p: p <> 'k'), ', '), ''), 'no parameters')
                     || CASE WHEN list_contains((r).params, 'k') THEN ' and a cutoff @k' ELSE '' END
-                    || rankkit.neighbour_hint((r).name, [p[1] FOR p IN (r).pairs IF p[1] = '' OR p[2] = ''
-                                                       OR NOT list_contains((r).params, p[1]) OR p[1] = 'k'][1], (r).measure))
-            WHEN len([p FOR p IN (r).pairs IF p[1] IN {{number_params}}
-                                            AND TRY_CAST(p[2] AS DOUBLE) IS NULL]) > 0
+                    || rankkit.neighbour_hint((r).name, (r).unknown[1], (r).measure))
+            WHEN (r).not_number IS NOT NULL
                 THEN error('rankkit: measure ''' || (r).measure || ''': '
-                    || [p[1] || ' must be a number, got ''' || p[2] || '''' FOR p IN (r).pairs
-                        IF p[1] IN {{number_params}} AND TRY_CAST(p[2] AS DOUBLE) IS NULL][1])
-            WHEN len([p FOR p IN (r).pairs IF p[1] IN {{list_params}}
-                                            AND list_contains(rankkit.param_list(p[2]), NULL)]) > 0
+                    || (r).not_number[1] || ' must be a number, got ''' || (r).not_number[2] || '''')
+            WHEN (r).not_numbers IS NOT NULL
                 THEN error('rankkit: measure ''' || (r).measure || ''': '
-                    || [p[1] || ' must be numbers separated by commas, got ''' || p[2] || '''' FOR p IN (r).pairs
-                        IF p[1] IN {{list_params}} AND list_contains(rankkit.param_list(p[2]), NULL)][1])
+                    || (r).not_numbers[1] || ' must be numbers separated by commas, got ''' || (r).not_numbers[2] || '''')
             ELSE {'i': (r).i, 'measure': (r).measure, 'metric': (r).metric, 'agg': (r).agg,
                   {{spec_values r}}}
         END;
@@ -200,7 +200,7 @@ CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
 -- A stage per step, each a lambda over the previous stage's list: a lambda inside a lambda is bound again
 -- for each binding of the outer one, so nesting the steps cost a second to bind.
 CREATE OR REPLACE MACRO rankkit.parse_measures(names, rel := 1, docs := 0) AS
-    list_transform(list_transform(list_transform(list_transform(list_transform(list_transform(
+    list_transform(list_transform(list_transform(list_transform(list_transform(list_transform(list_transform(
         rankkit.given_measures(names),
         lambda g: {'i': (g).i, 'measure': (g).measure,
                    'p': regexp_extract(trim((g).measure), '^([A-Za-z0-9][A-Za-z0-9_-]*?)(?:\(([^()]*)\))?(?:@(.*))?$',
@@ -210,6 +210,7 @@ CREATE OR REPLACE MACRO rankkit.parse_measures(names, rel := 1, docs := 0) AS
         lambda g: rankkit.resolved_measure(g, (g).p, (g).t, rankkit.catalog_list())),
         lambda r: struct_insert(r, c := [c FOR c IN rankkit.catalog_list() IF (c).metric = (r).metric][1])),
         lambda r: rankkit.located_measure(r, (r).c)),
+        lambda r: rankkit.pair_problems(r)),
         lambda r: rankkit.checked_measure(r, rankkit.catalog_list(), rel, docs)),
         lambda v: rankkit.spec((v).metric, (v).measure, (v).agg, {{spec_arguments v}}));
 
