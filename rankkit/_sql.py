@@ -36,10 +36,12 @@ def script() -> str:
     from rankkit.measures import fill as fill_params
     from rankkit.names import fill as fill_names
 
-    parts = [f"-- {p.relative_to(sql_dir()).as_posix()}\n{fill_names(fill_params(p.read_text(encoding='utf-8')))}"
-             for p in sql_files()]
+    parts = []
+    for p in sql_files():
+        if p.name == "30_specs.sql":  # the name parser, a scalar macro, binds the catalog's lists when made
+            parts.append(catalog_sql())
+        parts.append(f"-- {p.relative_to(sql_dir()).as_posix()}\n{fill_names(fill_params(p.read_text(encoding='utf-8')))}")
     parts.append(spec_sql())
-    parts.append(catalog_sql())
     parts.append(per_query_macro())
     parts.append(trace_values_macro())
     parts.append(list_macros_sql())

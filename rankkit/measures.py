@@ -22,6 +22,7 @@ and at least four spaces continues the declaration above it.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -388,17 +389,18 @@ def get(name: str) -> Measure:
 
 def catalog_sql() -> str:
     """SQL that declares the registry to the SQL side: the catalog."""
-    rows = ",\n        ".join(
-        f"({_lit(m.metric)}, {_lit(m.name)}, {_list(m.aliases)}, {_list(m.params)}, {_lit(m.aggregate)})"
-        for m in registry().values()
-    )
+    rows = [{"metric": m.metric, "name": m.name, "aliases": list(m.aliases), "params": list(m.params),
+             "agg": m.aggregate} for m in registry().values()]
     from rankkit.trec import catalog_sql as trec_catalog_sql
 
     return trec_catalog_sql() + f"""-- Generated from the headers of sql/metrics/*.sql by rankkit.measures.catalog_sql().
+-- A constant list, so that the name parser (rankkit.parse_measures) is one scalar expression; as JSON text,
+-- which binds in a quarter of the time of as many struct literals (the parser reads it several times).
+CREATE OR REPLACE MACRO rankkit.catalog_list() AS
+    from_json({_lit(json.dumps(rows))},
+              '[{{"metric": "VARCHAR", "name": "VARCHAR", "aliases": ["VARCHAR"], "params": ["VARCHAR"], "agg": "VARCHAR"}}]');
 CREATE OR REPLACE MACRO rankkit.catalog() AS TABLE
-    SELECT * FROM (VALUES
-        {rows}
-    ) AS catalog(metric, name, aliases, params, agg);
+    SELECT c.metric, c.name, c.aliases, c.params, c.agg FROM (SELECT unnest(rankkit.catalog_list()) AS c);
 """ + preset_sql()
 
 
@@ -418,8 +420,8 @@ def preset_sql() -> str:
         return listed + "CREATE OR REPLACE MACRO rankkit.preset_name(name) AS name;\n"
     return listed + (f"-- Generated from the presets: of sql/metrics/*.sql by rankkit.measures.preset_sql().\n"
             f"CREATE OR REPLACE MACRO rankkit.preset_name(name) AS\n"
-            f"    coalesce((SELECT CASE lower(p.base){whens}\n        END || coalesce(',' || nullif(trim(p.inside), ''), '') "
-            f"|| ')' || coalesce('@' || nullif(p.at, ''), '') FROM (SELECT {parts} AS p)), name);\n")
+            f"    coalesce([CASE lower(p.base){whens}\n        END || coalesce(',' || nullif(trim(p.inside), ''), '') "
+            f"|| ')' || coalesce('@' || nullif(p.at, ''), '') FOR p IN [{parts}]][1], name);\n")
 
 
 def _lit(text: str) -> str:
@@ -604,7 +606,9 @@ def spec_sql() -> str:
 def fill(sql: str) -> str:
     """The SQL with the name parser's markers written out from the prelude:
 
-    - ``{{spec_arguments}}``: rankkit.spec's arguments from a parsed name's ``pairs`` and ``cutoff``
+    - ``{{spec_values r}}``: the fields of a struct, each parameter's value from a parsed name's pairs
+      (``(r).pair_names``, ``(r).pair_values``) and ``(r).cutoff`` (or the parser's argument, or the default), unchecked
+    - ``{{spec_arguments v}}``: rankkit.spec's arguments from such a struct ``v`` (and its ``v.i``)
     - ``{{number_params}}``, ``{{list_params}}``: the parameters whose values are a number, a list
     - ``{{defaults NAME ...}}``: ``NAME := default, ...``, a macro's parameters with the prelude's defaults
     """
@@ -612,27 +616,33 @@ def fill(sql: str) -> str:
         name = match.group(1)
         if name == "defaults":
             return ", ".join(f"{p} := {_default_sql(p, params()[p].type)}" for p in match.group(2).split())
+        # (r).field, not r.field: in a table function's arguments (query(), as rankkit.evaluate calls it)
+        # DuckDB reads r.field as the text 'r.field'
+        of = "".join(f"({word})." for word in match.group(2).split())
+        if name == "spec_values":
+            return ",\n        ".join(f"'{f.name}': {_spec_argument(f, of)}" for f in spec_fields().values())
         if name == "spec_arguments":
-            return ",\n        ".join(_spec_argument(f) for f in spec_fields().values()) + ",\n        i := i"
+            return ", ".join(f"{f.name} := {of}{f.name}" for f in spec_fields().values()) + f", i := {of}i"
         kinds = {"number_params": ("DOUBLE", "INTEGER", "BIGINT"), "list_params": ("DOUBLE[]",)}
         return "(" + ", ".join(f"'{p.name}'" for p in params().values() if p.type in kinds[name] and p.name != "k") + ")"
 
-    return re.sub(r"\{\{(spec_arguments|number_params|list_params|defaults)((?: \w+)*)\}\}", marker, sql)
+    return re.sub(r"\{\{(spec_values|spec_arguments|number_params|list_params|defaults)((?: \w+)*)\}\}", marker, sql)
 
 
-def _spec_argument(f: SpecField) -> str:
-    """rankkit.spec's argument for one parameter in rankkit.measure_specs: the value a name gives, else
-    the parser's argument (rel, docs) or the prelude's default."""
-    given = f"rankkit.param_value(pairs, '{f.name}')"
+def _spec_argument(f: SpecField, of: str = "") -> str:
+    """The value of one parameter in rankkit.parse_measures, rankkit.spec's argument: the value a name gives, else
+    the parser's argument (rel, docs) or the prelude's default; ``of`` prefixes the parsed name's fields
+    (pair_names, pair_values, cutoff, params)."""
+    given = f"{of}pair_values[list_position({of}pair_names, '{f.name}')]"
     otherwise = f.name if f.name in PARSER_DEFAULTS else _default_sql(f.name, f.type)
     if f.name == "k":
-        return "k := cutoff::BIGINT"
+        return f"{of}cutoff::BIGINT"
     if f.name == "levels":  # IPrec's recall level is the one element of levels (see spec_value)
-        return (f"levels := CASE WHEN list_contains(params, 'recall') "
-                f"THEN [coalesce(rankkit.param_value(pairs, 'recall')::DOUBLE, {_default_sql('recall', 'DOUBLE')})] "
+        return (f"CASE WHEN list_contains({of}params, 'recall') "
+                f"THEN [coalesce({of}pair_values[list_position({of}pair_names, 'recall')]::DOUBLE, {_default_sql('recall', 'DOUBLE')})] "
                 f"ELSE coalesce(rankkit.param_list({given}), {otherwise}) END")
     if f.type.endswith("[]") and f.make is None:
-        return f"{f.name} := coalesce(rankkit.param_list({given}), {otherwise})"
+        return f"coalesce(rankkit.param_list({given}), {otherwise})"
     if f.type in ("DOUBLE", "BIGINT", "INTEGER"):
-        return f"{f.name} := coalesce({given}::DOUBLE, {otherwise})"
-    return f"{f.name} := {given}" if otherwise == "NULL" else f"{f.name} := coalesce({given}, {otherwise})"
+        return f"coalesce({given}::DOUBLE, {otherwise})"
+    return given if otherwise == "NULL" else f"coalesce({given}, {otherwise})"

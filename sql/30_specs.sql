@@ -17,10 +17,6 @@ CREATE OR REPLACE MACRO rankkit.gain_map(gains, measure) AS
                    FOR pair IN string_split(replace(gains, ' ', ''), ',')]
          ELSE error('rankkit: measure ' || measure || ': gains must read level=gain,level=gain (such as 1=3,2=9), got ''' || gains || '''') END;
 
--- The value of parameter name in a list of [name, value] pairs, or NULL.
-CREATE OR REPLACE MACRO rankkit.param_value(pairs, name) AS
-    [p[2] FOR p IN pairs IF p[1] = name][1];
-
 -- The text a trec_eval-style name may carry as the value of each parameter: ndcg_cut_10 (k, trec_eval
 -- reads 23.4 as 23), iprec_at_recall_0.10, utility_2,-1,0,0 and 11pt_avg_.25,.5,.75 (lists),
 -- ndcg_1=3,2=9 (gains per relevance level).
@@ -73,151 +69,160 @@ CREATE OR REPLACE MACRO rankkit.neighbour_hint(name, param, given) AS
         ELSE ''
     END;
 
-CREATE OR REPLACE MACRO rankkit.measure_specs(names, rel := 1, docs := 0) AS TABLE
-WITH
--- trec_eval's nicknames (official, all_trec, set) and family names (P, recall, ndcg_cut ...) stand
--- for the measures rankkit.trec_names() lists; a name given twice is one measure, in its first place
-named AS (
-    SELECT unnest(rankkit.measure_list(names)) AS measure, generate_subscripts(rankkit.measure_list(names), 1) AS position
-),
--- a preset (ranx's ndcg_burges@10) reads as the measure with its parameters set (nDCG(gain=exp)@10), as
--- in Python (rankkit.preset_name is generated from the presets: of sql/metrics/*.sql)
-expanded AS (
-    SELECT coalesce(t.measure, rankkit.preset_name(named.measure)) AS measure,
-           row_number() OVER (ORDER BY named.position, t.j) AS place
-    FROM named
-    LEFT JOIN (SELECT name, unnest(measures) AS measure, generate_subscripts(measures, 1) AS j FROM rankkit.trec_names()) t
-        ON t.name = named.measure
-),
-given AS (
-    SELECT measure, min(place) AS i FROM expanded GROUP BY measure
-),
-catalog AS (FROM rankkit.catalog()),
-plain_names AS (
-    SELECT metric, lower(name) AS lname FROM catalog
-    UNION
-    SELECT metric, lower(alias) FROM (SELECT metric, unnest(aliases) AS alias FROM catalog)
-    WHERE alias NOT LIKE '%{%'
-),
+-- The name parser, one scalar expression: rankkit.parse_measures(names, rel := 1, docs := 0) is the list
+-- of specs the names ask for, in the order asked. It reads constant lists (rankkit.catalog_list,
+-- rankkit.trec_name_list, rankkit.preset_spellings, generated from the same declarations as the rest),
+-- so a constant list of names folds to a constant list of specs while the statement is planned: a
+-- table macro can build a statement's text from it (rankkit.evaluate, below). Planning the table
+-- macro this replaced (joins over the catalog) cost 60 ms of each SQL call. Each step is a macro over
+-- a lambda's variable, and [f(x) FOR x IN [value]][1] names a value once: DuckDB writes a macro's
+-- argument out at each use, so a long argument used twice is bound twice.
+
+-- trec_eval's nicknames (official, all_trec, set) and family names (P, recall, ndcg_cut ...) stand for
+-- the measures rankkit.trec_name_list() lists; a preset (ranx's ndcg_burges@10) reads as the measure
+-- with its parameters set (nDCG(gain=exp)@10), as in Python (rankkit.preset_name is generated from the
+-- presets: of sql/metrics/*.sql). A name given twice is one measure, in its first place (i).
+CREATE OR REPLACE MACRO rankkit.given_measures(names) AS [
+    [{'measure': m, 'i': j} FOR m, j IN flat IF list_position(flat, m) = j]
+    FOR flat IN [flatten([coalesce([(t).measures FOR t IN rankkit.trec_name_list() IF (t).name = n][1], [rankkit.preset_name(n)])
+                          FOR n IN rankkit.measure_list(names)])]][1];
+
 -- trec_eval's names carry a parameter in the name: ndcg_cut_10, P_5, recall.100, iprec_at_recall_0.10,
--- rbp_p=0.8. An alias 'name_{param}' reads 'name_<value>' and 'name.<value>'.
-templates AS (
-    SELECT metric, param,
-           '^' || regexp_escape(lower(left(prefix, cut - 1))) || '[_.]' || regexp_escape(lower(substr(prefix, cut + 1)))
-               || '(' || rankkit.param_pattern(param) || ')$' AS pattern
-    FROM (
-        SELECT metric, split_part(alias, '{', 1) AS prefix,
-               length(split_part(alias, '{', 1)) - strpos(reverse(split_part(alias, '{', 1)), '_') + 1 AS cut,
-               regexp_extract(alias, '\{([a-z]+)\}', 1) AS param
-        FROM (SELECT metric, unnest(aliases) AS alias FROM catalog)
-        WHERE alias LIKE '%{%}'
-    )
-),
-parsed AS (
-    SELECT i, measure,
-           regexp_extract(trim(measure), '^([A-Za-z0-9][A-Za-z0-9_-]*?)(?:\(([^()]*)\))?(?:@(.*))?$',
-                          ['base', 'params', 'cutoff']) AS p
-    FROM given
-),
-resolved AS (
-    SELECT parsed.i, parsed.measure,
-           coalesce(t.metric, n.metric) AS metric,
-           t.param AS template_param,
-           regexp_extract(lower(trim(parsed.measure)), t.pattern, 1) AS template_value,
-           nullif(parsed.p.cutoff, '') AS at,
-           CASE WHEN t.metric IS NULL AND parsed.p.params <> ''
-                THEN [[trim(split_part(kv, '=', 1)), trim(substr(kv, strpos(kv, '=') + 1))]
-                      FOR kv IN regexp_extract_all(parsed.p.params, '[^,=\[]+=\s*(?:\[[^\]]*\]|[^,]*)|[^,]+')]
-                ELSE [] END AS given_pairs,
-           parsed.p.base AS base
-    FROM parsed
-    LEFT JOIN templates t ON regexp_full_match(lower(trim(parsed.measure)), t.pattern)
-    LEFT JOIN plain_names n ON t.metric IS NULL AND n.lname = lower(parsed.p.base)
-),
--- what @ sets: the cutoff k, or the recall level of IPrec@0.5; template values join the pairs
-located AS (
-    SELECT r.*, c.name, c.params, c.agg,
-           CASE WHEN r.template_param IS NOT NULL AND r.template_param <> 'k' THEN [[r.template_param, r.template_value]]
-                WHEN r.at IS NOT NULL AND NOT list_contains(c.params, 'k') AND list_contains(c.params, 'recall') THEN [['recall', r.at]]
-                ELSE [] END || r.given_pairs AS pairs,
-           CASE WHEN r.template_param = 'k' THEN split_part(r.template_value, '.', 1)
-                WHEN list_contains(c.params, 'k') OR NOT list_contains(c.params, 'recall') THEN r.at END AS cutoff
-    FROM resolved r LEFT JOIN catalog c USING (metric)
-),
-checked AS (
-    SELECT r.i, r.measure, r.metric, r.cutoff, r.pairs, r.name, r.params, r.agg,
+-- rbp_p=0.8. An alias 'name_{param}' reads 'name_<value>' and 'name.<value>': a pattern each.
+CREATE OR REPLACE MACRO rankkit.name_templates(catalog) AS [
+    {'metric': (a).metric, 'param': (a).param,
+     'pattern': '^' || regexp_escape(lower(left((a).prefix, (a).cut - 1))) || '[_.]' || regexp_escape(lower(substr((a).prefix, (a).cut + 1)))
+                || '(' || rankkit.param_pattern((a).param) || ')$'}
+    FOR a IN flatten([[{'metric': (c).metric, 'prefix': split_part(alias, '{', 1),
+                        'cut': length(split_part(alias, '{', 1)) - strpos(reverse(split_part(alias, '{', 1)), '_') + 1,
+                        'param': regexp_extract(alias, '\{([a-z]+)\}', 1)}
+                       FOR alias IN (c).aliases IF alias LIKE '%{%}'] FOR c IN catalog])];
+
+-- The measure a name's base names (its name or an alias, any case), NULL if none.
+CREATE OR REPLACE MACRO rankkit.plain_metric(base, catalog) AS
+    [(c).metric FOR c IN catalog
+     IF lower((c).name) = lower(base) OR list_contains([lower(a) FOR a IN (c).aliases IF a NOT LIKE '%{%'], lower(base))][1];
+
+-- One name (g: measure, i) read: its base, measure (metric NULL: unknown), parameter pairs given in
+-- parentheses, the value a template carries, and the text after @.
+CREATE OR REPLACE MACRO rankkit.resolved_measure(g, p, t, catalog) AS
+    {'i': (g).i, 'measure': (g).measure,
+     'metric': coalesce((t).metric, CASE WHEN (t).metric IS NULL THEN rankkit.plain_metric((p).base, catalog) END),
+     'template_param': (t).param,
+     'template_value': regexp_extract(lower(trim((g).measure)), (t).pattern, 1),
+     'at': nullif((p).cutoff, ''),
+     'given_pairs': CASE WHEN (t).metric IS NULL AND (p).params <> ''
+                         THEN [[trim(split_part(kv, '=', 1)), trim(substr(kv, strpos(kv, '=') + 1))]
+                               FOR kv IN regexp_extract_all((p).params, '[^,=\[]+=\s*(?:\[[^\]]*\]|[^,]*)|[^,]+')]
+                         ELSE [] END,
+     'base': (p).base};
+
+-- What @ sets: the cutoff k, or the recall level of IPrec@0.5; template values join the pairs.
+CREATE OR REPLACE MACRO rankkit.located_measure(r, c) AS
+    {'i': (r).i, 'measure': (r).measure, 'metric': (r).metric, 'base': (r).base, 'name': (c).name, 'params': (c).params, 'agg': (c).agg,
+     'pairs': CASE WHEN (r).template_param IS NOT NULL AND (r).template_param <> 'k' THEN [[(r).template_param, (r).template_value]]
+                   WHEN (r).at IS NOT NULL AND NOT list_contains((c).params, 'k') AND list_contains((c).params, 'recall') THEN [['recall', (r).at]]
+                   ELSE [] END || (r).given_pairs,
+     'cutoff': CASE WHEN (r).template_param = 'k' THEN split_part((r).template_value, '.', 1)
+                    WHEN list_contains((c).params, 'k') OR NOT list_contains((c).params, 'recall') THEN (r).at END};
+
+-- Each measure by its spelling nearest to the name given (ranx's hit_rate (Success)), presets too
+-- (ndcg_burges (nDCG(gain=exp))), the three nearest: {d, name, closest}.
+CREATE OR REPLACE MACRO rankkit.nearest_measures(given, catalog) AS [
+    list_sort([[{'d': list_min([(e).dist FOR e IN es]), 'name': nm,
+                 'closest': list_sort([{'dist': (e).dist, 'other': (e).n <> nm, 'n': (e).n} FOR e IN es])[1].n}
+                FOR es IN [[e FOR e IN spellings IF (e).name = nm]]][1]
+               FOR nm IN list_distinct([(e).name FOR e IN spellings])])[1:3]
+    FOR spellings IN [[{'name': (x).name, 'n': (x).n, 'dist': levenshtein(lower(given), lower((x).n))}
+                       FOR x IN flatten([[{'name': (c).name, 'n': n} FOR n IN list_prepend((c).name, (c).aliases)] FOR c IN catalog])
+                                || [{'name': (s).means, 'n': (s).spelling} FOR s IN rankkit.preset_spellings()]]]][1];
+
+-- The first parameter pair of a located name (r) that is unknown or empty, that should be a number, that
+-- should be numbers: NULL if none. A stage of its own: the check below names the pair several times.
+-- And the pairs' names and values as two lists: a parameter's value is the one of its name's first
+-- pair (list_position), where a search of the pairs for each parameter was a lambda each to bind.
+CREATE OR REPLACE MACRO rankkit.pair_problems(r) AS struct_insert(r,
+    pair_names := [p[1] FOR p IN (r).pairs], pair_values := [p[2] FOR p IN (r).pairs],
+    unknown := [p FOR p IN (r).pairs IF p[1] = '' OR p[2] = '' OR NOT list_contains((r).params, p[1]) OR p[1] = 'k'][1],
+    not_number := [p FOR p IN (r).pairs IF p[1] IN {{number_params}} AND TRY_CAST(p[2] AS DOUBLE) IS NULL][1],
+    not_numbers := [p FOR p IN (r).pairs IF p[1] IN {{list_params}} AND list_contains(rankkit.param_list(p[2]), NULL)][1]);
+
+-- A located name (r), its pair problems found, as its parameters' values (rankkit.spec checks them), or an error saying what is wrong
+-- with the name.
+CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
         CASE
-            WHEN r.metric IS NULL THEN error('rankkit: unknown measure ''' || r.measure || ''''
-                || coalesce(nullif(rankkit.neighbour_hint(NULL, NULL, r.measure), ''), '; did you mean ' || (
-                    -- each measure by its spelling nearest to the name given (ranx's hit_rate (Success)),
-                    -- presets too (ndcg_burges (nDCG(gain=exp))); a trec_eval template by the measure's name
-                    SELECT string_agg(CASE WHEN closest = name OR contains(closest, '{') THEN name
-                                           ELSE closest || ' (' || name || ')' END, ', ' ORDER BY d, name) FROM (
-                        SELECT name, min(dist) AS d, first(n ORDER BY dist, n <> name, n) AS closest FROM (
-                            SELECT name, n, levenshtein(lower(coalesce(nullif(r.base, ''), r.measure)), lower(n)) AS dist
-                            FROM (SELECT name, unnest(list_prepend(name, aliases)) AS n FROM catalog
-                                  UNION ALL
-                                  SELECT p.means, p.spelling FROM (SELECT unnest(rankkit.preset_spellings()) AS p)))
-                        GROUP BY name ORDER BY d, name LIMIT 3)) || '?', ''))
-            WHEN r.agg = 'text' THEN error('rankkit: measure ''' || r.measure || ''' is text, not a number: '
-                || 'FROM rankkit.' || r.metric || '(qrels_table, run_table) gives it')
+            WHEN (r).metric IS NULL THEN error('rankkit: unknown measure ''' || (r).measure || ''''
+                || coalesce(nullif(rankkit.neighbour_hint(NULL, NULL, (r).measure), ''), '; did you mean ' || array_to_string(
+                    -- a trec_eval template by the measure's name
+                    [CASE WHEN (s).closest = (s).name OR contains((s).closest, '{') THEN (s).name ELSE (s).closest || ' (' || (s).name || ')' END
+                     FOR s IN rankkit.nearest_measures(coalesce(nullif((r).base, ''), (r).measure), catalog)], ', ') || '?', ''))
+            WHEN (r).agg = 'text' THEN error('rankkit: measure ''' || (r).measure || ''' is text, not a number: '
+                || 'FROM rankkit.' || (r).metric || '(qrels_table, run_table) gives it')
             -- 'P@' is a cutoff left out, not P over the documents retrieved
-            WHEN regexp_matches(r.measure, '@\s*$')
-                THEN error('rankkit: measure ''' || r.measure || ''': the number after @ is missing ('
-                    || CASE WHEN list_contains(r.params, 'k') THEN 'the cutoff, as in ' || rtrim(trim(r.measure), '@ ') || '@10'
-                            WHEN list_contains(r.params, 'recall') THEN 'the recall level, as in ' || rtrim(trim(r.measure), '@ ') || '@0.5'
-                            ELSE r.name || ' takes no cutoff' END || ')')
-            WHEN r.cutoff IS NOT NULL AND (NOT regexp_full_match(r.cutoff, '[0-9]+') OR r.cutoff::HUGEINT < 1)
-                THEN error('rankkit: measure ''' || r.measure || ''': the cutoff after @ must be a positive integer, got ''' || r.cutoff || ''''
+            WHEN regexp_matches((r).measure, '@\s*$')
+                THEN error('rankkit: measure ''' || (r).measure || ''': the number after @ is missing ('
+                    || CASE WHEN list_contains((r).params, 'k') THEN 'the cutoff, as in ' || rtrim(trim((r).measure), '@ ') || '@10'
+                            WHEN list_contains((r).params, 'recall') THEN 'the recall level, as in ' || rtrim(trim((r).measure), '@ ') || '@0.5'
+                            ELSE (r).name || ' takes no cutoff' END || ')')
+            WHEN (r).cutoff IS NOT NULL AND (NOT regexp_full_match((r).cutoff, '[0-9]+') OR (r).cutoff::HUGEINT < 1)
+                THEN error('rankkit: measure ''' || (r).measure || ''': the cutoff after @ must be a positive integer, got ''' || (r).cutoff || ''''
                     -- ranx's map@100-l2: its relevance level, rankkit's rel
-                    || CASE WHEN NOT regexp_full_match(r.cutoff, '[0-9]+-l[0-9]+') THEN ''
-                            WHEN list_contains(r.params, 'rel')
-                                THEN '; ranx''s -l' || split_part(r.cutoff, '-l', 2) || ' is rankkit''s rel: write '
-                                     || r.base || '(rel=' || split_part(r.cutoff, '-l', 2) || ')@' || split_part(r.cutoff, '-l', 1)
-                            ELSE '; ranx''s -l' || split_part(r.cutoff, '-l', 2) || ' sets the relevance level, which '
-                                 || 'rankkit''s ' || r.name || ' does not take (its gains are the grades)' END)
-            WHEN r.cutoff IS NOT NULL AND NOT list_contains(r.params, 'k')
-                THEN error('rankkit: measure ''' || r.measure || ''': ' || r.name || ' takes no cutoff')
+                    || CASE WHEN NOT regexp_full_match((r).cutoff, '[0-9]+-l[0-9]+') THEN ''
+                            WHEN list_contains((r).params, 'rel')
+                                THEN '; ranx''s -l' || split_part((r).cutoff, '-l', 2) || ' is rankkit''s rel: write '
+                                     || (r).base || '(rel=' || split_part((r).cutoff, '-l', 2) || ')@' || split_part((r).cutoff, '-l', 1)
+                            ELSE '; ranx''s -l' || split_part((r).cutoff, '-l', 2) || ' sets the relevance level, which '
+                                 || 'rankkit''s ' || (r).name || ' does not take (its gains are the grades)' END)
+            WHEN (r).cutoff IS NOT NULL AND NOT list_contains((r).params, 'k')
+                THEN error('rankkit: measure ''' || (r).measure || ''': ' || (r).name || ' takes no cutoff')
             -- ir_measures' gains={0: 1, 1: 4}: its commas would split the levels into parameters
-            WHEN len([p FOR p IN r.pairs IF contains(p[1] || coalesce(p[2], ''), '{')]) > 0
-                THEN error('rankkit: measure ''' || r.measure || ''': ir_measures'' gains={level: gain} is rankkit''s '
+            WHEN len([p FOR p IN (r).pairs IF contains(p[1] || coalesce(p[2], ''), '{')]) > 0
+                THEN error('rankkit: measure ''' || (r).measure || ''': ir_measures'' gains={level: gain} is rankkit''s '
                     || 'gains=[level=gain,...]: write ' || regexp_replace(regexp_replace(regexp_replace(regexp_replace(
-                        r.measure, '\s*:\s*', '=', 'g'), '\{\s*', '[', 'g'), '\s*\}', ']', 'g'), ',\s+', ',', 'g'))
-            WHEN len([p FOR p IN r.pairs IF p[1] = '' OR p[2] = '' OR NOT list_contains(r.params, p[1]) OR p[1] = 'k']) > 0
-                THEN error('rankkit: measure ''' || r.measure || ''': unknown or empty parameter '''
-                    || [p[1] || CASE WHEN p[2] IS NULL THEN '' ELSE '=' || p[2] END
-                        FOR p IN r.pairs IF p[1] = '' OR p[2] = '' OR NOT list_contains(r.params, p[1]) OR p[1] = 'k'][1]
-                    || '''; ' || r.name || ' takes '
-                    || coalesce(nullif(array_to_string(list_filter(r.params, lambda p: p <> 'k'), ', '), ''), 'no parameters')
-                    || CASE WHEN list_contains(r.params, 'k') THEN ' and a cutoff @k' ELSE '' END
-                    || rankkit.neighbour_hint(r.name, [p[1] FOR p IN r.pairs IF p[1] = '' OR p[2] = ''
-                                                       OR NOT list_contains(r.params, p[1]) OR p[1] = 'k'][1], r.measure))
-            WHEN len([p FOR p IN r.pairs IF p[1] IN {{number_params}}
-                                            AND TRY_CAST(p[2] AS DOUBLE) IS NULL]) > 0
-                THEN error('rankkit: measure ''' || r.measure || ''': '
-                    || [p[1] || ' must be a number, got ''' || p[2] || '''' FOR p IN r.pairs
-                        IF p[1] IN {{number_params}} AND TRY_CAST(p[2] AS DOUBLE) IS NULL][1])
-            WHEN len([p FOR p IN r.pairs IF p[1] IN {{list_params}}
-                                            AND list_contains(rankkit.param_list(p[2]), NULL)]) > 0
-                THEN error('rankkit: measure ''' || r.measure || ''': '
-                    || [p[1] || ' must be numbers separated by commas, got ''' || p[2] || '''' FOR p IN r.pairs
-                        IF p[1] IN {{list_params}} AND list_contains(rankkit.param_list(p[2]), NULL)][1])
-            ELSE true
-        END AS ok
-    FROM located r
-)
-SELECT rankkit.spec(metric, measure, agg,
-        {{spec_arguments}}) AS spec
-FROM checked
-WHERE ok
-ORDER BY i;
+                        (r).measure, '\s*:\s*', '=', 'g'), '\{\s*', '[', 'g'), '\s*\}', ']', 'g'), ',\s+', ',', 'g'))
+            WHEN (r).unknown IS NOT NULL
+                THEN error('rankkit: measure ''' || (r).measure || ''': unknown or empty parameter '''
+                    || (r).unknown[1] || CASE WHEN (r).unknown[2] IS NULL THEN '' ELSE '=' || (r).unknown[2] END
+                    || '''; ' || (r).name || ' takes '
+                    || coalesce(nullif(array_to_string(list_filter((r).params, lambda p: p <> 'k'), ', '), ''), 'no parameters')
+                    || CASE WHEN list_contains((r).params, 'k') THEN ' and a cutoff @k' ELSE '' END
+                    || rankkit.neighbour_hint((r).name, (r).unknown[1], (r).measure))
+            WHEN (r).not_number IS NOT NULL
+                THEN error('rankkit: measure ''' || (r).measure || ''': '
+                    || (r).not_number[1] || ' must be a number, got ''' || (r).not_number[2] || '''')
+            WHEN (r).not_numbers IS NOT NULL
+                THEN error('rankkit: measure ''' || (r).measure || ''': '
+                    || (r).not_numbers[1] || ' must be numbers separated by commas, got ''' || (r).not_numbers[2] || '''')
+            ELSE {'i': (r).i, 'measure': (r).measure, 'metric': (r).metric, 'agg': (r).agg,
+                  {{spec_values r}}}
+        END;
+
+-- A stage per step, each a lambda over the previous stage's list: a lambda inside a lambda is bound again
+-- for each binding of the outer one, so nesting the steps cost a second to bind.
+CREATE OR REPLACE MACRO rankkit.parse_measures(names, rel := 1, docs := 0) AS
+    list_transform(list_transform(list_transform(list_transform(list_transform(list_transform(list_transform(
+        rankkit.given_measures(names),
+        lambda g: {'i': (g).i, 'measure': (g).measure,
+                   'p': regexp_extract(trim((g).measure), '^([A-Za-z0-9][A-Za-z0-9_-]*?)(?:\(([^()]*)\))?(?:@(.*))?$',
+                                       ['base', 'params', 'cutoff']),
+                   't': [t FOR t IN rankkit.name_templates(rankkit.catalog_list())
+                         IF regexp_full_match(lower(trim((g).measure)), (t).pattern)][1]}),
+        lambda g: rankkit.resolved_measure(g, (g).p, (g).t, rankkit.catalog_list())),
+        lambda r: struct_insert(r, c := [c FOR c IN rankkit.catalog_list() IF (c).metric = (r).metric][1])),
+        lambda r: rankkit.located_measure(r, (r).c)),
+        lambda r: rankkit.pair_problems(r)),
+        lambda r: rankkit.checked_measure(r, rankkit.catalog_list(), rel, docs)),
+        lambda v: rankkit.spec((v).metric, (v).measure, (v).agg, {{spec_arguments v}}));
+
+CREATE OR REPLACE MACRO rankkit.measure_specs(names, rel := 1, docs := 0) AS TABLE
+    SELECT unnest(rankkit.parse_measures(names, rel := rel, docs := docs)) AS spec;
 
 -- rankkit.evaluate: measures by name, one row per measure and system (the mean over queries, the
 -- sum for counts) with the number of queries it covers.
 CREATE OR REPLACE MACRO rankkit.evaluate(qrels_table, run_table, measures, rel := 1, ties := 'trec',
         scores := 'double', depth := NULL, queries := 'both', docs := 0) AS TABLE
     FROM rankkit.aggregate(qrels_table, run_table,
-        (SELECT list(spec ORDER BY spec.i) FROM rankkit.measure_specs(measures, rel := rel, docs := docs)),
+        rankkit.parse_measures(measures, rel := rel, docs := docs),
         ties := ties, scores := scores, depth := depth, queries := queries);
 
 -- rankkit.evaluate_queries: the same, one row per measure, system and query.
@@ -225,6 +230,6 @@ CREATE OR REPLACE MACRO rankkit.evaluate_queries(qrels_table, run_table, measure
         ties := 'trec', scores := 'double', depth := NULL, queries := 'both', docs := 0) AS TABLE
     SELECT measure, system, query_id, value
     FROM rankkit.per_query(qrels_table, run_table,
-        (SELECT list(spec ORDER BY spec.i) FROM rankkit.measure_specs(measures, rel := rel, docs := docs)),
+        rankkit.parse_measures(measures, rel := rel, docs := docs),
         ties := ties, scores := scores, depth := depth, queries := queries)
     ORDER BY i, system, query_id;

@@ -62,5 +62,5 @@ FROM rankkit.over_slices('rankkit_sliced');
 CREATE OR REPLACE MACRO rankkit.evaluate_by(qrels_table, run_table, measures, queries_table, attribute,
         rel := 1, ties := 'trec', scores := 'double', depth := NULL, queries := 'both') AS TABLE
     FROM rankkit.aggregate_by(qrels_table, run_table,
-        (SELECT list(spec ORDER BY spec.i) FROM rankkit.measure_specs(measures, rel := rel)),
+        rankkit.parse_measures(measures, rel := rel),
         queries_table, attribute, ties := ties, scores := scores, depth := depth, queries := queries);

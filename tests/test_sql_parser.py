@@ -1,0 +1,91 @@
+"""The SQL name parser is one scalar expression (rankkit.parse_measures), and the input checks one row of
+aggregates (issue 21): what the SQL user's rankkit.evaluate plans first. These pin what both say."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from rankkit import _sql
+
+QRELS = "SELECT * FROM (VALUES ('q1', 'a', 2), ('q1', 'b', 0), ('q2', 'c', 1)) t(query_id, doc_id, relevance)"
+RUN = ("SELECT * FROM (VALUES ('q1', 'a', 0.9), ('q1', 'b', 0.8), ('q2', 'c', 0.5), ('q2', 'x', 0.7)) "
+       "t(query_id, doc_id, score)")
+
+
+@pytest.fixture(scope="module")
+def con():
+    con = _sql.connect()
+    # a table macro building a statement's text from its constant argument, as the lean path would
+    con.execute("CREATE MACRO parsed_text(measures) AS TABLE FROM query('SELECT ''' || array_to_string("
+                "list_transform(rankkit.parse_measures(measures), lambda s: (s).measure || ' k=' || coalesce((s).k::VARCHAR, '-')), "
+                "', ') || ''' AS specs')")
+    yield con
+    con.close()
+
+
+def error_of(con, query: str, parameters=None) -> str:
+    with pytest.raises(duckdb.Error) as caught:
+        con.execute(query, parameters).fetchall()
+    return str(caught.value)
+
+
+def test_the_parser_folds_inside_a_table_functions_arguments(con):
+    # there DuckDB reads a lambda's r.field as the text 'r.field': the parser writes (r).field
+    text = con.execute("FROM parsed_text(['nDCG@10', 'ndcg_cut_5', 'P(rel=2)@7', 'official'])").fetchall()[0][0]
+    assert text.startswith("nDCG@10 k=10, ndcg_cut_5 k=5, P(rel=2)@7 k=7, ")
+    assert ", map k=-, " in text
+
+
+@pytest.mark.parametrize("name, said", [
+    ("nDGC@10", "rankkit: unknown measure 'nDGC@10'; did you mean nDCG, CG, DCG?"),
+    ("P(rel=x)@5", "rankkit: measure 'P(rel=x)@5': rel must be a number, got 'x'"),
+    ("Rprec@10", "rankkit: measure 'Rprec@10': Rprec takes no cutoff"),
+    ("nDCG(gain=cubic)@10", "rankkit: measure nDCG(gain=cubic)@10: gain must be linear or exp, got cubic"),
+])
+def test_a_bad_name_is_refused_alike_in_every_place(con, name, said):
+    assert said in error_of(con, "FROM parsed_text([?])".replace("?", f"'{name}'"))
+    assert said in error_of(con, "FROM rankkit.measure_specs(?::VARCHAR[])", [[name]])
+    con.execute("CREATE OR REPLACE TABLE q AS " + QRELS)
+    con.execute("CREATE OR REPLACE TABLE r AS " + RUN)
+    assert said in error_of(con, f"FROM rankkit.evaluate('q', 'r', ['{name}'])")
+
+
+def test_measure_specs_are_the_parsers_list_in_the_order_asked(con):
+    # a name asked twice is one measure in its first place; a nickname stands for its measures there
+    listed = con.execute("SELECT rankkit.parse_measures(['AP', 'P@5', 'AP', 'map'])").fetchall()[0][0]
+    rows = [row[0] for row in con.execute("FROM rankkit.measure_specs(['AP', 'P@5', 'AP', 'map'])").fetchall()]
+    assert rows == listed
+    assert [(s["i"], s["measure"]) for s in listed] == [(1, "AP"), (2, "P@5"), (4, "map")]
+
+
+BAD = [
+    ("run", "(VALUES (NULL, 'a', 0.9)) t(query_id, doc_id, score)",
+     "rankkit: run table r: a NULL query id (document a)"),
+    ("run", "(VALUES ('q1', NULL, 0.9)) t(query_id, doc_id, score)", "rankkit: run table r: a NULL document id for query q1"),
+    ("run", "(VALUES ('q1', 'a', 'NaN'::DOUBLE)) t(query_id, doc_id, score)",
+     "rankkit: run table r: the score of document a for query q1 is NaN; expected a finite number"),
+    ("qrels", "(VALUES ('q1', 'a', 'inf'::DOUBLE)) t(query_id, doc_id, relevance)",
+     "rankkit: qrels table q: the relevance of document a for query q1 is inf; expected a finite number"),
+    ("run", "(VALUES ('s', 'q1', 'b', 0.9), ('s', 'q1', 'b', 0.8), ('s', 'q1', 'a', 0.7), ('s', 'q1', 'a', 0.6)) "
+            "t(system, query_id, doc_id, score)", "rankkit: duplicate document a for query q1 in system s in the run"),
+    ("qrels", "(VALUES ('q2', 'c', 1), ('q2', 'c', 0)) t(query_id, doc_id, relevance)",
+     "rankkit: duplicate document c for query q2 in the qrels"),
+    ("run", "(VALUES ('q1', 'a')) t(query_id, doc_id)", "rankkit: run table r: missing column score"),
+]
+
+
+@pytest.mark.parametrize("which, rows, said", BAD)
+def test_the_input_checks_refuse_as_before(con, which, rows, said):
+    con.execute("CREATE OR REPLACE TABLE q AS " + (f"SELECT * FROM {rows}" if which == "qrels" else QRELS))
+    con.execute("CREATE OR REPLACE TABLE r AS " + (f"SELECT * FROM {rows}" if which == "run" else RUN))
+    assert said in error_of(con, "FROM rankkit.input_checks('q', 'r')")
+    assert said in error_of(con, "FROM rankkit.evaluate('q', 'r', ['AP'])")
+
+
+def test_validate_false_skips_the_row_checks(con):
+    con.execute("CREATE OR REPLACE TABLE q AS " + QRELS)
+    con.execute("CREATE OR REPLACE TABLE r AS SELECT * FROM (VALUES ('q1', 'a', 0.9), ('q1', 'a', 0.8)) "
+                "t(query_id, doc_id, score)")
+    assert con.execute("FROM rankkit.input_checks('q', 'r', validate := false)").fetchall() == [(True,)]
+    assert "duplicate document a" in error_of(con, "FROM rankkit.input_checks('q', 'r')")
