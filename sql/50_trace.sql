@@ -52,17 +52,12 @@ rankkit_qrels AS (
     SELECT q.query_id, q.doc_id, q.grade
     FROM rankkit.loaded_qrels_rows(qrels_table) q SEMI JOIN wanted USING (query_id)
 ),
--- ranked as rankkit.ranked ranks (the query's rows only, filtered before the window), without depth,
--- then cut as the engine cuts (rank <= depth): under ties := 'average' a tie group reaching past the
--- cut spreads the gains of its documents within the cut over all its ranks, as rankkit.per_query does
+-- ranked without depth (the query's rows only, filtered before the window), then cut as the engine
+-- cuts (rank <= depth): under ties := 'average' a tie group reaching past the cut spreads the gains
+-- of its documents within the cut over all its ranks, as rankkit.per_query does
 ranked AS (
-    SELECT r.system, r.query_id, r.doc_id, r.score,
-           row_number() OVER (PARTITION BY r.system, r.query_id
-                              ORDER BY rankkit.rank_key(ties, r.rank) ASC NULLS LAST,
-                                       rankkit.score_key(scores, r.score) DESC NULLS LAST, r.doc_id DESC NULLS LAST) AS rank,
-           rankkit.score_key(scores, r.score) AS tie_key
-    FROM query_table(run_table::VARCHAR) r
-    WHERE list_contains(rankkit.id_list(query), r.query_id)
+    SELECT r.system, r.query_id, r.doc_id, r.score, r.rank, rankkit.score_key(scores, r.score) AS tie_key
+    FROM rankkit.ranked_loaded(run_table, ties := ties, scores := scores, for_queries := rankkit.id_list(query)) r
 ),
 judged_ranked AS (
     SELECT ranked.*, qrels.grade,
