@@ -19,6 +19,9 @@ __all__ = ["trace", "trace_sources", "TRACE_QUERY"]
 
 TRACE_QUERY = ("FROM rankkit.trace(?, ?, ?::VARCHAR[], k := ?, gain := ?, rel := ?, ideal := ?, max := ?, "
                "empty := ?, ties := ?, scores := ?, depth := ?, gains := ?)")
+# the same over checked sources, in rankkit's own columns: no column matched or checked again (a
+# quarter less planning, most of the explorer's query selection)
+LOADED_TRACE_QUERY = TRACE_QUERY.replace("rankkit.trace(", "rankkit.trace_loaded(")
 
 
 def trace(qrels, run, query_id: str | Iterable[str], k: int | None = default("k"), *, gain: str = default("gain"),
@@ -94,8 +97,9 @@ def trace_sources(con: duckdb.DuckDBPyConnection, qrels: Source | str, run: Sour
     ids = _ids(query_id)
     qrels_table = qrels.table if isinstance(qrels, Source) else qrels
     run_table = run.engine if isinstance(run, Source) else run
-    frame = run_query(con, TRACE_QUERY, [qrels_table, run_table, ids, k, gain, rel, ideal, max, empty, ties,
-                                         scores, depth, gains])
+    loaded = isinstance(qrels, Source) and isinstance(run, Source)
+    frame = run_query(con, LOADED_TRACE_QUERY if loaded else TRACE_QUERY,
+                      [qrels_table, run_table, ids, k, gain, rel, ideal, max, empty, ties, scores, depth, gains])
     missing = [q for q in ids if q not in set(frame["query_id"])]
     if missing:
         judged = con.execute(f"SELECT count(*) FROM rankkit.qrels_rows(?) WHERE query_id = ?",

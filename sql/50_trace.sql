@@ -27,29 +27,37 @@
 CREATE OR REPLACE MACRO rankkit.id_list(ids) AS
     CASE WHEN typeof(ids) LIKE '%[]' THEN ids::VARCHAR[] ELSE [ids::VARCHAR] END;
 
-CREATE OR REPLACE MACRO rankkit.trace(qrels_table, run_table, query, {{defaults k gain rel ideal max empty}},
+-- rankkit.trace_loaded: rankkit.trace over tables in rankkit's own columns, as its readers load and
+-- check them (the explorer's): a run's system, query_id, doc_id, score and rank, the qrels' query_id,
+-- doc_id and relevance. Neither the columns nor ties and scores are checked, and no column is matched:
+-- binding the matching and the checks was a fifth of the trace's planning, and the trace's planning
+-- most of a query selection in the explorer (CTE names as the caller's tables would be read instead).
+CREATE OR REPLACE MACRO rankkit.trace_loaded(qrels_table, run_table, query, {{defaults k gain rel ideal max empty}},
         ties := 'trec', scores := 'double', depth := NULL, {{defaults gains}}) AS TABLE
 WITH
--- the options checked as a measure's are, by the same macros. Columns named like a parameter (gain)
--- are always qualified below: unqualified, the name would read the parameter.
+-- the options checked as a measure's are, by the same macros, and the ranking's as rankkit.run_keys
+-- checks them. Columns named like a parameter (gain) are always qualified below: unqualified, the
+-- name would read the parameter.
 opt AS (SELECT rankkit.checked_k(k, 'trace') AS k, rankkit.checked_rel(rel, 'trace') AS rel,
                rankkit.checked_gain(gain, 'trace') AS gain, rankkit.checked_ideal(ideal, 'trace') AS ideal,
                rankkit.checked_empty(empty, 'trace') AS empty, rankkit.checked_max(max, 'trace') AS max,
                rankkit.gain_map(trim(gains::VARCHAR, '[] '), 'trace') AS gains,
-               qrels_columns.ok AND run_columns.ok AS columns_ok
-        FROM rankkit.columns_ok(qrels_table, 'qrels') qrels_columns, rankkit.columns_ok(run_table, 'run') run_columns),
-wanted AS (SELECT DISTINCT unnest(rankkit.id_list(query)) AS query_id FROM opt WHERE opt.columns_ok),
+               CASE WHEN ties NOT IN ('trec', 'rank', 'average')
+                        THEN error('rankkit: ties must be trec, rank or average, got ''' || ties || '''')
+                    WHEN scores NOT IN ('double', 'float32')
+                        THEN error('rankkit: scores must be double or float32, got ''' || scores || '''')
+                    ELSE true END AS ok),
+wanted AS (SELECT DISTINCT unnest(rankkit.id_list(query)) AS query_id FROM opt WHERE opt.ok),
 rankkit_qrels AS (
     SELECT q.query_id, q.doc_id, q.grade
-    FROM rankkit.qrels_rows(qrels_table) q SEMI JOIN wanted USING (query_id)
+    FROM rankkit.loaded_qrels_rows(qrels_table) q SEMI JOIN wanted USING (query_id)
 ),
--- ranked without depth, then cut as the engine cuts (rank <= depth): under ties := 'average' a tie
--- group reaching past the cut spreads the gains of its documents within the cut over all its ranks,
--- as rankkit.per_query does
+-- ranked without depth (the query's rows only, filtered before the window), then cut as the engine
+-- cuts (rank <= depth): under ties := 'average' a tie group reaching past the cut spreads the gains
+-- of its documents within the cut over all its ranks, as rankkit.per_query does
 ranked AS (
-    SELECT r.system, r.query_id, r.doc_id, r.score, r.rank,
-           CASE WHEN scores = 'float32' THEN r.score::FLOAT::DOUBLE ELSE r.score END AS tie_key
-    FROM rankkit.ranked(run_table, ties := ties, scores := scores, for_queries := rankkit.id_list(query)) r
+    SELECT r.system, r.query_id, r.doc_id, r.score, r.rank, rankkit.score_key(scores, r.score) AS tie_key
+    FROM rankkit.ranked_loaded(run_table, ties := ties, scores := scores, for_queries := rankkit.id_list(query)) r
 ),
 judged_ranked AS (
     SELECT ranked.*, qrels.grade,
@@ -149,3 +157,23 @@ SELECT * FROM traced
 UNION ALL BY NAME
 SELECT * FROM missed
 ORDER BY system NULLS FIRST, query_id, rank NULLS LAST, grade DESC, doc_id;
+
+-- Any tables: their columns matched and checked, and the arguments checked (rankkit.run_keys), into
+-- rankkit's columns for rankkit.trace_loaded (above), which reads the CTEs by name. The check gates the
+-- run's rows, so that a table lacking a column is said even where no row matches the query.
+CREATE OR REPLACE MACRO rankkit.trace(qrels_table, run_table, query, {{defaults k gain rel ideal max empty}},
+        ties := 'trec', scores := 'double', depth := NULL, {{defaults gains}}) AS TABLE
+WITH
+rankkit_trace_checked AS (
+    SELECT qrels_columns.ok AND run_columns.ok AS ok
+    FROM rankkit.columns_ok(qrels_table, 'qrels') qrels_columns, rankkit.columns_ok(run_table, 'run') run_columns
+),
+rankkit_trace_qrels AS (SELECT query_id, doc_id, grade AS relevance FROM rankkit.qrels_rows(qrels_table)),
+rankkit_trace_run AS (
+    SELECT system, query_id, doc_id, score, rank_key AS rank
+    FROM rankkit.run_keys(run_table, ties := ties, scores := scores, depth := depth)
+    WHERE (SELECT ok FROM rankkit_trace_checked)
+)
+FROM rankkit.trace_loaded('rankkit_trace_qrels', 'rankkit_trace_run', query, k := k, gain := gain, rel := rel,
+                          ideal := ideal, max := max, empty := empty, ties := ties, scores := scores, depth := depth,
+                          gains := gains);

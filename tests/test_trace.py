@@ -196,6 +196,27 @@ def test_the_row_at_rank_k_is_evaluates_value_bit_for_bit(seed, k, gain, ideal, 
                 assert float(last[column]).hex() == float(want).hex(), (column, system, query_id, last[column], want)
 
 
+@pytest.mark.parametrize("ties, depth", [("trec", None), ("rank", 4), ("average", 6)])
+def test_sql_trace_of_any_columns_is_the_loaded_trace(ties, depth):
+    """rankkit.trace matches and checks any table's columns, then hands them to rankkit.trace_loaded,
+    which Python's trace (and the explorer) calls on the tables it loaded: the same rows either way."""
+    qrels, run = _random_case(7)
+    run["rank"] = run.groupby(["system", "query_id"]).cumcount() + 1  # a given rank, read under ties='rank'
+    queries = sorted(set(qrels["query_id"]) & set(run["query_id"]))[:3]
+    con = rankkit.connect()
+    con.register("qrels_named", qrels.rename(columns={"query_id": "qid", "doc_id": "docno", "relevance": "rel"}))
+    con.register("run_named", run.rename(columns={"query_id": "topic", "doc_id": "docid", "score": "sim", "system": "tag"}))
+    from_sql = con.execute("FROM rankkit.trace('qrels_named', 'run_named', ?::VARCHAR[], k := 5, gain := 'exp', "
+                           "ties := ?, depth := ?)", [queries, ties, depth]).df()
+    loaded = rankkit.trace(qrels, run, queries, 5, gain="exp", ties=ties, depth=depth)
+    pd.testing.assert_frame_equal(from_sql, loaded, check_dtype=False)
+    # its ranks are rankkit.ranked's, the ranking every measure reads
+    ranked = con.execute("SELECT system, query_id, rank, doc_id FROM rankkit.ranked('run_named', ties := ?, depth := ?, "
+                         "for_queries := ?::VARCHAR[]) WHERE rank <= 5", [ties, depth, queries]).fetchall()
+    shown = loaded[loaded["doc_id"].notna() & loaded["rank"].notna()]
+    assert sorted(ranked) == sorted(zip(shown["system"], shown["query_id"], shown["rank"].astype(int), shown["doc_id"]))
+
+
 # trec_eval on real pairs
 
 def _trec_eval_values(path: Path, measure: str) -> dict[str, float]:

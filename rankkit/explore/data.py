@@ -296,8 +296,9 @@ class ExplorerData:
                              depth=self.depth, **setting.options())
 
     def ranks(self, query_id: str) -> pd.DataFrame:
-        """Every system's rank of every document it retrieved for one query: ``system, doc_id, rank``."""
-        return run_query(self.con, "SELECT system, doc_id, rank FROM rankkit.ranked(?, ties := ?, scores := ?, "
+        """Every system's rank of every document it retrieved for one query: ``system, doc_id, rank``
+        (the run is loaded: rankkit.ranked_loaded, nothing matched again)."""
+        return run_query(self.con, "SELECT system, doc_id, rank FROM rankkit.ranked_loaded(?, ties := ?, scores := ?, "
                                    "depth := ?, for_queries := [?])",
                          [self.run.engine, self.ties, self.scores, self.depth, query_id])
 

@@ -209,16 +209,16 @@ class ExplorerModel(traitlets.HasTraits):
         self._query_ids = set(values["query_id"].to_numpy())  # iterating an Arrow-backed column is 10x slower
         self.set_trait("per_query", values)
         self._show_settings()
-        # the summary's aggregate and the batch's other measures at this setting are computed while
-        # the plots and the table are drawn
-        overall = self._beside(lambda: self._aggregate_and_batch(setting), self._show_values)
+        # the summary's aggregate, the chosen query's trace and the batch's other measures at this
+        # setting are computed while the plots and the table are drawn
+        overall, rows = self._beside(lambda: self._computed_beside(setting), self._show_values)
         self.overall = {s: overall[s] for s in self.systems if s in overall}
         if self.data.second is not None:
             second = self.data.second_overall(setting)
             self.second_overall = {s: second[s] for s in self.systems if s in second}
         self._show_summary(setting)
         if self.query is not None:
-            self._refresh_trace()
+            self._refresh_trace(rows)
 
     def _show_values(self) -> None:
         """The views of a new per_query: plots, then the query table."""
@@ -234,12 +234,14 @@ class ExplorerModel(traitlets.HasTraits):
             show()
             return found.result()
 
-    def _aggregate_and_batch(self, setting: Setting) -> dict[str, float]:
-        """Each system's aggregate of the setting; the batch's other measures at its cutoff, gain and
-        level are computed too (the next change of measure finds them)."""
+    def _computed_beside(self, setting: Setting) -> tuple[dict[str, float], tuple | None]:
+        """Each system's aggregate of the setting and, with a query chosen, its trace rows at the
+        setting (drawn after the plots: the trace's SQL no longer waits for them); the batch's other
+        measures at its cutoff, gain and level are computed last (the next change of measure finds them)."""
         overall = self.data.overall(setting)
+        rows = self._trace_rows() if self.query is not None else None
         self.data.values(setting)
-        return overall
+        return overall, rows
 
     def _trace_rows(self) -> tuple:
         """The chosen query's trace in every system, every system's ranks of its documents and, with a
