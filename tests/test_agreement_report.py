@@ -114,6 +114,8 @@ def test_machine_exports_carry_the_agreement_tables(files, tmp_path, capsys):
     assert labels.loc["kappa", "description"].startswith("Cohen's kappa")
     assert labels.over_all_pairs.tolist() == pytest.approx(made.agreement.value.tolist(), nan_ok=True)
     assert exported["correlations"]["among"].tolist() == ["every system"]
+    for name, frame in exported.items():  # each table, read alone later, says what was compared
+        assert {(a, b) for a, b in zip(frame.qrels_a, frame.qrels_b)} == {(qrels, second)}, name
     # CSV and Parquet: the report's file, and one file per agreement table beside it, read back equal
     for suffix in (".csv", ".parquet"):
         path = made.save(tmp_path / f"report{suffix}")

@@ -428,8 +428,8 @@ def agreement_paths(report, path: Path) -> list[Path]:
 
 def agreement_tables(report) -> dict[str, pd.DataFrame]:
     """The agreement section as the CSV and Parquet exports write it, by the report's table name:
-    columns that say what they are (the two judgment tables named in each row, A the report's
-    qrels and the reference, B the second)."""
+    columns that say what they are (every table names the two judgment tables in each row,
+    ``qrels_a`` the report's qrels and the reference, ``qrels_b`` the second)."""
     from rankkit.agreement import CORRELATIONS, LABEL_MEASURES
 
     if report.agreement.empty:
@@ -441,7 +441,8 @@ def agreement_tables(report) -> dict[str, pd.DataFrame]:
     tables = {
         "agreement": labels.assign(**judged),
         "agreement_per_query": report.agreement_per_query.rename(columns={
-            "pairs": "pairs_judged_by_both", "only_a": "judged_by_a_only", "only_b": "judged_by_b_only"}),
+            "pairs": "pairs_judged_by_both", "only_a": "judged_by_a_only", "only_b": "judged_by_b_only"}
+        ).assign(**judged),
     }
     if report.leaderboards.empty:
         return tables
@@ -462,7 +463,8 @@ def agreement_tables(report) -> dict[str, pd.DataFrame]:
         leaderboards=boards.assign(measure=measure, **judged)[["measure", *boards.columns, *judged]],
         correlations=correlations.assign(measure=measure)[["measure", *correlations.columns]].assign(**judged),
         swaps=swaps.assign(measure=measure, test=statistics["test"], correction=statistics["correction"],
-                           alpha=statistics["alpha"])[["measure", *swaps.columns, "test", "correction", "alpha"]])
+                           alpha=statistics["alpha"], **judged)[["measure", *swaps.columns, "test", "correction",
+                                                                  "alpha", *judged]])
     missing = set(CORRELATIONS) - set(tables["correlations"].columns)
     if missing:
         raise AssertionError(f"the correlations table lacks {', '.join(sorted(missing))}")
