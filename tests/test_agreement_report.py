@@ -155,3 +155,23 @@ def test_verify_checks_the_swaps_and_the_per_query_agreement(files, tmp_path):
     assert not checked.holds
     assert {(item["table"], item["column"]) for item in checked.moved} == {("swaps", "p_value"),
                                                                           ("agreement_per_query", "kappa_linear")}
+
+
+def test_the_kappa_plot_names_what_it_draws(files):
+    """The per-query kappa is drawn by plot.distribution, made for systems: its title and axis must
+    speak of kappa, not of a system called "per query", and count the queries without a kappa."""
+    from rankkit.report.render import kappa_distribution
+
+    qrels, second, runs = files
+    made = rankkit.report(qrels, runs, ["P@3"], second_qrels=second, resamples=200)
+    kappas = made.agreement_per_query.kappa
+    undefined = int(kappas.isna().sum())
+    assert undefined > 0  # q3 and q6: every document not relevant under both tables
+    (ax,) = kappa_distribution(made.agreement_per_query).axes  # one panel
+    title = ax.get_title().replace("\n", " ")
+    assert title.startswith(f"Cohen's kappa of the two tables: {kappas.notna().sum()} queries "
+                            f"({undefined} without a value), mean {kappas.mean():.4g}")
+    assert "per query:" not in title
+    assert ax.get_xlabel().startswith("Cohen's kappa per query, relevant or not")
+    assert [text.get_text() for text in ax.get_legend().get_texts()] == ["mean", "median"]
+    assert kappa_distribution(made.agreement_per_query.assign(kappa=float("nan"))) is None

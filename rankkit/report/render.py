@@ -512,15 +512,37 @@ def figures(report) -> list[dict]:
                           "caption": f"{measure}: each system minus {baseline} per query, sorted; "
                                      f"wins green, losses red."})
     if not report.agreement_per_query.empty:
-        kappas = report.agreement_per_query.dropna(subset=["kappa"])
-        if len(kappas):
-            frame = pd.DataFrame({"measure": "kappa", "system": "per query", "query_id": kappas["query_id"],
-                                  "value": kappas["kappa"].astype(float)})
-            drawn.append({"src": _png(plot.distribution(frame, measure="kappa")),
-                          "alt": "distribution of Cohen's kappa over queries between the two judgment tables",
-                          "caption": "Cohen's kappa (relevant or not) of the two judgment tables, per query, "
-                                     "mean and median marked."})
+        drawn += _kappa_figure(report.agreement_per_query)
     return drawn
+
+
+# The per-query kappa drawn as plot.distribution draws a system's values: the panel's title names
+# what is drawn where a system's name stands, the x axis says how to read a kappa.
+KAPPA_PANEL = "Cohen's kappa of the two tables"
+KAPPA_AXIS = "Cohen's kappa per query, relevant or not (1: the same labels, 0: as by chance)"
+
+
+def kappa_distribution(per_query: pd.DataFrame):
+    """The distribution of the per-query kappa (a report's ``agreement_per_query``), None when no query
+    has one; a query whose kappa is undefined (one class on both sides) is counted in the title, not
+    dropped unsaid."""
+    from rankkit import plot
+
+    if per_query["kappa"].notna().sum() == 0:
+        return None
+    frame = pd.DataFrame({"measure": KAPPA_AXIS, "system": KAPPA_PANEL, "query_id": per_query["query_id"],
+                          "value": per_query["kappa"].astype(float)})
+    return plot.distribution(frame)
+
+
+def _kappa_figure(per_query: pd.DataFrame) -> list[dict]:
+    figure = kappa_distribution(per_query)
+    if figure is None:
+        return []
+    return [{"src": _png(figure),
+             "alt": "distribution of Cohen's kappa over queries between the two judgment tables",
+             "caption": "Cohen's kappa (relevant or not) of the two judgment tables, per query, mean and median "
+                        "marked; a query both tables judge all relevant (or both all not relevant) has none."}]
 
 
 def _png(figure) -> str:
