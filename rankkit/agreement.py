@@ -57,6 +57,8 @@ class LabelAgreement:
     ``per_query``: ``query_id, pairs, only_a, only_b`` and every measure, one row per query.
     ``confusion``: ``query_id, grade_a, grade_b, pairs`` (``query_id`` None: all queries).
     ``one_sided``: the pairs judged on one side only, ``query_id, doc_id, grade_a, grade_b, side``.
+    Each frame's ``attrs`` names the two sides, ``qrels_a`` and ``qrels_b`` (a path or table name
+    as given, ``DataFrame``, or ``judge NAME in TABLE`` for one table with a judge column).
     """
 
     aggregate: pd.DataFrame
@@ -116,13 +118,46 @@ def agreement(qrels_a, qrels_b=None, *, judges: tuple[str, str] | None = None, t
                               [*arguments[1], threshold])
         confusion = run_query(con, f"FROM rankkit.label_confusion({arguments[0]})", arguments[1])
         one_sided = run_query(con, f"FROM rankkit.label_pairs({arguments[0]}) WHERE side <> 'both'", arguments[1])
+        sides = _judgment_names(con, qrels_a, qrels_b, judges, table_a)
     overall = per_query[per_query.query_id.isna()].iloc[0]
     per_query = per_query[per_query.query_id.notna()].reset_index(drop=True)
     aggregate = pd.DataFrame([_aggregate_row(measure, overall[measure], per_query[measure], ci, seed, resamples)
                               for measure in LABEL_MEASURES])
     aggregate.attrs.update(threshold=threshold, ci=ci, seed=seed, interval=stats.AGGREGATE_INTERVAL)
+    _record(sides, aggregate, per_query, confusion, one_sided)
     return LabelAgreement(aggregate=aggregate, per_query=per_query, confusion=confusion, one_sided=one_sided,
                           pairs=int(overall.pairs), only_a=int(overall.only_a), only_b=int(overall.only_b))
+
+
+def source_name(source) -> str:
+    """What an export calls an input, as a report's record names it: the path or table name as given,
+    else its kind (DataFrame, relation)."""
+    if isinstance(source, (str, Path)):
+        return str(source)
+    if is_frame(source):
+        return "DataFrame"
+    if isinstance(source, duckdb.DuckDBPyRelation):
+        return "relation"
+    return type(source).__name__
+
+
+def _judgment_names(con, qrels_a, qrels_b, judges, table: str) -> dict[str, str]:
+    """``qrels_a`` and ``qrels_b`` as exports name them; one table's sides are its judges, found as
+    rankkit.label_pairs finds them (the judge column's two values in order) unless named."""
+    if qrels_b is not None:
+        return {"qrels_a": source_name(qrels_a), "qrels_b": source_name(qrels_b)}
+    if judges is None:
+        judges = con.execute("SELECT list(DISTINCT judge::VARCHAR ORDER BY judge::VARCHAR) FROM query_table(?)",
+                             [table]).fetchall()[0][0]
+    name = source_name(qrels_a)
+    return {"qrels_a": f"judge {judges[0]} in {name}", "qrels_b": f"judge {judges[1]} in {name}"}
+
+
+def _record(sides: dict[str, str], *frames: pd.DataFrame) -> None:
+    """Name the two sides in each frame's attrs, as compare's frames carry their conventions: a frame
+    passed on alone still says what a and b were."""
+    for frame in frames:
+        frame.attrs.update(sides)
 
 
 def _aggregate_row(measure: str, pooled, values: pd.Series, ci: float, seed, resamples: int) -> dict:
@@ -208,6 +243,7 @@ class LeaderboardAgreement:
     ``swaps``: the pairs the two leaderboards order oppositely: ``above_a, below_a`` (a's order),
     their values under a and b, and the paired test under a of the two systems (``p_value,
     p_adjusted, significant``), as :func:`rankkit.compare` computes it over every pair.
+    Each frame's ``attrs`` names the judgment tables (``qrels_a``, ``qrels_b``) and the ``measure``.
     """
 
     measure: str
@@ -288,6 +324,8 @@ def leaderboard_agreement(qrels_a, qrels_b, runs, measure: str, *, top: int | No
                      resamples=resamples, con=con, conventions=conventions, columns=columns)
     swaps = swaps.merge(_pair_tests(tested), on=["above_a", "below_a"], how="left")
     swaps.attrs.update(test=test, correction=correction, alpha=alpha, seed=seed)
+    _record({"qrels_a": source_name(qrels_a), "qrels_b": source_name(qrels_b), "measure": measure},
+            leaderboards, correlations, swaps)
     return LeaderboardAgreement(measure=measure, leaderboards=leaderboards, correlations=correlations, swaps=swaps)
 
 
@@ -385,6 +423,7 @@ class RankingOverlap:
     both runs rank documents for. ``aggregate``: ``measure, mean, ci_low, ci_high, queries`` (the
     mean over those queries, its percentile bootstrap interval). ``one_sided``: the queries only
     one run ranks documents for (``query_id, length_a, length_b, side``), left out of the means.
+    Each frame's ``attrs`` names the two runs, ``run_a`` and ``run_b``.
     """
 
     aggregate: pd.DataFrame
@@ -436,6 +475,7 @@ def overlap(run_a, run_b, *, p: float = 0.9, k: int = 10, depth: int | None = No
                      "queries": len(values)})
     aggregate = pd.DataFrame(rows)
     aggregate.attrs.update(p=p, k=k, ci=ci, seed=seed, interval=stats.AGGREGATE_INTERVAL)
+    _record({"run_a": source_name(run_a), "run_b": source_name(run_b)}, aggregate, per_query, one_sided)
     return RankingOverlap(aggregate=aggregate, per_query=per_query, one_sided=one_sided)
 
 

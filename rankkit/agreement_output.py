@@ -12,6 +12,9 @@ Every line is one row ``section, name, scope, value``:
   ``all`` or ``top K`` (with ``--ci``, each correlation's interval too: ``kendall_tau_b_low`` ...);
 - ``swap``: each pair ordered oppositely, scope ``above_a > below_a``, names ``p_adjusted`` and
   ``significant`` (under judgment table a).
+
+csv and json rows also carry ``qrels_a`` and ``qrels_b``, the two judgment tables as given, as the
+agreement tables a report writes name them: a file read later says what was compared.
 """
 
 from __future__ import annotations
@@ -26,12 +29,18 @@ from rankkit.agreement import CORRELATIONS, LABEL_MEASURES
 __all__ = ["agreement_rows", "write_agreement", "FORMATS"]
 
 FORMATS = ("trec", "csv", "json")
-COLUMNS = ("section", "name", "scope", "value")
+COLUMNS = ("section", "name", "scope", "value", "qrels_a", "qrels_b")
 COUNTS = {"pairs", "only_a", "only_b", "systems", "swaps", "rank_a", "rank_b"}
 
 
 def agreement_rows(labels, boards=None, per_query: bool = False) -> list[dict]:
-    """The rows printed for a LabelAgreement and, if given, a LeaderboardAgreement."""
+    """The rows printed for a LabelAgreement and, if given, a LeaderboardAgreement, each naming the
+    two judgment tables (the frames' attrs)."""
+    sides = {side: labels.aggregate.attrs.get(side) for side in ("qrels_a", "qrels_b")}
+    return [{**row, **sides} for row in _rows(labels, boards, per_query)]
+
+
+def _rows(labels, boards, per_query: bool) -> list[dict]:
     rows = [_row("labels", name, "all", value) for name, value in
             (("pairs", labels.pairs), ("only_a", labels.only_a), ("only_b", labels.only_b))]
     rows += [_row("labels", r.measure, "all", r.value) for r in labels.aggregate.itertuples()]
@@ -76,7 +85,8 @@ def write_agreement(out: IO[str], rows: list[dict], fmt: str, digits: int | None
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(COLUMNS)
         for row in rows:
-            writer.writerow([row["section"], row["name"], row["scope"], _machine(row["value"], digits, "")])
+            writer.writerow([row["section"], row["name"], row["scope"], _machine(row["value"], digits, ""),
+                             row.get("qrels_a"), row.get("qrels_b")])
     elif fmt == "json":
         json.dump([{**row, "value": _machine(row["value"], digits, None)} for row in rows], out, indent=1)
         out.write("\n")

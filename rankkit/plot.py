@@ -429,10 +429,14 @@ def mark(fig: Figure, query_id: str | None) -> list:
                                      color=LOSS, ha="right" if left else "left", gid="highlight"))
         else:
             x, y = where[query_id]
+            # the circle is not cut by the frame (the first or last query sits on it), and the label
+            # stands towards the middle: up and right of a point near an edge, it left the figure
+            right, high = x > sum(ax.get_xlim()) / 2, y > sum(ax.get_ylim()) / 2
             drawn.append(ax.scatter([x], [y], s=120, facecolors="none", edgecolors=MARK, linewidths=1.5,
-                                    gid="highlight", zorder=5))
-            drawn.append(ax.annotate(str(query_id), (x, y), xytext=(6, 6), textcoords="offset points", fontsize=9,
-                                     gid="highlight"))
+                                    gid="highlight", zorder=5, clip_on=False))
+            drawn.append(ax.annotate(str(query_id), (x, y), xytext=(-7 if right else 7, -7 if high else 7),
+                                     textcoords="offset points", fontsize=9, ha="right" if right else "left",
+                                     va="top" if high else "bottom", gid="highlight"))
     return drawn
 
 
@@ -549,7 +553,9 @@ def _difference_panel(ax, values: pd.Series, base: pd.Series, title: str, color:
         ax.fill_between(positions, 0, d, where=d > 0, step="mid", color=WIN, alpha=0.6)
         ax.fill_between(positions, 0, d, where=d < 0, step="mid", color=LOSS, alpha=0.6)
         ax.axhline(0, color="#555555", linewidth=0.8)
-    ax.set_xlim(-0.5, max(len(d) - 0.5, 0.5))
+    # room beyond the first and last query for a marked query's circle (2% of the width a side)
+    pad = 0.02 * max(len(d), 1)
+    ax.set_xlim(-0.5 - pad, max(len(d) - 0.5, 0.5) + pad)
     _remember(ax, "point", pd.Series(list(zip(positions, d)), index=ids, dtype=object))
     wins, ties, losses = int(np.sum(d > 0)), int(np.sum(d == 0)), int(np.sum(d < 0))
     mean = f", mean {float(np.mean(d)):+.4g}" if len(d) else ""

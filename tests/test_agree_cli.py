@@ -56,6 +56,21 @@ def test_leaderboards_and_machine_formats(files, capsys):
     assert [row["value"] for row in table if row["name"] == "pairs" and row["scope"] == "q1"] == ["3"]
 
 
+def test_machine_formats_name_the_two_judgment_tables(files, capsys):
+    """A CSV or JSON file read later says which table was a and which b, on every row, as the
+    agreement tables a report writes do."""
+    a, b, runs = files
+    assert main(["agree", a, b, *runs, "-m", "P@1", "--format", "csv"]) == 0
+    table = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert {(row["qrels_a"], row["qrels_b"]) for row in table} == {(a, b)}
+    assert {"labels", "one_sided", "leaderboard", "correlation"} <= {row["section"] for row in table}
+    assert main(["agree", b, a, "--format", "json"]) == 0  # swapped: the names follow the order given
+    rows = json.loads(capsys.readouterr().out)
+    assert {(row["qrels_a"], row["qrels_b"]) for row in rows} == {(b, a)}
+    assert main(["agree", a, b]) == 0  # the text a person reads stays three columns
+    assert {len(line.split("\t")) for line in capsys.readouterr().out.splitlines()} == {3}
+
+
 @pytest.mark.parametrize("extra, message", [
     (["-m", "P@1"], "-m names the measure of the leaderboards"),
     (["RUNS"], "runs are compared by one measure: give -m"),

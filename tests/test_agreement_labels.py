@@ -184,6 +184,23 @@ def test_python_agreement_with_a_judge_column():
         rankkit.agreement(frame)
 
 
+def test_python_agreement_frames_name_the_two_sides(tmp_path):
+    first, second = tmp_path / "human.txt", tmp_path / "llm.txt"
+    first.write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    second.write_text("q1 0 d1 1\nq1 0 d2 1\n")
+    found = rankkit.agreement(first, str(second))
+    for frame in (found.aggregate, found.per_query, found.confusion, found.one_sided):
+        assert (frame.attrs["qrels_a"], frame.attrs["qrels_b"]) == (str(first), str(second))
+    frames = rankkit.agreement(pd.DataFrame(A, columns=["query_id", "doc_id", "relevance"]), str(second))
+    assert (frames.per_query.attrs["qrels_a"], frames.per_query.attrs["qrels_b"]) == ("DataFrame", str(second))
+    judged = pd.DataFrame([(*row, "zoe") for row in A] + [(*row, "al") for row in B],
+                          columns=["query_id", "doc_id", "relevance", "judge"])
+    # one table: its judges, in the order label_pairs takes them (sorted), or as named
+    assert rankkit.agreement(judged).aggregate.attrs["qrels_a"] == "judge al in DataFrame"
+    named = rankkit.agreement(judged, judges=("zoe", "al")).aggregate.attrs
+    assert (named["qrels_a"], named["qrels_b"]) == ("judge zoe in DataFrame", "judge al in DataFrame")
+
+
 def test_docstring_example_runs():
     import doctest
     import importlib

@@ -137,6 +137,9 @@ def test_python_leaderboard_agreement_on_a_tiny_case():
     p = tested.p_adjusted.get(("bad", "good"), tested.p_adjusted.get(("good", "bad")))
     assert found.swaps.set_index(["above_a", "below_a"]).p_adjusted[("good", "bad")] == p
     assert found.swaps.significant.dtype == bool
+    for frame in (found.leaderboards, found.correlations, found.swaps):
+        assert {key: frame.attrs[key] for key in ("qrels_a", "qrels_b", "measure")} == {
+            "qrels_a": "DataFrame", "qrels_b": "DataFrame", "measure": "RR"}
 
 
 def test_python_leaderboard_agreement_refuses_unknown_measures_and_few_systems():

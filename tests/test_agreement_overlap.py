@@ -122,6 +122,8 @@ def test_python_overlap_averages_and_lists_one_sided_queries():
     assert tied_too.per_query.rbo_ext.tolist() == pytest.approx(found.per_query.rbo_ext.tolist())
     with pytest.raises(rankkit.RankkitError, match="ties must be trec, rank .* or w, a, b"):
         rankkit.overlap(a, b, ties="average")
+    for frame in (found.aggregate, found.per_query, found.one_sided):  # what was compared, kept with each frame
+        assert (frame.attrs["run_a"], frame.attrs["run_b"]) == ("DataFrame", "DataFrame")
 
 
 # Rows of rbo/test.csv of Corsi and Urbano's reference implementation (github.com/julian-urbano/

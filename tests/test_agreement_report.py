@@ -114,6 +114,8 @@ def test_machine_exports_carry_the_agreement_tables(files, tmp_path, capsys):
     assert labels.loc["kappa", "description"].startswith("Cohen's kappa")
     assert labels.over_all_pairs.tolist() == pytest.approx(made.agreement.value.tolist(), nan_ok=True)
     assert exported["correlations"]["among"].tolist() == ["every system"]
+    for name, frame in exported.items():  # each table, read alone later, says what was compared
+        assert {(a, b) for a, b in zip(frame.qrels_a, frame.qrels_b)} == {(qrels, second)}, name
     # CSV and Parquet: the report's file, and one file per agreement table beside it, read back equal
     for suffix in (".csv", ".parquet"):
         path = made.save(tmp_path / f"report{suffix}")
@@ -153,3 +155,58 @@ def test_verify_checks_the_swaps_and_the_per_query_agreement(files, tmp_path):
     assert not checked.holds
     assert {(item["table"], item["column"]) for item in checked.moved} == {("swaps", "p_value"),
                                                                           ("agreement_per_query", "kappa_linear")}
+
+
+def test_the_kappa_plot_names_what_it_draws(files):
+    """The per-query kappa is drawn by plot.distribution, made for systems: its title and axis must
+    speak of kappa, not of a system called "per query", and count the queries without a kappa."""
+    from rankkit.report.render import kappa_distribution
+
+    qrels, second, runs = files
+    made = rankkit.report(qrels, runs, ["P@3"], second_qrels=second, resamples=200)
+    kappas = made.agreement_per_query.kappa
+    undefined = int(kappas.isna().sum())
+    assert undefined > 0  # q3 and q6: every document not relevant under both tables
+    (ax,) = kappa_distribution(made.agreement_per_query).axes  # one panel
+    title = ax.get_title().replace("\n", " ")
+    assert title.startswith(f"Cohen's kappa of the two tables: {kappas.notna().sum()} queries "
+                            f"({undefined} without a value), mean {kappas.mean():.4g}")
+    assert "per query:" not in title
+    assert ax.get_xlabel().startswith("Cohen's kappa per query, relevant or not")
+    assert [text.get_text() for text in ax.get_legend().get_texts()] == ["mean", "median"]
+    assert kappa_distribution(made.agreement_per_query.assign(kappa=float("nan"))) is None
+
+
+def test_html_on_a_narrow_screen_scrolls_wide_tables_in_their_own_box(files, tmp_path):
+    """At a phone's width the record's tables (measures, inputs with their paths) widened the page,
+    which then scrolled sideways as a whole; every table wider than the screen scrolls in its box."""
+    from pathlib import Path
+
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the browser test drives Chromium with Playwright")
+    from test_report import CHROMIUM, CHROMIUM_ARGS
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium (or set RANKKIT_CHROMIUM)")
+    qrels, second, runs = files
+    path = rankkit.report(qrels, runs, ["P@3", "AP"], second_qrels=second, resamples=200).save(tmp_path / "r.html")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            for width in (1366, 420):
+                page = browser.new_page(viewport={"width": width, "height": 900})
+                page.goto(path.as_uri())
+                laid = page.evaluate("""() => ({
+                    page: document.documentElement.scrollWidth,
+                    tables: [...document.querySelectorAll('table')].map(t => ({
+                        name: t.className, wide: t.scrollWidth > t.parentElement.clientWidth + 0.5,
+                        scrolls: getComputedStyle(t.parentElement).overflowX === 'auto'})),
+                })""")
+                page.screenshot(path=str(tmp_path / f"report-{width}.png"), full_page=True)
+                page.close()
+                assert laid["page"] <= width, (width, laid)
+                assert all(table["scrolls"] for table in laid["tables"] if table["wide"]), (width, laid)
+                assert {"agreement", "leaderboards", "correlations"} <= {t["name"] for t in laid["tables"]}
+                if width == 420:  # the check can fail: here some tables are wider than the screen
+                    assert any(table["wide"] for table in laid["tables"]), laid
+        finally:
+            browser.close()

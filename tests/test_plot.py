@@ -373,6 +373,30 @@ def test_titles_without_a_fit_would_leave_the_figure():
     assert _texts_outside(fig) != []
 
 
+@pytest.mark.parametrize("kind", ["differences", "scatter"])
+def test_a_marked_point_at_a_corner_is_whole_and_labelled_inside_its_panel(kind):
+    """The query with the largest difference is the last point, in the top right corner: its circle
+    was cut by the frame and its label, up and right of it, left the figure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    frame = _frame({"a": [0.5, 0.5, 0.5, 0.0, 0.0], "b": [0.25, 0.5, 0.75, 0.0, 1.0]})
+    draw = {"differences": lambda q: plot.differences(frame, "a", highlight=q),
+            "scatter": lambda q: plot.scatter(frame, "a", "b", highlight=q)}[kind]
+    for query in ("q4", "q3", "q0"):  # the top right (differences: q4 = +1), then points inside
+        fig = draw(query)
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        ax = fig.axes[-1]
+        circle, label = _by_gid(ax, "highlight")
+        assert label.get_text() == query and not circle.get_clip_on()
+        box, panel = label.get_window_extent(canvas.get_renderer()), ax.get_window_extent()
+        assert panel.x0 <= box.x0 and box.x1 <= panel.x1 and panel.y0 <= box.y0 and box.y1 <= panel.y1, query
+        # the circle stays inside the figure (its 120 points² centre within the panel)
+        (x, y), = ax.transData.transform(circle.get_offsets())
+        radius = (120 ** 0.5) / 2 * fig.dpi / 72
+        assert radius <= x <= fig.bbox.x1 - radius and radius <= y <= fig.bbox.y1 - radius, query
+
+
 def test_a_marked_query_near_the_right_edge_is_labelled_inside_the_figure():
     fig = plot.distribution(_frame({"a": [0.0, 0.5, 1.0]}), highlight="q2")
     assert _texts_outside(fig) == []

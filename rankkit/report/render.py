@@ -428,8 +428,8 @@ def agreement_paths(report, path: Path) -> list[Path]:
 
 def agreement_tables(report) -> dict[str, pd.DataFrame]:
     """The agreement section as the CSV and Parquet exports write it, by the report's table name:
-    columns that say what they are (the two judgment tables named in each row, A the report's
-    qrels and the reference, B the second)."""
+    columns that say what they are (every table names the two judgment tables in each row,
+    ``qrels_a`` the report's qrels and the reference, ``qrels_b`` the second)."""
     from rankkit.agreement import CORRELATIONS, LABEL_MEASURES
 
     if report.agreement.empty:
@@ -441,7 +441,8 @@ def agreement_tables(report) -> dict[str, pd.DataFrame]:
     tables = {
         "agreement": labels.assign(**judged),
         "agreement_per_query": report.agreement_per_query.rename(columns={
-            "pairs": "pairs_judged_by_both", "only_a": "judged_by_a_only", "only_b": "judged_by_b_only"}),
+            "pairs": "pairs_judged_by_both", "only_a": "judged_by_a_only", "only_b": "judged_by_b_only"}
+        ).assign(**judged),
     }
     if report.leaderboards.empty:
         return tables
@@ -462,7 +463,8 @@ def agreement_tables(report) -> dict[str, pd.DataFrame]:
         leaderboards=boards.assign(measure=measure, **judged)[["measure", *boards.columns, *judged]],
         correlations=correlations.assign(measure=measure)[["measure", *correlations.columns]].assign(**judged),
         swaps=swaps.assign(measure=measure, test=statistics["test"], correction=statistics["correction"],
-                           alpha=statistics["alpha"])[["measure", *swaps.columns, "test", "correction", "alpha"]])
+                           alpha=statistics["alpha"], **judged)[["measure", *swaps.columns, "test", "correction",
+                                                                  "alpha", *judged]])
     missing = set(CORRELATIONS) - set(tables["correlations"].columns)
     if missing:
         raise AssertionError(f"the correlations table lacks {', '.join(sorted(missing))}")
@@ -510,15 +512,37 @@ def figures(report) -> list[dict]:
                           "caption": f"{measure}: each system minus {baseline} per query, sorted; "
                                      f"wins green, losses red."})
     if not report.agreement_per_query.empty:
-        kappas = report.agreement_per_query.dropna(subset=["kappa"])
-        if len(kappas):
-            frame = pd.DataFrame({"measure": "kappa", "system": "per query", "query_id": kappas["query_id"],
-                                  "value": kappas["kappa"].astype(float)})
-            drawn.append({"src": _png(plot.distribution(frame, measure="kappa")),
-                          "alt": "distribution of Cohen's kappa over queries between the two judgment tables",
-                          "caption": "Cohen's kappa (relevant or not) of the two judgment tables, per query, "
-                                     "mean and median marked."})
+        drawn += _kappa_figure(report.agreement_per_query)
     return drawn
+
+
+# The per-query kappa drawn as plot.distribution draws a system's values: the panel's title names
+# what is drawn where a system's name stands, the x axis says how to read a kappa.
+KAPPA_PANEL = "Cohen's kappa of the two tables"
+KAPPA_AXIS = "Cohen's kappa per query, relevant or not (1: the same labels, 0: as by chance)"
+
+
+def kappa_distribution(per_query: pd.DataFrame):
+    """The distribution of the per-query kappa (a report's ``agreement_per_query``), None when no query
+    has one; a query whose kappa is undefined (one class on both sides) is counted in the title, not
+    dropped unsaid."""
+    from rankkit import plot
+
+    if per_query["kappa"].notna().sum() == 0:
+        return None
+    frame = pd.DataFrame({"measure": KAPPA_AXIS, "system": KAPPA_PANEL, "query_id": per_query["query_id"],
+                          "value": per_query["kappa"].astype(float)})
+    return plot.distribution(frame)
+
+
+def _kappa_figure(per_query: pd.DataFrame) -> list[dict]:
+    figure = kappa_distribution(per_query)
+    if figure is None:
+        return []
+    return [{"src": _png(figure),
+             "alt": "distribution of Cohen's kappa over queries between the two judgment tables",
+             "caption": "Cohen's kappa (relevant or not) of the two judgment tables, per query, mean and median "
+                        "marked; a query both tables judge all relevant (or both all not relevant) has none."}]
 
 
 def _png(figure) -> str:
