@@ -426,7 +426,10 @@ def mark(fig: Figure, query_id: str | None) -> list:
             left = value > sum(ax.get_xlim()) / 2
             drawn.append(ax.annotate(str(query_id), (value, 1.0), xycoords=("data", "axes fraction"),
                                      xytext=(-3 if left else 3, -10), textcoords="offset points", fontsize=8,
-                                     color=LOSS, ha="right" if left else "left", gid="highlight"))
+                                     color=LOSS, ha="right" if left else "left", gid="highlight",
+                                     # readable where it crosses the mean or median line
+                                     bbox=dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none",
+                                               alpha=0.85)))
         else:
             x, y = where[query_id]
             # the circle is not cut by the frame (the first or last query sits on it), and the label
@@ -572,8 +575,9 @@ def _curve_panel(ax, rows: pd.DataFrame, names: list[str], colors: dict[str, str
         own = rows[systems == name].sort_values("rank")
         if own.empty:
             continue
+        # not clipped: a marker at DCG 0 (nothing relevant yet) sits on the frame, half hidden
         curves.append((own["rank"], own["dcg"], dict(color=colors[name], marker="o", markersize=3, label=f"{name} DCG",
-                                                     gid="dcg")))
+                                                     gid="dcg", clip_on=False)))
         if not ideal_shared:
             curves.append((own["rank"], own["idcg"], dict(color=colors[name], linestyle="--", label=f"{name} IDCG",
                                                           gid="idcg")))
