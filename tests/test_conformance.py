@@ -69,11 +69,24 @@ def measures_of(expected: dict[tuple[str, str], str]) -> list[str]:
     return sorted({measure for measure, _ in expected})
 
 
+@cache
+def loaded(qrels: Path, run: Path):
+    """A connection holding a pair's qrels and run as read_qrels and read_run read them, kept for every
+    evaluation of the pair (reading a large run takes longer than evaluating all_trec on it; the
+    command-line tests below read the files themselves)."""
+    con = rankkit.connect()
+    return con, rankkit.read_qrels(qrels, con=con, integer_grades=True), rankkit.read_run(run, con=con, system=run.name)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forget_loaded():
+    yield
+    loaded.cache_clear()
+
+
 def evaluate(qrels: Path, run: Path, measures: list[str], **options) -> dict[tuple[str, str], float]:
     """(trec_eval measure, query or 'all') -> rankkit's value, per query and aggregate."""
-    con = rankkit.connect()
-    qrels_table = rankkit.read_qrels(qrels, con=con, integer_grades=True)
-    run_table = rankkit.read_run(run, con=con, system=run.name)
+    con, qrels_table, run_table = loaded(qrels, run)
     got = {}
     for row in rankkit.evaluate(qrels_table, run_table, measures, per_query=True, con=con, **options).itertuples():
         if family_of(row.measure) is None or family_of(row.measure).per_query:  # gm_map, num_q: the summary only
@@ -374,7 +387,7 @@ def options_of(text: str) -> dict:
     return {**probe_options(text), **({"judged_only": True} if "-J" in text.split() else {})}
 
 
-def artefacts(wanted: dict, run: Path, options: str) -> set:
+def artefacts(wanted: dict, qrels: Path, run: Path, options: str) -> set:
     """trec_eval values that are no measure, left out (with the mean over them) where they occur.
 
     - trec_eval -c scores a query missing from the run on a made-up ranking of one unjudged
@@ -386,9 +399,8 @@ def artefacts(wanted: dict, run: Path, options: str) -> set:
     """
     found = {key for key, value in wanted.items() if "nan" in value}
     if "-c" in options.split():
-        con = rankkit.connect()
-        ran = {row[0] for row in con.execute(
-            f"SELECT DISTINCT query_id FROM {rankkit.read_run(run, con=con).alias}").fetchall()}
+        con, _, run_table = loaded(qrels, run)
+        ran = {row[0] for row in con.execute(f"SELECT DISTINCT query_id FROM {run_table.alias}").fetchall()}
         found |= {key for key in wanted if key[0].startswith("utility_") and key[1] not in ran}
     return found | {(measure, "all") for measure, _ in found}
 
@@ -406,7 +418,7 @@ def test_judged_only_and_parameter_line_per_query_and_aggregate_to_1e9(name, kin
         pytest.skip(f"no trec_eval {kind} output for {name}")
     wanted = read_trec_eval(expected / f"{short}.{kind}")
     got = evaluate(qrels, run, measures_of(wanted), **options_of(row["options"]))
-    left_out = artefacts(wanted, run, row["options"])
+    left_out = artefacts(wanted, qrels, run, row["options"])
     assert_agree({key: value for key, value in wanted.items() if key not in left_out},
                  {key: value for key, value in got.items() if key not in left_out})
 
@@ -450,7 +462,8 @@ def test_cli_prints_trec_eval_output_line_for_line(name, kind):
         got = [line for line in cli_output(name, ("-q", "-m", "all_trec")) if line.split("\t")[1] == "all"]
     else:
         got = cli_output(name, tuple(shlex.split(row["options"])))
-    left_out = artefacts({tuple(line.split()[:2]): line.split()[2] for line in wanted}, run, row["options"])
+    left_out = artefacts({tuple(line.split()[:2]): line.split()[2] for line in wanted}, qrels, run,
+                          row["options"])
     assert len(got) == len(wanted)
     assert [line for line in got if tuple(line.split()[:2]) not in left_out] == [
         line for line in wanted if tuple(line.split()[:2]) not in left_out]

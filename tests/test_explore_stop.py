@@ -111,6 +111,11 @@ def test_a_signal_stops_server_kernels_and_folders(sample, stop):
             assert probe.connect_ex(("127.0.0.1", port)) != 0, f"port {port} still open"
 
 
+# the closed-page test's idle period, and how often Voila then looks for idle kernels (as serve sets it)
+IDLE_SECONDS = 5
+CULL_SECONDS = max(1, IDLE_SECONDS // 2)
+
+
 def test_a_closed_page_ends_its_kernel(sample):
     """Three pages: one closed as a person closes a tab (Voila's page asks for its kernel's shutdown as
     it unloads), one lost without a word (a crash: its kernel ends once idle), one open: one kernel."""
@@ -118,24 +123,28 @@ def test_a_closed_page_ends_its_kernel(sample):
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM}")
     code = ("import sys; from rankkit.explore.serve import serve; "
-            "sys.exit(serve(sys.argv[1], sys.argv[2], idle_kernel_seconds=5))")
+            f"sys.exit(serve(sys.argv[1], sys.argv[2], idle_kernel_seconds={IDLE_SECONDS}))")
     command = [sys.executable, "-c", code, str(sample["qrels.txt"]), str(sample["bm25.run"])]
     with _serving(command) as (process, url, port, seen), sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
-            pages = []
+            pages, loaded = [], []
             for _ in range(3):
                 page = browser.new_page()
                 page.goto(url, timeout=PAGE_SECONDS * 1000)
                 sync_api.expect(page.locator(".rankkit-explorer h3").first).to_contain_text(
                     "rankkit explorer", timeout=PAGE_SECONDS * 1000)
                 pages.append(page)
+                loaded.append(time.monotonic())
             assert len(_kernels(process, seen)) == 3
-            closed, lost, kept = pages
+            # the open page first: its kernel is idle the longest, so it has long been past the idle
+            # period, and through several culls, by the time the lost page's kernel ends
+            kept, closed, lost = pages
             closed.close(run_before_unload=True)
             lost.close()  # no beforeunload: the kernel is told nothing
             _until(lambda: len(_kernels(process, seen)) == 1, 120, "the closed pages' kernels did not end")
-            time.sleep(8)  # past another idle period and cull: the open page's kernel is connected, so it stays
+            # the open page's kernel idle past the period and two culls: it is connected, so it stays
+            time.sleep(max(0.0, loaded[0] + IDLE_SECONDS + 2 * CULL_SECONDS + 1 - time.monotonic()))
             [left] = _kernels(process, seen)
             assert _kernel_id(kept) in " ".join(left.cmdline())
         finally:

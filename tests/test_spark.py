@@ -1,6 +1,6 @@
 """The Spark dialect on Spark local[2]: each pitfall of ../shared/SPARK-NOTES.md pinned, the statement
-`rankkit sql --dialect spark` prints run as it is, and rankkit.spark.evaluate. One session for the
-module, ANSI on (Spark 4's default, where a division by zero raises)."""
+`rankkit sql --dialect spark` prints run as it is, and rankkit.spark.evaluate. One session for every
+Spark module (tests/conftest.py's), ANSI on (Spark 4's default, where a division by zero raises)."""
 
 from __future__ import annotations
 
@@ -27,17 +27,6 @@ from rankkit.spark_sql import to_spark
 
 pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::DeprecationWarning",
                                         "ignore::rankkit.errors.RankkitWarning")
-
-
-@pytest.fixture(scope="module")
-def spark():
-    from rankkit.spark import session
-
-    spark = session("local[2]")
-    spark.conf.set("spark.sql.ansi.enabled", "true")
-    spark.conf.set("spark.sql.execution.arrow.pyspark.enabled", "true")
-    yield spark
-    spark.stop()
 
 
 def spark_values(spark, expressions: list[str]) -> list:

@@ -47,17 +47,6 @@ TOLERANCE = 1e-12
 QUERIES_PER_QRELS = 2
 
 
-@pytest.fixture(scope="module")
-def spark():
-    from rankkit.spark import session
-
-    spark = session("local[2]", memory="2g")
-    spark.conf.set("spark.sql.ansi.enabled", "true")
-    spark.conf.set("spark.sql.execution.arrow.pyspark.enabled", "true")
-    yield spark
-    spark.stop()
-
-
 def _pairs(names=None):
     shared_path("data")
     if not DATA_PAIRS:
