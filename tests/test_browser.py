@@ -200,6 +200,7 @@ def _run_all_cells(page, code_cells: int) -> None:
     prompts = page.locator(".jp-CodeCell .jp-InputPrompt")
     sync_api.expect(prompts).to_have_count(code_cells, timeout=STARTUP)
     for attempt in range(RUN_ALL_TRIES):
+        _accept_dialog(page)
         page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click()
         page.locator(".lm-Menu-item:not(.lm-mod-disabled)", has_text=re.compile(r"^Run All Cells")).click()
         try:
@@ -211,6 +212,17 @@ def _run_all_cells(page, code_cells: int) -> None:
     # every code cell numbered: none waiting ([ ]) or running ([*]), so the explorer is as the notebook left it
     pending = prompts.filter(has_text=re.compile(r"\[[^0-9]*\]"))
     sync_api.expect(pending).to_have_count(0, timeout=STARTUP)
+
+
+def _accept_dialog(page) -> None:
+    """A dialog JupyterLab opened over the page (seen on a loaded machine after a Run All Cells it
+    dropped, which then covered the Run menu until the click timed out): its default button, as a
+    user would press Enter, the dialog's words printed for the test's log."""
+    dialog = page.locator(".jp-Dialog")
+    if dialog.count():
+        print("JupyterLab's dialog:", " ".join(dialog.first.inner_text().split()))
+        dialog.first.locator(".jp-mod-accept").first.click()
+        sync_api.expect(dialog).to_have_count(0, timeout=STEP // 3)
 
 
 @contextlib.contextmanager
