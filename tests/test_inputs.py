@@ -78,6 +78,24 @@ def test_trec_gzip_comments_and_mixed_whitespace(data):
     same(data, folder / "qrels.mixed.gz", folder / "run.mixed.txt")
 
 
+@pytest.mark.parametrize("separator", [" ", "\t"])
+def test_a_gzip_run_and_qrels_take_the_fast_read(tmp_path, monkeypatch, separator):
+    # a gzip run took the tolerant path every time (its check for stray whitespace was put to the
+    # rank, a number, and the statement failed to bind): 0.47 s instead of 0.03 for 100,000 lines
+    from rankkit.io import trec_text
+
+    monkeypatch.setattr(trec_text, "_load_trec_lines", lambda *args: pytest.fail("the tolerant path"))
+    (tmp_path / "q.gz").write_bytes(gzip.compress(separator.join(["q1", "0", "a", "1"]).encode() + b"\n"))
+    lines = [separator.join(["q1", "Q0", doc, str(rank), score, "bm25"]) for rank, (doc, score) in
+             enumerate([("a", "2.5"), ("b", "1.0")], start=1)]
+    (tmp_path / "r.gz").write_bytes(gzip.compress("\n".join(lines).encode() + b"\n"))
+    con = rankkit.connect()
+    run = rankkit.read_run(tmp_path / "r.gz", con=con)
+    assert run.df()[["system", "doc_id", "rank", "score"]].values.tolist() == [["r", "a", 1, 2.5],
+                                                                             ["r", "b", 2, 1.0]]
+    assert rankkit.evaluate(tmp_path / "q.gz", run, "AP", con=con)["value"].tolist() == [1.0]
+
+
 def test_a_tab_inside_a_space_separated_line_splits_as_trec_eval_splits(tmp_path):
     # DuckDB's reader, told the separator is a space, would keep "tag\textra" as the tag
     (tmp_path / "q.txt").write_text("q1 0 a 1\n")

@@ -108,8 +108,9 @@ def _read_trec(con, path: Path, kind: str, name: str, tabs: bool, compressed: bo
     marks = [f"{f} IS NOT NULL" for f in unstored + (["rank"] if kind == "run" else [])]
     if kind == "run":
         marks.append(f"system = {quote(tag)}" if tag is not None else "system IS NOT NULL")
-    if compressed:
-        marks += [f"NOT contains({f}, {other}) AND NOT contains({f}, E'\\r')" for f in fields if f != NUMBER[kind]]
+    if compressed:  # (in the text fields: the numbers, rank included, do not parse with either)
+        marks += [f"NOT contains({f}, {other}) AND NOT contains({f}, E'\\r')" for f in fields
+                  if f not in (NUMBER[kind], "rank")]
     # A marked row (or an empty query id) stops the read: counting them afterwards was a statement of
     # its own, a tenth of reading a DL19 run.
     marks.append("query_id IS NOT NULL")
