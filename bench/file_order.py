@@ -33,8 +33,11 @@ engine = importlib.import_module("rankkit.evaluate")  # the module (rankkit.eval
 
 def rankkit_call(con, qrels, one_file: bool):
     if one_file:
-        return rankkit.evaluate(qrels, SWEEP / "run.txt", MEASURES, con=con, relation=True,
-                                split_by_tag=True).fetchall()
+        run = rankkit.read_run(SWEEP / "run.txt", con=con, split_by_tag=True)
+        try:
+            return rankkit.evaluate(qrels, run, MEASURES, con=con, relation=True).fetchall()
+        finally:
+            rankkit.forget(con, run)
     paths = sorted(str(path) for path in (SWEEP / "runs").iterdir())
     return rankkit.evaluate(qrels, paths, MEASURES, con=con, relation=True).fetchall()
 
