@@ -38,9 +38,6 @@ RESERVED = ("measure", "system", "query_id", "value", "queries", "ci_low", "ci_h
 # The largest run ranked by rankkit.window_ranks, and rankkit.ranks' most judged documents a query
 # still counted (rankkit.judged_counted in sql/20_engine.sql, read from there): see ranks_by_window.
 WINDOW_ROWS = 1_000_000
-# The smallest run whose order is looked at (rankkit.file_order): below, the window's sort costs
-# less than the pass that finds the run in order.
-ORDER_ROWS = 20_000
 JUDGED_COUNTED = int(re.search(r"MACRO rankkit\.judged_counted\(\) AS (\d+);",
                                (sql_dir() / "20_engine.sql").read_text(encoding="utf-8")).group(1))
 OUTPUT_FORMATS = {".parquet": "(FORMAT parquet)", ".csv": "(FORMAT csv, HEADER true)",
@@ -198,8 +195,9 @@ def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path,
         _, inputs = evaluation_query(qrels_source, run_source, specs, True, None, conventions,
                                      getattr(qrels_source, "subtopics", None))
         inputs.update(systems=[str(s) for s in run_source.systems], measures=[spec["measure"] for spec in specs])
-        query = long_query(specs, per_query, summary, digits, conventions,
-                           ranking=ranking_of(qrels_source, run_source, conventions), keyed=bool(run_source.keyed))
+        window = ranks_by_window(qrels_source, run_source, conventions.ties)
+        query = long_query(specs, per_query, summary, digits, conventions, window=window,
+                           keyed=bool(run_source.keyed) and not window)
         return _copy(con, query, inputs, path, None)
 
 
@@ -275,7 +273,6 @@ def checked_sources(con, qrels, run, columns, duplicates: str, progress,
         qrels_source = load(con, qrels, "qrels", columns=columns, duplicates=duplicates)
         try:
             run_source = load_runs(con, run, columns=columns, duplicates=duplicates, split_by_tag=split_by_tag)
-            note_file_order(con, qrels_source, run_source)
         except BaseException:
             release(con, qrels_source)
             raise
@@ -306,11 +303,9 @@ def evaluation_query(qrels_source: Source, run_source: Source, specs, per_query:
         inputs["subtopics"] = subtopics
     if slices:
         inputs.update(slices=slices[0], attribute=slices[1])
-    ranking = ranking_of(qrels_source, run_source, conventions)
-    if ranking == "file":
-        inputs["counts"] = run_source.queries
-    return engine_query(per_query, bool(slices), specs, conventions, ranking=ranking,
-                        keyed=bool(run_source.keyed), kept=kept), inputs
+    window = ranks_by_window(qrels_source, run_source, conventions.ties)
+    return engine_query(per_query, bool(slices), specs, conventions, window=window,
+                        keyed=bool(run_source.keyed) and not window, kept=kept), inputs
 
 
 # kept_query_side's tables per connection, by the SQL that made them (it names the qrels table)
@@ -348,49 +343,26 @@ def ranks_by_window(qrels: Source, run: Source, ties: str) -> bool:
             and qrels.rows > JUDGED_COUNTED * max(qrels.lists, 1))
 
 
-def ranking_of(qrels: Source, run: Source, conventions: Conventions) -> str:
-    """How the engine ranks the run: "count" (rankkit.ranks), "window" (rankkit.window_ranks_loaded,
-    see ranks_by_window) or "file" (rankkit.file_ranks_loaded: the run's given ranks, where
-    note_file_order found them trec_eval's for these scores)."""
-    if not ranks_by_window(qrels, run, conventions.ties):
-        return "count"
-    return "file" if conventions.scores in (run.ordered or ()) else "window"
-
-
-def note_file_order(con: duckdb.DuckDBPyConnection, qrels: Source, run: Source) -> None:
-    """Which score precisions the run stands in trec_eval's order for, with its given ranks
-    (rankkit.file_order), as ``run.ordered``: once per loaded run, and only for a run the window would
-    rank and large enough for its sort to cost more than this pass (200 DL19 runs: 60 ms for 100)."""
-    held = holder(run) or run  # a read_run result: kept with it for its next evaluations
-    if held.ordered is None and ranks_by_window(qrels, run, "trec") and run.rows >= ORDER_ROWS:
-        with _errors():
-            found = con.execute("SELECT double_ok, float32_ok FROM rankkit.file_order(?, ?)",
-                                [run.engine, run.lists]).fetchall()[0]
-        held.ordered = tuple(scores for scores, ok in zip(("double", "float32"), found) if ok)
-    run.ordered = held.ordered
-
-
 def engine_query(per_query: bool, sliced: bool, specs: Iterable[Mapping], conventions: Conventions = Conventions(), *,
-                 ranking: str = "count", keyed: bool = False, kept: str | None = None) -> str:
+                 window: bool = False, keyed: bool = False, kept: str | None = None) -> str:
     """What rankkit.per_query and rankkit.aggregate (or their _by forms) compute, for inputs that
-    load() checked: the ranks (see ranking_of: rankkit.ranks, window_ranks_loaded or file_ranks_loaded), then the
+    load() checked: rankkit.ranks (rankkit.window_ranks_loaded with ``window``, for a small run), then the
     statement rankkit.compose writes for ``specs`` (only their features, each once as a column,
     parameters as literals), then rankkit.over_values (or slice_values, over_slices). Binding
     rankkit.input_checks, and rankkit.per_query_ranked with a CASE over every measure, was most of
     the time of a small evaluation and bought nothing here. The values are
     MATERIALIZED: the aggregate reads them once.
-    Parameters by name: qrels, run, counts (the run's per-query counts) for ``ranking`` "file", and slices,
-    attribute when ``sliced``. ``keyed``: the run has the stored key rankkit.ranks can read."""
-    query = _stages(specs, conventions, ranking=ranking, keyed=keyed, kept=kept)
+    Parameters by name: qrels, run, and slices, attribute when ``sliced``."""
+    query = _stages(specs, conventions, window=window, keyed=keyed, kept=kept)
     if sliced:
         query += ", rankkit_sliced AS (FROM rankkit.slice_values('rankkit_values', $slices, $attribute))"
         return query + (" FROM rankkit_sliced" if per_query else " FROM rankkit.over_slices('rankkit_sliced')")
     return query + (" FROM rankkit_values" if per_query else " FROM rankkit.over_values('rankkit_values')")
 
 
-def _stages(specs: Iterable[Mapping], conventions: Conventions, *, ranking: str, keyed: bool,
+def _stages(specs: Iterable[Mapping], conventions: Conventions, *, window: bool, keyed: bool,
             kept: str | None = None) -> str:
-    """engine_query's common part: the ranks (by ``ranking``, see ranking_of), then the
+    """engine_query's common part: the ranks (by rankkit.window_ranks_loaded with ``window``), then the
     per-query values as ``rankkit_values``; with a diversity measure, the run ranked against the
     subtopic judgments too (rankkit.subtopic_ranks, parameter ``subtopics``). The conventions are
     literals: DuckDB folds what they decide (the tie rule's sort keys, the judged_only branch) as it
@@ -401,19 +373,18 @@ def _stages(specs: Iterable[Mapping], conventions: Conventions, *, ranking: str,
     values = compose(specs, qrels="$qrels", ranks="rankkit_ranked_run", ties=ties, queries=queries, dialect=LOADED,
                      kept=kept, **subtopic_inputs)
     literal = DUCKDB.literal
-    rule = f"ties := {literal(ties, 'VARCHAR')}, scores := {literal(scores, 'VARCHAR')}, depth := {literal(depth, 'BIGINT')}"
-    judged = f"judged_only := {'true' if judged_only else 'false'}"
-    subtopic_ranks = (f", rankkit_subtopic_ranked AS (FROM rankkit.subtopic_ranks($subtopics, $run, {rule}))"
+    ranking = f"ties := {literal(ties, 'VARCHAR')}, scores := {literal(scores, 'VARCHAR')}, depth := {literal(depth, 'BIGINT')}"
+    arguments = f"{ranking}, judged_only := {'true' if judged_only else 'false'}"
+    subtopic_ranks = (f", rankkit_subtopic_ranked AS (FROM rankkit.subtopic_ranks($subtopics, $run, {ranking}))"
                       if diverse else "")
     # load() checked the columns (rankkit.window_ranks would bind that check again)
-    ranks = {"window": f"rankkit.window_ranks_loaded($qrels, $run, {rule}, {judged})",
-             "file": f"rankkit.file_ranks_loaded($qrels, $run, $counts, depth := {literal(depth, 'BIGINT')}, {judged})",
-             "count": f"rankkit.ranks($qrels, $run, {rule}, {judged}, keyed := {'true' if keyed else 'false'})"}[ranking]
+    ranks = (f"rankkit.window_ranks_loaded($qrels, $run, {arguments})" if window else
+             f"rankkit.ranks($qrels, $run, {arguments}, keyed := {'true' if keyed else 'false'})")
     return f"WITH rankkit_ranked_run AS (FROM {ranks}){subtopic_ranks}, rankkit_values AS MATERIALIZED ({values})"
 
 
 def long_query(specs: Iterable[Mapping], per_query: bool, summary: bool, digits: int | None,
-               conventions: Conventions, *, ranking: str = "count", keyed: bool = False) -> str:
+               conventions: Conventions, *, window: bool = False, keyed: bool = False) -> str:
     """The command line's table in SQL, as rankkit.output writes it in csv and json: ``measure,
     system, query_id, value, queries``, the per-query values (with ``per_query``), then the
     aggregate as query ``all`` with its query count (with ``summary``), per system in the order
@@ -426,7 +397,7 @@ def long_query(specs: Iterable[Mapping], per_query: bool, summary: bool, digits:
     if not parts:  # -n without -q: nothing to write but the header
         parts = ["SELECT 0 AS part, NULL::VARCHAR AS measure, NULL::VARCHAR AS system, NULL::VARCHAR AS query_id, "
                  "NULL::DOUBLE AS value, NULL::BIGINT AS queries WHERE false"]
-    return (f"{_stages(specs, conventions, ranking=ranking, keyed=keyed)} SELECT measure, system, query_id, {value} AS value, queries "
+    return (f"{_stages(specs, conventions, window=window, keyed=keyed)} SELECT measure, system, query_id, {value} AS value, queries "
             f"FROM ({' UNION ALL '.join(parts)}) ORDER BY list_position($systems, system), part, "
             f"list_position($measures, measure), query_id")
 

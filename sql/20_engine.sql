@@ -142,24 +142,6 @@ LEFT JOIN tie_groups ON tie_groups.system IS NOT DISTINCT FROM judged.system AND
 CROSS JOIN rankkit.columns_ok(qrels_table, 'qrels') qrels_columns CROSS JOIN rankkit.columns_ok(run_table, 'run') run_columns
 WHERE qrels_columns.ok AND run_columns.ok;
 
--- rankkit.cut_ranks: the ranking macros' last stage, over cut_table's judged documents within depth
--- and each query's first row (system, query_id, rank, num_rows, grade).
-CREATE OR REPLACE MACRO rankkit.cut_ranks(cut_table, judged_only) AS TABLE
-WITH
--- judged_only := true ranks the documents judged >= 0 among themselves (trec_eval -J)
-rankkit_judged AS (
-    SELECT system, query_id, num_rows AS num_ret, CASE WHEN grade IS NOT NULL THEN rank END AS rank, grade
-    FROM query_table(cut_table::VARCHAR) WHERE NOT judged_only
-    UNION ALL
-    SELECT system, query_id, count(*) FILTER (WHERE grade >= 0) OVER query AS num_ret,
-           CASE WHEN grade >= 0 THEN count(*) FILTER (WHERE grade >= 0) OVER (query ORDER BY rank) END AS rank,
-           CASE WHEN grade >= 0 THEN grade END AS grade
-    FROM query_table(cut_table::VARCHAR) WHERE judged_only
-    WINDOW query AS (PARTITION BY system, query_id)
-)
-SELECT system, query_id, num_ret, rank, grade, NULL::BIGINT AS tie_first, NULL::BIGINT AS tie_size
-FROM rankkit_judged WHERE rank IS NOT NULL OR grade IS NULL;
-
 -- rankkit.window_ranks: rankkit.ranks' rows for ties := 'trec' or 'rank', every row of the run ranked by
 -- rankkit.ranked's window (the same order, depth and judged_only rules). Counting ranks (above) saves
 -- sorting a large run, but its joins and its two plans cost more than one sort where most queries
@@ -199,60 +181,20 @@ rankkit_cut AS (
     SELECT r.system, r.query_id, r.rank, least(r.num_rows, coalesce(depth, r.num_rows)) AS num_rows, q.grade
     FROM rankkit_ranked r LEFT JOIN rankkit.loaded_qrels_rows(qrels_table) q USING (query_id, doc_id)
     WHERE (depth IS NULL OR r.rank <= depth) AND (q.grade IS NOT NULL OR r.rank = 1)
-)
-FROM rankkit.cut_ranks('rankkit_cut', judged_only);
-
--- rankkit.file_order: whether a run's rows already stand in the order rankkit's window would give
--- them, with their given ranks: every (system, query) one block of rows, ranked 1, 2, ... in the
--- order of trec_eval (score descending, then doc_id descending; the score at double precision, or
--- at 32-bit precision for float32_ok). Then the given rank is trec_eval's rank, and
--- rankkit.file_ranks_loaded ranks without sorting (200 DL19 runs: the window's sort was half of
--- the statement). groups: the number of (system, query) in the run. One pass in the order rows are
--- read; a table read in another order would say false, never a wrong true: the answer is about the
--- rows' values, however they were scanned.
-CREATE OR REPLACE MACRO rankkit.file_order(run_table, groups) AS TABLE
-WITH
-rankkit_rows AS (
-    SELECT *, previous_system IS DISTINCT FROM system OR previous_query IS DISTINCT FROM query_id AS first
-    FROM (SELECT system, query_id, doc_id, rank, score,
-                 lag(system) OVER () AS previous_system, lag(query_id) OVER () AS previous_query,
-                 lag(doc_id) OVER () AS previous_doc, lag(rank) OVER () AS previous_rank,
-                 lag(score) OVER () AS previous_score
-          FROM query_table(run_table::VARCHAR))
 ),
-rankkit_checked AS (
-    SELECT first,
-           CASE WHEN first THEN rank = 1 ELSE rank = previous_rank + 1 END AS counted,
-           first OR previous_score > score OR (previous_score = score AND previous_doc > doc_id) AS double_ok,
-           first OR previous_score::FLOAT > score::FLOAT
-                 OR (previous_score::FLOAT = score::FLOAT AND previous_doc > doc_id) AS float32_ok
-    FROM rankkit_rows
+-- judged_only := true ranks the documents judged >= 0 among themselves (trec_eval -J)
+rankkit_judged AS (
+    SELECT system, query_id, num_rows AS num_ret, CASE WHEN grade IS NOT NULL THEN rank END AS rank, grade
+    FROM rankkit_cut WHERE NOT judged_only
+    UNION ALL
+    SELECT system, query_id, count(*) FILTER (WHERE grade >= 0) OVER query AS num_ret,
+           CASE WHEN grade >= 0 THEN count(*) FILTER (WHERE grade >= 0) OVER (query ORDER BY rank) END AS rank,
+           CASE WHEN grade >= 0 THEN grade END AS grade
+    FROM rankkit_cut WHERE judged_only
+    WINDOW query AS (PARTITION BY system, query_id)
 )
--- (a NULL rank, never counted, says false: bool_and skips NULLs); one block per (system, query): as
--- many first rows as groups
-SELECT coalesce(bool_and(coalesce(counted AND double_ok, false)), false) AND count(*) FILTER (WHERE first) = groups
-           AS double_ok,
-       coalesce(bool_and(coalesce(counted AND float32_ok, false)), false) AND count(*) FILTER (WHERE first) = groups
-           AS float32_ok
-FROM rankkit_checked;
-
--- rankkit.file_ranks_loaded: window_ranks_loaded's rows for a run that rankkit.file_order found in
--- order (for the scores and ties := 'trec' or 'rank' asked): its given ranks, no sort; counts_table
--- holds each (system, query)'s rows as n (the readers' checking pass makes it).
-CREATE OR REPLACE MACRO rankkit.file_ranks_loaded(qrels_table, run_table, counts_table, depth := NULL,
-        judged_only := false) AS TABLE
-WITH
-rankkit_kept AS (
-    SELECT r.system, r.query_id, r.rank, q.grade
-    FROM query_table(run_table::VARCHAR) r LEFT JOIN rankkit.loaded_qrels_rows(qrels_table) q USING (query_id, doc_id)
-    WHERE (depth IS NULL OR r.rank <= depth) AND (q.grade IS NOT NULL OR r.rank = 1)
-),
-rankkit_cut AS (
-    SELECT k.system, k.query_id, k.rank, least(c.n, coalesce(depth, c.n)) AS num_rows, k.grade
-    FROM rankkit_kept k JOIN query_table(counts_table::VARCHAR) c
-         ON c.system IS NOT DISTINCT FROM k.system AND c.query_id = k.query_id
-)
-FROM rankkit.cut_ranks('rankkit_cut', judged_only);
+SELECT system, query_id, num_ret, rank, grade, NULL::BIGINT AS tie_first, NULL::BIGINT AS tie_size
+FROM rankkit_judged WHERE rank IS NOT NULL OR grade IS NULL;
 
 -- Any tables: their columns matched and the arguments checked (rankkit.run_rows, run_keys), into rankkit's
 -- columns for window_ranks_loaded, which reads the CTEs by name.

@@ -30,7 +30,6 @@ class Source:
     keyed: str = ""  # parsed text: a view of the table with rankkit_key, the stored hash(query_id, doc_id)
     rows: int = 0  # the rows and (system,) queries the checking pass counted (the engine picks its ranking by them)
     lists: int = 0
-    ordered: tuple | None = None  # a run: the score precisions it stands in trec_eval's order for (evaluate.note_file_order)
     owned: list = field(default_factory=list)  # (what, name) made for this source, dropped by release()
 
     @property
