@@ -90,6 +90,18 @@ CREATE OR REPLACE MACRO rankkit.rank_key(ties, given_rank) AS CASE WHEN ties = '
 CREATE OR REPLACE MACRO rankkit.score_key(scores, score) AS
     CASE WHEN scores = 'float32' THEN score::FLOAT::DOUBLE ELSE score END;
 
+-- rankkit.checked_ranking: true, or an error naming the ranking argument that is wrong (the tie rule,
+-- the score precision, the depth), for every macro that ranks a run.
+CREATE OR REPLACE MACRO rankkit.checked_ranking(ties, scores, depth) AS CASE
+    WHEN ties NOT IN ('trec', 'rank', 'average')
+        THEN error('rankkit: ties must be trec, rank or average, got ''' || ties || '''')
+    WHEN scores NOT IN ('double', 'float32')
+        THEN error('rankkit: scores must be double or float32, got ''' || scores || '''')
+    WHEN depth IS NOT NULL AND NOT depth > 0
+        THEN error('rankkit: depth must be a positive integer, got ' || depth)
+    ELSE true
+END;
+
 -- rankkit.run_keys: run_rows with the arguments checked, the join key and the sort keys of the
 -- tie rule: key (hash(query_id, doc_id), read from a rankkit_key column where the table has one, as
 -- rankkit's parsed text does), rank_key (the given rank for ties='rank', else NULL) and score_key
@@ -100,33 +112,9 @@ CREATE OR REPLACE MACRO rankkit.run_keys(run_table, ties := 'trec', scores := 'd
            rankkit.rank_key(ties, given_rank) AS rank_key,
            rankkit.score_key(scores, score) AS score_key
     FROM rankkit.run_rows(run_table)
-    WHERE CASE
-        WHEN ties NOT IN ('trec', 'rank', 'average')
-            THEN error('rankkit: ties must be trec, rank or average, got ''' || ties || '''')
-        WHEN scores NOT IN ('double', 'float32')
-            THEN error('rankkit: scores must be double or float32, got ''' || scores || '''')
-        WHEN depth IS NOT NULL AND NOT depth > 0
-            THEN error('rankkit: depth must be a positive integer, got ' || depth)
-        ELSE true
-    END;
+    WHERE rankkit.checked_ranking(ties, scores, depth);
 
--- Every row ranked by a window. rankkit.per_query ranks only the judged documents where it can,
--- and its window (for queries with many judged documents) orders rows exactly as this one.
--- for_queries := a list of query ids ranks just those queries: the filter runs before the window, where
--- a filter on the result would wait for the whole run to be sorted (rankkit.trace's one query).
-CREATE OR REPLACE MACRO rankkit.ranked(run_table, ties := 'trec', scores := 'double', depth := NULL,
-        for_queries := NULL) AS TABLE
-    SELECT system, query_id, doc_id, score, rank
-    FROM (
-        SELECT system, query_id, doc_id, score,
-               row_number() OVER (PARTITION BY system, query_id
-                                  ORDER BY rank_key ASC NULLS LAST, score_key DESC NULLS LAST, doc_id DESC NULLS LAST) AS rank
-        FROM rankkit.run_keys(run_table, ties := ties, scores := scores, depth := depth)
-        WHERE for_queries IS NULL OR list_contains(for_queries::VARCHAR[], query_id)
-    )
-    WHERE depth IS NULL OR rank <= depth;
-
--- rankkit.ranked_loaded: rankkit.ranked over a table in rankkit's own columns, as its readers load and
+-- rankkit.ranked_loaded: rankkit.ranked (below) over a table in rankkit's own columns, as its readers load and
 -- check them (system, query_id, doc_id, score, rank): no column matched, no argument checked. Binding
 -- run_rows' matching was a third of ranking one query (the explorer's ranks and rankkit.trace_loaded).
 CREATE OR REPLACE MACRO rankkit.ranked_loaded(run_table, ties := 'trec', scores := 'double', depth := NULL,
@@ -141,3 +129,16 @@ CREATE OR REPLACE MACRO rankkit.ranked_loaded(run_table, ties := 'trec', scores 
         WHERE for_queries IS NULL OR list_contains(for_queries::VARCHAR[], r.query_id)
     )
     WHERE depth IS NULL OR rank <= depth;
+
+-- Every row ranked by a window. rankkit.per_query ranks only the judged documents where it can,
+-- and its window (for queries with many judged documents) orders rows exactly as this one.
+-- for_queries := a list of query ids ranks just those queries: the filter runs before the window, where
+-- a filter on the result would wait for the whole run to be sorted (rankkit.trace's one query).
+CREATE OR REPLACE MACRO rankkit.ranked(run_table, ties := 'trec', scores := 'double', depth := NULL,
+        for_queries := NULL) AS TABLE
+WITH rankkit_ranked_rows AS (
+    SELECT system, query_id, doc_id, score, rank_key AS rank
+    FROM rankkit.run_keys(run_table, ties := ties, scores := scores, depth := depth)
+)
+FROM rankkit.ranked_loaded('rankkit_ranked_rows', ties := ties, scores := scores, depth := depth,
+                           for_queries := for_queries);

@@ -42,11 +42,7 @@ opt AS (SELECT rankkit.checked_k(k, 'trace') AS k, rankkit.checked_rel(rel, 'tra
                rankkit.checked_gain(gain, 'trace') AS gain, rankkit.checked_ideal(ideal, 'trace') AS ideal,
                rankkit.checked_empty(empty, 'trace') AS empty, rankkit.checked_max(max, 'trace') AS max,
                rankkit.gain_map(trim(gains::VARCHAR, '[] '), 'trace') AS gains,
-               CASE WHEN ties NOT IN ('trec', 'rank', 'average')
-                        THEN error('rankkit: ties must be trec, rank or average, got ''' || ties || '''')
-                    WHEN scores NOT IN ('double', 'float32')
-                        THEN error('rankkit: scores must be double or float32, got ''' || scores || '''')
-                    ELSE true END AS ok),
+               rankkit.checked_ranking(ties, scores, depth) AS ok),
 wanted AS (SELECT DISTINCT unnest(rankkit.id_list(query)) AS query_id FROM opt WHERE opt.ok),
 rankkit_qrels AS (
     SELECT q.query_id, q.doc_id, q.grade
