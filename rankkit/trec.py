@@ -155,10 +155,12 @@ def catalog_sql() -> str:
     numeric measures it stands for, so that rankkit.evaluate in SQL reads them as the CLI does."""
     rows = [(nick, expand(nick, text=False)) for nick in NICKNAMES]
     rows += [(name, _defaults(family)) for name, family in FAMILIES.items() if family.cutoffs]
-    values = json.dumps([{"name": name, "measures": list(names)} for name, names in rows]).replace("'", "''")
+    from rankkit.io.catalog import quote
+
+    values = quote(json.dumps([{"name": name, "measures": list(names)} for name, names in rows]))
     return f"""-- Generated from rankkit/trec.py by rankkit.trec.catalog_sql(): trec_eval's nicknames and families.
 -- A constant list (JSON text: see rankkit.catalog_list), read by the scalar name parser (rankkit.parse_measures).
-CREATE OR REPLACE MACRO rankkit.trec_name_list() AS from_json('{values}', '[{{"name": "VARCHAR", "measures": ["VARCHAR"]}}]');
+CREATE OR REPLACE MACRO rankkit.trec_name_list() AS from_json({values}, '[{{"name": "VARCHAR", "measures": ["VARCHAR"]}}]');
 CREATE OR REPLACE MACRO rankkit.trec_names() AS TABLE
     SELECT t.name, t.measures FROM (SELECT unnest(rankkit.trec_name_list()) AS t);
 """
