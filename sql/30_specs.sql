@@ -73,7 +73,7 @@ CREATE OR REPLACE MACRO rankkit.neighbour_hint(name, param, given) AS
 -- of specs the names ask for, in the order asked. It reads constant lists (rankkit.catalog_list,
 -- rankkit.trec_name_list, rankkit.preset_spellings, generated from the same declarations as the rest),
 -- so a constant list of names folds to a constant list of specs while the statement is planned: a
--- table macro can build a statement's text from it (rankkit.evaluate, below). Planning the table
+-- table macro could build a statement's text from it and run it with query() (not done yet). Planning the table
 -- macro this replaced (joins over the catalog) cost 60 ms of each SQL call. Each step is a macro over
 -- a lambda's variable, and [f(x) FOR x IN [value]][1] names a value once: DuckDB writes a macro's
 -- argument out at each use, so a long argument used twice is bound twice.
