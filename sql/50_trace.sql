@@ -76,16 +76,20 @@ lists AS (
            CASE WHEN ties = 'average' THEN max(tie_end) ELSE 0 END AS span
     FROM rankkit_run run GROUP BY system, query_id
 ),
--- the ideal ordering, best grade first: every positive judged document (ideal := 'qrels', trec_eval's),
--- or the judged documents the system retrieved (ideal := 'run', scikit-learn's)
+-- the ideal ordering, best gain first, as the definitions order it (sql/features.sql's ideal and idcg):
+-- every judged document of positive gain (ideal := 'qrels', trec_eval's), or the judged documents the
+-- system retrieved (ideal := 'run', scikit-learn's). By gain, not grade: under a gains map that is not
+-- monotone (1=9,2=1) the best grade is not the best gain, and the ideal rows must sum to the IDCG column.
 ideal_list AS (
     SELECT lists.system, lists.query_id, qrels.grade,
-           row_number() OVER (PARTITION BY lists.system, lists.query_id ORDER BY qrels.grade DESC) AS pos
+           row_number() OVER (PARTITION BY lists.system, lists.query_id
+                              ORDER BY rankkit.gain(qrels.grade, opt.gain, opt.gains) DESC, qrels.grade DESC) AS pos
     FROM lists JOIN rankkit_qrels qrels USING (query_id) CROSS JOIN opt
-    WHERE opt.ideal = 'qrels' AND qrels.grade > 0
+    WHERE opt.ideal = 'qrels' AND qrels.grade >= 0 AND rankkit.gain(qrels.grade, opt.gain, opt.gains) > 0
     UNION ALL
     SELECT run.system, run.query_id, run.grade,
-           row_number() OVER (PARTITION BY run.system, run.query_id ORDER BY run.grade DESC) AS pos
+           row_number() OVER (PARTITION BY run.system, run.query_id
+                              ORDER BY rankkit.gain(run.grade, opt.gain, opt.gains) DESC, run.grade DESC) AS pos
     FROM rankkit_run run CROSS JOIN opt
     WHERE opt.ideal = 'run' AND run.grade IS NOT NULL
 ),

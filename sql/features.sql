@@ -79,11 +79,13 @@
 -- feature: curve := CASE WHEN len({precisions}) > 0 THEN list_transform({precisions}, lambda x, j: list_max({precisions}[j:])) END
 
 -- DCG within the cutoff, and the ideal DCG: of the ideal gains (ideal=qrels), or of the retrieved
--- judged documents by grade, best first (ideal=run).
+-- judged documents by gain, best first (ideal=run): by gain, not grade, so that a gains map that is
+-- not monotone (1=9,2=1) still gives the largest DCG, and nDCG stays within 1.
 -- feature: dcg := rankkit.ordered_sum(list_transform({gains}[:{n_cut}], lambda x, t: x / rankkit.discount({ranks}[t])))
 -- feature: idcg := rankkit.ordered_sum(list_transform({ideal}[:coalesce({s.k}, len({ideal}))], lambda x, pos: x / rankkit.discount(pos)))
--- feature: idcg [ideal=run] := rankkit.ordered_sum(list_transform(list_reverse_sort({grades})[:coalesce({s.k}, len({grades}))],
---     lambda g, pos: rankkit.gain(g, {s.gain}, {s.gains}) / rankkit.discount(pos)))
+-- feature: idcg [ideal=run] := rankkit.ordered_sum(list_transform(
+--     list_reverse_sort(list_transform({grades}, lambda g: rankkit.gain(g, {s.gain}, {s.gains})))[:coalesce({s.k}, len({grades}))],
+--     lambda x, pos: x / rankkit.discount(pos)))
 -- ties := 'average' (McSherry and Najork, ECIR 2008; scikit-learn's dcg_score): a judged document in a
 -- group of equal scores spanning ranks [a, b] is equally likely at each of those ranks, so it gains
 -- g * (discounts of ranks a..min(b, k)) / (b - a + 1); the discounts of ranks a..b are cum[b] - cum[a - 1].

@@ -196,6 +196,30 @@ def test_the_row_at_rank_k_is_evaluates_value_bit_for_bit(seed, k, gain, ideal, 
                 assert float(last[column]).hex() == float(want).hex(), (column, system, query_id, last[column], want)
 
 
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), k=st.sampled_from([None, 3, 10]), ideal=st.sampled_from(["qrels", "run"]),
+       gains=st.sampled_from(["1=9,2=1,3=1", "1=3,2=9", "0=2,1=0,3=5", "3=0.5"]))
+def test_the_ideal_rows_sum_to_the_idcg_column_under_any_gains_map(seed, k, ideal, gains):
+    """The ideal ordering is by gain, not grade: with a gains map that is not monotone (grade 1 worth
+    9, grade 3 worth 1) the trace's ideal rows add up to its IDCG column, and nDCG stays within 1 under
+    either ideal (by grade, ideal=run gave nDCG 1.65 and the trace's ideal rows 3.3 against IDCG 11.3)."""
+    qrels, run = _random_case(seed)
+    if qrels.empty or run.empty or not set(qrels["query_id"]) & set(run["query_id"]):
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rankkit.RankkitWarning)
+        queries = sorted(set(qrels["query_id"]) & set(run["query_id"]))
+        trace = rankkit.trace(qrels, run, queries, k, ideal=ideal, gains=gains)
+        values = rankkit.evaluate(qrels, run, f"nDCG(ideal={ideal},gains=[{gains}])" + (f"@{k}" if k else ""),
+                                  per_query=True)
+    ranked = trace[trace["rank"].notna()]
+    for (system, query_id), rows in ranked.groupby(["system", "query_id"]):
+        rows = rows.sort_values("rank")
+        ideal_sum = (rows["ideal_gain"].fillna(0.0) / rows["discount"]).sum()
+        assert ideal_sum == pytest.approx(rows["idcg"].iloc[-1], abs=1e-12), (system, query_id)
+    assert (values["value"].dropna() <= 1 + 1e-12).all(), values[values["value"] > 1]
+
+
 @pytest.mark.parametrize("ties, depth", [("trec", None), ("rank", 4), ("average", 6)])
 def test_sql_trace_of_any_columns_is_the_loaded_trace(ties, depth):
     """rankkit.trace matches and checks any table's columns, then hands them to rankkit.trace_loaded,
