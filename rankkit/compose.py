@@ -658,7 +658,7 @@ def list_macro(path) -> str:
 
     def param(name: str) -> str:
         if name in options:
-            return LIST_OPTIONS.get(name, name)
+            return LIST_OPTIONS.get(name) or checked_argument(name, f"rankkit.{fields['list']}")
         value = default(name)
         return "NULL" if value is None else DUCKDB.literal(value, spec_types()[name])
 
@@ -677,6 +677,18 @@ def list_macro(path) -> str:
 
     return (f"-- Generated from {path.name} and the definition of {measure.name} by rankkit.compose.list_macro().\n"
             f"CREATE OR REPLACE MACRO {fields['signature']} AS\n    CAST({render(measure.value)} AS DOUBLE);\n")
+
+
+def checked_argument(name: str, label: str, dialect=None) -> str:
+    """A macro's argument ``name`` as rankkit.spec checks it (rankkit.checked_<name>, the prelude's
+    check and message), or as given where the prelude declares no check: a list macro and a table
+    macro refuse the same values (gain := 'exponential', max := -1) with the same words."""
+    from rankkit.measures import spec_fields
+
+    field_ = spec_fields().get(name)
+    if field_ is None or field_.check is None:
+        return name
+    return f"rankkit.checked_{name}({name}, {(dialect or DUCKDB).literal(label, 'VARCHAR')})"
 
 
 def _list_condition(key: str, wanted: str, param) -> str | bool:
@@ -720,15 +732,12 @@ class Arguments(Plan):
     rankkit.per_query (rankkit.measures.table_macros_sql)."""
 
     def _param(self, name: str, spec: Mapping) -> str:
-        from rankkit.measures import default, spec_fields
+        from rankkit.measures import default
 
         if name not in registry()[spec["metric"]].params:  # not the macro's argument: its default (nNRBP's k)
             value = default(name)
             return "NULL" if value is None else self.dialect.literal(value, spec_types()[name])
-        field_ = spec_fields().get(name)
-        if field_ is None or field_.check is None:
-            return name
-        return f"rankkit.checked_{name}({name}, {self.dialect.literal(spec['measure'], 'VARCHAR')})"
+        return checked_argument(name, spec["measure"], self.dialect)
 
     def _variant(self, name: str, spec: Mapping, measure: Measure) -> Feature:
         return _variants(name, measure, self._condition)

@@ -71,3 +71,34 @@ def test_list_macros_agree_with_the_table_macros(con, k):
         for n, grades in enumerate(LISTS):
             got, want = value(con, template.format(g=grades, k=k)), table[f"q{n}"]
             assert float(got).hex() == float(want).hex(), (macro, grades, got, want)  # one definition: to the bit
+
+
+# A value each checked parameter refuses (the prelude's -- spec: checks); a list macro declaring an
+# option missing here fails the test below, so a new option cannot go unchecked unnoticed.
+REFUSED = {"gain": "'exponential'", "max": "-1", "rel": "'infinity'::DOUBLE"}
+
+
+def _list_options():
+    from rankkit._paths import sql_dir
+    from rankkit.measures import _header
+
+    for path in sorted((sql_dir() / "lists").glob("*.sql")):
+        fields = _header(path)
+        for option in fields["options"].replace(",", " ").split():
+            if option != "k":  # the cutoff: test_a_bad_cutoff_is_an_error
+                yield fields["list"], option
+
+
+@pytest.mark.parametrize("macro, option", list(_list_options()))
+def test_a_list_macro_refuses_what_its_table_macro_refuses(con, macro, option):
+    """Every option of a list macro goes through the table macro's check and message: gain :=
+    'exponential' gave the linear value and max := -1 an ERR of -3.33 while the table macros refused."""
+    bad = REFUSED[option]
+    con.register("lq", pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "relevance": [1]}))
+    con.register("lr", pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [1.0]}))
+    with pytest.raises(duckdb.Error) as table:
+        con.execute(f"FROM rankkit.{macro}('lq', 'lr', k := 3, {option} := {bad})").fetchall()
+    with pytest.raises(duckdb.Error) as listed:
+        value(con, f"rankkit.{macro}([2, 0, 1], 3, {option} := {bad})")
+    said = str(table.value).split(": ", 3)[-1]  # the message after 'rankkit: measure <label>: '
+    assert f"rankkit: measure rankkit.{macro}: {said}" in str(listed.value)
