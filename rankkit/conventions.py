@@ -58,7 +58,9 @@ class Conventions:
         if isinstance(self.rel, bool) or not isinstance(self.rel, (int, float)):
             raise RankkitError(f"rel must be a number, got {self.rel!r}")
         object.__setattr__(self, "rel", float(self.rel))
-        if self.depth is not None and (isinstance(self.depth, bool) or not isinstance(self.depth, int)):
+        # not positive: the lean statement read no row and said nothing (an empty frame), and compare
+        # and report failed on the missing rows (KeyError 'i'); the CLI and SQL refuse it as here
+        if self.depth is not None and (isinstance(self.depth, bool) or not isinstance(self.depth, int) or self.depth < 1):
             raise RankkitError(f"depth must be a positive integer or None, got {self.depth!r}")
 
     def as_dict(self) -> dict:

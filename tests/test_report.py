@@ -170,6 +170,19 @@ def test_conventions_travel_to_the_numbers_and_the_record(inputs):
         rankkit.Conventions(depth=2.5)
 
 
+@pytest.mark.parametrize("depth", [0, -3])
+def test_a_depth_below_one_is_refused_by_every_python_surface(inputs, depth):
+    """evaluate of files returned an empty frame for depth=0 and compare and report failed with
+    KeyError 'i'; the CLI and SQL refuse it, and so does Python now, before reading anything."""
+    runs = [str(inputs["runs"]["bm25"]), str(inputs["runs"]["hybrid"])]
+    calls = [lambda: rankkit.evaluate(inputs["qrels"], runs[0], "P@5", depth=depth),
+             lambda: rankkit.compare(inputs["qrels"], runs, "P@5", depth=depth),
+             lambda: rankkit.report(inputs["qrels"], runs, ["P@5"], depth=depth, ci=None)]
+    for call in calls:
+        with pytest.raises(RankkitError, match=f"depth must be a positive integer or None, got {depth}"):
+            call()
+
+
 # ---- exports --------------------------------------------------------------------------------------
 
 def test_markdown_golden(inputs, made):
