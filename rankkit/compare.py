@@ -112,7 +112,7 @@ def compare(qrels=None, runs=None, measures: str | Iterable[str] | None = None, 
     with checked_sources(con, qrels, runs, columns, conventions.duplicates, None, split_by_tag) as (qrels_source,
                                                                                                    run_source):
         compare_inputs(con, qrels_source, run_source, specs, queries=conventions.queries, ties=conventions.ties)
-        slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
+        slices = slice_source(con, query_table, by, columns) if by is not None or query_table is not None else None
         query, inputs = evaluation_query(qrels_source, run_source, specs, True, slices, conventions)
         values = run_query(con, query, inputs)
     systems = [system for system in run_source.systems if system is not None]

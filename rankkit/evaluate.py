@@ -19,7 +19,9 @@ from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarning, warn
 from rankkit.io import (Source, default_connection, holder, is_frame, is_table, load, load_run_files, release,
                         run_name, temp_name)
+from rankkit.io.catalog import ident, quote
 from rankkit.measures import label, needs_subtopics, registry, spec_type
+from rankkit.names import ALIASES
 from rankkit.progress import Progress
 from rankkit.trec import expand, family_of
 
@@ -150,7 +152,7 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     with subtopic_judgments(con, qrels, subtopics, specs, conventions, columns) as (qrels, subtopics_table), \
             checked_sources(con, qrels, run, columns, conventions.duplicates, progress, split_by_tag) as (qrels_source,
                                                                                                          run_source):
-        return _evaluate(con, qrels_source, run_source, specs, per_query, conventions=conventions, by=by,
+        return _evaluate(con, qrels_source, run_source, specs, per_query, conventions=conventions, by=by, columns=columns,
                          query_table=query_table, ci=ci, seed=seed, resamples=resamples, output=output,
                          relation=relation, progress=progress, subtopics=subtopics_table)
 
@@ -403,11 +405,11 @@ def long_query(specs: Iterable[Mapping], per_query: bool, summary: bool, digits:
 
 
 def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: bool, *, conventions: Conventions,
-              by, query_table, ci, seed, resamples, output, relation,
+              by, query_table, columns, ci, seed, resamples, output, relation,
               progress, subtopics: str | None = None) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
     compare_inputs(con, qrels_source, run_source, specs, queries=conventions.queries, ties=conventions.ties)
     warn_unjudged_subtopics(con, qrels_source, run_source, subtopics, specs)
-    slices = slice_source(con, query_table, by) if by is not None or query_table is not None else None
+    slices = slice_source(con, query_table, by, columns) if by is not None or query_table is not None else None
     kept = kept_query_side(con, qrels_source, specs, conventions)
     query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, conventions, subtopics, kept)
     select = _result_select(query, per_query, slices)
@@ -503,23 +505,29 @@ def _exp_mean(terms, axis=None):
     return np.exp(np.mean(terms, axis=axis))
 
 
-def slice_source(con: duckdb.DuckDBPyConnection, query_table, by: str | None) -> tuple[str, str]:
-    """The table holding the query attributes and the attribute's column, checked."""
+def slice_source(con: duckdb.DuckDBPyConnection, query_table, by: str | None,
+                 columns: Mapping[str, str | None] | None = None) -> tuple[str, str]:
+    """The table holding the query attributes and the attribute's column, checked; its query id
+    column found as the readers find it (``qid``, ``topic`` ..., or mapped by ``columns``)."""
     if query_table is None or not isinstance(by, str):
         raise InputError("slices need both query_table (query_id plus attribute columns) and by (a column name)")
     if by in RESERVED:
         raise InputError(f"by: the attribute column cannot be called {by!r}; rename it in the query table")
-    name = query_table_view(con, query_table)
-    columns = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {name}").fetchall()]
+    name = query_table_view(con, query_table, columns=columns, keep=by)
+    present = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {name}").fetchall()]
     for needed in ("query_id", by):
-        if needed not in columns:
-            raise InputError(f"query_table has no column {needed!r}; its columns: {', '.join(columns)}")
+        if needed not in present:
+            also = f" (also recognised: {', '.join(ALIASES[needed][1:])})" if needed in ALIASES else ""
+            raise InputError(f"query_table has no column {needed!r}{also}; its columns: {', '.join(present)}")
     return name, by
 
 
-def query_table_view(con: duckdb.DuckDBPyConnection, query_table, id_column: str = "query_id") -> str:
+def query_table_view(con: duckdb.DuckDBPyConnection, query_table, id_column: str = "query_id",
+                     columns: Mapping[str, str | None] | None = None, keep: str | None = None) -> str:
     """The name of a table or view in ``con`` holding a query table (a path to CSV/TSV/Parquet, a
-    DataFrame, a relation or a table name); ids (``id_column``) read from files stay strings."""
+    DataFrame, a relation or a table name), its id column named ``id_column``: found under the
+    readers' names for it (rankkit.names.ALIASES) or the caller's ``columns`` mapping, never the
+    column ``keep`` (the attribute sliced by); ids read from files stay strings."""
     if is_frame(query_table):
         name = f"rankkit_query_table_{next(_views)}"
         con.register(name, query_table)
@@ -531,14 +539,42 @@ def query_table_view(con: duckdb.DuckDBPyConnection, query_table, id_column: str
     elif isinstance(query_table, (str, Path)) and Path(query_table).exists():
         name = f"rankkit_query_table_{next(_views)}"
         path = "'" + str(query_table).replace("'", "''") + "'"
-        # ids are strings: "007" stays "007"
-        reader = (f"read_parquet({path})" if str(query_table).endswith(".parquet")
-                  else f"read_csv({path}, types = {{'{id_column}': 'VARCHAR'}})")
+        if str(query_table).endswith(".parquet"):
+            reader = f"read_parquet({path})"
+        else:  # ids are strings: "007" stays "007"
+            key = _id_column(_column_names(con, f"read_csv({path})"), id_column, columns, keep)
+            reader = f"read_csv({path}" + (f", types = {{{quote(key)}: 'VARCHAR'}})" if key else ")")
         con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {reader}")
     else:
         raise InputError(f"query_table: expected a file path, a DataFrame, a DuckDB relation or a table name, "
                          f"got {query_table!r}")
-    return name
+    key = _id_column(_column_names(con, name), id_column, columns, keep)
+    if key is None or key == id_column:
+        return name
+    renamed = f"rankkit_query_table_{next(_views)}"
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {renamed} AS SELECT * RENAME ({ident(key)} AS {ident(id_column)}) "
+                f"FROM {name}")
+    return renamed
+
+
+def _column_names(con: duckdb.DuckDBPyConnection, source: str) -> list[str]:
+    return [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()]
+
+
+def _id_column(present: list[str], id_column: str, columns: Mapping[str, str | None] | None,
+               keep: str | None) -> str | None:
+    """The column of ``present`` that is the ``id_column``: itself, the one ``columns`` maps to it, or
+    the one of its common names; None if none is (the caller says what is missing)."""
+    by_lower = {name.lower(): name for name in present if name != keep}
+    if id_column in by_lower:
+        return by_lower[id_column]
+    mapped = [by_lower[theirs.lower()] for theirs, ours in (columns or {}).items()
+              if ours == id_column and theirs.lower() in by_lower]
+    found = mapped or [by_lower[name] for name in ALIASES.get(id_column, ()) if name in by_lower]
+    if len(found) > 1:
+        raise InputError(f"query_table: columns {', '.join(found)} could each be the {id_column}; say which with "
+                         f"columns={{{found[0]!r}: {id_column!r}}}")
+    return found[0] if found else None
 
 
 def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: str = "error",

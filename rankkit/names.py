@@ -22,8 +22,8 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "subtopic": ("subtopic", "subtopic_id", "subtopicid", "intent", "aspect", "facet", "iteration", "iter"),
 }
 REQUIRED = {"qrels": ("query_id", "doc_id", "relevance"), "run": ("query_id", "doc_id", "score"),
-            "subtopics": ("query_id", "subtopic", "doc_id", "relevance")}
-OPTIONAL = {"qrels": (), "run": ("system", "rank"), "subtopics": ()}
+            "subtopics": ("query_id", "subtopic", "doc_id", "relevance"), "queries": ("query_id",)}
+OPTIONAL = {"qrels": (), "run": ("system", "rank"), "subtopics": (), "queries": ()}
 
 # The fields of a TREC line, in order (a run's line may have more after the tag, ignored).
 QRELS_FIELDS = ("query_id", "iteration", "doc_id", "relevance")
@@ -43,6 +43,7 @@ def fill(sql: str) -> str:
       'required': ...}, ...]``, in the order Python's readers match them
     - ``{{fields KIND}}``: the TREC fields of a line as a string (``query_id q0 doc_id ...``)
     - ``{{run_suffixes}}``: RUN_SUFFIXES as a list of strings
+    - ``{{names COLUMN}}``: COLUMN's names (ALIASES) as a list of strings
     """
     return re.sub(r"\{\{(\w+)((?: \w+)*)\}\}", lambda m: _marker(m.group(1), m.group(2).split()), sql)
 
@@ -62,6 +63,8 @@ def _marker(name: str, args: list[str]) -> str:
         return _text(" ".join(fields))
     if name == "run_suffixes":
         return _texts(RUN_SUFFIXES)
+    if name == "names":
+        return _texts(ALIASES[args[0]])
     raise ValueError(f"unknown marker {{{{{name}}}}} in the SQL")
 
 

@@ -6,10 +6,32 @@
 -- alone gives. A query missing from the query table, or whose attribute is NULL, falls in the
 -- NULL slice: nothing is dropped. A query listed twice in the query table is an error.
 
--- Each query's value of one attribute (a column of the query table, named by a string).
+-- Each query's value of one attribute (a column of the query table, named by a string). The query
+-- id is the column query_id, or else the one column under another of its names (qid, topic ...:
+-- rankkit.names.ALIASES, as the readers find it), never the attribute itself; a query table whose
+-- text sits in a column query beside qid names two candidates and is refused, as in Python.
 CREATE OR REPLACE MACRO rankkit.query_slices(queries_table, attribute) AS TABLE
-    SELECT query_id::VARCHAR AS query_id, COLUMNS(lambda c: c = attribute) AS slice
-    FROM query_table(queries_table::VARCHAR);
+WITH
+keys AS (
+    SELECT list(name ORDER BY name) FILTER (lower(name) <> 'query_id') AS others,
+           bool_or(lower(name) = 'query_id') AS named
+    FROM rankkit.table_columns(queries_table)
+    WHERE list_contains({{names query_id}}, lower(name)) AND name <> attribute
+),
+checked AS (
+    SELECT CASE
+        WHEN coalesce(named, false) OR len(others) = 1 THEN coalesce(named, false)
+        WHEN others IS NULL THEN error('rankkit: the query table has no query id column (query_id, or one of '
+                                       || array_to_string({{names query_id}}[2:], ', ') || ')')
+        ELSE error('rankkit: the query table''s columns ' || array_to_string(others, ', ')
+                   || ' could each be the query id; rename the one that is to query_id') END AS named
+    FROM keys
+)
+SELECT CASE WHEN (SELECT named FROM checked) THEN query_id::VARCHAR
+            ELSE coalesce(*COLUMNS(lambda c: list_contains({{names query_id}}, lower(c)) AND lower(c) <> 'query_id'
+                                             AND c <> attribute))::VARCHAR END AS query_id,
+       COLUMNS(lambda c: c = attribute) AS slice
+FROM (FROM query_table(queries_table::VARCHAR) UNION ALL BY NAME (SELECT {{empty_row queries}} LIMIT 0));
 
 -- Per-query values (a table or CTE named values_table, in the columns of rankkit.per_query) with
 -- each query's slice.

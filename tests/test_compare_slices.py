@@ -122,10 +122,56 @@ def test_slices_and_average_ties_in_the_duckdb_shell(tmp_path):
 .mode csv
 CREATE TABLE qrels AS SELECT * FROM (VALUES ('q','A',3),('q','B',2),('q','C',1),('q','D',0),('q','E',0)) t(query_id, doc_id, relevance);
 CREATE TABLE run AS SELECT * FROM (VALUES ('q','A',3.0),('q','B',2.0),('q','C',0.0),('q','D',0.0),('q','E',1.0)) t(query_id, doc_id, score);
-CREATE TABLE topics AS SELECT * FROM (VALUES ('q','long')) t(query_id, len);
+CREATE TABLE topics AS SELECT * FROM (VALUES ('q','long')) t(qid, len);
 SELECT round(value, 5) AS v FROM rankkit.evaluate('qrels', 'run', ['nDCG(ideal=run)'], ties := 'average');
 SELECT slice, round(value, 5) AS v FROM rankkit.evaluate_by('qrels', 'run', ['nDCG(ideal=run)'], 'topics', 'len');
 """
     out = subprocess.run([str(shell), "-batch"], input=commands, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["v", "0.98084", "slice,v", "long,0.97624"]
+
+
+@pytest.mark.parametrize("key, columns", [("qid", None), ("Topic", None), ("topic_no", {"topic_no": "query_id"})])
+def test_a_query_table_keyed_by_another_name_of_the_query_id(con, tmp_path, key, columns):
+    """The query table's id column is found as the readers find qrels' and runs' (qid, topic ..., or
+    mapped with columns=), on every surface that takes one: DuckDB's binder error and rankkit's
+    internal SQL were all a user of `qid` saw, in Python, on the command line, in the explorer and
+    in SQL's evaluate_by."""
+    qrels, run = _sample(23, queries=12)
+    topics = _query_table(12)
+    expected = rankkit.evaluate(qrels, run, ["AP"], by="category", query_table=topics)
+    keyed = topics.rename(columns={"query_id": key})
+    path = tmp_path / "topics.csv"
+    keyed.to_csv(path, index=False)
+    for table in (keyed, str(path)):
+        found = rankkit.evaluate(qrels, run, ["AP"], by="category", query_table=table, columns=columns)
+        pd.testing.assert_frame_equal(found, expected)
+    compared = rankkit.compare(qrels, run, ["AP"], by="category", query_table=str(path), columns=columns)
+    assert set(compared["category"].dropna()) == {"web", "news", "code"}
+    from rankkit.explore.data import _query_table as explorer_queries
+    assert explorer_queries(rankkit.connect(), keyed.rename(columns={key: "qid"})).index.name == "query_id"
+    con.register("qrels", qrels)
+    con.register("run", run)
+    con.register("topics", keyed if columns is None else topics)
+    sql = con.execute("SELECT slice, value FROM rankkit.evaluate_by('qrels', 'run', ['AP'], 'topics', 'category') "
+                      "ORDER BY system, slice NULLS LAST").fetchall()
+    assert [(s, round(v, 12)) for s, v in sql] == [(c, round(v, 12)) for c, v in expected.sort_values(
+        ["system", "category"], na_position="last")[["category", "value"]].itertuples(index=False)]
+
+
+def test_a_query_table_with_two_candidates_for_the_query_id_is_refused(con):
+    """qid beside a column named query (the query's text, say): which is the id is not guessed."""
+    qrels, run = _sample(24, queries=6)
+    topics = _query_table(6).rename(columns={"query_id": "qid"}).assign(query="text")
+    with pytest.raises(InputError, match="columns qid, query could each be the query_id"):
+        rankkit.evaluate(qrels, run, ["AP"], by="category", query_table=topics)
+    con.register("qrels", qrels)
+    con.register("run", run)
+    con.register("topics", topics)
+    with pytest.raises(Exception, match="columns qid, query could each be the query id"):
+        con.execute("FROM rankkit.evaluate_by('qrels', 'run', ['AP'], 'topics', 'category')").fetchall()
+    # beside query_id itself, a column named query is text, not a second id (as in the readers)
+    kept = _query_table(6).assign(query="text")
+    assert len(rankkit.evaluate(qrels, run, ["AP"], by="category", query_table=kept)) > 0
+    con.register("topics", kept)
+    assert len(con.execute("FROM rankkit.evaluate_by('qrels', 'run', ['AP'], 'topics', 'category')").fetchall()) > 0

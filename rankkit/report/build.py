@@ -151,7 +151,7 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
         try:
             results = _compute(con, inputs, qrels_table, run_tables, names, test=test, correction=correction,
                                alpha=alpha, ci=ci, seed=seed, resamples=resamples, by=by, conventions=conventions,
-                               baseline=baseline, given=values)
+                               baseline=baseline, given=values, columns=columns)
         finally:
             for table in [qrels_table, *(run_tables.values() if isinstance(run_tables, dict) else [run_tables])]:
                 forget(con, table)
@@ -209,7 +209,7 @@ def _agreement(con, qrels, second_qrels, runs, measure: str, systems: list, **op
 
 
 def _compute(con, inputs: list[dict], qrels_table, run_tables, names: list[str], *, test, correction, alpha, ci, seed,
-             resamples, by, conventions: Conventions, baseline, given=None) -> tuple:
+             resamples, by, conventions: Conventions, baseline, given=None, columns=None) -> tuple:
     """One evaluation of every measure and Judged@k (or the values ``given``, computed elsewhere): the
     aggregate, its intervals and the comparison all come from these per-query values; slices are a
     second evaluation, grouped in SQL."""
@@ -230,8 +230,8 @@ def _compute(con, inputs: list[dict], qrels_table, run_tables, names: list[str],
     slices = pd.DataFrame()
     if by is not None:
         slices = _with_system(evaluate(qrels_table, run_tables, names, by=by, query_table=inputs[-1]["source"], con=con,
-                                       conventions=conventions), run_tables)
-    _count_rows(con, inputs, qrels_table, run_tables, by)
+                                       conventions=conventions, columns=columns), run_tables)
+    _count_rows(con, inputs, qrels_table, run_tables, by, columns)
     return specs, judged, asked, aggregate, systems, comparison, slices
 
 
@@ -347,14 +347,14 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _count_rows(con, inputs: list[dict], qrels, runs, by) -> None:
+def _count_rows(con, inputs: list[dict], qrels, runs, by, columns) -> None:
     """Rows and queries of each input as rankkit read it."""
     def counts(relation) -> tuple[int, int]:
         return relation.aggregate("count(*), count(DISTINCT query_id)").fetchall()[0]
 
     tables = [qrels] + (list(runs.values()) if isinstance(runs, dict) else [runs])
     if inputs[-1]["role"] == "queries":
-        tables.append(con.table(slice_source(con, inputs[-1]["source"], by)[0]))
+        tables.append(con.table(slice_source(con, inputs[-1]["source"], by, columns)[0]))
     # the second judgment table is read by rankkit.agreement: build counts it from what that found
     for item, table in zip([item for item in inputs if item["role"] != "second_qrels"], tables, strict=True):
         item["rows"], item["queries"] = (int(n) for n in counts(table))
