@@ -74,8 +74,11 @@ boards AS (
            rank() OVER (PARTITION BY sample ORDER BY key_b DESC) AS rank_b
     FROM rankkit.board_keys(samples_table)
 ),
+-- the places among the systems kept (top := k): windows run after WHERE, so rank_b is the place on b
+-- among those systems, as tau_AP's divisor needs, not on the whole of b (five systems in one order on
+-- both sides gave tau_AP 0.36 where a system not kept stood first on b)
 places AS (
-    SELECT *,
+    SELECT * REPLACE (rank() OVER (PARTITION BY sample ORDER BY key_b DESC) AS rank_b),
            rank() OVER (PARTITION BY sample ORDER BY key_a)
                + (count(*) OVER (PARTITION BY sample, key_a) - 1) / 2 AS place_a,
            rank() OVER (PARTITION BY sample ORDER BY key_b)
