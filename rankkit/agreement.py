@@ -20,7 +20,7 @@ import pandas as pd
 
 from rankkit import stats
 from rankkit._sql import connect
-from rankkit.errors import InputError, RankkitError
+from rankkit.errors import InputError, RankkitError, warn
 from rankkit.evaluate import run_query
 from rankkit.io import default_connection, is_frame, is_table, load, release
 
@@ -146,10 +146,13 @@ def _judgment_names(con, qrels_a, qrels_b, judges, table: str) -> dict[str, str]
     rankkit.label_pairs finds them (the judge column's two values in order) unless named."""
     if qrels_b is not None:
         return {"qrels_a": source_name(qrels_a), "qrels_b": source_name(qrels_b)}
+    name = source_name(qrels_a)
     if judges is None:
         judges = con.execute("SELECT list(DISTINCT judge::VARCHAR ORDER BY judge::VARCHAR) FROM query_table(?)",
                              [table]).fetchall()[0][0]
-    name = source_name(qrels_a)
+        # a is the reference (one_sided's side, the confusion's rows): taken in order, so said
+        warn(f"{name}: judges not named: a is judge {judges[0]} and b is judge {judges[1]}, the judge column's "
+             f"values in order; name them with judges=({judges[0]!r}, {judges[1]!r}) to choose")
     return {"qrels_a": f"judge {judges[0]} in {name}", "qrels_b": f"judge {judges[1]} in {name}"}
 
 
@@ -179,17 +182,17 @@ def label_tables(con, qrels_a, qrels_b, judges, columns) -> Iterator[tuple[str, 
     if judges is not None:
         raise RankkitError("judges names the two judges of one table with a judge column; "
                            "with two tables, give qrels_b=None or leave judges out")
-    with _loaded_pair(con, qrels_a, qrels_b, "qrels", columns) as (a, b):
+    with _loaded_pair(con, qrels_a, qrels_b, "qrels", columns, ("qrels_a", "qrels_b")) as (a, b):
         yield a.table, b.table, [a.label, b.label]
 
 
 @contextmanager
-def _loaded_pair(con, first, second, kind: str, columns) -> Iterator[tuple]:
+def _loaded_pair(con, first, second, kind: str, columns, sides: tuple[str, str]) -> Iterator[tuple]:
     """Two inputs read and checked as evaluate reads them, both released afterwards (the first too
-    when the second fails)."""
-    a = load(con, first, kind, columns=columns)
+    when the second fails); a message about either names its side (``sides``) unless a path does."""
+    a = load(con, first, kind, columns=columns, label=_side_label(con, first, sides[0]))
     try:
-        b = load(con, second, kind, columns=columns)
+        b = load(con, second, kind, columns=columns, label=_side_label(con, second, sides[1]))
     except BaseException:
         release(con, a)
         raise
@@ -230,6 +233,18 @@ def _raw_table(con, source, columns, column: str) -> Iterator[tuple[str, str]]:
             con.unregister(name)
         else:
             con.execute(f"DROP VIEW IF EXISTS {name}")
+
+
+def _side_label(con, source, side: str) -> str | None:
+    """What messages call one of two inputs: its path, else the side it is (two DataFrames were both
+    'the qrels DataFrame')."""
+    if isinstance(source, (str, Path)) and not is_table(con, str(source)):
+        return None
+    if is_frame(source):
+        return f"the {side} DataFrame"
+    if isinstance(source, duckdb.DuckDBPyRelation):
+        return f"the {side} relation"
+    return f"{side} (table {source})"
 
 
 @dataclass
@@ -461,7 +476,7 @@ def overlap(run_a, run_b, *, p: float = 0.9, k: int = 10, depth: int | None = No
         raise RankkitError(f"ties must be trec, rank (equal scores ordered by that rule) or w, a, b (left tied: "
                            f"Corsi and Urbano's variants of RBO), got {ties!r}")
     con = connect(con) if con is not None else default_connection()
-    with _loaded_pair(con, run_a, run_b, "run", columns) as (a, b):
+    with _loaded_pair(con, run_a, run_b, "run", columns, ("run_a", "run_b")) as (a, b):
         arguments = [a.engine, b.engine, ties, depth]
         per_query = run_query(con, "FROM rankkit.overlap(?, ?, ties := ?, depth := ?, p := ?, k := ?)",
                               [*arguments, p, k])

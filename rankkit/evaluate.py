@@ -825,4 +825,7 @@ def _errors() -> Iterator[None]:
 def _message(error: Exception) -> str:
     text = str(error)
     found = re.search(r"rankkit: (.*)", text)
-    return found.group(1).strip() if found else text.strip().splitlines()[0]
+    if not found:
+        return text.strip().splitlines()[0]
+    # the macros' hints name arguments as SQL does (judges := [a, b]); a Python caller writes judges=[a, b]
+    return re.sub(r"\b(\w+) := ", r"\1=", found.group(1).strip())

@@ -48,6 +48,11 @@ judge_names AS (
     -- one table: the two judges named, or the judge column's two values in order
     SELECT CASE WHEN judges IS NOT NULL AND len(judges) <> 2
                     THEN error('rankkit: judges names the two judges to compare, got ' || judges::VARCHAR)
+                WHEN judges IS NOT NULL AND qrels_b IS NULL AND NOT list_has_all(found, judges::VARCHAR[])
+                    THEN error('rankkit: ' || coalesce(labels[1], 'qrels table ' || qrels_a::VARCHAR) || ': judge '
+                               || [j FOR j IN judges::VARCHAR[] IF NOT list_contains(found, j)][1]
+                               || ' is not in the judge column; it holds '
+                               || CASE WHEN len(found) = 0 THEN 'none' ELSE array_to_string(found, ', ') END)
                 WHEN judges IS NOT NULL THEN judges::VARCHAR[]
                 WHEN qrels_b IS NOT NULL THEN [NULL, NULL]::VARCHAR[]
                 WHEN len(found) = 2 THEN found

@@ -207,3 +207,27 @@ def test_docstring_example_runs():
 
     module = importlib.import_module("rankkit.agreement")  # the module; rankkit.agreement is the function
     assert doctest.testmod(module).failed == 0
+
+
+def test_python_agreement_says_which_table_and_which_judge():
+    """Two DataFrames were both 'the qrels DataFrame' in a message; one table's judges were taken in
+    alphabetical order without a word; a judge not in the table read as 'no query in common'; and a
+    Python caller was told to write SQL's judges := [a, b] (issue 33's findings)."""
+    good = pd.DataFrame(A, columns=["query_id", "doc_id", "relevance"])
+    bad = good.rename(columns={"relevance": "grade_x"})
+    with pytest.raises(rankkit.InputError, match="^the qrels_b DataFrame: missing column relevance"):
+        rankkit.agreement(good, bad)
+    with pytest.raises(rankkit.InputError, match="^the qrels_a DataFrame: missing column relevance"):
+        rankkit.agreement(bad, good)
+    judged = pd.DataFrame([(*row, "zoe") for row in A] + [(*row, "al") for row in B],
+                          columns=["query_id", "doc_id", "relevance", "judge"])
+    with pytest.warns(rankkit.RankkitWarning, match=r"a is judge al and b is judge zoe.*judges=\('al', 'zoe'\)"):
+        rankkit.agreement(judged)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rankkit.RankkitWarning)
+        rankkit.agreement(judged, judges=("zoe", "al"))  # named: nothing to say
+    with pytest.raises(rankkit.RankkitError, match="judge bo is not in the judge column; it holds al, zoe"):
+        rankkit.agreement(judged, judges=("al", "bo"))
+    with pytest.raises(rankkit.RankkitError, match=r"name them with judges=\[a, b\]") as raised:
+        rankkit.agreement(judged[judged.judge == "al"])
+    assert ":=" not in str(raised.value)
