@@ -673,7 +673,25 @@ def compare_inputs(con: duckdb.DuckDBPyConnection, qrels: Source, run: Source, s
         _compared[con][(qrels.queries, run.queries)] = found
     counts = dict(zip(("run_queries", "qrels_queries", "common", "run_only", "run_only_examples",
                        "qrels_only", "qrels_only_examples", "run_examples", "qrels_examples", "no_rank"), found))
-    return checked_counts(counts, qrels, run, specs, queries=queries, ties=ties, warn=warn)
+    checked = checked_counts(counts, qrels, run, specs, queries=queries, ties=ties, warn=warn)
+    if warn:
+        _warn_no_relevant(con, qrels, specs)
+    return checked
+
+
+def _warn_no_relevant(con: duckdb.DuckDBPyConnection, qrels: Source, specs) -> None:
+    """At a relevance level above 1 (a recommender's rating 4, say), judged queries with no document
+    that high score 0 on R, AP, P, RR and Success, as trec_eval scores them; said, since at such a
+    level they can be many. (At level 1 a query without a relevant document is TREC's rare case.)"""
+    levels = sorted({spec["rel"] for spec in specs if _takes_rel(spec) and spec["rel"] > 1})
+    for level in levels:
+        none, queries, examples = con.execute(
+            f"SELECT count(*) FILTER (WHERE top < $level), count(*), min(query_id, 3) FILTER (WHERE top < $level) "
+            f"FROM {qrels.queries}", {"level": level}).fetchall()[0]
+        if none:
+            asked = ", ".join(dict.fromkeys(s["measure"] for s in specs if _takes_rel(s) and s["rel"] == level))
+            warn(f"{qrels.label}: {none} of {queries} judged queries have no document graded {level:g} or above "
+                 f"(such as {_examples(examples)}): {asked} score 0 there, as in trec_eval")
 
 
 def checked_counts(counts: dict, qrels, run, specs=(), *, queries: str = "both", ties: str = "trec",
@@ -739,7 +757,16 @@ def measure_specs(con: duckdb.DuckDBPyConnection, measures: str | Iterable[str],
     key = (tuple(names), rel, docs)
     if key not in _parsed:  # a loop over many runs asks for the same names: parsing costs 20 ms
         _parsed[key] = _stored_specs(key) or _parse_specs(con, key)
-    return [_labelled(dict(spec), rel) for spec in _parsed[key]]
+    specs = [_labelled(dict(spec), rel) for spec in _parsed[key]]
+    if float(rel) != 1 and not any(_takes_rel(spec) for spec in specs):
+        # nDCG(rel=4) is refused as a name, so rel=4 beside nDCG alone must not pass unsaid either
+        warn(f"rel={rel:g} changes none of the measures asked ({', '.join(s['measure'] for s in specs[:5])}"
+             f"{', ...' if len(specs) > 5 else ''}): they take no relevance level")
+    return specs
+
+
+def _takes_rel(spec: Mapping) -> bool:
+    return "rel" in registry()[spec["metric"]].params
 
 
 def _labelled(spec: dict, rel: float) -> dict:

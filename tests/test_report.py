@@ -689,3 +689,23 @@ def test_bad_measure_and_baseline_name_what_is_wrong(inputs):
         rankkit.report(inputs["qrels"], runs, ["nDCG@ten"])
     with pytest.raises(InputError, match="baseline 'bm99' is not one of the systems: bm25, dense_v2, hybrid"):
         rankkit.report(inputs["qrels"], runs, ["AP"], baseline="bm99")
+
+
+def test_a_relevance_level_is_never_silently_ignored(inputs):
+    """nDCG(rel=4) is refused as a name, but evaluate(rel=4) with nDCG alone took it and said nothing;
+    and at a level above 1 the queries with no document that high score 0 on R, AP and Success, as in
+    trec_eval, with nothing said (issue 33's findings)."""
+    qrels, run = inputs["qrels"], str(inputs["runs"]["bm25"])
+    with pytest.warns(rankkit.RankkitWarning, match=r"rel=4 changes none of the measures asked \(nDCG@10\)"):
+        rankkit.evaluate(qrels, run, "nDCG@10", rel=4)
+    top = pd.read_csv(qrels, sep=" ", header=None, names=["query_id", "iter", "doc_id", "relevance"]) \
+        .groupby("query_id")["relevance"].max()
+    level = int(top.max())
+    lacking = int((top < level).sum())
+    assert 0 < lacking < len(top)  # the fixture has queries on both sides of the level
+    with pytest.warns(rankkit.RankkitWarning, match=rf"{lacking} of {len(top)} judged queries have no document graded "
+                                                    rf"{level} or above .*: AP\(rel={level}\), R\(rel={level}\)@10 score 0"):
+        rankkit.evaluate(qrels, run, ["nDCG@10", "AP", "R@10"], rel=level)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rankkit.RankkitWarning)
+        rankkit.evaluate(qrels, run, ["nDCG@10", "AP"])  # level 1: trec_eval's everyday case, nothing to say
