@@ -67,6 +67,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return 2
     from rankkit import _engine as duckdb
     from rankkit.errors import RankkitError, RankkitWarning
+    from rankkit.safe.terminal import visible
 
     said: set[str] = set()
 
@@ -74,7 +75,7 @@ def _main(argv: Sequence[str] | None) -> int:
         if issubclass(category, RankkitWarning):
             if str(message) not in said:  # each run is evaluated twice with -q: say things once
                 said.add(str(message))
-                print(f"rankkit {args.command}: warning: {cli_syntax(str(message))}", file=sys.stderr)
+                print(f"rankkit {args.command}: warning: {visible(cli_syntax(str(message)))}", file=sys.stderr)
         else:
             shown(message, category, *rest, **kwargs)
 
@@ -88,17 +89,19 @@ def _main(argv: Sequence[str] | None) -> int:
             message = _one_line(error)
             if not hasattr(args, "duplicates"):  # the readers' advice names an option this command has not
                 message = _NO_DUPLICATES_OPTION.sub("", message)
-            print(f"rankkit {args.command}: {cli_syntax(message)}", file=sys.stderr)
+            print(f"rankkit {args.command}: {visible(cli_syntax(message))}", file=sys.stderr)
             return 2
         except duckdb.Error as error:  # a DuckDB failure rankkit did not foresee: still one line, no trace
-            print(f"rankkit {args.command}: {_one_line(error)}", file=sys.stderr)
+            print(f"rankkit {args.command}: {visible(_one_line(error))}", file=sys.stderr)
             return 2
         except BrokenPipeError:
             return 0
 
 
 def _one_line(error: Exception) -> str:
-    return " ".join(str(error).split())
+    """The message on one line (DuckDB's spans several). Only spaces and newlines are joined: any
+    other control character is left for safe.terminal.visible to show (RankkitError's are already)."""
+    return re.sub(r"[ \n]+", " ", str(error)).strip()
 
 
 # The readers' hints name Python arguments; on the command line the same advice is an option.
@@ -341,7 +344,7 @@ def _run_eval(args: argparse.Namespace) -> int:
     frames = [(system, [row for row in aggregate if row["system"] == system],
                None if per_query is None else [row for row in per_query if row["system"] == system])
               for system in systems]
-    write_eval(sys.stdout, frames, args.format, args.digits, summary=args.summary)
+    write_eval(sys.stdout, frames, args.format, args.digits, summary=args.summary, where=args.qrels)
     return 0
 
 
