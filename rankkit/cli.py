@@ -331,6 +331,8 @@ def _run_eval(args: argparse.Namespace) -> int:
     with _stdin_runs(args.runs) as given:
         runs = run_arguments(given)
         if args.output:
+            if args.per_query and qrels is not None:
+                _refuse_aggregate_query(con, qrels, args.qrels)
             evaluate_file(qrels, runs, measures or ["num_q"], args.output, per_query=args.per_query,
                           summary=args.summary, digits=args.digits, **options)
             return 0
@@ -346,6 +348,17 @@ def _run_eval(args: argparse.Namespace) -> int:
               for system in systems]
     write_eval(sys.stdout, frames, args.format, args.digits, summary=args.summary, where=args.qrels)
     return 0
+
+
+def _refuse_aggregate_query(con, qrels: str, label: str) -> None:
+    """-q -o FILE: a query named all would read as a system's aggregate, which the file names so."""
+    from rankkit.errors import InputError
+    from rankkit.output import AGGREGATE
+
+    found = con.execute(f"SELECT query_id FROM {qrels} WHERE trim(query_id) = ? LIMIT 1", [AGGREGATE]).fetchall()
+    if found:
+        raise InputError(f"{label}: a query is named '{found[0][0]}', and the file names each system's aggregate over "
+                         f"queries '{AGGREGATE}' (trec_eval's text does): rename the query")
 
 
 def _qrels_are_subtopics(args: argparse.Namespace) -> bool:
@@ -671,7 +684,9 @@ def _run_report(args: argparse.Namespace) -> int:
                    columns=_columns(args), conventions=conventions, call=_command_line(args),
                    second_qrels=args.second_qrels, **given)
     result.save(args.output)
-    print(f"rankkit report: wrote {', '.join(map(str, result.written(args.output)))}")
+    from rankkit.safe.terminal import visible
+
+    print(f"rankkit report: wrote {', '.join(visible(path) for path in result.written(args.output))}")
     return 0
 
 
@@ -713,8 +728,11 @@ def _add_verify(sub: argparse.ArgumentParser) -> None:
 def _run_verify(args: argparse.Namespace) -> int:
     from rankkit.report.verify import verify
 
+    from rankkit.safe.terminal import visible
+
     outcome = verify(args.report)
-    print(outcome)
+    # its lines quote names and paths from the report, a file that may come from anyone
+    print("\n".join(visible(line) for line in str(outcome).split("\n")))
     return 0 if outcome.holds else 1
 
 
@@ -749,7 +767,9 @@ def _run_measures(args: argparse.Namespace) -> int:
         shown = []
         for asked, label, measure in _meant(args.name):
             if asked != label:  # a trec_eval name or another spelling: say what it computes
-                print(f"{asked} means {label}")
+                from rankkit.safe.terminal import visible
+
+                print(visible(f"{asked} means {label}"))
             if measure not in shown:
                 shown.append(measure)
         for measure in shown:

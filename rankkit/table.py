@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from rankkit.output import is_count
+from rankkit.safe.markdown import text as markdown_escape  # (one escape for every Markdown writer)
 
 __all__ = ["Cell", "Table", "make_table", "letters", "number", "markdown", "latex", "latex_long", "markdown_escape",
            "latex_escape", "means_note", "BEST_NOTE", "FORMATS", "DIGITS"]
@@ -127,13 +128,6 @@ def make_table(measures: list[str], labels: list[str], systems: list[str], value
 
 
 # ---- Markdown -------------------------------------------------------------------------------------
-
-def markdown_escape(text) -> str:
-    text = str(text)
-    for char in "\\|*_`<>":
-        text = text.replace(char, "\\" + char)
-    return text
-
 
 def markdown(table: Table, intervals: bool = False, caption: str | None = None, label: str | None = None) -> str:
     """GitHub-flavoured Markdown: the table, then each note as a paragraph. A caption follows the
