@@ -505,11 +505,13 @@ def _run_sql(args: argparse.Namespace) -> int:
             raise UsageError(f"--column {theirs}={ours}: expected one of {', '.join(RUN_COLUMNS + QRELS_COLUMNS)}")
         names[ours] = theirs
     # the run's system column, unless mapped or refused, is read where the table has one (as DuckDB's macros)
+    # built before anything is printed: a table name that cannot be quoted is refused alone
+    text = statement(specs, qrels=args.qrels_table, run=args.run_table,
+                     qrels_columns={c: names[c] for c in QRELS_COLUMNS},
+                     run_columns={c: names.get(c) for c in RUN_COLUMNS}, check=True,
+                     optional_system=names["system"] == "system", **options)
     print(f"-- Spark 3.5: SET spark.sql.analyzer.maxIterations = {ANALYSER_PASSES} first, for many measures")
-    print(statement(specs, qrels=args.qrels_table, run=args.run_table,
-                    qrels_columns={c: names[c] for c in QRELS_COLUMNS},
-                    run_columns={c: names.get(c) for c in RUN_COLUMNS}, check=True,
-                    optional_system=names["system"] == "system", **options) + ";")
+    print(text + ";")
     return 0
 
 

@@ -147,7 +147,9 @@ def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tupl
     from rankkit.io.columns import match_columns
 
     if isinstance(source, str):
-        name = ".".join(f"`{part.strip('`')}`" for part in source.split("."))
+        from rankkit.safe.spark_sql import table_name
+
+        name = table_name(source)
         frame, label = spark.table(source), f"{kind} table {source}"
     elif hasattr(source, "createOrReplaceTempView") and hasattr(source, "schema"):
         name = f"rankkit_{kind}_{uuid.uuid4().hex[:12]}"

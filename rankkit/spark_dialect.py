@@ -16,6 +16,7 @@ from typing import Iterable, Mapping
 
 from rankkit.compose import DUCKDB, plan
 from rankkit.errors import RankkitError
+from rankkit.safe.spark_sql import identifier, table_name
 from rankkit.spark_sql import _string, to_spark
 
 __all__ = ["Spark", "SPARK", "statement", "duckdb_statement"]
@@ -76,7 +77,7 @@ SPARK = Spark()
 
 
 def _ident(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
+    return identifier(name)
 
 
 def inputs(qrels: str, run: str, qrels_columns: Mapping[str, str], run_columns: Mapping[str, str | None],
@@ -218,6 +219,8 @@ def statement(specs: Iterable[Mapping], *, qrels: str, run: str, qrels_columns: 
         raise RankkitError(f"scores must be double or float32, got {scores!r}")
     refuse_diversity(specs)
     labels = labels or (f"qrels table {qrels}", f"run table {run}")
+    # pasted into the statement: each part of a name quoted (rankkit.safe.spark_sql), or refused
+    qrels, run = table_name(qrels), table_name(run)
     problems = checks(*labels) if check else None
     before = ranks(ties, depth, judged_only)
     composed = plan(specs, ties=ties, queries=queries, dialect=SPARK).statement("rankkit_qrels", "rankkit_ranks",
