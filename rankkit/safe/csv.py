@@ -17,8 +17,14 @@ _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
 def cell(value):
-    """A value as a CSV cell: text quoted against formulas, anything else as it is."""
-    if isinstance(value, str) and _DANGEROUS.match(value) and not _NUMBER.fullmatch(value):
+    """A value as a CSV cell: text quoted against formulas, anything else as it is. A carriage
+    return within text is written ``\\r``: Python's csv writers (and pandas') quote a field holding
+    a newline, not one holding a lone CR, which a spreadsheet reads as the end of the row."""
+    if not isinstance(value, str):
+        return value
+    if "\r" in value:  # (no reader lets one into an id: this is for frames handed to a writer)
+        value = value.replace("\r", "\\r")
+    if _DANGEROUS.match(value) and not _NUMBER.fullmatch(value):
         return "'" + value
     return value
 
@@ -29,7 +35,8 @@ def row(values) -> list:
 
 def frame(table):
     """A pandas DataFrame with every text cell made a safe CSV cell (a copy; numbers untouched)."""
-    text = [name for name, kind in table.dtypes.items() if kind == object or str(kind) == "string"]
+    text = [name for name, kind in table.dtypes.items() if getattr(kind, "kind", "") in ("O", "S", "U")
+            or str(kind) in ("str", "string")]
     if not text:
         return table
     return table.assign(**{name: table[name].map(cell) for name in text})
