@@ -195,7 +195,9 @@ def collected(frame) -> list:
     try:
         return frame.collect()
     except Exception as error:
-        said = re.search(r"rankkit: (.*?)(?: SQLSTATE: \w+)?$", str(error), re.MULTILINE)
+        # (up to Spark's SQLSTATE, newlines included: an id's control characters are escaped by InputError)
+        said = (re.search(r"rankkit: (.*?) SQLSTATE: \w+", str(error), re.DOTALL)
+                or re.search(r"rankkit: (.*?)$", str(error), re.MULTILINE))
         if said is None:
             raise
         raise InputError(said.group(1).strip()) from None

@@ -151,8 +151,8 @@ def _markdown_cell(cell: Cell, name: str, intervals: bool) -> str:
     shown = f"**{cell.number(name)}**" if cell.best else cell.number(name)
     if cell.beats:
         shown += f"<sup>{''.join(cell.beats)}</sup>"
-    if intervals and cell.interval(name):
-        shown += " " + markdown_escape(cell.interval(name))
+    if intervals and cell.interval(name):  # rankkit's numbers: as they are ([low, high] is no link)
+        shown += " " + cell.interval(name)
     return shown
 
 

@@ -466,3 +466,19 @@ def test_format_comparison_is_safe_for_any_names():
     frame["system"] = "a\nAP  x  0.0000\x1b[2J"
     text = format_comparison(frame)
     assert not RAW.search(text) and "a\\nAP" in text and len(text.splitlines()) == 6
+
+
+@pytest.mark.parametrize("rows, said", [
+    ("('s', concat('q', chr(27), '[2J'), 'a', 1.0E0)", r"run DataFrame: the query id 'q\x1b[2J' holds a control"),
+    ("(concat('s', chr(10), 'map all 1'), '1', 'a', 1.0E0)", r"run DataFrame: the system name 's\nmap all 1' holds"),
+    ("('', '1', 'a', 1.0E0)", "run DataFrame: the system name '' is empty"),
+    ("('s', '1', 'a', 1.0E0), (CAST(NULL AS STRING), '1', 'b', 1.0E0)", "the system is NULL on some rows"),
+])
+def test_the_spark_statement_refuses_as_the_readers_do(spark, rows, said):
+    from rankkit.spark import collected, evaluate
+
+    qrels = spark.createDataFrame(pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1]}))
+    run = spark.sql(f"SELECT * FROM VALUES {rows} AS t(system, query_id, doc_id, score)")
+    with pytest.raises(InputError) as error:
+        collected(evaluate(spark, qrels, run, "AP"))
+    assert said in str(error.value) and not RAW.search(str(error.value)), str(error.value)
