@@ -469,7 +469,8 @@ def test_format_comparison_is_safe_for_any_names():
 
 
 @pytest.mark.parametrize("rows, said", [
-    ("('s', concat('q', chr(27), '[2J'), 'a', 1.0E0)", r"run DataFrame: the query id 'q\x1b[2J' holds a control"),
+    ("('s', '1', 'a', 1.0E0), ('s', concat('q', chr(27), '[2J'), 'a', 1.0E0)",
+     r"run DataFrame: the query id 'q\x1b[2J' holds a control"),
     ("(concat('s', chr(10), 'map all 1'), '1', 'a', 1.0E0)", r"run DataFrame: the system name 's\nmap all 1' holds"),
     ("('', '1', 'a', 1.0E0)", "run DataFrame: the system name '' is empty"),
     ("('s', '1', 'a', 1.0E0), (CAST(NULL AS STRING), '1', 'b', 1.0E0)", "the system is NULL on some rows"),
