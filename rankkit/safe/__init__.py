@@ -11,6 +11,10 @@ One module per kind, each used by every writer of that kind:
   with ``= + - @``, TAB, CR, LF or NUL gets a leading single quote; numbers stay numbers.
 - ``markdown``: Markdown text and table cells: no HTML, no link, no image, no emphasis, no ``|``
   ending a cell and no newline ending a row.
+- ``spark_sql``: a table name pasted into a Spark SQL statement (``rankkit sql --dialect spark``,
+  the Spark engine): each part between backticks, a backtick doubled; what cannot be quoted is
+  refused. (The SQL macros quote ids in their messages with ``rankkit.visible``, the Spark
+  statement with ``rankkit.spark_dialect.visible``: the terminal rule in each engine's SQL.)
 - ``latex`` and ``plot`` (helper ``typeset``): LaTeX text that compiles for any name, and text
   matplotlib can draw.
 
