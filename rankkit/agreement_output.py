@@ -25,6 +25,9 @@ import math
 from typing import IO
 
 from rankkit.agreement import CORRELATIONS, LABEL_MEASURES
+from rankkit.errors import InputError
+from rankkit.safe import csv as safe_csv
+from rankkit.safe.terminal import visible
 
 __all__ = ["agreement_rows", "write_agreement", "FORMATS"]
 
@@ -46,6 +49,10 @@ def _rows(labels, boards, per_query: bool) -> list[dict]:
     rows += [_row("labels", r.measure, "all", r.value) for r in labels.aggregate.itertuples()]
     if per_query:
         for r in labels.per_query.itertuples():
+            if str(r.query_id).strip() == "all":  # the scope of every aggregate row: it would read as one
+                where = labels.aggregate.attrs.get("qrels_a") or "the judgments"
+                raise InputError(f"{where}: the query '{r.query_id}' is compared, and every aggregate row's scope is "
+                                 f"'all': rename the query")
             rows += [_row("labels", name, r.query_id, getattr(r, name)) for name in ("pairs", *LABEL_MEASURES)]
     for r in labels.one_sided.itertuples():
         side = "only_a" if r.side == "a" else "only_b"
@@ -76,17 +83,19 @@ def _row(section: str, name: str, scope, value) -> dict:
 def write_agreement(out: IO[str], rows: list[dict], fmt: str, digits: int | None = None) -> None:
     """trec: aligned text, four decimals unless ``digits``; csv and json: full precision unless
     ``digits``, a missing value empty (csv) or null (json)."""
-    if fmt == "trec":
-        width = max([len(row["name"]) for row in rows] + [22])
-        scope_width = max(len(row["scope"]) for row in rows)
-        for row in rows:
-            out.write(f"{row['name']:<{width}}\t{row['scope']:<{scope_width}}\t{_text(row, 4 if digits is None else digits)}\n")
+    if fmt == "trec":  # ids (a scope names queries, documents and systems) written visibly: one line per row
+        shown = [(visible(row["name"]), visible(row["scope"]), _text(row, 4 if digits is None else digits))
+                 for row in rows]
+        width = max([len(name) for name, _, _ in shown] + [22])
+        scope_width = max(len(scope) for _, scope, _ in shown)
+        for name, scope, value in shown:
+            out.write(f"{name:<{width}}\t{scope:<{scope_width}}\t{value}\n")
     elif fmt == "csv":
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(COLUMNS)
         for row in rows:
-            writer.writerow([row["section"], row["name"], row["scope"], _machine(row["value"], digits, ""),
-                             row.get("qrels_a"), row.get("qrels_b")])
+            writer.writerow(safe_csv.row([row["section"], row["name"], row["scope"], _machine(row["value"], digits, ""),
+                                          row.get("qrels_a"), row.get("qrels_b")]))
     elif fmt == "json":
         json.dump([{**row, "value": _machine(row["value"], digits, None)} for row in rows], out, indent=1)
         out.write("\n")

@@ -7,6 +7,7 @@ import duckdb
 from rankkit._sql import connect
 from rankkit.evaluate import SPEC_TYPE, compare_inputs, load_runs, measure_specs
 from rankkit.io import default_connection, load, release
+from rankkit.safe.terminal import visible
 
 __all__ = ["diagnose"]
 
@@ -61,13 +62,13 @@ def _diagnose(con, qrels_source, run_source) -> dict:
 
 
 def describe(found: dict) -> list[str]:
-    """The diagnosis as lines of text, for the command line."""
+    """The diagnosis as lines of text, for the command line (file and system names written visibly)."""
     judged = "n/a" if found["judged_at_10"] is None else f"{found['judged_at_10']:.4f}"
     return [
-        f"qrels\t{found['qrels']}\t{found['qrels_queries']} queries, {found['judgments']} judgments",
-        f"run\t{found['run']}\t{found['run_queries']} queries, {found['retrieved']} documents, "
+        f"qrels\t{visible(found['qrels'])}\t{found['qrels_queries']} queries, {found['judgments']} judgments",
+        f"run\t{visible(found['run'])}\t{found['run_queries']} queries, {found['retrieved']} documents, "
         f"{found['systems']} system{'s' if found['systems'] != 1 else ''}",
-        f"systems\t{', '.join('(unnamed)' if s is None else s for s in found['system_names'])}\t"
+        f"systems\t{', '.join('(unnamed)' if s is None else visible(s) for s in found['system_names'])}\t"
         f"what rankkit eval and evaluate() evaluate and print",
         f"queries\tin common {found['common']}, run only {found['run_only']}, qrels only {found['qrels_only']}",
         f"judged@10\t{judged} (mean share of the top 10 that is judged, over common queries)",

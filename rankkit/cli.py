@@ -67,6 +67,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return 2
     from rankkit import _engine as duckdb
     from rankkit.errors import RankkitError, RankkitWarning
+    from rankkit.safe.terminal import visible
 
     said: set[str] = set()
 
@@ -74,7 +75,7 @@ def _main(argv: Sequence[str] | None) -> int:
         if issubclass(category, RankkitWarning):
             if str(message) not in said:  # each run is evaluated twice with -q: say things once
                 said.add(str(message))
-                print(f"rankkit {args.command}: warning: {cli_syntax(str(message))}", file=sys.stderr)
+                print(f"rankkit {args.command}: warning: {visible(cli_syntax(str(message)))}", file=sys.stderr)
         else:
             shown(message, category, *rest, **kwargs)
 
@@ -88,17 +89,19 @@ def _main(argv: Sequence[str] | None) -> int:
             message = _one_line(error)
             if not hasattr(args, "duplicates"):  # the readers' advice names an option this command has not
                 message = _NO_DUPLICATES_OPTION.sub("", message)
-            print(f"rankkit {args.command}: {cli_syntax(message)}", file=sys.stderr)
+            print(f"rankkit {args.command}: {visible(cli_syntax(message))}", file=sys.stderr)
             return 2
         except duckdb.Error as error:  # a DuckDB failure rankkit did not foresee: still one line, no trace
-            print(f"rankkit {args.command}: {_one_line(error)}", file=sys.stderr)
+            print(f"rankkit {args.command}: {visible(_one_line(error))}", file=sys.stderr)
             return 2
         except BrokenPipeError:
             return 0
 
 
 def _one_line(error: Exception) -> str:
-    return " ".join(str(error).split())
+    """The message on one line (DuckDB's spans several). Only spaces and newlines are joined: any
+    other control character is left for safe.terminal.visible to show (RankkitError's are already)."""
+    return re.sub(r"[ \n]+", " ", str(error)).strip()
 
 
 # The readers' hints name Python arguments; on the command line the same advice is an option.
@@ -165,7 +168,7 @@ class _Version(argparse.Action):
 
 def positive_int(text: str) -> int:
     if not re.fullmatch(r"\+?\d+", text.strip()) or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{_shown(text)}'")
     return int(text)
 
 
@@ -173,7 +176,14 @@ def number(text: str) -> float:
     try:
         return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
+        raise argparse.ArgumentTypeError(f"expected a number, got '{_shown(text)}'") from None
+
+
+def _shown(text: str) -> str:
+    """An argument as argparse's one-line errors quote it, control characters visible."""
+    from rankkit.safe.terminal import visible
+
+    return visible(text)
 
 
 # ---- eval -------------------------------------------------------------------------------------
@@ -328,6 +338,8 @@ def _run_eval(args: argparse.Namespace) -> int:
     with _stdin_runs(args.runs) as given:
         runs = run_arguments(given)
         if args.output:
+            if args.per_query and qrels is not None:
+                _refuse_aggregate_query(con, qrels, args.qrels)
             evaluate_file(qrels, runs, measures or ["num_q"], args.output, per_query=args.per_query,
                           summary=args.summary, digits=args.digits, **options)
             return 0
@@ -341,8 +353,19 @@ def _run_eval(args: argparse.Namespace) -> int:
     frames = [(system, [row for row in aggregate if row["system"] == system],
                None if per_query is None else [row for row in per_query if row["system"] == system])
               for system in systems]
-    write_eval(sys.stdout, frames, args.format, args.digits, summary=args.summary)
+    write_eval(sys.stdout, frames, args.format, args.digits, summary=args.summary, where=args.qrels)
     return 0
+
+
+def _refuse_aggregate_query(con, qrels: str, label: str) -> None:
+    """-q -o FILE: a query named all would read as a system's aggregate, which the file names so."""
+    from rankkit.errors import InputError
+    from rankkit.output import AGGREGATE
+
+    found = con.execute(f"SELECT query_id FROM {qrels} WHERE trim(query_id) = ? LIMIT 1", [AGGREGATE]).fetchall()
+    if found:
+        raise InputError(f"{label}: a query is named '{found[0][0]}', and the file names each system's aggregate over "
+                         f"queries '{AGGREGATE}' (trec_eval's text does): rename the query")
 
 
 def _qrels_are_subtopics(args: argparse.Namespace) -> bool:
@@ -489,11 +512,13 @@ def _run_sql(args: argparse.Namespace) -> int:
             raise UsageError(f"--column {theirs}={ours}: expected one of {', '.join(RUN_COLUMNS + QRELS_COLUMNS)}")
         names[ours] = theirs
     # the run's system column, unless mapped or refused, is read where the table has one (as DuckDB's macros)
+    # built before anything is printed: a table name that cannot be quoted is refused alone
+    text = statement(specs, qrels=args.qrels_table, run=args.run_table,
+                     qrels_columns={c: names[c] for c in QRELS_COLUMNS},
+                     run_columns={c: names.get(c) for c in RUN_COLUMNS}, check=True,
+                     optional_system=names["system"] == "system", **options)
     print(f"-- Spark 3.5: SET spark.sql.analyzer.maxIterations = {ANALYSER_PASSES} first, for many measures")
-    print(statement(specs, qrels=args.qrels_table, run=args.run_table,
-                    qrels_columns={c: names[c] for c in QRELS_COLUMNS},
-                    run_columns={c: names.get(c) for c in RUN_COLUMNS}, check=True,
-                    optional_system=names["system"] == "system", **options) + ";")
+    print(text + ";")
     return 0
 
 
@@ -668,7 +693,9 @@ def _run_report(args: argparse.Namespace) -> int:
                    columns=_columns(args), conventions=conventions, call=_command_line(args),
                    second_qrels=args.second_qrels, **given)
     result.save(args.output)
-    print(f"rankkit report: wrote {', '.join(map(str, result.written(args.output)))}")
+    from rankkit.safe.terminal import visible
+
+    print(f"rankkit report: wrote {', '.join(visible(path) for path in result.written(args.output))}")
     return 0
 
 
@@ -710,8 +737,11 @@ def _add_verify(sub: argparse.ArgumentParser) -> None:
 def _run_verify(args: argparse.Namespace) -> int:
     from rankkit.report.verify import verify
 
+    from rankkit.safe.terminal import visible
+
     outcome = verify(args.report)
-    print(outcome)
+    # its lines quote names and paths from the report, a file that may come from anyone
+    print("\n".join(visible(line) for line in str(outcome).split("\n")))
     return 0 if outcome.holds else 1
 
 
@@ -746,7 +776,9 @@ def _run_measures(args: argparse.Namespace) -> int:
         shown = []
         for asked, label, measure in _meant(args.name):
             if asked != label:  # a trec_eval name or another spelling: say what it computes
-                print(f"{asked} means {label}")
+                from rankkit.safe.terminal import visible
+
+                print(visible(f"{asked} means {label}"))
             if measure not in shown:
                 shown.append(measure)
         for measure in shown:

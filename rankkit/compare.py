@@ -20,6 +20,7 @@ from rankkit.conventions import Conventions, asked_conventions, resolve_conventi
 from rankkit.errors import InputError, RankkitError, warn
 from rankkit.evaluate import checked_sources, evaluation_query, compare_inputs, measure_specs, run_query, slice_source
 from rankkit.io import default_connection
+from rankkit.safe.terminal import visible
 
 __all__ = ["compare", "compare_values", "format_comparison", "format_p"]
 
@@ -215,14 +216,15 @@ def format_comparison(frame: pd.DataFrame, digits: int = 4) -> str:
     alpha = frame.attrs.get("alpha", 0.05)
     level = round(100 * (1 - alpha), 6)
     slice_column = [c for c in frame.columns if c not in COLUMNS]
-    header = ["measure", *slice_column, "system", "mean", "baseline", "base mean", "diff", f"diff {level:g}% CI",
+    header = ["measure", *map(visible, slice_column), "system", "mean", "baseline", "base mean", "diff", f"diff {level:g}% CI",
               "p", "p adj", "W/T/L"]
     lines = []
     for row in frame.itertuples(index=False):
         record = row._asdict()
         mark = "*" if record["p_adjusted"] < alpha else ("†" if record["p_value"] < alpha else "")
-        lines.append([record["measure"], *[str(record[c]) for c in slice_column], record["system"],
-                      _num(record["mean"], digits), record["baseline"], _num(record["baseline_mean"], digits),
+        # names and slice values written visibly (rankkit.safe.terminal): each row stays one line
+        lines.append([visible(record["measure"]), *[visible(record[c]) for c in slice_column], visible(record["system"]),
+                      _num(record["mean"], digits), visible(record["baseline"]), _num(record["baseline_mean"], digits),
                       f"{record['diff']:+.{digits}f}{mark}",
                       f"[{_num(record['ci_low'], digits)}, {_num(record['ci_high'], digits)}]",
                       format_p(record["p_value"]), format_p(record["p_adjusted"]),

@@ -200,7 +200,7 @@ def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path,
         window = ranks_by_window(qrels_source, run_source, conventions.ties)
         query = long_query(specs, per_query, summary, digits, conventions, window=window,
                            keyed=bool(run_source.keyed) and not window)
-        return _copy(con, query, inputs, path, None)
+        return _copy(con, query, inputs, path, None, ["measure", "system", "query_id"])
 
 
 @contextmanager
@@ -414,7 +414,8 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
     query, inputs = evaluation_query(qrels_source, run_source, specs, per_query, slices, conventions, subtopics, kept)
     select = _result_select(query, per_query, slices)
     if output is not None:
-        return _copy(con, select, inputs, Path(output), progress)
+        return _copy(con, select, inputs, Path(output), progress, ["measure", "system", "query_id", *slices[1:2]]
+                     if slices else ["measure", "system", "query_id"])
     if relation:
         return _relation(con, select, inputs, progress)
     with Progress(con, "evaluating", enabled=progress):
@@ -444,10 +445,17 @@ def _relation(con, select: str, params: list, progress) -> duckdb.DuckDBPyRelati
     return duckdb.table(con, name)
 
 
-def _copy(con, select: str, params: list, path: Path, progress) -> Path:
+def _copy(con, select: str, params: list, path: Path, progress, text: list[str] = ()) -> Path:
     """Stream the result into a file with DuckDB's COPY (per-query output may not fit in memory),
-    written whole (see rankkit._files)."""
+    written whole (see rankkit._files). In CSV and TSV, the ``text`` columns' cells are quoted
+    against spreadsheet formulas (rankkit.safe.csv); Parquet and JSON are typed and need nothing."""
     options = _copy_options(path)
+    if text and path.suffix.lower() in (".csv", ".tsv"):
+        from rankkit.io.catalog import ident
+        from rankkit.safe.csv import sql_cell
+
+        cells = ", ".join(f"{sql_cell(ident(name))} AS {ident(name)}" for name in text)
+        select = f"SELECT * REPLACE ({cells}) FROM ({select})"
     with replacing(path) as partial, Progress(con, f"writing {path.name}", enabled=progress):
         target = str(partial).replace("'", "''")
         run_query(con, f"COPY ({select}) TO '{target}' {options}", params, fetch=False)

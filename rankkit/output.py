@@ -13,6 +13,10 @@ import math
 from typing import IO, Sequence
 
 from rankkit import measures
+from rankkit.errors import InputError
+from rankkit.safe import csv as safe_csv
+from rankkit.safe.markdown import text as markdown_text
+from rankkit.safe.terminal import visible
 from rankkit.trec import family_of, printed_in_summary, printed_per_query, trec_sorted
 
 __all__ = ["write_eval", "is_count", "TABLES"]
@@ -38,6 +42,8 @@ COLUMNS = ["measure", "system", "query_id", "value", "queries"]
 # Decimals the human formats (trec, markdown) print unless --digits says otherwise; csv and json
 # carry full precision unless it does.
 HUMAN_DIGITS = 4
+# the query id every format gives a system's aggregate row (trec_eval's), which no query may have
+AGGREGATE = "all"
 
 
 def _long(frames) -> list[dict]:
@@ -48,7 +54,7 @@ def _long(frames) -> list[dict]:
         for row in per_query or ():
             rows.append({"system": run, "measure": row["measure"], "query_id": row["query_id"],
                          "value": row["value"], "queries": None})
-        rows += [{"system": run, "measure": row["measure"], "query_id": "all", "value": row["value"],
+        rows += [{"system": run, "measure": row["measure"], "query_id": AGGREGATE, "value": row["value"],
                   "queries": row["queries"]} for row in aggregate]
     return rows
 
@@ -58,8 +64,8 @@ def _missing(value) -> bool:
 
 
 def _format_value(name: str, value: float | str | None, digits: int) -> str:
-    if isinstance(value, str):  # runid, relstring
-        return value
+    if isinstance(value, str):  # runid (a run file's tag), relstring
+        return visible(value)
     if _missing(value):
         return "NaN"
     if is_count(name):
@@ -67,10 +73,14 @@ def _format_value(name: str, value: float | str | None, digits: int) -> str:
     return f"{value:.{digits}f}"
 
 
-def write_eval(out: IO[str], frames, fmt: str, digits: int | None = None, summary: bool = True) -> None:
+def write_eval(out: IO[str], frames, fmt: str, digits: int | None = None, summary: bool = True,
+               where: str = "the per-query values") -> None:
     """``frames``: (run name, aggregate rows, per-query rows or None) per run. ``summary=False``
     leaves the aggregate out (trec_eval -n). ``digits=None``: four decimals in trec and markdown,
-    full precision in csv and json (the values ``-o`` writes)."""
+    full precision in csv and json (the values ``-o`` writes). Every id is written safely for the
+    format (rankkit.safe); a query named ``all`` among per-query rows is refused (``where`` names
+    its source in the message): every format names the aggregate so."""
+    refuse_aggregate_name(frames, where)
     if not summary:
         frames = [(run, [], per_query) for run, _, per_query in frames]
     if fmt == "trec":
@@ -84,7 +94,7 @@ def write_eval(out: IO[str], frames, fmt: str, digits: int | None = None, summar
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(COLUMNS)
         for row in table:  # a missing value is empty, as DuckDB's COPY writes it
-            writer.writerow([row[c] for c in COLUMNS[:-2]] + [_machine_value(row["value"], digits, "", repr),
+            writer.writerow(safe_csv.row(row[c] for c in COLUMNS[:-2]) + [safe_csv.cell(_machine_value(row["value"], digits, "", repr)),
                                                               "" if row["queries"] is None else row["queries"]])
     elif fmt == "json":
         records = [{**{c: row[c] for c in COLUMNS}, "value": _machine_value(row["value"], digits, None, float)}
@@ -97,7 +107,27 @@ def write_eval(out: IO[str], frames, fmt: str, digits: int | None = None, summar
         for row in table:
             shown = {**row, "value": _format_value(row["measure"], row["value"], shown_digits),
                      "queries": "" if row["queries"] is None else row["queries"]}
-            out.write("| " + " | ".join(str(shown[c]) for c in COLUMNS) + " |\n")
+            out.write("| " + " | ".join(_markdown_cell(shown[c]) for c in COLUMNS) + " |\n")
+
+
+def refuse_aggregate_name(frames, where: str) -> None:
+    """A per-query row of a query named ``all`` (spaces aside) would read as a system's aggregate,
+    which trec_eval's text, csv, json and markdown all name ``all``: refused rather than printed."""
+    for run, _, per_query in frames:
+        for row in per_query or ():
+            if str(row["query_id"]).strip() == AGGREGATE:
+                raise InputError(
+                    f"{where}: the query '{row['query_id']}' is evaluated, and every output names each system's "
+                    f"aggregate over queries '{AGGREGATE}' (trec_eval's text does): rename the query")
+
+
+def _markdown_cell(value) -> str:
+    return "" if value is None else markdown_text(value)
+
+
+def _shown_system(run) -> str:
+    """A system's name in text: a table that names no system has one named NULL (None)."""
+    return "(unnamed)" if run is None else visible(run)
 
 
 def _machine_value(value, digits: int | None, missing, full):
@@ -141,25 +171,25 @@ def _aggregate_of(name: str) -> str:
 def _write_trec(out: IO[str], frames, several: bool, digits: int) -> None:
     # trec_eval prints every measure of one query together, queries in string order, then 'all'.
     # with several runs the run comes first, padded to the longest name: the columns after it line up
-    width = max(len(str(run)) for run, _, _ in frames) if several else 0
+    width = max(len(_shown_system(run)) for run, _, _ in frames) if several else 0
     for run, aggregate, per_query in frames:
-        prefix = f"{str(run):<{width}}\t" if several else ""
+        prefix = f"{_shown_system(run):<{width}}\t" if several else ""
         names = [row["measure"] for row in aggregate] + [row["measure"] for row in per_query or ()]
         ordered = trec_sorted(dict.fromkeys(names))
         if per_query is not None:
             order = {m: i for i, m in enumerate(ordered)}
             for row in sorted(per_query, key=lambda row: (row["query_id"], order.get(row["measure"]))):
                 if printed_per_query(row["measure"]):
-                    out.write(f"{prefix}{row['measure']:<22}\t{row['query_id']}\t"
+                    out.write(f"{prefix}{visible(row['measure']):<22}\t{visible(row['query_id'])}\t"
                               f"{_format_value(row['measure'], row['value'], digits)}\n")
         # trec_eval's layout when its names are asked for (num_q printed where it asks for it, as
         # trec_eval); otherwise the query count line before the summary
         if not all(family_of(name) is not None for name in ordered):
             for name, count in _num_q(aggregate):
-                out.write(f"{prefix}{name:<22}\tall\t{count}\n")
+                out.write(f"{prefix}{visible(name):<22}\t{AGGREGATE}\t{count}\n")
         for name in ordered:
             for row in (row for row in aggregate if row["measure"] == name and printed_in_summary(name)):
-                out.write(f"{prefix}{name:<22}\tall\t{_format_value(name, row['value'], digits)}\n")
+                out.write(f"{prefix}{visible(name):<22}\t{AGGREGATE}\t{_format_value(name, row['value'], digits)}\n")
 
 
 def _num_q(aggregate) -> list[tuple[str, int]]:

@@ -28,7 +28,9 @@ def interactive() -> bool:
 def _tqdm(label: str):
     from tqdm.auto import tqdm
 
-    return tqdm(total=100, desc=label, unit="%", leave=False, file=sys.stderr,
+    from rankkit.safe.terminal import visible
+
+    return tqdm(total=100, desc=visible(label), unit="%", leave=False, file=sys.stderr,
                 bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}")
 
 

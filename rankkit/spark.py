@@ -147,7 +147,9 @@ def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tupl
     from rankkit.io.columns import match_columns
 
     if isinstance(source, str):
-        name = ".".join(f"`{part.strip('`')}`" for part in source.split("."))
+        from rankkit.safe.spark_sql import table_name
+
+        name = table_name(source)
         frame, label = spark.table(source), f"{kind} table {source}"
     elif hasattr(source, "createOrReplaceTempView") and hasattr(source, "schema"):
         name = f"rankkit_{kind}_{uuid.uuid4().hex[:12]}"
@@ -193,7 +195,9 @@ def collected(frame) -> list:
     try:
         return frame.collect()
     except Exception as error:
-        said = re.search(r"rankkit: (.*?)(?: SQLSTATE: \w+)?$", str(error), re.MULTILINE)
+        # (up to Spark's SQLSTATE, newlines included: an id's control characters are escaped by InputError)
+        said = (re.search(r"rankkit: (.*?) SQLSTATE: \w+", str(error), re.DOTALL)
+                or re.search(r"rankkit: (.*?)$", str(error), re.MULTILINE))
         if said is None:
             raise
         raise InputError(said.group(1).strip()) from None

@@ -16,6 +16,7 @@ from typing import Iterable, Mapping
 
 from rankkit.compose import DUCKDB, plan
 from rankkit.errors import RankkitError
+from rankkit.safe.spark_sql import identifier, table_name
 from rankkit.spark_sql import _string, to_spark
 
 __all__ = ["Spark", "SPARK", "statement", "duckdb_statement"]
@@ -76,7 +77,7 @@ SPARK = Spark()
 
 
 def _ident(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
+    return identifier(name)
 
 
 def inputs(qrels: str, run: str, qrels_columns: Mapping[str, str], run_columns: Mapping[str, str | None],
@@ -183,7 +184,42 @@ def checks(qrels: str, run: str) -> str:
                   "SELECT concat('duplicate document ', doc_id, ' for query ', query_id, ' in the qrels') AS problem "
                   "FROM rankkit_qrels GROUP BY query_id, doc_id HAVING count(*) > 1")
     return (f"SELECT min(problem) AS problem FROM ({bad('run', run, 'score', 'score')} UNION ALL "
-            f"{bad('qrels', qrels, 'grade', 'relevance')} UNION ALL {duplicates})")
+            f"{bad('qrels', qrels, 'grade', 'relevance')} UNION ALL {names(qrels, run)} UNION ALL {duplicates})")
+
+
+# C0, DEL and C1, as rankkit.safe.terminal.CONTROL: what no query id or system name may hold
+_CONTROL = _string(r"[\x00-\x1f\x7f-\x9f]")
+NAMES_WHY = "refused: trec_eval's text (a TAB between fields, a line per value) and a terminal cannot show it"
+
+
+def visible(expression: str) -> str:
+    """Spark SQL: a string with each control character written visibly (\\n, \\x1b), as
+    rankkit.safe.terminal.visible, for a message that quotes it."""
+    # Spark's literals: '\n' is a newline, '\\n' a backslash and an n
+    return (f"concat_ws('', transform(split({expression}, ''), rankkit_c -> CASE "
+            r"WHEN rankkit_c = '\n' THEN '\\n' WHEN rankkit_c = '\t' THEN '\\t' WHEN rankkit_c = '\r' THEN '\\r' "
+            f"WHEN rankkit_c RLIKE {_CONTROL} THEN concat('\\\\x', lpad(lower(hex(ascii(rankkit_c))), 2, '0')) "
+            "ELSE rankkit_c END))")
+
+
+def names(qrels: str, run: str) -> str:
+    """The problems of the checks with query ids and system names, as rankkit's readers refuse them:
+    a control character, an empty system name, NULL beside named systems; on the distinct values."""
+    def control(table: str, what: str, column: str) -> str:
+        return (f"SELECT concat({_string(f'{table}: the {what} ')}, {_string(chr(39))}, {visible(column)}, "
+                f"{_string(chr(39) + ' holds a control character; ' + NAMES_WHY)}) AS problem")
+    return (f"{control(run, 'query id', 'query_id')} FROM (SELECT DISTINCT query_id FROM rankkit_run) "
+            f"WHERE query_id RLIKE {_CONTROL} UNION ALL "
+            f"{control(qrels, 'query id', 'query_id')} FROM (SELECT DISTINCT query_id FROM rankkit_qrels) "
+            f"WHERE query_id RLIKE {_CONTROL} UNION ALL "
+            f"{control(run, 'system name', 'system')} FROM (SELECT DISTINCT system FROM rankkit_run) "
+            f"WHERE system RLIKE {_CONTROL} UNION ALL "
+            f"SELECT concat({_string(f'{run}: the system name ')}, {_string(chr(39))}, system, "
+            f"{_string(chr(39) + ' is empty; name each system')}) AS problem "
+            f"FROM (SELECT DISTINCT system FROM rankkit_run) WHERE trim(system) = '' UNION ALL "
+            f"SELECT {_string(f'{run}: the system is NULL on some rows and named on others; name each system')} "
+            f"AS problem FROM rankkit_run HAVING count(*) FILTER (WHERE system IS NULL) > 0 "
+            f"AND count(*) FILTER (WHERE system IS NOT NULL) > 0")
 
 
 def refuse_diversity(specs) -> None:
@@ -218,6 +254,8 @@ def statement(specs: Iterable[Mapping], *, qrels: str, run: str, qrels_columns: 
         raise RankkitError(f"scores must be double or float32, got {scores!r}")
     refuse_diversity(specs)
     labels = labels or (f"qrels table {qrels}", f"run table {run}")
+    # pasted into the statement: each part of a name quoted (rankkit.safe.spark_sql), or refused
+    qrels, run = table_name(qrels), table_name(run)
     problems = checks(*labels) if check else None
     before = ranks(ties, depth, judged_only)
     composed = plan(specs, ties=ties, queries=queries, dialect=SPARK).statement("rankkit_qrels", "rankkit_ranks",

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from rankkit.output import is_count
+from rankkit.safe.markdown import text as markdown_escape  # (one escape for every Markdown writer)
 
 __all__ = ["Cell", "Table", "make_table", "letters", "number", "markdown", "latex", "latex_long", "markdown_escape",
            "latex_escape", "means_note", "BEST_NOTE", "FORMATS", "DIGITS"]
@@ -128,13 +129,6 @@ def make_table(measures: list[str], labels: list[str], systems: list[str], value
 
 # ---- Markdown -------------------------------------------------------------------------------------
 
-def markdown_escape(text) -> str:
-    text = str(text)
-    for char in "\\|*_`<>":
-        text = text.replace(char, "\\" + char)
-    return text
-
-
 def markdown(table: Table, intervals: bool = False, caption: str | None = None, label: str | None = None) -> str:
     """GitHub-flavoured Markdown: the table, then each note as a paragraph. A caption follows the
     table as pandoc's ``Table:`` line (with ``{#label}`` for pandoc-crossref)."""
@@ -157,8 +151,8 @@ def _markdown_cell(cell: Cell, name: str, intervals: bool) -> str:
     shown = f"**{cell.number(name)}**" if cell.best else cell.number(name)
     if cell.beats:
         shown += f"<sup>{''.join(cell.beats)}</sup>"
-    if intervals and cell.interval(name):
-        shown += " " + markdown_escape(cell.interval(name))
+    if intervals and cell.interval(name):  # rankkit's numbers: as they are ([low, high] is no link)
+        shown += " " + cell.interval(name)
     return shown
 
 

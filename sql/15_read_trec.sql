@@ -98,7 +98,15 @@ WHERE content AND checked.ok;
 CREATE OR REPLACE MACRO rankkit.read_trec_run(path) AS TABLE
 WITH
 rankkit_trec_lines AS MATERIALIZED (FROM rankkit.trec_lines(path)),
-files AS (SELECT filename, rankkit.run_name(filename) AS system FROM (SELECT DISTINCT filename FROM rankkit_trec_lines))
+-- a name with a control character is refused naming its file, as Python's readers refuse it (rankkit.has_control)
+files AS (
+    SELECT filename, CASE WHEN rankkit.has_control(rankkit.run_name(filename))
+                          THEN error('rankkit: ' || rankkit.visible(filename) || ': the system name '''
+                                     || rankkit.visible(rankkit.run_name(filename)) || ''' holds a control character; '
+                                     || rankkit.names_why())
+                          ELSE rankkit.run_name(filename) END AS system
+    FROM (SELECT DISTINCT filename FROM rankkit_trec_lines)
+)
 SELECT files.system, fields[1] AS query_id, fields[3] AS doc_id,
        TRY_CAST(fields[4] AS INTEGER)::BIGINT AS rank, TRY_CAST(fields[5] AS DOUBLE) AS score
 FROM rankkit_trec_lines JOIN files USING (filename), rankkit.trec_checked('rankkit_trec_lines', 'run', path := path) checked

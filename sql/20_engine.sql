@@ -1,8 +1,25 @@
+-- Text from the inputs as an error message quotes it (Python's rankkit.safe.terminal.visible): each
+-- control character (C0, DEL, C1), line separator and bidirectional control written visibly, \n or
+-- \x1b, so that a message is one line and sends no sequence to the terminal. Error path only.
+CREATE OR REPLACE MACRO rankkit.visible(text) AS
+    array_to_string(list_transform(string_split(text::VARCHAR, ''), lambda c:
+        CASE WHEN c = chr(10) THEN '\n' WHEN c = chr(9) THEN '\t' WHEN c = chr(13) THEN '\r'
+             WHEN regexp_matches(c, '[\x00-\x1f\x7f-\x9f]') THEN '\x' || lpad(lower(to_hex(ord(c))), 2, '0')
+             WHEN regexp_matches(c, '[\x{2028}\x{2029}\x{200e}\x{200f}\x{202a}-\x{202e}\x{2066}-\x{2069}]')
+                 THEN '\u' || lpad(lower(to_hex(ord(c))), 4, '0')
+             ELSE c END), '');
+
+-- What no query id or system name may hold: a control character (C0, DEL, C1), as the Python readers
+-- refuse (rankkit.io.checks): trec_eval's text has a TAB between fields and a line per value.
+CREATE OR REPLACE MACRO rankkit.has_control(text) AS regexp_matches(text, '[\x00-\x1f\x7f-\x9f]');
+CREATE OR REPLACE MACRO rankkit.names_why() AS
+    'refused: trec_eval''s text (a TAB between fields, a line per value) and a terminal cannot show it';
+
 -- What is wrong with a row the engine refuses, naming its query and document.
 CREATE OR REPLACE MACRO rankkit.bad_row(query_id, doc_id, what, number) AS
-    CASE WHEN query_id IS NULL THEN 'a NULL query id (document ' || coalesce(doc_id, 'NULL') || ')'
-         WHEN doc_id IS NULL THEN 'a NULL document id for query ' || query_id
-         ELSE 'the ' || what || ' of document ' || doc_id || ' for query ' || query_id || ' is '
+    CASE WHEN query_id IS NULL THEN 'a NULL query id (document ' || coalesce(rankkit.visible(doc_id), 'NULL') || ')'
+         WHEN doc_id IS NULL THEN 'a NULL document id for query ' || rankkit.visible(query_id)
+         ELSE 'the ' || what || ' of document ' || rankkit.visible(doc_id) || ' for query ' || rankkit.visible(query_id) || ' is '
               || CASE WHEN number IS NULL THEN 'NULL' WHEN isnan(number) THEN 'NaN'
                       ELSE number::VARCHAR END
               || '; expected a finite number' END;
@@ -235,6 +252,18 @@ qrels_bad AS (
                FILTER (WHERE query_id IS NULL OR doc_id IS NULL OR grade IS NULL OR NOT isfinite(grade)) AS bad
     FROM rankkit_qrels WHERE validate
 ),
+-- Query ids and system names (rankkit.has_control), on their distinct values: one per query and system.
+-- A table that names no system has system NULL on every row; NULL beside named systems is refused.
+run_names AS (
+    SELECT min(query_id) FILTER (WHERE rankkit.has_control(query_id)) AS query_id,
+           min(system) FILTER (WHERE rankkit.has_control(system) OR trim(system) = '') AS system,
+           bool_or(system IS NULL) AND bool_or(system IS NOT NULL) AS unnamed
+    FROM (SELECT DISTINCT system, query_id FROM rankkit_run WHERE validate)
+),
+qrels_names AS (
+    SELECT min(query_id) FILTER (WHERE rankkit.has_control(query_id)) AS query_id
+    FROM (SELECT DISTINCT query_id FROM rankkit_qrels WHERE validate)
+),
 -- Duplicates cost a hash table as large as the run, so only inputs not yet checked are checked; the
 -- first by query and document is named.
 run_duplicates AS (
@@ -251,21 +280,35 @@ SELECT CASE
     -- a column under none of its names would read as NULL ids or scores: say which is missing
     WHEN NOT (qrels_columns.ok AND run_columns.ok) THEN false
     WHEN run_bad.bad IS NOT NULL
-        THEN error('rankkit: run table ' || run_table::VARCHAR || ': '
+        THEN error('rankkit: run table ' || rankkit.visible(run_table) || ': '
                    || rankkit.bad_row(run_bad.bad.query_id, run_bad.bad.doc_id, 'score', run_bad.bad.score))
     WHEN qrels_bad.bad IS NOT NULL
-        THEN error('rankkit: qrels table ' || qrels_table::VARCHAR || ': '
+        THEN error('rankkit: qrels table ' || rankkit.visible(qrels_table) || ': '
                    || rankkit.bad_row(qrels_bad.bad.query_id, qrels_bad.bad.doc_id, 'relevance', qrels_bad.bad.grade))
+    WHEN run_names.query_id IS NOT NULL
+        THEN error('rankkit: run table ' || rankkit.visible(run_table) || ': the query id '''
+                   || rankkit.visible(run_names.query_id) || ''' holds a control character; ' || rankkit.names_why())
+    WHEN qrels_names.query_id IS NOT NULL
+        THEN error('rankkit: qrels table ' || rankkit.visible(qrels_table) || ': the query id '''
+                   || rankkit.visible(qrels_names.query_id) || ''' holds a control character; ' || rankkit.names_why())
+    WHEN run_names.system IS NOT NULL
+        THEN error('rankkit: run table ' || rankkit.visible(run_table) || ': the system name '''
+                   || rankkit.visible(run_names.system) || ''' '
+                   || CASE WHEN trim(run_names.system) = '' THEN 'is empty; name each system'
+                           ELSE 'holds a control character; ' || rankkit.names_why() END)
+    WHEN run_names.unnamed
+        THEN error('rankkit: run table ' || rankkit.visible(run_table) || ': the system is NULL on some rows and '
+                   || 'named on others; name each system')
     WHEN run_duplicates.duplicate IS NOT NULL
-        THEN error('rankkit: duplicate document ' || run_duplicates.duplicate.doc_id || ' for query '
-                   || run_duplicates.duplicate.query_id || coalesce(' in system ' || run_duplicates.duplicate.system, '')
-                   || ' in the run')
+        THEN error('rankkit: duplicate document ' || rankkit.visible(run_duplicates.duplicate.doc_id) || ' for query '
+                   || rankkit.visible(run_duplicates.duplicate.query_id)
+                   || coalesce(' in system ' || rankkit.visible(run_duplicates.duplicate.system), '') || ' in the run')
     WHEN qrels_duplicates.duplicate IS NOT NULL
-        THEN error('rankkit: duplicate document ' || qrels_duplicates.duplicate.doc_id || ' for query '
-                   || qrels_duplicates.duplicate.query_id || ' in the qrels')
+        THEN error('rankkit: duplicate document ' || rankkit.visible(qrels_duplicates.duplicate.doc_id) || ' for query '
+                   || rankkit.visible(qrels_duplicates.duplicate.query_id) || ' in the qrels')
     ELSE true END AS ok
 FROM rankkit.columns_ok(qrels_table, 'qrels') qrels_columns, rankkit.columns_ok(run_table, 'run') run_columns,
-     run_bad, qrels_bad, run_duplicates, qrels_duplicates;
+     run_bad, qrels_bad, run_names, qrels_names, run_duplicates, qrels_duplicates;
 
 -- ties := 'average': the last rank of a tie group (from first, of size) within the cutoff k.
 CREATE OR REPLACE MACRO rankkit.tie_last(first, size, k) AS least(first + size - 1, coalesce(k, first + size - 1));

@@ -30,6 +30,8 @@ class Source:
     keyed: str = ""  # parsed text: a view of the table with rankkit_key, the stored hash(query_id, doc_id)
     rows: int = 0  # the rows and (system,) queries the checking pass counted (the engine picks its ranking by them)
     lists: int = 0
+    system_column: bool = False  # a run whose systems are a column's values (a NULL there is refused)
+    tags: bool = False  # a TREC run whose systems are its tags (split by tag)
     owned: list = field(default_factory=list)  # (what, name) made for this source, dropped by release()
 
     @property

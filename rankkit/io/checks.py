@@ -12,7 +12,7 @@ from rankkit.errors import InputError
 from rankkit.names import REQUIRED
 from rankkit.io.catalog import Source, first_message, ident, quote
 from rankkit.io.columns import NUMBER
-from rankkit.io.files import compression_option, is_glob, line_of
+from rankkit.io.files import compression_option, is_glob, line_of, records
 from rankkit.io.trec_text import raise_bad_line
 
 SPLIT_ROWS = 1_000_000  # above this, the duplicate search of a source held in memory sorts in parts
@@ -42,20 +42,25 @@ def check_rows(con, loaded: Source, duplicates: str, text) -> None:
     # The summary, what the run's systems or the qrels' grades are, and (where no split can be needed)
     # the duplicate search in one statement: as four, they cost a third of reading a DL19 run.
     search = duplicates == "error" and not _may_need_split(held, text)
+    # ids are checked on the per-query counts' rows (one per query and system), not on every row
+    names = (f"min(query_id) FILTER (WHERE regexp_matches(query_id, '{CONTROL_SQL}')), "
+             + (f"min(system) FILTER (WHERE regexp_matches(system, '{CONTROL_SQL}') OR trim(system) = ''), "
+                f"count(*) FILTER (WHERE system IS NULL), " if kind == "run" else "NULL, NULL, "))
     tail = ("list(DISTINCT system ORDER BY system NULLS FIRST)" if kind == "run" else
             "max(top), arg_min({'query_id': query_id, 'doc_id': fractional.doc_id, 'grade': fractional.grade}, "
             "CASE WHEN fractional.doc_id IS NOT NULL THEN query_id END)")
     repeats = f"(SELECT count(*) FROM ({_repeats(loaded, 1).format(part=0)}))" if search else "NULL"
     found = con.execute(
         f"SELECT count(*) FILTER (WHERE query_id IS NULL), sum(null_docs), sum(bad_numbers), sum(n), count(*), "
-        f"{repeats}, {tail} FROM {loaded.queries}"
+        f"{repeats}, {names}{tail} FROM {loaded.queries}"
     ).fetchall()[0]
-    bad, described = found[:6], found[6:]
+    bad, named, described = found[:6], found[6:9], found[9:]
     loaded.rows, loaded.lists = int(bad[3] or 0), bad[4]
     if not bad[3]:  # an empty table, frame or file is an error, as an empty TREC file is
         raise InputError(f"{loaded.label}: no rows, expected {', '.join(REQUIRED[kind])} rows")
     if bad[0] or bad[1] or bad[2]:
         _raise_bad_row(con, loaded, text)
+    _refuse_names(con, loaded, text, *named)
     if search:
         repeated = bool(bad[5])
     else:
@@ -69,6 +74,61 @@ def check_rows(con, loaded: Source, duplicates: str, text) -> None:
         loaded.top_grade = top
         if frac and frac["doc_id"] is not None:
             loaded.fractional = (frac["query_id"], frac["doc_id"], frac["grade"])
+
+
+# C0 (TAB, newline, ESC ...), DEL and C1: what no query id or system name may hold (safe.terminal.CONTROL)
+CONTROL_SQL = r"[\x00-\x1f\x7f-\x9f]"
+
+
+def _refuse_names(con, loaded: Source, text, query_id, system, null_systems) -> None:
+    """A query id or system name with a control character, an empty system name, or a NULL one in
+    a system column: refused, naming the place. trec_eval's text has a TAB between fields and a
+    line per value, and a terminal reads ESC as a command: no output could show such a name."""
+    if query_id is not None:
+        where = _place(con, loaded, text, "query_id", query_id)
+        raise InputError(f"{where}: the query id '{query_id}' holds a control character "
+                         f"({_controls(query_id)}); {_WHY}")
+    if system is not None and system.strip() == "":
+        where = _place(con, loaded, text, "system", system)
+        raise InputError(f"{where}: the system name '{system}' is empty; {_NAME_IT}")
+    if system is not None:
+        where = _place(con, loaded, text, "system", system)
+        raise InputError(f"{where}: the system name '{system}' holds a control character "
+                         f"({_controls(system)}); {_WHY}")
+    if null_systems and loaded.system_column:
+        where = _place(con, loaded, text, "system", None)
+        raise InputError(f"{where}: the system is missing (NULL or empty); {_NAME_IT}")
+
+
+_WHY = "refused: trec_eval's text (a TAB between fields, a line per value) and a terminal cannot show it"
+_NAME_IT = "every row of a system column names its system (or give NAME=PATH, system=\"name\")"
+
+
+def _controls(text: str) -> str:
+    from rankkit.safe.terminal import CONTROL
+
+    return ", ".join(dict.fromkeys(CONTROL.findall(text)))  # escaped visibly by InputError
+
+
+def _place(con, loaded: Source, text, column: str, value) -> str:
+    """Where the first row of ``column`` = ``value`` (None: NULL) is: file and line, file and row,
+    or the source (error path only). A system named by its file has no line: the file is named."""
+    if text is None or (column == "system" and not loaded.system_column and not loaded.tags):
+        return loaded.label
+    if text[0] == "trec":
+        field = 0 if column == "query_id" else 5
+        for number, fields in records(text[1]):
+            if len(fields) > field and fields[field] == value:
+                return f"{loaded.label}:{number}"
+        return loaded.label
+    match = f"{column} IS NULL" if value is None else f"{column} = {quote(value)}"
+    if text[0] in ("csv", "tsv") and not is_glob(str(text[1])):
+        found = con.execute(f"SELECT rankkit_row FROM (SELECT row_number() OVER () AS rankkit_row, {loaded.select} "
+                            f"FROM {loaded.raw}) WHERE {match} ORDER BY rankkit_row LIMIT 1").fetchall()
+        return f"{loaded.label}:{line_of(Path(text[1]), found[0][0], header=True)}" if found else loaded.label
+    found = con.execute(f"SELECT rankkit_row FROM (SELECT row_number() OVER () AS rankkit_row, {loaded.select} "
+                        f"FROM {loaded.raw}) WHERE {match} ORDER BY rankkit_row LIMIT 1").fetchall()
+    return f"{loaded.label}: row {found[0][0]}" if found else loaded.label
 
 
 def _may_need_split(held: bool, text) -> bool:

@@ -132,6 +132,7 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
             loaded.owned.append(("table", loaded.raw))
             loaded.select = trec_select(kind, system if system is not None else tag if split else run_name(text[1]),
                                          integer_grades)
+            loaded.tags = split and system is None
             if kind == "run":
                 loaded.keyed = loaded.table + "_keyed"
                 loaded.owned.append(("view", loaded.keyed))
@@ -139,6 +140,7 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
             names = describe(con, raw, label)
             found = match_columns(names, kind, columns or {}, label)
             loaded.raw, loaded.number_column = raw, found.get(NUMBER[kind])
+            loaded.system_column = kind == "run" and system is None and "system" in found
             unnamed = run_name(text[1]) if text is not None and not is_glob(str(text[1])) and not Path(text[1]).is_dir() else None
             loaded.select = column_select(con, raw, names, found, kind, system, integer_grades, label, unnamed)
         _materialise(con, loaded, duplicates, text)

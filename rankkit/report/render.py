@@ -17,6 +17,8 @@ from rankkit.compare import format_p
 from rankkit.conventions import DESCRIPTIONS
 from rankkit.output import is_count
 from rankkit.errors import InputError
+from rankkit.safe import csv as safe_csv
+from rankkit.safe.terminal import visible
 from rankkit.stats import AGGREGATE_INTERVAL, CORRECTIONS, INTERVALS, TESTS, difference_interval
 from rankkit.table import (BEST_NOTE, DIGITS, FORMATS, LATEX_SPECIAL, Table, latex as latex_table, latex_escape,
                            latex_long, letters, make_table, markdown as markdown_table, markdown_escape, means_note,
@@ -317,6 +319,7 @@ def markdown(report) -> str:
     context["aggregate"] = markdown_table(context["summary"], intervals=True)
     environment = _environment("markdown")
     environment.filters["md"] = markdown_escape
+    environment.filters["visible"] = visible  # inside a code span, where no backslash escapes
     return environment.get_template("report.md.j2").render(context)
 
 
@@ -385,7 +388,7 @@ def csv_text(report) -> str:
     frame = pd.DataFrame(lines, columns=["measure", "system", "value", "ci_low", "ci_high", "queries", "best",
                                          "better_than"])
     # repr precision: the CSV reads back to the same floats
-    return frame.to_csv(index=False, lineterminator="\n", float_format=None)
+    return safe_csv.frame(frame).to_csv(index=False, lineterminator="\n", float_format=None)
 
 
 def parquet(report, path: Path) -> Path:
@@ -476,7 +479,7 @@ def agreement_csv(report, path: Path) -> list[Path]:
     paths = agreement_paths(report, path)
     for target, frame in zip(paths, agreement_tables(report).values()):
         with replacing(target) as partial:
-            frame.to_csv(partial, index=False, lineterminator="\n", float_format=None)
+            safe_csv.frame(frame).to_csv(partial, index=False, lineterminator="\n", float_format=None)
     return paths
 
 

@@ -1,0 +1,35 @@
+"""Text for a terminal, and for trec_eval's text (a field per TAB, a line per result): every
+character that could end a line, move the cursor or start an escape sequence written visibly."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["visible", "CONTROL", "is_control_free"]
+
+# C0 (TAB, newline and ESC among them), DEL and C1 (0x9b is a one-byte CSI): what the readers refuse
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# and what a terminal or an editor also takes for a line break or a change of direction (Trojan
+# Source): escaped on output, not refused on input
+_SHOWN = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _escape(match: re.Match) -> str:
+    char = match.group(0)
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def visible(text) -> str:
+    """``text`` with each control character written as ``\\n``, ``\\t``, ``\\r``, ``\\xNN`` or
+    ``\\uNNNN``; any other text as it is (a printable string costs one C call)."""
+    text = str(text)
+    if text.isprintable():  # no control, separator or format character: the everyday case
+        return text
+    return _SHOWN.sub(_escape, text)
+
+
+def is_control_free(text: str) -> bool:
+    """Whether ``text`` holds no C0, DEL or C1 character (what the readers accept in an id)."""
+    return CONTROL.search(text) is None
