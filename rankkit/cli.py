@@ -137,8 +137,18 @@ def cli_syntax(message: str) -> str:
     return message
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, its one-line errors (which quote the arguments: 'unrecognized arguments:
+    --x\x1b[2J') with control characters visible; its subcommands' parsers are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        from rankkit.safe.terminal import visible
+
+        super().error(visible(message))
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rankkit", description="Ranking evaluation as DuckDB SQL macros.")
+    parser = _Parser(prog="rankkit", description="Ranking evaluation as DuckDB SQL macros.")
     parser.add_argument("--version", action=_Version, nargs=0, help="show rankkit's version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (help_text, add, run) in COMMANDS.items():

@@ -483,3 +483,14 @@ def test_the_spark_statement_refuses_as_the_readers_do(spark, rows, said):
     with pytest.raises(InputError) as error:
         collected(evaluate(spark, qrels, run, "AP"))
     assert said in str(error.value) and not RAW.search(str(error.value)), str(error.value)
+
+
+@pytest.mark.parametrize("argv", [["eval", "-m", "P.5", "q", "r", "--x\x1b[2J"], ["\x1b]0;title\x07"],
+                                  ["eval", "-m", "P.5", "--digits", "\x1b[31m", "q", "r"]])
+def test_argparse_errors_quote_arguments_visibly(capsys, argv):
+    """argparse's own errors quote the arguments ('unrecognized arguments: ...', 'invalid choice: ...'):
+    a terminal sequence among them is written visibly too."""
+    with pytest.raises(SystemExit) as raised:
+        main(argv)
+    err = capsys.readouterr().err
+    assert raised.value.code == 2 and "\x1b" not in err and "\x07" not in err and "\\x1b" in err
