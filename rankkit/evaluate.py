@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 
 from rankkit import _engine as duckdb
 
-from rankkit._files import replacing
+from rankkit._files import named_inputs, refuse_inputs, replacing
 from rankkit._paths import sql_dir
 from rankkit._sql import connect, store, stored
 from rankkit.compose import DUCKDB, LOADED, compose, query_side
@@ -188,6 +188,7 @@ def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path,
     the inputs."""
     path = Path(output)
     _copy_options(path)  # a wrong suffix is said before the inputs are read
+    refuse_inputs([("output", path)], named_inputs(qrels=qrels, run=run, subtopics=subtopics))  # nor replaced
     conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
                               judged_only=judged_only, docs=docs)
     with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag,
