@@ -54,20 +54,13 @@ def replacing(path: str | os.PathLike) -> Iterator[Path]:
     A link is written through (its target replaced, the link kept); a file replaced keeps its mode.
     A target that is a device or a pipe (``/dev/stdout``) is written in place: nothing is renamed over it."""
     path = Path(path)
-    if path.is_symlink():
-        path = path.resolve()
-    folder = path.parent
-    if not folder.exists():
-        raise InputError(f"{path}: cannot write the file: the folder {folder} does not exist")
-    if not folder.is_dir():
-        raise InputError(f"{path}: cannot write the file: {folder} is not a folder")
-    if path.is_dir():
-        raise InputError(f"{path}: cannot write the file: it is a folder")
+    with _named(path, path):  # a name too long, a folder that cannot be looked into: said as a write error
+        path = _target(path)
     if path.exists() and not path.is_file():
         with _named(path, path):
             yield path
         return
-    remove_abandoned(folder)
+    remove_abandoned(path.parent)
     # hidden, and unique among concurrent writers; not created here: DuckDB's COPY makes its own file
     partial = path.with_name(_partial_name(path.name))
     try:
@@ -79,6 +72,20 @@ def replacing(path: str | os.PathLike) -> Iterator[Path]:
         with contextlib.suppress(OSError):
             os.unlink(partial)
         raise
+
+
+def _target(path: Path) -> Path:
+    """The file to replace (a link's target), refused with the reason when it cannot be written."""
+    if path.is_symlink():
+        path = path.resolve()
+    folder = path.parent
+    if not folder.exists():
+        raise InputError(f"{path}: cannot write the file: the folder {folder} does not exist")
+    if not folder.is_dir():
+        raise InputError(f"{path}: cannot write the file: {folder} is not a folder")
+    if path.is_dir():
+        raise InputError(f"{path}: cannot write the file: it is a folder")
+    return path
 
 
 @contextlib.contextmanager
