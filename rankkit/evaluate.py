@@ -143,6 +143,9 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         raise RankkitError("ci is an interval over queries: it applies to the aggregate, not to per_query")
     if ci is not None and (output is not None or relation):
         raise RankkitError("ci is computed in Python over a frame: it does not go with output= or relation=True")
+    if output is not None:  # never written over what it reads
+        refuse_inputs([("output", output)], named_inputs(qrels=qrels, run=run, subtopics=subtopics,
+                                                         query_table=query_table))
     conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries,
                                       duplicates=duplicates, judged_only=judged_only, docs=docs)
     con = connect(con) if con is not None else default_connection()

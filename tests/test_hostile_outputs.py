@@ -507,3 +507,13 @@ def test_a_name_too_long_is_one_line(capsys, tmp_path):
     out = tmp_path / ("x" * 300 + ".sql")
     assert main(["macros", "-o", str(out)]) == 2
     assert capsys.readouterr().err == f"rankkit macros: {out}: cannot write the file: File name too long\n"
+
+
+def test_evaluate_output_refuses_its_inputs(work):
+    before = _snapshot(work)
+    with pytest.raises(InputError, match=r"output run\.parquet: is the same file as the run run\.parquet"):
+        rankkit.evaluate("qrels.txt", "run.parquet", ["AP"], per_query=True, output="run.parquet")
+    with pytest.raises(InputError, match=r"output topics\.csv: is the same file as the query_table topics\.csv"):
+        rankkit.evaluate("qrels.txt", "bm25.run", ["AP"], per_query=True, by="category", query_table="topics.csv",
+                         output="topics.csv")
+    assert _snapshot(work) == before
