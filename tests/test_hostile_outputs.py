@@ -188,6 +188,8 @@ def test_python_writers_refuse_their_inputs(work):
     report = rankkit.report("qrels.txt", {"a": "run.csv"}, ["AP"])
     with pytest.raises(InputError, match=r"the report's file run\.csv: is the same file as the run "):
         report.save("run.csv")
+    with pytest.raises(InputError, match=r"the report's file run\.parquet: is the same file as the run "):
+        rankkit.report("qrels.txt", {"a": "run.parquet"}, ["AP"]).to_parquet("run.parquet")
     loaded = report.save("kept.json")  # and one loaded back from JSON, which records its inputs
     with pytest.raises(InputError, match="the report's file .*qrels.txt"):
         rankkit.Report.load(loaded).save(work / "qrels.txt")

@@ -152,6 +152,7 @@ class Report:
         file's key-value metadata under ``rankkit_report``."""
         from rankkit.report.render import parquet
 
+        self._refuse_inputs(Path(path))
         return parquet(self, Path(path))
 
     def save(self, path: str | Path) -> Path:
