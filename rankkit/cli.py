@@ -296,7 +296,10 @@ def _refuse_inputs(args: argparse.Namespace, outputs: list[str], **inputs) -> No
     file), refused before anything is read or written: -o would replace what it reads."""
     from rankkit._files import named_inputs, refuse_inputs
 
-    refuse_inputs([("-o", output) for output in outputs], named_inputs(**inputs))
+    given = named_inputs(**inputs)
+    if "-" in getattr(args, "runs", []) and os.path.exists("/dev/stdin"):  # `-o run.csv - < run.csv`
+        given.append(("standard input", "/dev/stdin"))
+    refuse_inputs([("-o", output) for output in outputs], given)
 
 
 def _run_eval(args: argparse.Namespace) -> int:

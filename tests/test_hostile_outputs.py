@@ -519,3 +519,14 @@ def test_evaluate_output_refuses_its_inputs(work):
         rankkit.evaluate("qrels.txt", "bm25.run", ["AP"], per_query=True, by="category", query_table="topics.csv",
                          output="topics.csv")
     assert _snapshot(work) == before
+
+
+def test_standard_input_redirected_from_the_output_is_refused(work):
+    """`rankkit eval -o run.csv qrels.txt - < run.csv`: the run read whole, then replaced by the results."""
+    before = _snapshot(work)
+    with open(work / "run.csv", "rb") as stdin:
+        result = subprocess.run(RANKKIT + ["eval", "-q", "-o", "run.csv", "qrels.txt", "-"], stdin=stdin, env=_env(),
+                                cwd=work, capture_output=True, text=True)
+    assert _one_line(result) == ("rankkit eval: -o run.csv: is the same file as the standard input /dev/stdin, which "
+                                 "this command reads: writing there would replace it; give another file\n")
+    assert _snapshot(work) == before
