@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import gzip
 import os
+import re
 import resource
 import shutil
 import signal
@@ -383,7 +384,7 @@ def test_only_the_temporary_files_of_ended_writers_are_removed(tmp_path):
 
 def test_a_temporary_name_says_whose_it_is_and_keeps_the_suffix(tmp_path):
     with _files.replacing(tmp_path / ("x" * 240 + ".parquet")) as partial:
-        owned = _files._OWNED.match(partial.name)
+        owned = re.match(_files._OWNED, partial.name)
         assert owned and int(owned.group(2)) == os.getpid() and partial.name.endswith(".parquet")
         assert len(os.fsencode(partial.name)) <= 251
         partial.write_text("whole")
