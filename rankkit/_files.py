@@ -103,11 +103,20 @@ def _named(path: Path, partial: Path) -> Iterator[None]:
         said = str(error)
         if str(partial) not in said:
             raise
-        # DuckDB's IO errors carry the system's errno: the same reason as Python's, not its whole JSON
-        number = re.search(_ERRNO, said)
-        if number:
-            raise InputError(f"{path}: cannot write the file: {os.strerror(int(number.group(1)))}") from error
+        reason = _reason(said, partial)
+        if reason:
+            raise InputError(f"{path}: cannot write the file: {reason}") from error
         raise InputError(said.replace(str(partial), str(path))) from error
+
+
+def _reason(said: str, partial: Path) -> str | None:
+    """The system's reason in a DuckDB IO error about the file: its errno (a failed write says it in
+    JSON), or the words after the quoted name (a failed open: 'Cannot open file "x": Permission denied')."""
+    number = re.search(_ERRNO, said)
+    if number:
+        return os.strerror(int(number.group(1)))
+    after = said.partition(f'"{partial}":')[2].strip()
+    return after.splitlines()[0] if after else None
 
 
 def _partial_name(name: str) -> str:
