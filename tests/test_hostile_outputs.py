@@ -60,6 +60,7 @@ def sample(tmp_path_factory) -> Path:
     shutil.copy(folder / "run.parquet", folder / "runs" / "part.parquet")
     qrels = f"read_csv('{paths['qrels.txt']}', delim=' ', header=false, names=['query_id', 'it', 'doc_id', 'relevance'])"
     con.execute(f"COPY (SELECT query_id, doc_id, relevance FROM {qrels}) TO '{folder / 'qrels.csv'}'")
+    con.execute(f"COPY (SELECT query_id, 1 AS subtopic, doc_id, relevance FROM {qrels}) TO '{folder / 'subtopics.csv'}'")
     (folder / "qrels.csv.gz").write_bytes(gzip.compress((folder / "qrels.csv").read_bytes()))
     shutil.copy(folder / "qrels.txt", folder / "second.txt")
     # a run table whose name is one report -o out.csv writes beside itself with a second judgment table
@@ -77,6 +78,8 @@ COMMANDS = {
     "eval NAME=run": (["eval", "-o", "{out}", "qrels.txt", "mine={input}", "bm25.run"], "run.csv"),
     "eval run parquet": (["eval", "-q", "-o", "{out}", "qrels.txt", "{input}"], "run.parquet"),
     "eval qrels csv": (["eval", "-o", "{out}", "{input}", "bm25.run"], "qrels.csv"),
+    "eval subtopics": (["eval", "-m", "alpha-nDCG@10", "--subtopics", "{input}", "-o", "{out}", "qrels.txt", "bm25.run"],
+                       "subtopics.csv"),
     "report run csv": (["report", "-m", "AP", "-o", "{out}", "qrels.txt", "{input}"], "run.csv"),
     "report run parquet": (["report", "-m", "AP", "-o", "{out}", "qrels.txt", "{input}"], "run.parquet"),
     "report qrels csv": (["report", "-m", "AP", "-o", "{out}", "{input}", "bm25.run"], "qrels.csv"),
