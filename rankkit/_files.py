@@ -56,8 +56,10 @@ def replacing(path: str | os.PathLike) -> Iterator[Path]:
     A target that is a device or a pipe (``/dev/stdout``) is written in place: nothing is renamed over it."""
     path = Path(path)
     with _named(path, path):  # a name too long, a folder that cannot be looked into: said as a write error
-        path = _target(path)
-    if path.exists() and not path.is_file():
+        in_place = _special(path)
+        if not in_place:
+            path = _target(path)
+    if in_place:  # opened by its name as given: /dev/stdout's link leads to a pipe that has no name
         with _named(path, path):
             yield path
         return
@@ -73,6 +75,15 @@ def replacing(path: str | os.PathLike) -> Iterator[Path]:
         with contextlib.suppress(OSError):
             os.unlink(partial)
         raise
+
+
+def _special(path: Path) -> bool:
+    """Whether ``path`` (through links) is a device, a pipe or a socket: written in place."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):  # nothing there yet (_target says what is missing)
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _target(path: Path) -> Path:

@@ -456,7 +456,7 @@ def test_a_full_disk_is_one_line_and_nothing_left(sample, tmp_path, full_device,
     link.symlink_to(full_device)
     result = subprocess.run(RANKKIT + _argv(writer, link, sample), env=_env(), cwd=folder, capture_output=True,
                             text=True, timeout=300)
-    assert _one_line(result) == (f"rankkit {writer.split()[0]}: {full_device}: cannot write the file: "
+    assert _one_line(result) == (f"rankkit {writer.split()[0]}: {link}: cannot write the file: "
                                  f"No space left on device\n")
     assert os.listdir(folder) == [link.name] and stat.S_ISCHR(os.stat(full_device).st_mode)
 
@@ -546,3 +546,11 @@ def test_standard_input_redirected_from_the_output_is_refused(work):
     assert _one_line(result) == ("rankkit eval: -o run.csv: is the same file as the standard input /dev/stdin, which "
                                  "this command reads: writing there would replace it; give another file\n")
     assert _snapshot(work) == before
+
+
+def test_standard_output_as_the_output_is_written_in_place(tmp_path):
+    """`rankkit macros -o /dev/stdout | ...`: the link leads to a pipe, which has no name to write beside.
+    Before: 'No such file or directory' about /proc/<pid>/fd/pipe:[...]."""
+    result = subprocess.run(RANKKIT + ["macros", "-o", "/dev/stdout"], env=_env(), cwd=tmp_path, capture_output=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == subprocess.run(RANKKIT + ["macros"], env=_env(), capture_output=True).stdout
