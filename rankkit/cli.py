@@ -311,6 +311,17 @@ def baseline_name(runs: str | dict[str, str], baseline: str | None) -> str | Non
     return baseline
 
 
+def _refuse_inputs(args: argparse.Namespace, outputs: list[str], **inputs) -> None:
+    """An output that is one of the command's inputs (however spelled: a link, a hard link, a glob's
+    file), refused before anything is read or written: -o would replace what it reads."""
+    from rankkit._files import named_inputs, refuse_inputs
+
+    given = named_inputs(**inputs)
+    if "-" in getattr(args, "runs", []) and os.path.exists("/dev/stdin"):  # `-o run.csv - < run.csv`
+        given.append(("standard input", "/dev/stdin"))
+    refuse_inputs([("-o", output) for output in outputs], given)
+
+
 def _run_eval(args: argparse.Namespace) -> int:
     # rows, not frames: printing numbers does not need pandas (half a second to import)
     from rankkit.evaluate import evaluate_file, evaluate_rows
@@ -330,6 +341,8 @@ def _run_eval(args: argparse.Namespace) -> int:
         return _marked_table(args, measures)
     # the text measures (rankkit.relstring) and the diversity ones (their table macros) read macros
     # written for SQL users: the lean connection has only those of rankkit's own statements
+    if args.output:
+        _refuse_inputs(args, [args.output], qrels=args.qrels, run=run_arguments(args.runs), subtopics=args.subtopics)
     con = _connect(args, lean=not text and args.subtopics is None)
     columns = _columns(args)
     if _qrels_are_subtopics(args) and len(measures) < len(names):
@@ -686,6 +699,8 @@ def _run_report(args: argparse.Namespace) -> int:
         raise UsageError("--by and --queries go together: the column, and the query table that has it")
     # runs named as eval, compare, check and explore name them (PATH or NAME=PATH)
     runs = run_arguments(args.runs)
+    _refuse_inputs(args, _report_outputs(args), qrels=args.qrels, second_qrels=args.second_qrels, run=runs,
+                   queries=args.queries)
     baseline = baseline_name(runs, args.baseline)
     # trec_eval's forms (P.5,10, families, nicknames) as rankkit eval reads them; text measures
     # (runid, relstring) have no mean to report
@@ -707,6 +722,17 @@ def _run_report(args: argparse.Namespace) -> int:
 
     print(f"rankkit report: wrote {', '.join(visible(path) for path in result.written(args.output))}")
     return 0
+
+
+def _report_outputs(args: argparse.Namespace) -> list[str]:
+    """Every file ``report -o`` may write: the report, and with --second-qrels the agreement tables
+    written beside a CSV or Parquet file (report.swaps.csv ...)."""
+    from rankkit.report.render import AGREEMENT_FILES
+
+    path = Path(args.output)
+    if args.second_qrels is None or path.suffix.lower() not in (".csv", ".parquet"):
+        return [args.output]
+    return [args.output, *(str(path.with_name(f"{path.stem}.{name}{path.suffix}")) for name in AGREEMENT_FILES.values())]
 
 
 def _spark_report_values(args: argparse.Namespace, con, runs, measures: list[str], conventions) -> dict:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 
 from rankkit import _engine as duckdb
 
-from rankkit._files import replacing
+from rankkit._files import named_inputs, refuse_inputs, replacing
 from rankkit._paths import sql_dir
 from rankkit._sql import connect, store, stored
 from rankkit.compose import DUCKDB, LOADED, compose, query_side
@@ -145,6 +145,9 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         raise RankkitError("ci is an interval over queries: it applies to the aggregate, not to per_query")
     if ci is not None and (output is not None or relation):
         raise RankkitError("ci is computed in Python over a frame: it does not go with output= or relation=True")
+    if output is not None:  # never written over what it reads
+        refuse_inputs([("output", output)], named_inputs(qrels=qrels, run=run, subtopics=subtopics,
+                                                         query_table=query_table))
     conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries,
                                       duplicates=duplicates, judged_only=judged_only, docs=docs)
     con = connect(con) if con is not None else default_connection()
@@ -190,6 +193,7 @@ def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path,
     the inputs."""
     path = Path(output)
     _copy_options(path)  # a wrong suffix is said before the inputs are read
+    refuse_inputs([("output", path)], named_inputs(qrels=qrels, run=run, subtopics=subtopics))  # nor replaced
     conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
                               judged_only=judged_only, docs=docs)
     with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag,

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from rankkit._files import write_text
+from rankkit._files import refuse_inputs, write_text
 from rankkit.errors import InputError
 
 __all__ = ["Report", "FORMAT_VERSION", "SUFFIXES"]
@@ -151,6 +152,7 @@ class Report:
         file's key-value metadata under ``rankkit_report``."""
         from rankkit.report.render import parquet
 
+        self._refuse_inputs(Path(path))
         return parquet(self, Path(path))
 
     def save(self, path: str | Path) -> Path:
@@ -163,6 +165,7 @@ class Report:
 
         path = Path(path)
         suffix = path.suffix.lower()
+        self._refuse_inputs(path)
         if suffix == ".parquet":
             agreement_parquet(self, path)
             return self.to_parquet(path)
@@ -173,6 +176,14 @@ class Report:
         if suffix == ".csv":
             agreement_csv(self, path)
         return write_text(path, writers[suffix]())
+
+    def _refuse_inputs(self, path: Path) -> None:
+        """No file written over one the report was made from (as its record names them). Only the
+        files the record names, not a folder's or a glob's: a record loaded from JSON is not trusted
+        to name a folder worth walking (the command line checks its own arguments in full)."""
+        files = [(item.get("role", "input"), item["path"]) for item in self.record.get("inputs") or []
+                 if isinstance(item, dict) and isinstance(item.get("path"), str) and os.path.isfile(item["path"])]
+        refuse_inputs([("the report's file", written) for written in self.written(path)], files)
 
     @classmethod
     def load(cls, path: str | Path) -> Report:
