@@ -6,7 +6,7 @@ compared, each engine timed cold (its first evaluation, Spark's session start ap
     python bench/spark.py A             # prints one Markdown row per engine for bench/README.md
 
 The point is an honest single-machine cost, not a race: Spark is for data that already lives on a
-cluster (see README, "Beyond one machine").
+cluster (see docs/spark.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The README's measure table, generated from the registry (``python -m rankkit.docs`` rewrites it)."""
+"""The measure table of the documentation's measures page (``docs/measures.md``), generated from the registry
+(``python -m rankkit.docs`` rewrites it)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,15 @@ from pathlib import Path
 from rankkit._files import write_text
 from rankkit.measures import params, registry
 
-__all__ = ["measure_table", "update_readme"]
+__all__ = ["PAGE", "measure_table", "update_page"]
 
 START, END = "<!-- measures:start -->", "<!-- measures:end -->"
+PAGE = Path("docs") / "measures.md"  # from the repository's root
 
 
 def measure_table() -> str:
     """One row per measure: name, aliases (trec_eval's, ranx's) and presets, parameters, definition and
-    its SQL file."""
+    its SQL file (a path in the repository: the site holds no SQL files to link to)."""
     rows = ["| measure | aliases | parameters | definition | aggregate | SQL |", "|---|---|---|---|---|---|"]
     for m in registry().values():
         presets = [f"`{name}` = `{m.name}({fixed})`" for name, fixed in m.presets]
@@ -26,12 +28,12 @@ def measure_table() -> str:
                    else f"`{m.name}`")
         summary = m.summary.replace("|", "\\|")
         rows.append(f"| {example} | {aliases} | {taken or '—'} | {summary} | {m.aggregate} | "
-                    f"[{m.metric}.sql](sql/metrics/{m.metric}.sql) |")
+                    f"`sql/metrics/{m.metric}.sql` |")
     legend = "\n".join(f"- `{p.name}` ({p.type}, default {p.default}): {p.description}" for p in params().values())
     return "\n".join(rows) + "\n\nParameters:\n\n" + legend + "\n"
 
 
-def update_readme(path: Path) -> bool:
+def update_page(path: Path) -> bool:
     """Rewrite the table between the markers; True when the file changed."""
     text = path.read_text(encoding="utf-8")
     new = re.sub(re.escape(START) + r".*?" + re.escape(END), f"{START}\n{measure_table()}{END}", text, flags=re.S)
@@ -41,5 +43,5 @@ def update_readme(path: Path) -> bool:
 
 
 if __name__ == "__main__":
-    changed = update_readme(Path(sys.argv[1] if len(sys.argv) > 1 else "README.md"))
-    print("README.md updated" if changed else "README.md already up to date")
+    page = Path(sys.argv[1]) if len(sys.argv) > 1 else PAGE
+    print(f"{page} updated" if update_page(page) else f"{page} already up to date")

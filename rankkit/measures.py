@@ -4,8 +4,8 @@ Each metric file starts with a ``--`` header (name, aliases, params, aggregate, 
 optionally ties: the tie rules it supports, and presets: names that stand for it with parameters
 set, such as ranx's ``ndcg_burges(gain=exp)``); the parameters themselves are declared once, in
 ``sql/00_prelude.sql``. Everything that needs to know about measures (the SQL name parser's catalog,
-the CLI help, report labels, the README table) reads this registry, so a measure is declared in
-exactly one place: its SQL file.
+the CLI help, report labels, the measure table of docs/measures.md) reads this registry, so a
+measure is declared in exactly one place: its SQL file.
 
 After the header, a metric file declares its definition, which rankkit.compose turns into SQL:
 

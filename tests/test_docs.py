@@ -1,4 +1,7 @@
-"""The README is a test: every fenced code block runs as written, in the folder ``rankkit demo`` makes.
+"""The documentation is a test: every fenced code block of the README and of every page of the site
+(``docs/*.md``, in the order of ``mkdocs.yml``'s nav) runs as written, in the folder ``rankkit demo``
+makes; the site builds with ``mkdocs build --strict`` (every link between pages and every anchor
+found).
 
 How each block is run (a marker is an HTML comment on the line right before the opening fence:
 invisible on GitHub, plain in the source):
@@ -6,12 +9,12 @@ invisible on GitHub, plain in the source):
 - ```` ```sh ````: bash, stopping at the first failing command (``-e -o pipefail``), with this
   Python's ``bin`` (``rankkit``, ``duckdb``) first on PATH.
 - ```` ```sql ````: the ``duckdb`` shell (the ``duckdb-cli`` dev dependency), stopping at the first
-  error (``-bail``). SQL blocks are chained: each runs after every SQL block above it, in one
-  session, so a later block uses the tables an earlier one made.
-- ```` ```python ````: one interpreter for all Python blocks, chained in README order: a later
-  block uses the names an earlier one set (``qrels``, ``run``).
+  error (``-bail``). SQL blocks are chained: each runs after every SQL block above it on its page,
+  in one session, so a later block uses the tables an earlier one made.
+- ```` ```python ````: one interpreter for the Python blocks of a page, chained in the page's
+  order: a later block uses the names an earlier one set (``qrels``, ``run``).
 - ``<!-- readme-test: skip: WHY -->``: the block is not run (WHY is required and should also be
-  said in the README's prose); a skipped sh block is still parsed (``bash -n``). For what cannot
+  said in the page's prose); a skipped sh block is still parsed (``bash -n``). For what cannot
   run here: installs (``pip install``), the whole test suite, benchmarks, servers.
 - ``<!-- readme-test: synopsis -->`` before a ```` ```text ```` block: a usage synopsis; every
   command it names is a ``rankkit`` command and every option and choice it lists is in that
@@ -21,10 +24,12 @@ invisible on GitHub, plain in the source):
 - Any other block (another language, no language, an unknown marker) fails: give it a language or
   a marker.
 
-Blocks run in README order in one demo folder per session (a block may read a file an earlier one
-wrote); selecting one block with ``-k`` runs the blocks above it first. A failure names the block's
-README line and shows its output (shell lines traced as ``+ README.md:LINE: command``; Python
-tracebacks carry README line numbers).
+Each page (the README is one) starts afresh: its own copy of the folder ``rankkit demo`` made, a new
+interpreter and a new duckdb session. Its blocks run in order there (a block may read a file an
+earlier one on the page wrote); a page needing what another page sets up repeats that setup, so a
+page reads as it runs. Selecting one block with ``-k`` runs the blocks above it on its page first. A
+failure names the block's page and line and shows its output (shell lines traced as
+``+ docs/cli.md:LINE: command``; Python tracebacks carry the page's line numbers).
 """
 
 from __future__ import annotations
@@ -60,13 +65,14 @@ class Block:
     code: str
     marker: str | None  # one of MARKERS, or None
     why: str | None
+    page: str = "README.md"  # the file, from the repository's root
 
     @property
     def name(self) -> str:
-        return f"README.md:{self.line} ({self.language or 'no language'}{', ' + self.marker if self.marker else ''})"
+        return f"{self.page}:{self.line} ({self.language or 'no language'}{', ' + self.marker if self.marker else ''})"
 
 
-def readme_blocks(text: str) -> list[Block]:
+def readme_blocks(text: str, page: str = "README.md") -> list[Block]:
     """The fenced code blocks of a Markdown text, each with the marker on the line before it."""
     lines, blocks, at = text.splitlines(), [], None
     for number, line in enumerate(lines, 1):
@@ -79,7 +85,7 @@ def readme_blocks(text: str) -> list[Block]:
         marked = MARKER.fullmatch(lines[at - 2].strip()) if at >= 2 else None
         language = opening[3:].strip()
         blocks.append(Block(at, SAME.get(language, language), "\n".join(lines[at:number - 1]) + "\n",
-                            marked["kind"] if marked else None, marked["why"] if marked else None))
+                            marked["kind"] if marked else None, marked["why"] if marked else None, page))
         at = None
     return blocks
 
@@ -99,8 +105,8 @@ for request in sys.stdin:
     block = json.loads(request)
     out, ok = io.StringIO(), True
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        try:  # blank lines before the code: tracebacks give README line numbers
-            exec(compile("\n" * block["line"] + block["code"], "README.md", "exec"), namespace)
+        try:  # blank lines before the code: tracebacks give the page's line numbers
+            exec(compile("\n" * block["line"] + block["code"], block["page"], "exec"), namespace)
         except BaseException:
             ok = False
             traceback.print_exc()
@@ -119,7 +125,7 @@ class PythonSession:
                          daemon=True).start()
 
     def run(self, block: Block) -> tuple[bool, str]:
-        self.process.stdin.write(json.dumps({"line": block.line, "code": block.code}) + "\n")
+        self.process.stdin.write(json.dumps({"line": block.line, "code": block.code, "page": block.page}) + "\n")
         self.process.stdin.flush()
         stray = []  # what the interpreter wrote outside Python's sys.stdout (C code, a crash)
         while True:
@@ -143,7 +149,7 @@ class PythonSession:
 
 
 class Runner:
-    """Runs the README's blocks in order in one folder, each once, keeping what each gave."""
+    """Runs one page's blocks in order in one folder, each once, keeping what each gave."""
 
     def __init__(self, blocks: list[Block], folder: Path):
         self.blocks, self.folder = blocks, folder
@@ -163,7 +169,7 @@ class Runner:
                   if b.language == block.language and b.language in ("sql", "python")
                   and b.line in self.results and not self.results[b.line][0]]
         if failed and block.marker is None:  # chained: what it builds on failed
-            return False, (f"not run: it builds on the {block.language} block at README.md:{failed[0].line}, "
+            return False, (f"not run: it builds on the {block.language} block at {failed[0].page}:{failed[0].line}, "
                            "which failed")
         if block.marker == "skip":
             return self._parse_only(block)
@@ -180,8 +186,8 @@ class Runner:
         return self.python.run(block)
 
     def _sh(self, block: Block) -> tuple[bool, str]:
-        # each command traced with its README line (the code starts on the script's second line)
-        script = f'PS4="+ README.md:\\$((LINENO + {block.line - 1})): "; set -x\n' + block.code
+        # each command traced with its page and line (the code starts on the script's second line)
+        script = f'PS4="+ {block.page}:\\$((LINENO + {block.line - 1})): "; set -x\n' + block.code
         return _completed(["bash", "-e", "-o", "pipefail", "-c", script], self.folder)
 
     def _sql(self, block: Block) -> tuple[bool, str]:
@@ -255,28 +261,66 @@ def _synopsis_commands(code: str) -> list[tuple[str, str]]:
 # ---- the tests --------------------------------------------------------------------------------
 
 README = ROOT / "README.md"
-BLOCKS = readme_blocks(README.read_text(encoding="utf-8"))
+MKDOCS = ROOT / "mkdocs.yml"
+MEASURES_PAGE = ROOT / "docs" / "measures.md"
+
+
+def nav_pages() -> list[str]:
+    """The site's pages in the order of mkdocs.yml's nav, as paths under docs/."""
+    import yaml  # mkdocs's own dependency
+
+    found: list[str] = []
+
+    def walk(entry):
+        if isinstance(entry, str):
+            found.append(entry)
+        elif isinstance(entry, dict):
+            [walk(value) for value in entry.values()]
+        elif isinstance(entry, list):
+            [walk(item) for item in entry]
+
+    walk(yaml.safe_load(MKDOCS.read_text(encoding="utf-8"))["nav"])
+    return found
+
+
+PAGES = ["README.md", *(f"docs/{page}" for page in nav_pages())]
+BLOCKS = [block for page in PAGES for block in readme_blocks((ROOT / page).read_text(encoding="utf-8"), page)]
 
 
 @pytest.fixture(scope="module")
-def runner(tmp_path_factory):
-    """The README's blocks, run in the folder `rankkit demo` makes (run as a user runs it)."""
-    here = tmp_path_factory.mktemp("readme")
+def demo(tmp_path_factory):
+    """The folder `rankkit demo` makes (run as a user runs it), which each page gets a copy of."""
+    here = tmp_path_factory.mktemp("demo")
     ok, output = _completed(["rankkit", "demo", "--queries", "60"], here)  # smaller: every block runs faster
     assert ok, f"rankkit demo failed:\n{output}"
-    made = Runner(BLOCKS, here / "rankkit-demo")
-    yield made
-    made.close()
+    return here / "rankkit-demo"
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=[f"line{b.line}-{b.language or 'none'}" for b in BLOCKS])
-def test_readme_block_runs_as_written(block, runner):
+@pytest.fixture(scope="module")
+def runners(demo, tmp_path_factory):
+    """One runner per page, made when its first block runs, in its own copy of the demo folder."""
+    made: dict[str, Runner] = {}
+
+    def runner(page: str) -> Runner:
+        if page not in made:
+            folder = tmp_path_factory.mktemp(Path(page).stem) / "rankkit-demo"
+            shutil.copytree(demo, folder)
+            made[page] = Runner([block for block in BLOCKS if block.page == page], folder)
+        return made[page]
+
+    yield runner
+    for each in made.values():
+        each.close()
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=[f"{b.page}:line{b.line}-{b.language or 'none'}" for b in BLOCKS])
+def test_readme_block_runs_as_written(block, runners):
     if block.marker not in (None, *MARKERS):
         pytest.fail(f"{block.name}: unknown marker {block.marker!r}: readme-test: skip: WHY, synopsis or output")
     if block.marker is None and block.language not in RUN:
         pytest.fail(f"{block.name}: a block runs as {', '.join(RUN)}, or is marked skip (saying why), synopsis "
                     "or output")
-    ok, output = runner.result(block)
+    ok, output = runners(block.page).result(block)
     assert ok, f"{block.name} failed:\n{block.code}\n--- output ---\n{_tail(output)}"
 
 
@@ -300,6 +344,7 @@ def test_the_runner_names_a_broken_block_and_shows_its_output(tmp_path):
     finally:
         made.close()
     assert [block.line for block in blocks] == [3, 8, 12, 16, 20, 24, 29, 34, 38]
+    assert {block.page for block in blocks} == {"README.md"}
     assert not outcomes[3][0] and "+ README.md:5: rankkit no-such-command" in outcomes[3][1]
     assert outcomes[8][0]
     assert not outcomes[12][0] and "before" in outcomes[12][1] and 'File "README.md", line 13' in outcomes[12][1]
@@ -311,7 +356,44 @@ def test_the_runner_names_a_broken_block_and_shows_its_output(tmp_path):
     assert blocks[-1].language == "sh" and not outcomes[38][0] and "+ README.md:39: test -f qrels.txt" in outcomes[38][1]
 
 
-def test_readme_measure_table_is_generated_from_the_registry():
-    text = README.read_text(encoding="utf-8")
+def test_the_runner_names_a_page_in_what_it_reports(tmp_path):
+    """A page's failing shell line, its Python traceback and its chained block name the page."""
+    text = "```sh\ntrue\nfalse\n```\n\n```python\n\nraise ValueError('here')\n```\n\n```python\nx = 1\n```\n"
+    blocks = readme_blocks(text, "docs/page.md")
+    made = Runner(blocks, tmp_path)
+    try:
+        outcomes = [made.result(block) for block in blocks]
+    finally:
+        made.close()
+    assert "+ docs/page.md:3: false" in outcomes[0][1]
+    assert 'File "docs/page.md", line 8' in outcomes[1][1]
+    assert "builds on the python block at docs/page.md:6" in outcomes[2][1]
+
+
+def test_measure_table_is_generated_from_the_registry():
+    text = MEASURES_PAGE.read_text(encoding="utf-8")
     table = text.split(START, 1)[1].split(END, 1)[0]
     assert table.strip() == measure_table().strip(), "run: python -m rankkit.docs"
+
+
+def test_every_page_is_in_the_nav_and_every_nav_entry_is_a_page():
+    pages = {path.relative_to(ROOT / "docs").as_posix() for path in (ROOT / "docs").rglob("*.md")}
+    assert sorted(pages) == sorted(nav_pages()), "docs/*.md and mkdocs.yml's nav name the same pages"
+
+
+def test_the_readme_links_only_to_files_that_exist():
+    """The README links into the site's Markdown (readable on GitHub as it is): each target is there."""
+    text = README.read_text(encoding="utf-8")
+    targets = [target for target in re.findall(r"\]\(([^)\s]+)\)", text) if "://" not in target]
+    assert any(target.startswith("docs/") for target in targets), "the README links into docs/"
+    missing = [target for target in targets if not (ROOT / target.split("#", 1)[0]).exists()]
+    assert not missing, f"README.md links to missing files: {missing}"
+
+
+def test_the_site_builds_strictly(tmp_path):
+    """mkdocs build --strict: a broken link or anchor, a page missing from the nav, bad Markdown fail it."""
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+                          cwd=ROOT, env=dict(_env(), NO_MKDOCS_2_WARNING="1"), text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stdout
+    assert (tmp_path / "site" / "measures.html").exists() and (tmp_path / "site" / "explorer.png").exists()

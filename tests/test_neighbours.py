@@ -82,7 +82,7 @@ def diversity_pair(measure, given) -> tuple[dict, dict]:
 
     qrels = pd.DataFrame(SUBTOPICS, columns=["query_id", "iteration", "doc_id", "relevance"])
     run = pd.DataFrame(SUBTOPIC_RUN, columns=["query_id", "doc_id", "score"])
-    # nNRBP of a query with no relevant subtopic: ndeval divides 0 by 0 (nan), rankkit says 0 (README)
+    # nNRBP of a query with no relevant subtopic: ndeval divides 0 by 0 (nan), rankkit says 0 (docs/measures.md)
     expected = {m.query_id: 0.0 if math.isnan(m.value) and measure.NAME == "nNRBP" else m.value
                 for m in ir_measures.iter_calc([measure], qrels, run)}
     frame = rankkit.evaluate(None, run, [given], per_query=True, subtopics=qrels)
@@ -229,7 +229,7 @@ def test_malformed_gains_say_what_is_expected(given):
         expand([given])
 
 
-# ---- the README's table "Coming from ranx / ir_measures", row by row -----------------------------
+# ---- the table of docs/coming-from.md, "ranx and ir_measures", row by row -----------------------------
 
 RANX_SCRIPT = """
 import json, sys
@@ -249,8 +249,8 @@ def readme_rows():
     """(peer, name there, rankkit's name or None, what that name does given to rankkit, note)."""
     from support import ROOT
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    table = text.split("### Coming from ranx / ir_measures", 1)[1].split("\n### ", 1)[0]
+    text = (ROOT / "docs" / "coming-from.md").read_text(encoding="utf-8")
+    table = text.split("\n## ranx and ir_measures\n", 1)[1].split("\n## ", 1)[0]
     rows = []
     for line in table.splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
@@ -443,7 +443,7 @@ def test_top_k_accuracy_agrees_with_scikit_learn():
 
 
 def test_top_k_accuracy_ties_differ_from_scikit_learn_only_for_integer_labels():
-    """The README's edge: equal scores go to the greater document id, byte-wise; scikit-learn puts the
+    """The edge docs/coming-from.md states: equal scores go to the greater document id, byte-wise; scikit-learn puts the
     later of its sorted labels first, the same for string ids, not for integers (9 < 10 < 11 there)."""
     import numpy as np
     sklearn_metrics = pytest.importorskip("sklearn.metrics")
@@ -457,7 +457,7 @@ def test_top_k_accuracy_ties_differ_from_scikit_learn_only_for_integer_labels():
 
 
 def test_fallout_of_a_query_without_a_non_relevant_document_is_zero():
-    """torchmetrics' retrieval_fall_out's 0 (its RetrievalFallOut class says 1 by default, README)."""
+    """torchmetrics' retrieval_fall_out's 0 (its RetrievalFallOut class says 1 by default, docs/coming-from.md)."""
     qrels, run = frames({"all": [("a", 0.2, 1), ("b", 0.3, 1)], "some": [("a", 0.2, 0), ("b", 0.3, 1)]})
     frame = rankkit.evaluate(qrels, run, ["FallOut@1", "FallOut"], per_query=True)
     got = {(m, q): v for m, q, v in zip(frame["measure"], frame["query_id"], frame["value"])}

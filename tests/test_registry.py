@@ -1,5 +1,5 @@
-"""Bookkeeping: a measure is not done until its SQL file, its header, its tests and its README row
-exist (as scikit-learn's test_common keeps its metric registries honest)."""
+"""Bookkeeping: a measure is not done until its SQL file, its header, its tests and its row in the
+measure table of docs/measures.md exist (as scikit-learn's test_common keeps its metric registries honest)."""
 
 from __future__ import annotations
 
@@ -67,7 +67,8 @@ def test_measure_has_its_own_tests(metric):
 
 
 def readme_measures() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The measure table of the documentation (docs/measures.md, written by python -m rankkit.docs)."""
+    text = (ROOT / "docs" / "measures.md").read_text(encoding="utf-8")
     if "<!-- measures:start -->" not in text:
         return ""
     return text.split("<!-- measures:start -->", 1)[1].split("<!-- measures:end -->", 1)[0]
@@ -76,9 +77,9 @@ def readme_measures() -> str:
 @pytest.mark.parametrize("metric", MEASURES)
 def test_measure_has_its_readme_row(metric):
     section = readme_measures()
-    assert section, "README.md has no <!-- measures:start --> ... <!-- measures:end --> section"
+    assert section, "docs/measures.md has no <!-- measures:start --> ... <!-- measures:end --> section"
     measure = registry()[metric]
-    assert re.search(rf"^\| `{re.escape(measure.name)}[`@(]", section, re.MULTILINE), f"README lacks a row for {measure.name}"
+    assert re.search(rf"^\| `{re.escape(measure.name)}[`@(]", section, re.MULTILINE), f"docs/measures.md lacks a row for {measure.name}"
     assert f"sql/metrics/{metric}.sql" in section
 
 
