@@ -50,7 +50,7 @@ judge_names AS (
                     THEN error('rankkit: judges names the two judges to compare, got ' || judges::VARCHAR)
                 WHEN judges IS NOT NULL AND qrels_b IS NULL AND NOT list_has_all(found, judges::VARCHAR[])
                     THEN error('rankkit: ' || coalesce(labels[1], 'qrels table ' || qrels_a::VARCHAR) || ': judge '
-                               || [j FOR j IN judges::VARCHAR[] IF NOT list_contains(found, j)][1]
+                               || list_filter(judges::VARCHAR[], lambda j: NOT list_contains(found, j))[1]
                                || ' is not in the judge column; it holds '
                                || CASE WHEN len(found) = 0 THEN 'none' ELSE array_to_string(found, ', ') END)
                 WHEN judges IS NOT NULL THEN judges::VARCHAR[]
