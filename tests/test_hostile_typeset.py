@@ -1,0 +1,183 @@
+"""Hostile names in everything typeset (issue 32): any system name, query id or measure label a
+stranger can give draws in every plot (no exception, no warning, the text drawn is the text meant:
+no mathtext, no hidden character), compiles in the LaTeX table and report with pdflatex, stays text
+in the HTML report, and the explorer works with any number of systems."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+import unicodedata
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import rankkit
+from rankkit import plot
+from rankkit.demo import write_sample
+from rankkit.safe import plot as safe_plot
+
+# control characters, mathtext, glyphs DejaVu lacks, layout and bidi: each once a crash or a lie
+HOSTILE = ["tab\there", "new\nline", "nul\x00", "esc\x1b[31mred", "bell\x07", "cr\rx", "del\x7f", "c1\x85",
+           "$x$", "cost $5", r"$\frac", r"$\frac{$", "\\$x$", "中文系统", "x" * 300,
+           "right\u202eleft", "zero\u200bwidth", "line\u2028sep", "_nolegend_", "<script>alert(1)</script>",
+           "&amp; {braces} %comment #hash ^caret ~tilde \\backslash"]
+FUNCTIONS = ["distribution", "differences", "scatter", "trace_curve"]
+
+
+def _per_query(name: str, other: str = "base", measure: str = "AP") -> pd.DataFrame:
+    return pd.DataFrame({"measure": measure, "system": [name] * 3 + [other] * 3,
+                         "query_id": [name, "q2", "q3"] * 2, "value": [0.1, 0.5, 0.9, 0.2, 0.4, 0.3]})
+
+
+def _trace(name: str, other: str = "base") -> pd.DataFrame:
+    frame = pd.DataFrame({"system": [name] * 3 + [other] * 3, "query_id": name, "rank": [1, 2, 3] * 2,
+                          "dcg": [1.0, 2.0, 3.0, 1.0, 1.0, 2.0], "idcg": [3.0, 4.0, 5.0, 3.0, 4.0, 5.0]})
+    return frame.assign(ndcg=frame["dcg"] / frame["idcg"])
+
+
+def _draw(function: str, name: str, other: str = "base", measure: str = "AP"):
+    per_query = _per_query(name, other, measure)
+    if function == "distribution":
+        return plot.distribution(per_query, highlight=name)
+    if function == "differences":
+        return plot.differences(per_query, other, highlight=name)
+    if function == "scatter":
+        return plot.scatter(per_query, other, name, highlight=name)
+    return plot.trace_curve(_trace(name, other))
+
+
+def _texts(fig) -> list:
+    """Every piece of text the figure draws (titles, labels, tick labels, legends, marks)."""
+    from matplotlib.text import Text
+
+    return [artist for artist in fig.findobj(Text) if artist.get_visible() and artist.get_text()]
+
+
+def _drawn(artist) -> tuple[str, bool]:
+    """The string matplotlib draws for a Text, and whether it reads it as mathtext."""
+    return artist._preprocess_math(artist.get_text())
+
+
+def _has_glyph(char: str) -> bool:
+    from matplotlib.font_manager import FontProperties, findfont, get_font
+
+    return get_font(findfont(FontProperties())).get_char_index(ord(char)) != 0
+
+
+def _check_figure(fig, name: str) -> None:
+    """Drawn without a warning; no text is mathtext; every character drawn has a glyph and is seen;
+    the name, made visible, is in the figure's text (broken into lines, every character kept)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig.savefig(io.BytesIO(), format="png")
+    drawn = []
+    for artist in _texts(fig):
+        text, math = _drawn(artist)
+        assert math is False, text
+        for char in text.replace("\n", ""):
+            assert unicodedata.category(char) not in {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}, repr(text)
+            assert _has_glyph(char), repr(text)
+        drawn.append(text)
+    meant = safe_plot.visible(name)
+    assert "".join(meant.split()) in "".join("".join(drawn).split()), (meant, drawn)
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+@pytest.mark.parametrize("name", HOSTILE, ids=[repr(name)[:24] for name in HOSTILE])
+def test_every_plot_draws_any_name_as_its_characters(function, name):
+    _check_figure(_draw(function, name), name)
+
+
+@pytest.mark.parametrize("function", ["distribution", "differences", "scatter"])
+def test_a_measure_label_is_drawn_as_its_characters(function):
+    label = "$\\frac{1}{$ \t中文 " + "m" * 120
+    fig = _draw(function, "bm25", measure=label)
+    _check_figure(fig, label)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.text(min_size=1, max_size=60), function=st.sampled_from(FUNCTIONS))
+def test_any_string_is_drawn_as_its_characters(name, function):
+    other = name + "'"  # a second system whatever the first is called
+    _check_figure(_draw(function, name, other), name)
+
+
+def test_dollars_are_drawn_as_dollars_not_read_as_math():
+    from matplotlib.text import Text
+
+    for name in ("$x$", "$\\frac$", "a $ b $ c", "\\$x$"):
+        assert _drawn(Text(text=safe_plot.text(name))) == (name, False)
+    assert safe_plot.text("a\tb\x1b\u202e中") == "a\\tb\\x1b\\u202e\\u4e2d"
+    assert safe_plot.text("plain name-1.2") == "plain name-1.2"
+
+
+def test_a_trace_legend_names_a_system_whose_name_starts_with_an_underscore():
+    fig = plot.trace_curve(_trace("_nolegend_", "_baseline"))
+    labels = [text.get_text() for text in fig.axes[0].get_legend().get_texts()]
+    assert any(label.startswith("_nolegend_") for label in labels) and any("_baseline" in label for label in labels)
+
+
+# ---- many systems --------------------------------------------------------------------------------
+
+def _systems(n: int) -> pd.DataFrame:
+    rng = np.random.default_rng(n)
+    return pd.DataFrame({"measure": "AP", "system": np.repeat([f"system {i}" for i in range(n)], 20),
+                         "query_id": [f"q{j}" for j in range(20)] * n, "value": rng.random(20 * n)})
+
+
+@pytest.mark.parametrize("n", [12, 30])
+def test_more_systems_than_colours_are_told_apart_by_marker(n):
+    frame = _systems(n)
+    trace = pd.DataFrame({"system": frame["system"], "query_id": "q", "rank": list(range(1, 21)) * n,
+                          "dcg": frame["value"].cumsum(), "idcg": 100.0})
+    fig = plot.trace_curve(trace.assign(ndcg=trace["dcg"] / trace["idcg"]))
+    styles = [(line.get_color(), line.get_marker()) for line in fig.axes[0].lines if line.get_gid() == "dcg"]
+    assert len(styles) == n and len(set(styles)) == n
+    assert len(plot.distribution(frame).axes) == n
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory) -> dict[str, Path]:
+    return write_sample(tmp_path_factory.mktemp("sample"), queries=12)
+
+
+def _runs(sample, names: list[str]) -> dict[str, pd.DataFrame]:
+    """One run per name, each bm25's ranking with its scores shifted a little (systems that differ)."""
+    base = pd.read_csv(sample["bm25.run"], sep=" ", header=None, dtype={0: str, 2: str},
+                       names=["query_id", "q0", "doc_id", "rank", "score", "system"])
+    runs = {}
+    for i, name in enumerate(names):
+        rng = np.random.default_rng(i)
+        runs[name] = base.assign(score=base["score"] + rng.random(len(base)), system=name)[
+            ["query_id", "doc_id", "score"]].assign(system=name)
+    return runs
+
+
+@pytest.mark.parametrize("n", [9, 12, 30])
+def test_the_explorer_works_with_any_number_of_systems(sample, n):
+    from rankkit.explore import Explorer
+    from rankkit.explore.data import ExplorerData
+
+    names = [f"system {i}" for i in range(n)]
+    ex = Explorer(ExplorerData(sample["qrels.txt"], _runs(sample, names)))
+    assert len(ex.figures["distribution"].axes) == n
+    ex.measure = "AP"  # drawn again: the kept axes of the first drawing laid where they fit
+    assert len(ex.figures["distribution"].axes) == n and len(ex.figures["differences"].axes) == n - 1
+
+
+def test_the_explorer_shows_hostile_names(sample):
+    from rankkit.explore import Explorer
+    from rankkit.explore.data import ExplorerData
+
+    names = ["$x$", "中文系统", "x" * 300, "right\u202eleft", "<script>alert(1)</script>"]
+    ex = Explorer(ExplorerData(sample["qrels.txt"], _runs(sample, names)))
+    for fig in ex.figures.values():
+        for artist in _texts(fig):
+            assert _drawn(artist)[1] is False
+    assert "<script>" not in "".join(str(getattr(view, "value", "")) for view in ex._views.values())
