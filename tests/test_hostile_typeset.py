@@ -181,3 +181,165 @@ def test_the_explorer_shows_hostile_names(sample):
         for artist in _texts(fig):
             assert _drawn(artist)[1] is False
     assert "<script>" not in "".join(str(getattr(view, "value", "")) for view in ex._views.values())
+
+
+# ---- LaTeX ---------------------------------------------------------------------------------------
+
+# what once stopped pdflatex or ran out of the page, each as a system name
+TEX_NAMES = ["ctl\x00nul\x1besc\ttab\nnew\x07bell\u202eright\u200bzero", "中文系统", "y" * 300,
+             r"\input{/etc/passwd} $x$ & 50% #1 _a_ {b} ~c ^d <e> |f| \\", "naïve_é–ß_ł_€_Ж_😀"]
+
+
+def _pdflatex(folder: Path, name: str, passes: int = 1) -> str:
+    """Compile with pdflatex (skipped where it is absent: CI installs it) and return the log."""
+    pdflatex = shutil.which("pdflatex")
+    if pdflatex is None:
+        pytest.skip("pdflatex is absent: apt-get install texlive-latex-recommended (CI installs it)")
+    for _ in range(passes):
+        done = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", name],
+                              cwd=folder, capture_output=True, text=True, errors="replace", timeout=180)
+        assert done.returncode == 0, done.stdout[-3000:]
+    return (folder / name).with_suffix(".log").read_text(errors="replace")
+
+
+def _pdf_text(pdf: Path) -> str:
+    if shutil.which("pdftotext") is None:
+        return ""
+    return subprocess.run(["pdftotext", "-raw", str(pdf), "-"], capture_output=True, text=True, check=True,
+                          timeout=60).stdout
+
+
+def _paper(body: str) -> str:
+    """A paper's preamble as the table's docstring asks for it: booktabs and nothing of rankkit's."""
+    return ("\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage{graphicx}\n\\usepackage{longtable}\n"
+            "\\begin{document}\n" + body + "\n\\end{document}\n")
+
+
+def _table(names: list[str]):
+    from rankkit import table
+
+    values = {("AP", name): {"value": 0.25 + i / 100, "queries": 5} for i, name in enumerate(names)}
+    return table.make_table(["AP"], ["AP"], names, values, {"AP": True}, {}, ["A note about " + names[0]])
+
+
+@pytest.mark.parametrize("long", [False, True], ids=["float", "longtable"])
+def test_the_latex_table_compiles_with_pdflatex_for_any_name(tmp_path, long):
+    from rankkit import table
+
+    made = _table(TEX_NAMES)
+    text = (table.latex_long(made, caption=TEX_NAMES[1], comment=TEX_NAMES[0]) if long else
+            table.latex(made, caption=TEX_NAMES[0], label="tab:x", comment=TEX_NAMES[0]))
+    assert "\x00" not in text and "\x1b" not in text and "\u202e" not in text
+    (tmp_path / "paper.tex").write_text(_paper(text), encoding="utf-8")
+    log = _pdflatex(tmp_path, "paper.tex", passes=2)
+    assert "Overfull \\hbox" not in log, log[-2000:]
+    shown = _pdf_text(tmp_path / "paper.pdf")
+    if shown:  # each character shown, as itself or as its code point
+        for piece in ("\\x00", "\\x1b", "\\t", "\\n", "\\u202e", "\\u200b", "\\u4e2d\\u6587\\u7cfb\\u7edf",
+                      "\\u0416", "\\U0001f600", "\\input{/etc/passwd}", "$x$", "50%"):
+            assert piece in shown.replace("\n", "").replace(" ", ""), piece
+        assert "y" * 300 in shown.replace("\n", "").replace("-", "")
+
+
+def test_eval_format_latex_compiles_for_any_system_name(tmp_path):
+    from rankkit import output
+
+    frames = [(name, [{"measure": "map", "value": 0.5, "queries": 3}], None) for name in TEX_NAMES]
+    (tmp_path / "eval.tex").write_text(_paper(output._table(frames, "latex", 4)), encoding="utf-8")
+    _pdflatex(tmp_path, "eval.tex")
+
+
+@given(name=st.text(min_size=1, max_size=40))
+@settings(max_examples=200, deadline=None)
+def test_latex_escape_leaves_no_raw_character_tex_could_misread(name):
+    from rankkit.safe import latex
+
+    shown = latex.escape(name) + latex.breakable(name) + latex.cell(name)
+    shown.encode("utf-8")  # a lone surrogate would stop the file being written
+    for char in shown:
+        assert char.isprintable() and unicodedata.category(char) not in {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+    raw = "".join(char for char in name if not char.isascii())
+    # every non-ASCII character is the third argument of \rankkitchar or escaped; no brace left open
+    assert shown.count("{") - shown.count("\\{") == shown.count("}") - shown.count("\\}")
+    assert all(f"}}{{{char}}}" in shown for char in raw if unicodedata.category(char) not in
+               {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+@pytest.fixture(scope="module")
+def hostile_report(sample):
+    names = TEX_NAMES[:3] + ["<script>alert(1)</script><img src=x onerror=alert(2)>", "ab\u202edcba",
+                             "$\\frac{1}{2}$"]
+    runs = _runs(sample, names)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return rankkit.report(sample["qrels.txt"], runs, ["AP", "ndcg_cut_10"], title="Runs \x1b[2J from $strangers$ 中文",
+                              by="category", queries=sample["topics.csv"]), names
+
+
+def test_the_latex_report_compiles_with_pdflatex_for_any_name(hostile_report, tmp_path):
+    report, names = hostile_report
+    text = report.save(tmp_path / "report.tex").read_text(encoding="utf-8")
+    assert "\x00" not in text and "\x1b" not in text
+    log = _pdflatex(tmp_path, "report.tex", passes=2)
+    assert "Overfull \\hbox" not in log, [line for line in log.splitlines() if "Overfull" in line]
+    shown = _pdf_text(tmp_path / "report.pdf").replace("\n", "").replace(" ", "")
+    if shown:
+        assert "\\u4e2d\\u6587\\u7cfb\\u7edf" in shown and "<script>" in shown and "y" * 300 in shown.replace("-", "")
+    if shutil.which("pdftoppm"):
+        subprocess.run(["pdftoppm", "-png", "-r", "60", "report.pdf", "page"], cwd=tmp_path, check=True, timeout=120)
+        assert list(tmp_path.glob("page-*.png"))
+
+
+# ---- HTML ----------------------------------------------------------------------------------------
+
+def test_the_html_report_shows_names_as_text(hostile_report, tmp_path):
+    from html.parser import HTMLParser
+
+    report, names = hostile_report
+    page = report.save(tmp_path / "report.html").read_text(encoding="utf-8")
+    tags = []
+
+    class Tags(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            tags.append((tag, dict(attrs)))
+
+    Tags().feed(page)
+    assert not [tag for tag, _ in tags if tag == "script"]
+    assert all(attrs.get("src", "").startswith("data:image/png;base64,") and "onerror" not in attrs
+               for tag, attrs in tags if tag == "img")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    # nothing hidden: no control, bidirectional or zero-width character reaches the page raw
+    hidden = [char for char in page if unicodedata.category(char) in {"Cc", "Cf", "Cs", "Zl", "Zp"} and char != "\n"]
+    assert hidden == [], hidden[:5]
+    assert "ab\\u202edcba" in page and "ctl\\x00nul\\x1besc\\ttab\\nnew" in page and "\\x1b[2J" in page
+
+
+def test_the_html_report_keeps_its_layout_in_chromium(hostile_report, tmp_path):
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the browser test drives Chromium with Playwright")
+    chromium = Path("/usr/bin/chromium")
+    if not chromium.exists():
+        pytest.skip("no Chromium at /usr/bin/chromium: apt-get install chromium")
+    report, _ = hostile_report
+    path = report.save(tmp_path / "report.html")
+    dialogs = []
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(chromium),
+                                             args=["--headless", "--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+            page.goto(path.as_uri())
+            page.wait_for_load_state("load")
+            shown = page.evaluate("""() => {
+                const box = document.querySelector('table.aggregate').parentElement;
+                return {page: document.documentElement.scrollWidth, table: box.scrollWidth, box: box.clientWidth,
+                        names: [...document.querySelectorAll('table.aggregate td.name')].map(td => td.offsetWidth),
+                        images: [...document.images].map(i => i.complete && i.naturalWidth > 0)};
+            }""")
+            page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+        finally:
+            browser.close()
+    assert dialogs == []  # no script ran
+    assert shown["page"] <= 1280 and shown["images"] and all(shown["images"])
+    # the 300-character name wraps in its cell: the aggregate's numbers stay in view, no scrolling
+    assert shown["table"] <= shown["box"] and max(shown["names"]) <= 24 * 16 + 40, shown
