@@ -6,6 +6,7 @@ in the HTML report, and the explorer works with any number of systems."""
 from __future__ import annotations
 
 import io
+import re
 import shutil
 import subprocess
 import unicodedata
@@ -190,11 +191,12 @@ TEX_NAMES = ["ctl\x00nul\x1besc\ttab\nnew\x07bell\u202eright\u200bzero", "中文
              r"\input{/etc/passwd} $x$ & 50% #1 _a_ {b} ~c ^d <e> |f| \\", "naïve_é–ß_ł_€_Ж_😀"]
 
 
-def _pdflatex(folder: Path, name: str, passes: int = 1) -> str:
+def _pdflatex(folder: Path, name: str, passes: int = 1, engine: str = "pdflatex") -> str:
     """Compile with pdflatex (skipped where it is absent: CI installs it) and return the log."""
-    pdflatex = shutil.which("pdflatex")
+    pdflatex = shutil.which(engine)
     if pdflatex is None:
-        pytest.skip("pdflatex is absent: apt-get install texlive-latex-recommended (CI installs it)")
+        pytest.skip(f"{engine} is absent: apt-get install texlive-latex-recommended (CI installs it; "
+                    f"lualatex: texlive-luatex, xelatex: texlive-xetex)")
     for _ in range(passes):
         done = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", name],
                               cwd=folder, capture_output=True, text=True, errors="replace", timeout=180)
@@ -256,13 +258,17 @@ def test_latex_escape_leaves_no_raw_character_tex_could_misread(name):
 
     shown = latex.escape(name) + latex.breakable(name) + latex.cell(name)
     shown.encode("utf-8")  # a lone surrogate would stop the file being written
-    for char in shown:
-        assert char.isprintable() and unicodedata.category(char) not in {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
-    raw = "".join(char for char in name if not char.isascii())
-    # every non-ASCII character is the third argument of \rankkitchar or escaped; no brace left open
-    assert shown.count("{") - shown.count("\\{") == shown.count("}") - shown.count("\\}")
-    assert all(f"}}{{{char}}}" in shown for char in raw if unicodedata.category(char) not in
-               {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+    # a non-ASCII character is only ever the last argument of \rankkitchar, after its code point
+    raw = re.findall(r"\\rankkitchar\{(\d+)\}\{[0-9a-fxuU]+\}\{(.)\}", shown, flags=re.S)
+    assert all(int(code) == ord(char) and unicodedata.category(char) not in {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+               for code, char in raw)
+    rest = re.sub(r"\\rankkitchar\{\d+\}\{[0-9a-fxuU]+\}\{.\}", "", shown, flags=re.S)
+    assert all(" " <= char <= "~" for char in rest), rest
+    # each of the three renderings sets every visible non-ASCII character so (the rest are escaped)
+    assert len(raw) == 3 * sum(not char.isascii() and unicodedata.category(char) not in
+                               {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"} for char in name)
+    # braces balance: no name opens or closes a group
+    assert rest.count("{") - rest.count("\\{") == rest.count("}") - rest.count("\\}")
 
 
 @pytest.fixture(scope="module")
@@ -343,3 +349,17 @@ def test_the_html_report_keeps_its_layout_in_chromium(hostile_report, tmp_path):
     assert shown["page"] <= 1280 and shown["images"] and all(shown["images"])
     # the 300-character name wraps in its cell: the aggregate's numbers stay in view, no scrolling
     assert shown["table"] <= shown["box"] and max(shown["names"]) <= 24 * 16 + 40, shown
+
+
+@pytest.mark.parametrize("engine", ["lualatex", "xelatex"])
+def test_a_unicode_engine_sets_what_its_font_has_and_escapes_the_rest(hostile_report, tmp_path, engine):
+    from rankkit import table
+
+    (tmp_path / "paper.tex").write_text(_paper(table.latex(_table(TEX_NAMES), caption=TEX_NAMES[4])), encoding="utf-8")
+    log = _pdflatex(tmp_path, "paper.tex", engine=engine)
+    assert "Missing character" not in log  # no character silently dropped
+    shown = _pdf_text(tmp_path / "paper.pdf").replace("\n", "").replace(" ", "")
+    if shown:  # Latin Modern has é, ß, ł and €, not Cyrillic nor CJK
+        assert "naïve_é–ß_ł_€_\\u0416_\\U0001f600" in shown and "\\u4e2d\\u6587" in shown
+    text = hostile_report[0].save(tmp_path / "report.tex").read_text(encoding="utf-8")
+    assert "Missing character" not in _pdflatex(tmp_path, "report.tex", engine=engine)

@@ -32,8 +32,9 @@ __all__ = ["escape", "breakable", "cell", "comment", "with_definitions", "DEFINI
 SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
            "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"$<$",
            ">": r"$>$", "|": r"$|$", "–": "--"}
-# in \texttt, cmtt keeps its straight quote at position 13, and has < and > of its own
-_TYPEWRITER = {"'": r"{\char13}", "<": "<", ">": ">"}
+# in \texttt, cmtt (pdfLaTeX's OT1) keeps its straight quote at position 13, a Unicode font at 39;
+# both have < and > of their own
+_TYPEWRITER = {"'": r"{\ifdefined\Umathcode\char39 \else\char13 \fi}", "<": "<", ">": ">"}
 # control, format, surrogate, private use, unassigned, line and paragraph separators: never written raw
 _HIDDEN = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 _NAMED = {"\n": "n", "\t": "t", "\r": "r"}
