@@ -49,6 +49,8 @@ WIN, LOSS, MARK = "#2ca02c", "#d62728", "#000000"
 TITLE_Y = 1.0
 # name of the one system of a frame without a system column (or with a NULL system)
 ONE_SYSTEM = "run"
+LEGEND_INSIDE = 6    # legend entries a trace panel holds inside; beyond, in LEGEND_COLUMNS columns below it
+LEGEND_COLUMNS = 3
 WIDTH = 7.0          # inches: fits a notebook cell and an A4 text column
 PANEL_HEIGHT = 2.3   # inches per row of panels
 MARGIN = 0.75        # inches of a panel's width taken by its tick labels and axis label
@@ -324,12 +326,16 @@ def trace_curve(trace: pd.DataFrame, *, systems: Iterable[str] | None = None,
     colors = _colors(ranked)
     markers = _markers(ranked)
     names = _system_names(ranked, systems)
-    width, height = figsize or (WIDTH, 3.2 * len(queries))
+    width, height = figsize or (WIDTH, _curve_height(len(names)) * len(queries))
     fig, axes = _panels("trace_curve", (width, height), len(queries), 1, reuse)
     axes = axes[:, 0]
     for ax, query_id in zip(axes, queries):
         rows = ranked[ranked["query_id"] == query_id]
         _curve_panel(ax, rows, names, colors, markers, query_id)
+    fullest = max(axes, key=lambda ax: len(ax.lines))
+    if len(fullest.lines) > LEGEND_INSIDE:  # the systems' styles are the same in every panel: one legend
+        fig.legend(fullest.lines, [line.get_label() for line in fullest.lines], fontsize=8, frameon=False,
+                   loc="outside lower center", ncols=LEGEND_COLUMNS)
     return fig
 
 
@@ -366,6 +372,8 @@ def _panels(kind: str, size: tuple[float, float], rows: int, cols: int, reuse: F
     shape = (kind, tuple(float(x) for x in size), rows, cols, shared)
     if reuse is not None and getattr(reuse, "_rankkit_shape", None) == shape:
         mark(reuse, None)
+        for legend in list(reuse.legends):
+            legend.remove()
         for ax in reuse.axes:
             if ax.get_legend() is not None:
                 ax.get_legend().remove()
@@ -584,7 +592,8 @@ def _curve_panel(ax, rows: pd.DataFrame, names: list[str], colors: dict[str, str
     ideals = {name: rows.loc[systems == name, ["rank", "idcg"]].to_numpy(dtype=float) for name in names}
     ideal_shared = len({arr.tobytes() for arr in ideals.values()}) <= 1
     finals, curves = [], []  # curves: (x, y, plot's keywords) of each line
-    legend_width = _panel_width(ax) / 2  # a long name's label breaks into lines rather than cover the panel
+    # a long name's label breaks into lines rather than cover the panel; many go in columns below it
+    legend_width = _panel_width(ax) / LEGEND_COLUMNS - 0.3
     for name in names:
         own = rows[systems == name].sort_values("rank")
         if own.empty:
@@ -618,7 +627,17 @@ def _curve_panel(ax, rows: pd.DataFrame, names: list[str], colors: dict[str, str
     ax.set_ylim(bottom=0)
     # the lines and their labels given: matplotlib leaves out a label that starts with "_" (a system
     # named _nolegend_ or _baseline) when it collects them itself
-    ax.legend(ax.lines, [line.get_label() for line in ax.lines], fontsize=8, frameon=False, loc="best")
+    if len(ax.lines) <= LEGEND_INSIDE:  # more go in one legend under the figure (trace_curve)
+        ax.legend(ax.lines, [line.get_label() for line in ax.lines], fontsize=8, frameon=False, loc="best")
+
+
+def _curve_height(systems: int) -> float:
+    """Inches of a trace_curve panel: more systems take more title lines and a legend below the panel
+    (up to six lines sit inside it, as for a few systems)."""
+    if 2 * systems <= LEGEND_INSIDE:
+        return 3.2
+    rows = -(-(2 * systems) // LEGEND_COLUMNS)  # a DCG and an IDCG line each, at most
+    return 3.2 + 0.17 * rows + 0.06 * systems
 
 
 def _one_measure(per_query: pd.DataFrame, measure: str | None, by: str | None = None) -> tuple[pd.DataFrame, str]:

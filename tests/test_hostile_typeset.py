@@ -140,6 +140,11 @@ def test_more_systems_than_colours_are_told_apart_by_marker(n):
     fig = plot.trace_curve(trace.assign(ndcg=trace["dcg"] / trace["idcg"]))
     styles = [(line.get_color(), line.get_marker()) for line in fig.axes[0].lines if line.get_gid() == "dcg"]
     assert len(styles) == n and len(set(styles)) == n
+    with warnings.catch_warnings():  # the legend goes under the panel, which keeps its size
+        warnings.simplefilter("error")
+        fig.savefig(io.BytesIO(), format="png")
+    assert len(fig.legends) == 1 and len(fig.legends[0].get_texts()) == n + 1
+    assert fig.axes[0].get_position().height * fig.get_size_inches()[1] > 1.5  # inches of plot, not collapsed
     assert len(plot.distribution(frame).axes) == n
 
 

@@ -18,7 +18,7 @@ _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 def visible(value):
     """A string with its hidden characters escaped; anything else (numbers, Markup) as it is."""
-    if not isinstance(value, str) or hasattr(value, "__html__") or value.isprintable():
+    if not isinstance(value, str) or value.isprintable() or hasattr(value, "__html__"):
         return value
     return "".join(_escape(char) if unicodedata.category(char) in _HIDDEN else char for char in value)
 
