@@ -441,7 +441,7 @@ def mark(fig: Figure, query_id: str | None) -> list:
             left = value > sum(ax.get_xlim()) / 2
             drawn.append(ax.annotate(_fit([str(query_id)], _panel_width(ax) / 2, 8), (value, 1.0),
                                      xycoords=("data", "axes fraction"),
-                                     xytext=(-3 if left else 3, -10), textcoords="offset points", fontsize=8,
+                                     xytext=(-3 if left else 3, -2), textcoords="offset points", fontsize=8, va="top",
                                      color=LOSS, ha="right" if left else "left", gid="highlight",
                                      # readable where it crosses the mean or median line
                                      bbox=dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none",

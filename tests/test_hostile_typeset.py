@@ -368,3 +368,18 @@ def test_a_unicode_engine_sets_what_its_font_has_and_escapes_the_rest(hostile_re
         assert "naïve_é–ß_ł_€_\\u0416_\\U0001f600" in shown and "\\u4e2d\\u6587" in shown
     text = hostile_report[0].save(tmp_path / "report.tex").read_text(encoding="utf-8")
     assert "Missing character" not in _pdflatex(tmp_path, "report.tex", engine=engine)
+
+
+@pytest.mark.parametrize("function", ["distribution", "scatter"])
+def test_a_long_marked_query_id_stays_inside_its_panel(function):
+    query = "中文 query $\\frac$ " + "z" * 120
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = _draw(function, query)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    for ax in fig.axes:
+        for label in [text for text in ax.texts if text.get_gid() == "highlight"]:
+            box, panel = label.get_window_extent(renderer), ax.get_window_extent(renderer)
+            assert box.y1 <= panel.y1 + 1 and box.width <= panel.width, (box, panel)  # not over the title
