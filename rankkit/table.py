@@ -200,7 +200,7 @@ def latex(table: Table, intervals: bool = False, caption: str | None = None, lab
     lines += [rf"\begin{{tabular}}{{{_latex_columns(table)}}}", *_latex_head(table), *_latex_rows(table, intervals),
               r"\bottomrule", r"\end{tabular}" + ("}" if fit else ""), r"\par\smallskip",
               _latex_notes(table, intervals), r"\end{table}"]
-    # the macros a hostile name needs (rankkit.safe.latex), inside the float: the paper's preamble is the user's
+    # the macros a hostile name needs (rankkit.safe.latex), first: the paper's preamble is the user's
     return with_definitions("\n".join(line for line in lines if line is not None) + "\n")
 
 
