@@ -4,7 +4,10 @@ Nothing here computes a measure: the values come from :func:`rankkit.evaluate` (
 and :func:`rankkit.trace`, and are drawn as they are. Each function builds a
 :class:`matplotlib.figure.Figure` directly, never through pyplot, so no global figure state is
 touched and a figure drawn in a loop is freed with its last reference. Titles and axis labels break
-into lines that fit their panel (long system names included, every character kept). The explorer and the reports
+into lines that fit their panel (long system names included, every character kept). Every name,
+query id and label is drawn as the characters it holds (:mod:`rankkit.safe.plot`): a control
+character, a character the font has no glyph for or a ``$`` is escaped visibly, never read as
+mathtext nor a reason to fail. The explorer and the reports
 draw with these functions; they work as well on their own, in a notebook (a Figure displays as a
 cell's value) or in a script (``fig.savefig("plot.png")``).
 
@@ -30,6 +33,7 @@ from matplotlib.font_manager import FontProperties
 
 from rankkit._files import replacing
 from rankkit.errors import RankkitError
+from rankkit.safe.plot import dollars, visible
 from rankkit.stats import TIE_TOLERANCE, differences as paired_differences
 
 __all__ = ["distribution", "differences", "scatter", "trace_curve", "mark"]
@@ -37,12 +41,16 @@ __all__ = ["distribution", "differences", "scatter", "trace_curve", "mark"]
 # matplotlib's tab10, in order: a system keeps its colour in every figure drawn from the same frame
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf")
+# beyond the palette's ten systems, the next ten get its colours with another marker, and so on
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 WIN, LOSS, MARK = "#2ca02c", "#d62728", "#000000"
 # A title given its height skips matplotlib's placement of it, which measures the tick labels at every
 # drawing (a sixth of the explorer's redraw); no panel here has ticks on top, so it sits where it would.
 TITLE_Y = 1.0
 # name of the one system of a frame without a system column (or with a NULL system)
 ONE_SYSTEM = "run"
+LEGEND_INSIDE = 6    # legend entries a trace panel holds inside; beyond, in LEGEND_COLUMNS columns below it
+LEGEND_COLUMNS = 3
 WIDTH = 7.0          # inches: fits a notebook cell and an A4 text column
 PANEL_HEIGHT = 2.3   # inches per row of panels
 MARGIN = 0.75        # inches of a panel's width taken by its tick labels and axis label
@@ -115,7 +123,7 @@ def distribution(per_query: pd.DataFrame, *, measure: str | None = None, highlig
             _histogram(axes[row][col], system, edges, colors[name], title, compact)
             _remember(axes[row][col], "vline", system.dropna(subset=["value"]).set_index("query_id")["value"])
     for ax in axes[-1]:
-        ax.set_xlabel(label)
+        ax.set_xlabel(_fit([label], _panel_width(ax), 10))
     for row in axes:
         row[0].set_ylabel("queries")
     axes[0][0].legend(loc="best", fontsize=8, frameon=False)
@@ -183,7 +191,7 @@ def differences(per_query: pd.DataFrame, baseline: str, *, measure: str | None =
     axes = axes[:, 0]
     for ax, name in zip(axes, others):
         _difference_panel(ax, values[name], values[baseline], f"{name} - {baseline}", colors[name])
-        ax.set_ylabel(f"difference in {label}")
+        ax.set_ylabel(_fit(["difference in", label], fig.get_size_inches()[1] / len(others) - 0.3, 10))
     axes[-1].set_xlabel("queries, sorted by difference")
     if highlight is not None:
         mark(fig, highlight)
@@ -316,13 +324,18 @@ def trace_curve(trace: pd.DataFrame, *, systems: Iterable[str] | None = None,
     if not queries:
         raise RankkitError("trace has no ranked rows: the run retrieved nothing for its queries")
     colors = _colors(ranked)
+    markers = _markers(ranked)
     names = _system_names(ranked, systems)
-    width, height = figsize or (WIDTH, 3.2 * len(queries))
+    width, height = figsize or (WIDTH, _curve_height(len(names)) * len(queries))
     fig, axes = _panels("trace_curve", (width, height), len(queries), 1, reuse)
     axes = axes[:, 0]
     for ax, query_id in zip(axes, queries):
         rows = ranked[ranked["query_id"] == query_id]
-        _curve_panel(ax, rows, names, colors, query_id)
+        _curve_panel(ax, rows, names, colors, markers, query_id)
+    fullest = max(axes, key=lambda ax: len(ax.lines))
+    if len(fullest.lines) > LEGEND_INSIDE:  # the systems' styles are the same in every panel: one legend
+        fig.legend(fullest.lines, [line.get_label() for line in fullest.lines], fontsize=8, frameon=False,
+                   loc="outside lower center", ncols=LEGEND_COLUMNS)
     return fig
 
 
@@ -359,6 +372,8 @@ def _panels(kind: str, size: tuple[float, float], rows: int, cols: int, reuse: F
     shape = (kind, tuple(float(x) for x in size), rows, cols, shared)
     if reuse is not None and getattr(reuse, "_rankkit_shape", None) == shape:
         mark(reuse, None)
+        for legend in list(reuse.legends):
+            legend.remove()
         for ax in reuse.axes:
             if ax.get_legend() is not None:
                 ax.get_legend().remove()
@@ -424,8 +439,9 @@ def mark(fig: Figure, query_id: str | None) -> list:
             drawn.append(ax.axvline(value, color=LOSS, linewidth=1.5, linestyle="--", gid="highlight"))
             # right of the line, or left of it in the right half, where the label would leave the panel
             left = value > sum(ax.get_xlim()) / 2
-            drawn.append(ax.annotate(str(query_id), (value, 1.0), xycoords=("data", "axes fraction"),
-                                     xytext=(-3 if left else 3, -10), textcoords="offset points", fontsize=8,
+            drawn.append(ax.annotate(_fit([str(query_id)], _panel_width(ax) / 2, 8), (value, 1.0),
+                                     xycoords=("data", "axes fraction"),
+                                     xytext=(-3 if left else 3, -2), textcoords="offset points", fontsize=8, va="top",
                                      color=LOSS, ha="right" if left else "left", gid="highlight",
                                      # readable where it crosses the mean or median line
                                      bbox=dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none",
@@ -437,7 +453,8 @@ def mark(fig: Figure, query_id: str | None) -> list:
             right, high = x > sum(ax.get_xlim()) / 2, y > sum(ax.get_ylim()) / 2
             drawn.append(ax.scatter([x], [y], s=120, facecolors="none", edgecolors=MARK, linewidths=1.5,
                                     gid="highlight", zorder=5, clip_on=False))
-            drawn.append(ax.annotate(str(query_id), (x, y), xytext=(-7 if right else 7, -7 if high else 7),
+            drawn.append(ax.annotate(_fit([str(query_id)], _panel_width(ax) / 2, 9), (x, y),
+                                     xytext=(-7 if right else 7, -7 if high else 7),
                                      textcoords="offset points", fontsize=9, ha="right" if right else "left",
                                      va="top" if high else "bottom", gid="highlight"))
     return drawn
@@ -446,8 +463,11 @@ def mark(fig: Figure, query_id: str | None) -> list:
 def _fit(parts: list[str], width: float, fontsize: float) -> str:
     """Parts of a title joined by spaces into lines that fit ``width`` inches at ``fontsize``: a part
     starts a new line where it would run past the edge, and a part longer than a line (a long system
-    name) is broken inside. Every character is kept, so the full name stays readable."""
+    name) is broken inside. Every character is kept, so the full name stays readable, and shown as
+    it is: each part is made safe to draw (rankkit.safe.plot), its ``$`` escaped once the lines are
+    made (a break between ``\\`` and ``$`` would undo the escape)."""
     room = width * 72  # points
+    parts = [visible(part) for part in parts]
 
     def points(text: str) -> float:
         # the characters' advances as Agg draws them (its hinting widens small text), with 5% to spare
@@ -463,7 +483,7 @@ def _fit(parts: list[str], width: float, fontsize: float) -> str:
         else:  # as many characters a line as the part's own average width allows
             chars = max(8, int(len(part) * room / points(part)))
             lines += textwrap.wrap(part, chars, break_long_words=True, break_on_hyphens=False)
-    return "\n".join(lines)
+    return "\n".join(dollars(line) for line in lines)
 
 
 def _clauses(line: str) -> list[str]:
@@ -566,21 +586,25 @@ def _difference_panel(ax, values: pd.Series, base: pd.Series, title: str, color:
     ax.set_title(_fit([f"{title}:", counts], _panel_width(ax), 9), fontsize=9, y=TITLE_Y)
 
 
-def _curve_panel(ax, rows: pd.DataFrame, names: list[str], colors: dict[str, str], query_id) -> None:
+def _curve_panel(ax, rows: pd.DataFrame, names: list[str], colors: dict[str, str], markers: dict[str, str],
+                 query_id) -> None:
     systems = rows["system"]
     ideals = {name: rows.loc[systems == name, ["rank", "idcg"]].to_numpy(dtype=float) for name in names}
     ideal_shared = len({arr.tobytes() for arr in ideals.values()}) <= 1
     finals, curves = [], []  # curves: (x, y, plot's keywords) of each line
+    # a long name's label breaks into lines rather than cover the panel; many go in columns below it
+    legend_width = _panel_width(ax) / LEGEND_COLUMNS - 0.3
     for name in names:
         own = rows[systems == name].sort_values("rank")
         if own.empty:
             continue
         # not clipped: a marker at DCG 0 (nothing relevant yet) sits on the frame, half hidden
-        curves.append((own["rank"], own["dcg"], dict(color=colors[name], marker="o", markersize=3, label=f"{name} DCG",
-                                                     gid="dcg", clip_on=False)))
+        curves.append((own["rank"], own["dcg"], dict(color=colors[name], marker=markers[name], markersize=3,
+                                                     label=_fit([name, "DCG"], legend_width, 8), gid="dcg",
+                                                     clip_on=False)))
         if not ideal_shared:
-            curves.append((own["rank"], own["idcg"], dict(color=colors[name], linestyle="--", label=f"{name} IDCG",
-                                                          gid="idcg")))
+            curves.append((own["rank"], own["idcg"], dict(color=colors[name], linestyle="--",
+                                                          label=_fit([name, "IDCG"], legend_width, 8), gid="idcg")))
         finals.append(f"{name} {float(own['ndcg'].iloc[-1]):.4f}")
     if ideal_shared:
         own = rows[systems == names[0]].sort_values("rank")
@@ -601,7 +625,19 @@ def _curve_panel(ax, rows: pd.DataFrame, names: list[str], colors: dict[str, str
     ax.set_ylabel("running DCG")
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=8, frameon=False, loc="best")
+    # the lines and their labels given: matplotlib leaves out a label that starts with "_" (a system
+    # named _nolegend_ or _baseline) when it collects them itself
+    if len(ax.lines) <= LEGEND_INSIDE:  # more go in one legend under the figure (trace_curve)
+        ax.legend(ax.lines, [line.get_label() for line in ax.lines], fontsize=8, frameon=False, loc="best")
+
+
+def _curve_height(systems: int) -> float:
+    """Inches of a trace_curve panel: more systems take more title lines and a legend below the panel
+    (up to six lines sit inside it, as for a few systems)."""
+    if 2 * systems <= LEGEND_INSIDE:
+        return 3.2
+    rows = -(-(2 * systems) // LEGEND_COLUMNS)  # a DCG and an IDCG line each, at most
+    return 3.2 + 0.17 * rows + 0.06 * systems
 
 
 def _one_measure(per_query: pd.DataFrame, measure: str | None, by: str | None = None) -> tuple[pd.DataFrame, str]:
@@ -664,6 +700,13 @@ def _colors(frame: pd.DataFrame) -> dict[str, str]:
     """A colour per system by its place in the whole frame, so a subset keeps the colours."""
     names = _in_order(frame["system"])
     return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)}
+
+
+def _markers(frame: pd.DataFrame) -> dict[str, str]:
+    """A marker per system, as _colors: the eleventh system has the first one's colour and the next
+    marker, so that no two systems of a panel look alike up to 80."""
+    names = _in_order(frame["system"])
+    return {name: MARKERS[i // len(PALETTE) % len(MARKERS)] for i, name in enumerate(names)}
 
 
 def _by_system(frame: pd.DataFrame) -> dict[str, pd.Series]:

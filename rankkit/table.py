@@ -15,6 +15,8 @@ from typing import Mapping
 
 from rankkit.output import is_count
 from rankkit.safe.markdown import text as markdown_escape  # (one escape for every Markdown writer)
+from rankkit.safe.latex import (SPECIAL as LATEX_SPECIAL, cell as latex_cell, comment as latex_comment,
+                                escape as latex_escape, with_definitions)
 
 __all__ = ["Cell", "Table", "make_table", "letters", "number", "markdown", "latex", "latex_long", "markdown_escape",
            "latex_escape", "means_note", "BEST_NOTE", "FORMATS", "DIGITS"]
@@ -158,15 +160,9 @@ def _markdown_cell(cell: Cell, name: str, intervals: bool) -> str:
 
 # ---- LaTeX ----------------------------------------------------------------------------------------
 
-LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-          "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"$<$",
-          ">": r"$>$", "|": r"$|$", "–": "--"}
+# latex_escape (any text, rankkit.safe.latex) and LATEX_SPECIAL are imported above: one place for LaTeX text
 # what \label takes safely in any document (babel shorthands aside)
 _LABEL = re.compile(r"[A-Za-z0-9:._/+-]+")
-
-
-def latex_escape(text) -> str:
-    return "".join(LATEX_SPECIAL.get(char, char) for char in str(text))
 
 
 def _checked_label(label: str) -> str:
@@ -188,7 +184,7 @@ def latex(table: Table, intervals: bool = False, caption: str | None = None, lab
     """A ``table`` float to paste into a paper (the preamble needs ``\\usepackage{booktabs}``): caption
     and label above a booktabs ``tabular``, each system's intervals on a smaller line under its
     means, the notes under it. ``fit`` scales a table wider than the text down to its width."""
-    lines = [f"% {comment}" if comment else None, rf"\begin{{table}}[{placement}]", r"\centering", *_LATEX_SETTINGS]
+    lines = [f"% {latex_comment(comment)}" if comment else None, rf"\begin{{table}}[{placement}]", r"\centering", *_LATEX_SETTINGS]
     if caption is not None:
         lines.append(rf"\caption{{{latex_escape(caption)}}}")
     if label is not None:
@@ -198,7 +194,8 @@ def latex(table: Table, intervals: bool = False, caption: str | None = None, lab
     lines += [rf"\begin{{tabular}}{{{_latex_columns(table)}}}", *_latex_head(table), *_latex_rows(table, intervals),
               r"\bottomrule", r"\end{tabular}" + ("}" if fit else ""), r"\par\smallskip",
               _latex_notes(table, intervals), r"\end{table}"]
-    return "\n".join(line for line in lines if line is not None) + "\n"
+    # the macros a hostile name needs (rankkit.safe.latex), first: the paper's preamble is the user's
+    return with_definitions("\n".join(line for line in lines if line is not None) + "\n")
 
 
 def latex_long(table: Table, intervals: bool = False, caption: str | None = None, label: str | None = None,
@@ -207,11 +204,11 @@ def latex_long(table: Table, intervals: bool = False, caption: str | None = None
     its head repeated, each system's intervals kept with its means."""
     title = (rf"\caption{{{latex_escape(caption)}}}" if caption is not None else "") + \
         (rf"\label{{{_checked_label(label)}}}" if label is not None else "")
-    lines = [f"% {comment}" if comment else None, "{" + "".join(_LATEX_SETTINGS),
+    lines = [f"% {latex_comment(comment)}" if comment else None, "{" + "".join(_LATEX_SETTINGS),
              rf"\begin{{longtable}}{{{_latex_columns(table)}}}", (title + r"\\") if title else None,
              *_latex_head(table), r"\endfirsthead", *_latex_head(table), r"\endhead", r"\bottomrule", r"\endlastfoot",
              *_latex_rows(table, intervals, keep=r"\\*"), r"\end{longtable}", "}", _latex_notes(table, intervals)]
-    return "\n".join(line for line in lines if line is not None) + "\n"
+    return with_definitions("\n".join(line for line in lines if line is not None) + "\n")
 
 
 def _latex_columns(table: Table) -> str:
@@ -232,7 +229,7 @@ def _latex_rows(table: Table, intervals: bool, keep: str = r"\\") -> list[str]:
         if shown and i:
             lines.append(r"\addlinespace[2pt]")
         cells = "".join(" & " + _latex_cell(cell, name) for cell, name in zip(row["cells"], table.measures))
-        lines.append(f"({row['letter']}) {latex_escape(row['name'])}{cells} & {latex_escape(row['queries'])} "
+        lines.append(f"({row['letter']}) {latex_cell(row['name'])}{cells} & {latex_escape(row['queries'])} "
                      + (keep if shown else r"\\"))
         if shown:
             under = "".join(" & " + (rf"{{\scriptsize {latex_escape(cell.interval(name))}}}" if cell.interval(name)

@@ -26,7 +26,7 @@ from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from rankkit import plot
 
 DPI = 80
-PIECES_KEPT = 16  # per view: a few settings' axes, so that going back to one draws no tick label
+PIECES_KEPT = 16  # per view at least: a few settings' axes, so that going back to one draws no tick label
 
 
 def canvas(fig: Figure) -> FigureCanvasAgg:
@@ -59,7 +59,9 @@ class KeptAxes:
         self.reused += sum(key in self._pieces for key in wanted.values())
         for axis, key in wanted.items():
             self._pieces[key] = self._pieces.pop(key, None) or _cut(axis, renderer)  # the newest last
-        for old in list(self._pieces)[:-PIECES_KEPT]:
+        # the oldest go beyond PIECES_KEPT, but never one this figure lays: a figure of nine systems or
+        # more has more axes than PIECES_KEPT (18 for 9 panels), and each is laid below
+        for old in list(self._pieces)[:-max(PIECES_KEPT, len(set(wanted.values())))]:
             del self._pieces[old]
         renderer.clear()
         fig.patch.draw(renderer)

@@ -20,9 +20,10 @@ from rankkit.errors import InputError
 from rankkit.safe import csv as safe_csv
 from rankkit.safe.terminal import visible
 from rankkit.stats import AGGREGATE_INTERVAL, CORRECTIONS, INTERVALS, TESTS, difference_interval
-from rankkit.table import (BEST_NOTE, DIGITS, FORMATS, LATEX_SPECIAL, Table, latex as latex_table, latex_escape,
-                           latex_long, letters, make_table, markdown as markdown_table, markdown_escape, means_note,
-                           number)
+from rankkit.safe.html import visible as html_visible
+from rankkit.safe.latex import DEFINITIONS as LATEX_DEFINITIONS, breakable as latex_breakable, cell as latex_cell
+from rankkit.table import (BEST_NOTE, DIGITS, FORMATS, Table, latex as latex_table, latex_escape, latex_long, letters,
+                           make_table, markdown as markdown_table, markdown_escape, means_note, number)
 
 __all__ = ["html", "markdown", "table", "latex_document", "csv_text", "parquet", "summary", "agreement_tables",
            "agreement_paths", "agreement_csv", "agreement_parquet", "AGREEMENT_FILES"]
@@ -211,9 +212,11 @@ def _environment(kind: str):
                                   comment_start_string="<#", comment_end_string="#>", trim_blocks=True,
                                   lstrip_blocks=True, keep_trailing_newline=True, autoescape=False,
                                   undefined=jinja2.StrictUndefined)
+    # HTML: autoescape keeps markup out, and finalize writes what a browser hides or reorders visibly
+    # (control and bidirectional characters: rankkit.safe.html)
     return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), trim_blocks=True, lstrip_blocks=True,
                               keep_trailing_newline=True, autoescape=kind == "html",
-                              undefined=jinja2.StrictUndefined)
+                              finalize=html_visible if kind == "html" else None, undefined=jinja2.StrictUndefined)
 
 
 def agreement_section(report) -> dict | None:
@@ -352,6 +355,7 @@ def latex_document(report) -> str:
     environment.filters["tex"] = latex_escape
     environment.filters["texttt"] = latex_breakable
     environment.filters["texbreak"] = lambda text: latex_breakable(text, typewriter=False)
+    environment.filters["texcell"] = latex_cell
     context = _context(report)
     made = context["summary"]
     # the intervals the HTML shows; a float's table wider than the page (long run names) is scaled to
@@ -360,17 +364,8 @@ def latex_document(report) -> str:
                    comment=_provenance(report))
     aggregate = (latex_long(made, **options) if len(made.systems) > FLOAT_SYSTEMS
                  else latex_table(made, fit=True, placement="!htbp", **options))
-    return environment.get_template("report.tex.j2").render({**context, "table": aggregate})
-
-
-def latex_breakable(text, typewriter: bool = True) -> str:
-    """Escaped, with a break allowed after every character: paths, hashes, calls and long names
-    (in \\texttt, cmtt keeps its straight quote at position 13)."""
-    special = _TYPEWRITER if typewriter else {}
-    return "".join(special.get(char, LATEX_SPECIAL.get(char, char)) + r"\allowbreak{}" for char in str(text))
-
-
-_TYPEWRITER = {"'": r"{\char13}", "<": "<", ">": ">"}
+    return environment.get_template("report.tex.j2").render({**context, "table": aggregate,
+                                                              "definitions": LATEX_DEFINITIONS})
 
 
 # ---- data files -----------------------------------------------------------------------------------

@@ -15,8 +15,10 @@ One module per kind, each used by every writer of that kind:
   the Spark engine): each part between backticks, a backtick doubled; what cannot be quoted is
   refused. (The SQL macros quote ids in their messages with ``rankkit.visible``, the Spark
   statement with ``rankkit.spark_dialect.visible``: the terminal rule in each engine's SQL.)
-- ``latex`` and ``plot`` (helper ``typeset``): LaTeX text that compiles for any name, and text
-  matplotlib can draw.
+- ``latex``: LaTeX text that compiles for any name (a Unicode engine sets every character; pdfLaTeX
+  a code point where it has no glyph); ``plot``: text matplotlib draws as its characters (no
+  mathtext, no missing glyph); ``html``: the HTML report's text, with what a browser would hide or
+  reorder (controls, bidirectional overrides) written visibly.
 
 JSON and Parquet need nothing: they are typed (an id is a string value there, never code or a
 formula), and ``json`` writes every control character as ``\\u00XX``.
