@@ -186,7 +186,10 @@ def test_the_explorer_shows_hostile_names(sample):
     for fig in ex.figures.values():
         for artist in _texts(fig):
             assert _drawn(artist)[1] is False
-    assert "<script>" not in "".join(str(getattr(view, "value", "")) for view in ex._views.values())
+    shown = "".join(str(getattr(view, "value", "")) for view in ex._views.values())
+    assert "<script>" not in shown
+    # the widgets' own HTML (not autoescaped): a U+202E would reverse the rest of the summary line
+    assert "\u202e" not in shown and "right\\u202eleft" in shown
 
 
 # ---- LaTeX ---------------------------------------------------------------------------------------

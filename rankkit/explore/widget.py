@@ -3,8 +3,6 @@ images that follow its traits and set them."""
 
 from __future__ import annotations
 
-import html
-
 import ipywidgets as widgets
 import numpy as np
 import pandas as pd
@@ -16,6 +14,7 @@ from rankkit.compose import TRACED
 from rankkit.explore.data import ExplorerData, Setting
 from rankkit.explore.model import CONTROL_TIPS, PAGE_SIZE, ExplorerModel, unused_controls
 from rankkit.explore.render import KeptAxes, Rendered, canvas, layout_key
+from rankkit.safe.html import text as html_text
 
 __all__ = ["Explorer", "PAGE_SIZE"]
 
@@ -156,7 +155,7 @@ class Explorer(ExplorerModel, widgets.VBox):
             try:
                 setattr(self, name, value)
             except traitlets.TraitError as error:
-                self._views["summary"].value = f"<b>{html.escape(str(error))}</b>"
+                self._views["summary"].value = f"<b>{html_text(str(error))}</b>"
         return self._unless_syncing(changed)
 
     # ---- traits -> views ------------------------------------------------------------------------
@@ -184,7 +183,7 @@ class Explorer(ExplorerModel, widgets.VBox):
                 control = self.controls[name]
                 control.disabled = name in unused
                 control.tooltip = unused.get(name, CONTROL_TIPS[name])
-            self._control_note.value = (f"<span style='color:#666;font-size:12px'>{html.escape(' '.join(unused.values()))}"
+            self._control_note.value = (f"<span style='color:#666;font-size:12px'>{html_text(' '.join(unused.values()))}"
                                         "</span>")
             self.controls["systems"].value = tuple(self.systems)
             if self.baseline is not None:
@@ -206,18 +205,18 @@ class Explorer(ExplorerModel, widgets.VBox):
         self._rendered["distribution"] = self._render(
             "distribution", plot.distribution(frame, by=by, reuse=self._drawn("distribution")))
         self._show_comparisons()
-        self._views["title"].value = (f"<h3 style='margin:4px 0'>rankkit explorer: {html.escape(label)}, "
+        self._views["title"].value = (f"<h3 style='margin:4px 0'>rankkit explorer: {html_text(label)}, "
                                       f"{len(self._query_ids)} queries, {len(self.systems)} "
                                       f"system{'s' if len(self.systems) != 1 else ''}</h3>")
 
     def _show_summary(self, setting: Setting) -> None:
         """evaluate's number: the measure's own aggregate, in SQL (a sum for counts, gm_map's geometric mean)."""
         word = {"sum": "total", "gmean": "geometric mean"}.get(setting.measure.aggregate, "mean")
-        line = f"{word} " + html.escape(setting.name) + ": " + ", ".join(
-            f"<b>{html.escape(s)}</b> {value:.4f}" for s, value in self.overall.items())
+        line = f"{word} " + html_text(setting.name) + ": " + ", ".join(
+            f"<b>{html_text(s)}</b> {value:.4f}" for s, value in self.overall.items())
         if self.data.second is not None:
-            line = (f"{_judgments_legend(self.data)}<br>under A, {line}<br>under B, {word} {html.escape(setting.name)}: "
-                    + ", ".join(f"<b>{html.escape(s)}</b> {value:.4f}" for s, value in self.second_overall.items()))
+            line = (f"{_judgments_legend(self.data)}<br>under A, {line}<br>under B, {word} {html_text(setting.name)}: "
+                    + ", ".join(f"<b>{html_text(s)}</b> {value:.4f}" for s, value in self.second_overall.items()))
         self._views["summary"].value = line
 
     def _show_comparisons(self) -> None:
@@ -306,7 +305,7 @@ class Explorer(ExplorerModel, widgets.VBox):
             self._grid = widgets.GridBox(cells, layout=widgets.Layout(grid_template_columns=template,
                                                                       grid_gap="1px 8px", align_items="center"))
         for cell, name in zip(self._grid_header, ["query", *columns]):
-            cell.value = f"<b>{html.escape(str(name))}</b>"
+            cell.value = f"<b>{html_text(str(name))}</b>"
         for button, row_cells, (_, row) in zip(self._row_buttons, self._grid_cells, rows.iterrows()):
             button.description = str(row["query_id"])
             button.button_style = "info" if row["query_id"] == self.query else ""
@@ -323,13 +322,13 @@ class Explorer(ExplorerModel, widgets.VBox):
         trace = self.trace
         query_text = ""
         if self.data.queries is not None and "text" in self.data.queries.columns and self.query in self.data.queries.index:
-            query_text = f": {html.escape(str(self.data.queries.loc[self.query, 'text']))}"
+            query_text = f": {html_text(str(self.data.queries.loc[self.query, 'text']))}"
         texts = self.data.doc_texts([d for d in trace["doc_id"].dropna().unique()])
         tables = []
         for system in self.systems:
             rows = trace[trace["system"] == system]
             if rows.empty:
-                tables.append((f"<b>{html.escape(system)}</b>: retrieved nothing for this query", None))
+                tables.append((f"<b>{html_text(system)}</b>: retrieved nothing for this query", None))
                 continue
             if self.second_trace is not None:
                 # one run under the two judgment tables; two systems' tables (about 470 pixels each
@@ -348,17 +347,17 @@ class Explorer(ExplorerModel, widgets.VBox):
         curve.axes[0].set_position([0.08, 0.15, 0.9, 0.75])
         self.figures["trace_curve"] = curve
         value_line = ", ".join(
-            f"<b>{html.escape(s)}</b> {v:.4f}" for s, v in
+            f"<b>{html_text(s)}</b> {v:.4f}" for s, v in
             self.per_query[self.per_query["query_id"] == self.query].set_index("system")["value"].items())
         if self.second_per_query is not None:
             second = self.second_per_query[self.second_per_query["query_id"] == self.query].set_index("system")["value"]
             value_line = "under A " + value_line + "; under B " + ", ".join(
-                f"<b>{html.escape(s)}</b> {_number(v)}" for s, v in second.items())
+                f"<b>{html_text(s)}</b> {_number(v)}" for s, v in second.items())
         legend = (_labels_html(self.labels, trace) if self.labels is not None
                   else _MOVES_LEGEND if len(self.systems) > 1 else "")
         drill = self._drill
-        drill["head"].value = (f"<h3 style='margin:6px 0'>query {html.escape(self.query)}{query_text}</h3>"
-                               f"<p>{html.escape(self.measure_label)}: {value_line}</p>")
+        drill["head"].value = (f"<h3 style='margin:6px 0'>query {html_text(self.query)}{query_text}</h3>"
+                               f"<p>{html_text(self.measure_label)}: {value_line}</p>")
         drill["tables"].children = self._fill_tables(tables)
         drill["legend"].value, drill["missed"].value = legend, missed_html
         _show(drill["curve"], Rendered(curve, self._kept_axes.setdefault("trace_curve", KeptAxes())))
@@ -417,7 +416,7 @@ def _show(view: widgets.Image, rendered: Rendered, query_id: str | None = None) 
 def _cell(column, value) -> str:
     """One value of the query table as HTML: text cut short, a difference in colour, a dash for none."""
     if column == "text":
-        return html.escape(str(value)[:60])
+        return html_text(str(value)[:60])
     if isinstance(value, (float, np.floating)) and np.isnan(value):
         return "–"
     if str(column).startswith("Δ "):
@@ -472,7 +471,7 @@ def _trace_table(rows: pd.DataFrame, system: str, other: str | None, other_ranks
             grade = "<i style='color:#888'>nothing retrieved</i>"
             doc_text = "–"
         else:
-            doc_text = html.escape(str(doc))
+            doc_text = html_text(str(doc))
             grade = "<i style='color:#b15928' title='not in the qrels'>unjudged</i>" if pd.isna(row["grade"]) else f"{row['grade']:g}"
         values = [str(rank), doc_text, grade, f"{row['gain']:g}", f"{row['discount']:.3f}",
                   *(() if own else (f"{row['discounted_gain']:.3f}",)), f"{row['dcg']:.3f}",
@@ -481,17 +480,17 @@ def _trace_table(rows: pd.DataFrame, system: str, other: str | None, other_ranks
         if other:
             values.append(_moved(rank, other_ranks.get(doc), _counts(row, graded)) if not pd.isna(doc) else "")
         if texts:
-            values.append(html.escape(str(texts.get(doc, ""))[:80]))
+            values.append(html_text(str(texts.get(doc, ""))[:80]))
         tint = " style='background:#eef6ee'" if row["relevant"] else ""
         body.append(f"<tr{tint}>" + "".join(f"<td style='padding:1px 6px;text-align:right'>{v}</td>" for v in values)
                     + "</tr>")
     more = (f"<p style='color:#666'>first {TRACE_ROWS} of {len(ranked)} ranks shown; "
             f"<code>ex.trace</code> holds them all</p>" if len(ranked) > TRACE_ROWS else "")
     cutoff = f"@{int(at_end['rank'])}"
-    return (f"<div style='margin-right:18px'><b>{html.escape(system)}</b>: "
+    return (f"<div style='margin-right:18px'><b>{html_text(system)}</b>: "
             f"DCG{cutoff} = {at_end['dcg']:.4f}, IDCG{cutoff} = {at_end['idcg']:.4f}, "
             f"nDCG{cutoff} = {at_end['ndcg']:.4f}"
-            + (f", {html.escape(setting.measure.name)}{cutoff} = {at_end[own]:.4f}" if own else "") +
+            + (f", {html_text(setting.measure.name)}{cutoff} = {at_end[own]:.4f}" if own else "") +
             f"<table style='border-collapse:collapse;font-size:12px;font-variant-numeric:tabular-nums'>"
             f"<tr>{cells}</tr>{''.join(body)}</table>{more}</div>")
 
@@ -504,9 +503,9 @@ def _own_column(setting: Setting) -> str | None:
 
 
 def _header(text: str, tip: str, nowrap: bool) -> str:
-    title = f" title='{html.escape(tip)}'" if tip else ""
+    title = f" title='{html_text(tip)}'" if tip else ""
     wrap = ";white-space:nowrap" if nowrap else ""
-    return f"<th style='padding:2px 6px;text-align:right{wrap}'{title}>{html.escape(text)}</th>"
+    return f"<th style='padding:2px 6px;text-align:right{wrap}'{title}>{html_text(text)}</th>"
 
 
 # What a move's colour says, once: coloured in the legend under the tables, plain in the column's tooltip.
@@ -553,7 +552,7 @@ def _missed_html(missed: list[tuple[str, float]]) -> str:
         return f"<p>{title}: none</p>"
     grades = pd.Series([g for _, g in missed]).value_counts().sort_index(ascending=False)
     counts = ", ".join(f"{n} of grade {g:g}" for g, n in grades.items())
-    listed = [f"{html.escape(d)} (grade {g:g})" for d, g in missed]
+    listed = [f"{html_text(d)} (grade {g:g})" for d, g in missed]
     text = f"<p style='margin:2px 0'>{title}: {len(missed)} ({counts}): {', '.join(listed[:MISSED_SHOWN])}"
     if len(listed) <= MISSED_SHOWN:
         return text + "</p>"
@@ -569,8 +568,8 @@ DIFFERS = "#fde2b8"  # a rank whose document the two judgment tables label diffe
 
 def _judgments_legend(data: ExplorerData) -> str:
     """What A and B are: the files (or tables) the two judgment tables were read from."""
-    return (f"<span style='color:#444'>judgments A: <code>{html.escape(data.qrels.label)}</code>, "
-            f"B: <code>{html.escape(data.second.label)}</code></span>")
+    return (f"<span style='color:#444'>judgments A: <code>{html_text(data.qrels.label)}</code>, "
+            f"B: <code>{html_text(data.second.label)}</code></span>")
 
 
 def _number(value) -> str:
@@ -606,12 +605,12 @@ def _two_tables(rows_a: pd.DataFrame, rows_b: pd.DataFrame, system: str, texts: 
             row["grade"] == grade_b)
         # the mark in B's grade cell: a column of its own made two tables too wide to sit side by side
         mark = "<b title='the two tables label it differently'>≠</b> " if differs else ""
-        values = [str(rank), "–" if pd.isna(doc) else html.escape(str(doc)),
+        values = [str(rank), "–" if pd.isna(doc) else html_text(str(doc)),
                   _grade(row["grade"]) if not pd.isna(doc) else "", mark + _grade(grade_b) if not pd.isna(doc) else "",
                   f"{row['gain']:g}", "–" if other is None else f"{other['gain']:g}",
                   f"{row[column]:.4f}", "–" if other is None else f"{other[column]:.4f}"]
         if texts:
-            values.append(html.escape(str(texts.get(doc, ""))[:80]))
+            values.append(html_text(str(texts.get(doc, ""))[:80]))
         tint = f" style='background:{DIFFERS}'" if differs else ""
         body.append(f"<tr{tint}>" + "".join(f"<td style='padding:1px 6px;text-align:right'>{v}</td>" for v in values)
                     + "</tr>")
@@ -621,7 +620,7 @@ def _two_tables(rows_a: pd.DataFrame, rows_b: pd.DataFrame, system: str, texts: 
     more = (f"<p style='color:#666'>first {TRACE_ROWS} ranks shown; <code>ex.trace</code> and "
             f"<code>ex.second_trace</code> hold them all</p>" if len(every_a) > TRACE_ROWS else "")
     cells = "".join(_header(h, tip, nowrap=True) for h, tip in head)
-    return (f"<div style='margin-right:18px'><b>{html.escape(system)}</b>: {html.escape(name)}{cutoff} = "
+    return (f"<div style='margin-right:18px'><b>{html_text(system)}</b>: {html_text(name)}{cutoff} = "
             f"{end_a[column]:.4f} under A, {_number(None if end_b is None else end_b[column])} under B"
             f"<table style='border-collapse:collapse;font-size:12px;font-variant-numeric:tabular-nums'>"
             f"<tr>{cells}</tr>{''.join(body)}</table>{more}</div>")
@@ -638,7 +637,7 @@ def _labels_html(labels: pd.DataFrame, trace: pd.DataFrame) -> str:
             f"tinted, ≠</span>: the two judgment tables label the document differently. This query: "
             f"{len(labels)} documents judged, {len(differ)} labelled differently ({one_sided} judged in one table only)")
     if len(unseen):
-        listed = [f"{html.escape(str(r.doc_id))} ({_grade(r.grade_a)} in A, {_grade(r.grade_b)} in B)"
+        listed = [f"{html_text(str(r.doc_id))} ({_grade(r.grade_a)} in A, {_grade(r.grade_b)} in B)"
                   for r in unseen.head(MISSED_SHOWN).itertuples()]
         rest = f" and {len(unseen) - MISSED_SHOWN} more" if len(unseen) > MISSED_SHOWN else ""
         text += f"; not retrieved by the systems shown: {', '.join(listed)}{rest}"

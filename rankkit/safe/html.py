@@ -8,9 +8,10 @@ surrogates (which no UTF-8 page can hold). Each is written as rankkit.safe.termi
 
 from __future__ import annotations
 
+import html
 import unicodedata
 
-__all__ = ["visible"]
+__all__ = ["visible", "text"]
 
 _HIDDEN = {"Cc", "Cf", "Cs", "Zl", "Zp"}
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
@@ -28,3 +29,9 @@ def _escape(char: str) -> str:
     if char in _NAMED:
         return _NAMED[char]
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def text(value) -> str:
+    """Text for HTML written by hand (the explorer's widgets, not autoescaped as the report's Jinja
+    templates are): escaped as markup, its hidden characters visible first."""
+    return html.escape(visible(str(value)))
