@@ -694,7 +694,8 @@ def _command_line(args: argparse.Namespace) -> str:
     words += [word for measure in args.measures for word in ("-m", measure)]
     for flag, value in (("--baseline", args.baseline), ("--test", args.test), ("--correction", args.correction),
                         ("--alpha", args.alpha), ("--ci", args.ci), ("--seed", args.seed), ("--by", args.by),
-                        ("--queries", args.queries), ("--title", args.title), ("-l", args.rel), ("-M", args.depth),
+                        ("--queries", args.queries), ("--title", args.title), ("--second-qrels", args.second_qrels),
+                        ("-l", args.rel), ("-M", args.depth),
                         ("--ties", args.ties), ("--engine", None if args.engine == "duckdb" else args.engine),
                         ("--master", None if args.engine == "duckdb" else args.master)):
         if value is not None:
