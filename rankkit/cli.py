@@ -706,13 +706,18 @@ def _command_line(args: argparse.Namespace) -> str:
 
 def _add_verify(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("report", help="a report saved as JSON (rankkit report ... -o report.json)")
+    sub.add_argument("-o", "--output", metavar="FILE",
+                     help="when it holds, write the report made again from the inputs (.html, .md, .tex, .csv, .json "
+                          "or .parquet): its numbers are the recomputed ones, never the file's")
 
 
 def _run_verify(args: argparse.Namespace) -> int:
-    from rankkit.report.verify import verify
+    from rankkit.report.verify import export, verify
 
     outcome = verify(args.report)
     print(outcome)
+    if outcome.holds and args.output:
+        print(f"rankkit verify: wrote {', '.join(map(str, export(outcome, args.output)))}")
     return 0 if outcome.holds else 1
 
 
@@ -896,7 +901,7 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "report": ("Write a report (aggregate with intervals and significance, comparison, per-query values, "
                "judgment coverage, how it was made) as HTML, Markdown, LaTeX, CSV, JSON or Parquet.",
                _add_report, _run_report),
-    "verify": ("Recompute a saved report (JSON) from the inputs it records; exit 1 when a number moved.",
+    "verify": ("Recompute a saved report (JSON) from the inputs it records; exit 1 when a value differs.",
                _add_verify, _run_verify),
     "sql": ("Print the one SQL statement computing measures over a qrels and a run table, for the duckdb shell or "
             "Spark SQL.", _add_sql, _run_sql),

@@ -23,7 +23,7 @@ from pathlib import Path
 from rankkit.conventions import Conventions
 from rankkit.errors import InputError, RankkitError
 
-__all__ = ["verify", "Verification", "LIMITS"]
+__all__ = ["verify", "Verification", "LIMITS", "export"]
 
 # Recomputing on another machine may sum in another order: the last bits may differ.
 TOLERANCE = 1e-9
@@ -414,6 +414,24 @@ def verify(path: str | Path, *, con=None) -> Verification:
     moved, counts = _call(record, document["title"], con), [0, 0]
     _compare_document(document, json.loads(made.to_json()), moved, counts)
     return Verification(str(path), not changed and not moved, changed, moved, counts[0], counts[1], made)
+
+
+def export(outcome: Verification, path: str | Path) -> list[Path]:
+    """Write the report made again (``outcome.report``: the recomputed tables) to ``path``, in the format
+    its suffix names, for a report that holds; never over the report or one of its inputs."""
+    if not outcome.holds:
+        raise InputError(f"{_said(outcome.path)}: does not hold: verify writes only a report that holds")
+    path = Path(path)
+    report_path = Path(outcome.path)
+    read = [report_path] + [input_path(report_path, item["path"]) for item in outcome.report.record["inputs"]]
+    written = outcome.report.written(path)
+    for target in written:
+        for source in read:
+            if target.resolve() == source.resolve() or (target.exists() and os.path.samefile(target, source)):
+                raise InputError(f"-o {_said(target)}: is {'the report' if source == report_path else 'an input'} "
+                                 f"verify read; write the report made again to another file")
+    outcome.report.save(path)
+    return written
 
 
 def _stated(again: dict, record: dict) -> dict:
