@@ -712,8 +712,11 @@ def _add_verify(sub: argparse.ArgumentParser) -> None:
 
 
 def _run_verify(args: argparse.Namespace) -> int:
+    from rankkit.report.model import SUFFIXES
     from rankkit.report.verify import export, verify
 
+    if args.output and Path(args.output).suffix.lower() not in SUFFIXES:  # said before the recomputation
+        raise UsageError(f"-o {args.output}: a report is written as {', '.join(SUFFIXES)}; the suffix says which")
     outcome = verify(args.report)
     print(outcome)
     if outcome.holds and args.output:

@@ -337,6 +337,8 @@ def test_the_report_made_again_exports_the_recomputed_tables(made, tmp_path, cap
     assert not (tmp_path / "again.md").exists()
     assert "does not hold" in capsys.readouterr().out
     honest = _save(made, tmp_path / "honest.json")
+    assert main(["verify", str(honest), "-o", str(tmp_path / "again.docx")]) == 2  # before recomputing
+    assert "a report is written as .html" in capsys.readouterr().err
     assert main(["verify", str(honest), "-o", str(tmp_path / "again.md")]) == 0
     assert f"wrote {tmp_path / 'again.md'}" in capsys.readouterr().out
     assert (tmp_path / "again.md").read_text() == rankkit.verify(honest).report.to_markdown()
