@@ -477,3 +477,23 @@ def test_relative_input_paths_are_taken_from_the_reports_folder(made, folder, tm
     elsewhere = Path.cwd()
     assert elsewhere != tmp_path
     assert rankkit.verify(_save(document, tmp_path / "r.json")).holds
+
+
+def test_a_report_with_warnings_made_from_relative_paths_holds_from_elsewhere(folder, tmp_path, monkeypatch, capsys):
+    """Warnings name the inputs as given (run.txt), verify reads them at their recorded paths: the
+    warnings still agree. A Python call with a list of runs and trec_eval's names holds too."""
+    files = write_inputs(tmp_path / "inputs", queries=6)
+    run = files["runs"]["bm25"]
+    run.write_text(run.read_text() + "q99 Q0 d01 1 5.0 bm25\n")  # a query nobody judged: a warning
+    monkeypatch.chdir(tmp_path / "inputs")
+    with pytest.warns(rankkit.RankkitWarning, match="have no judgments"):
+        made = rankkit.report("qrels.txt", ["bm25.run", "hybrid.run"], ["ndcg_cut_10", "P.5"], baseline="bm25")
+    assert "bm25.run" in made.record["warnings"][0] and str(tmp_path) not in made.record["warnings"][0]
+    path = made.save(tmp_path / "r.json")
+    assert main(["report", "qrels.txt", "bm25.run", "hybrid.run", "-m", "ndcg_cut_10", "-o", str(tmp_path / "c.json")]) == 0
+    monkeypatch.chdir(folder)
+    for saved in (path, tmp_path / "c.json"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outcome = rankkit.verify(saved)
+        assert outcome.holds, str(outcome)

@@ -411,7 +411,8 @@ def verify(path: str | Path, *, con=None) -> Verification:
                       conventions=conventions, call=record["call"], second_qrels=second_qrels)
     except RankkitError as error:
         _refuse(path, f"recomputing it from its record: {error}")
-    made = Report(title=document["title"], record=_stated(again.record, record),
+    read_as = {files[id(item)]: item["given"] for item in inputs}
+    made = Report(title=document["title"], record=_stated(again.record, record, read_as),
                   **{name: getattr(again, name) for name in KEYS})
     moved, counts = _call(record, document["title"], con), [0, 0]
     _compare_document(document, json.loads(made.to_json()), moved, counts)
@@ -436,10 +437,17 @@ def export(outcome: Verification, path: str | Path) -> list[Path]:
     return written
 
 
-def _stated(again: dict, record: dict) -> dict:
+def _stated(again: dict, record: dict, read_as: dict[str, str | None]) -> dict:
     """The record made again, with what only the making can say taken from the report: the date,
-    the versions, the engine, the call and each input's paths (their form already checked)."""
+    the versions, the engine, the call and each input's paths (their form already checked). The
+    warnings name the inputs as verify read them (``read_as``: path read, path given): as given."""
     stated = {**again, **{name: record[name] for name in ("date", "rankkit", "duckdb", "python", "call")}}
+    warnings = []
+    for text in again["warnings"]:
+        for read in sorted(read_as, key=len, reverse=True):
+            text = text.replace(read, read_as[read]) if read_as[read] is not None else text
+        warnings.append(text)
+    stated["warnings"] = warnings
     if "engine" in record:
         stated["engine"] = record["engine"]
     # (each input's sha256 is compared with its file's, as an input that changed, not a value that differs)
