@@ -490,7 +490,8 @@ def test_a_report_with_warnings_made_from_relative_paths_holds_from_elsewhere(fo
         made = rankkit.report("qrels.txt", ["bm25.run", "hybrid.run"], ["ndcg_cut_10", "P.5"], baseline="bm25")
     assert "bm25.run" in made.record["warnings"][0] and str(tmp_path) not in made.record["warnings"][0]
     path = made.save(tmp_path / "r.json")
-    assert main(["report", "qrels.txt", "bm25.run", "hybrid.run", "-m", "ndcg_cut_10", "-o", str(tmp_path / "c.json")]) == 0
+    assert main(["report", "qrels.txt", "bm25.run", "hybrid.run", "-m", "ndcg_cut_10",
+                 "-o", str(tmp_path / "c.json")]) == 0
     monkeypatch.chdir(folder)
     for saved in (path, tmp_path / "c.json"):
         with warnings.catch_warnings():

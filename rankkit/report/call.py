@@ -50,7 +50,8 @@ def _command(call: str) -> dict:
         with contextlib.redirect_stderr(quiet), contextlib.redirect_stdout(quiet):
             args = _parser().parse_args(words[1:])
     except SystemExit:
-        raise ValueError(f"not a command line rankkit reads ({quiet.getvalue().strip().splitlines()[-1:]})") from None
+        said = quiet.getvalue().strip().splitlines()
+        raise ValueError(f"not a command line rankkit reads{f' ({said[-1]})' if said else ''}") from None
     runs = run_arguments(args.runs)
     return {"qrels": args.qrels, "second_qrels": args.second_qrels, "queries": args.queries,
             "runs": _runs(runs), "measures": [name for name in expand(args.measures)
