@@ -498,3 +498,13 @@ def test_a_report_with_warnings_made_from_relative_paths_holds_from_elsewhere(fo
             warnings.simplefilter("ignore")
             outcome = rankkit.verify(saved)
         assert outcome.holds, str(outcome)
+
+
+@pytest.mark.parametrize("forge", [lambda d: d["aggregate"][0].update(value="high"), lambda d: d.update(per_query="x"),
+                                   lambda d: d.update(title=None), lambda d: d.update(record=[])])
+def test_report_load_refuses_a_file_that_is_not_a_report_in_one_error(forge, made, tmp_path):
+    """Report.load renders a file as it is (README), but a crafted one is an InputError, not a traceback."""
+    document = copy.deepcopy(made)
+    forge(document)
+    with pytest.raises(InputError, match="not a rankkit report"):
+        rankkit.Report.load(_save(document, tmp_path / "r.json"))
