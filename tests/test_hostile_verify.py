@@ -508,3 +508,19 @@ def test_report_load_refuses_a_file_that_is_not_a_report_in_one_error(forge, mad
     forge(document)
     with pytest.raises(InputError, match="not a rankkit report"):
         rankkit.Report.load(_save(document, tmp_path / "r.json"))
+
+
+def test_control_characters_from_a_report_reach_no_terminal(made, tmp_path, capsys):
+    """What verify quotes from a report (a forged label, an unknown field's name) is printed with its
+    control characters escaped."""
+    document = copy.deepcopy(made)
+    document["record"]["measures"][0]["label"] = "nDCG\x1b]0;owned\x07@10\n  moved: nothing"
+    assert main(["verify", str(_save(document, tmp_path / "r.json"))]) == 1
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\\x1b]0;owned\\x07" in out
+    assert "\n  moved: nothing" not in out
+    document = copy.deepcopy(made)
+    document["record"]["\x1b[2Jwipe"] = 1
+    assert main(["verify", str(_save(document, tmp_path / "r.json"))]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "record.\\x1b[2Jwipe" in err

@@ -65,6 +65,7 @@ VERSION = re.compile(r"[0-9A-Za-z.+!_-]{1,64}")
 ENGINE = re.compile(r"spark \(pyspark [0-9A-Za-z.+!_-]{1,64}\)")
 SHA256 = re.compile(r"[0-9a-f]{64}")
 SHOWN = 10  # differing values named in the message; the rest are counted
+PATH_SHOWN = 4096  # characters of a path said in a message (other text from a report: 120)
 _CHUNK = 1 << 20
 
 
@@ -89,8 +90,8 @@ class Verification:
     def __str__(self) -> str:
         counted = f"{self.checked} numbers and {self.labels} labels and flags"
         if self.holds:
-            return f"{_said(self.path)}: holds: all {counted} recomputed from the recorded inputs agree"
-        lines = [f"{_said(self.path)}: does not hold"]
+            return f"{_said(self.path, PATH_SHOWN)}: holds: all {counted} recomputed from the recorded inputs agree"
+        lines = [f"{_said(self.path, PATH_SHOWN)}: does not hold"]
         for item in self.changed:
             lines.append(f"  input changed: {_input(item)}: sha256 {_said(item['recorded'])} in the record, "
                          f"{item['now']} now")
@@ -112,7 +113,7 @@ class Verification:
 
 def _input(item: dict) -> str:
     name = f" {_said(item['name'])}" if item.get("name") else ""
-    path = f" ({_said(item['path'])})" if item.get("path") else ""
+    path = f" ({_said(item['path'], PATH_SHOWN)})" if item.get("path") else ""
     return f"{item['role']}{name}{path}"
 
 
@@ -131,7 +132,7 @@ def _shown(value) -> str:
     if isinstance(value, float):
         return f"{value:.6g}"
     if isinstance(value, str):
-        return repr(_said(value, 60))
+        return f"'{_said(value, 60)}'"
     if isinstance(value, (dict, list)):
         return _said(json.dumps(value), 60)
     return str(value)
@@ -148,30 +149,42 @@ _ABSENT = _Absent()
 # ---- the report as untrusted data ----------------------------------------------------------------
 
 def _refuse(path, message: str):
-    raise InputError(f"{path}: cannot be verified: {message}")
+    raise InputError(f"{_said(path, PATH_SHOWN)}: cannot be verified: {message}")
 
 
 def _document(path: Path) -> dict:
     """The report's JSON, read once: a regular file of bounded size holding a rankkit report."""
     from rankkit.report.model import FORMAT_VERSION, TABLES
 
-    try:
-        info = os.stat(path)
+    named = _said(path, PATH_SHOWN)
+    try:  # opened once, without waiting for a writer: a FIFO is refused, never read
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
+        raise InputError(f"{named}: no such file") from None
     except OSError as error:
-        raise InputError(f"{path}: cannot be read ({error.strerror})") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise InputError(f"{path}: not a regular file: a report is a JSON file (rankkit report ... -o report.json)")
-    if info.st_size > LIMITS["report_bytes"]:
-        raise InputError(f"{path}: {info.st_size} bytes, more than a report verify reads "
-                         f"({LIMITS['report_bytes']} bytes)")
+        raise InputError(f"{named}: cannot be read ({error.strerror})") from None
     try:
-        document = json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constant)
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"{named}: not a regular file: a report is a JSON file "
+                             f"(rankkit report ... -o report.json)")
+        if info.st_size > LIMITS["report_bytes"]:
+            raise InputError(f"{named}: {info.st_size} bytes, more than a report verify reads "
+                             f"({LIMITS['report_bytes']} bytes)")
+        with os.fdopen(os.dup(handle), "rb") as file:
+            data = file.read(LIMITS["report_bytes"] + 1)
+    except OSError as error:
+        raise InputError(f"{named}: cannot be read ({error.strerror})") from None
+    finally:
+        os.close(handle)
+    if len(data) > LIMITS["report_bytes"]:
+        raise InputError(f"{named}: more than a report verify reads ({LIMITS['report_bytes']} bytes)")
+    try:
+        document = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
     except (json.JSONDecodeError, UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise InputError(f"{path}: not a rankkit report saved as JSON ({_said(error)})") from None
+        raise InputError(f"{named}: not a rankkit report saved as JSON ({_said(error)})") from None
     if not isinstance(document, dict) or document.get("rankkit_report") != FORMAT_VERSION:
-        raise InputError(f"{path}: not a rankkit report (expected a JSON object with \"rankkit_report\": "
+        raise InputError(f"{named}: not a rankkit report (expected a JSON object with \"rankkit_report\": "
                          f"{FORMAT_VERSION})")
     unknown = set(document) - {"rankkit_report", "title", "record", "agreement_tables", *TABLES}
     if unknown:
