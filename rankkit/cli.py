@@ -757,7 +757,8 @@ def _command_line(args: argparse.Namespace) -> str:
     words += [word for measure in args.measures for word in ("-m", measure)]
     for flag, value in (("--baseline", args.baseline), ("--test", args.test), ("--correction", args.correction),
                         ("--alpha", args.alpha), ("--ci", args.ci), ("--seed", args.seed), ("--by", args.by),
-                        ("--queries", args.queries), ("--title", args.title), ("-l", args.rel), ("-M", args.depth),
+                        ("--queries", args.queries), ("--title", args.title), ("--second-qrels", args.second_qrels),
+                        ("-l", args.rel), ("-M", args.depth),
                         ("--ties", args.ties), ("--engine", None if args.engine == "duckdb" else args.engine),
                         ("--master", None if args.engine == "duckdb" else args.master)):
         if value is not None:
@@ -768,16 +769,24 @@ def _command_line(args: argparse.Namespace) -> str:
 
 def _add_verify(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("report", help="a report saved as JSON (rankkit report ... -o report.json)")
+    sub.add_argument("-o", "--output", metavar="FILE",
+                     help="when it holds, write the report made again from the inputs (.html, .md, .tex, .csv, .json "
+                          "or .parquet): its numbers are the recomputed ones, never the file's")
 
 
 def _run_verify(args: argparse.Namespace) -> int:
-    from rankkit.report.verify import verify
-
+    from rankkit.report.model import SUFFIXES
+    from rankkit.report.verify import export, verify
     from rankkit.safe.terminal import visible
 
+    if args.output and Path(args.output).suffix.lower() not in SUFFIXES:  # said before the recomputation
+        raise UsageError(f"-o {args.output}: a report is written as {', '.join(SUFFIXES)}; the suffix says which")
     outcome = verify(args.report)
     # its lines quote names and paths from the report, a file that may come from anyone
     print("\n".join(visible(line) for line in str(outcome).split("\n")))
+    if outcome.holds and args.output:
+        written = export(outcome, args.output)
+        print(f"rankkit verify: wrote {', '.join(visible(str(path)) for path in written)}")
     return 0 if outcome.holds else 1
 
 
@@ -963,7 +972,7 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "report": ("Write a report (aggregate with intervals and significance, comparison, per-query values, "
                "judgment coverage, how it was made) as HTML, Markdown, LaTeX, CSV, JSON or Parquet.",
                _add_report, _run_report),
-    "verify": ("Recompute a saved report (JSON) from the inputs it records; exit 1 when a number moved.",
+    "verify": ("Recompute a saved report (JSON) from the inputs it records; exit 1 when a value differs.",
                _add_verify, _run_verify),
     "sql": ("Print the one SQL statement computing measures over a qrels and a run table, for the duckdb shell or "
             "Spark SQL.", _add_sql, _run_sql),

@@ -532,7 +532,7 @@ def test_verify_holds_then_names_the_changed_input_and_the_moved_numbers(inputs,
     assert [item["name"] for item in outcome.changed] == ["dense_v2"] and str(run.resolve()) in text
     moved = {(item["table"], item["key"]) for item in outcome.moved}
     assert ("per_query", ("AP", "dense_v2", "q01")) in moved and ("aggregate", ("AP", "dense_v2")) in moved
-    assert not any("bm25" == item["key"][1] and item["table"] == "per_query" for item in outcome.moved)
+    assert not any(item["table"] == "per_query" and "bm25" == item["key"][1] for item in outcome.moved)
     assert "moved: per_query AP, dense_v2, q01 value" in text
 
 
@@ -540,7 +540,7 @@ def test_verify_refuses_a_report_made_from_frames(tmp_path):
     qrels = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1]})
     run = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "score": [1.0]})
     path = rankkit.report(qrels, run, "AP").save(tmp_path / "r.json")
-    with pytest.raises(InputError, match="cannot be recomputed: qrels was a DataFrame, not a file"):
+    with pytest.raises(InputError, match="cannot be verified: qrels was a DataFrame, not a file"):
         rankkit.verify(path)
 
 

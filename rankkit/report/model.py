@@ -198,7 +198,12 @@ class Report:
         if not isinstance(document, dict) or document.get("rankkit_report") != FORMAT_VERSION:
             raise InputError(f"{path}: not a rankkit report (expected a JSON object with \"rankkit_report\": "
                              f"{FORMAT_VERSION})")
-        tables = {name: _frame(document.get(name) or [], name) for name in TABLES}
+        if not isinstance(document.get("title"), str) or not isinstance(document.get("record"), dict):
+            raise InputError(f"{path}: not a rankkit report (its title is not text or its record not an object)")
+        try:  # a file from someone else: a table that is not rows of values is refused, not a traceback
+            tables = {name: _frame(document.get(name) or [], name) for name in TABLES}
+        except (ValueError, TypeError) as error:
+            raise InputError(f"{path}: not a rankkit report: a table does not hold rows of values ({error})") from None
         return cls(title=document["title"], record=document["record"], **tables)
 
 
