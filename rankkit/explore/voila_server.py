@@ -22,6 +22,7 @@ import threading
 import uuid
 from pathlib import Path
 
+import tornado.ioloop
 import tornado.iostream
 import tornado.web
 from traitlets.config import Config
@@ -40,6 +41,8 @@ WEBSOCKET_BUFFER_BYTES = 64 * 1024 * 1024
 # Requests one websocket may have awaiting their answer: a page's widgets have one each at most
 # (ipywidgets waits for an answer before it sends a widget's next change)
 MAX_WAITING = 64
+# How long a kernel whose page closed (its last websocket) waits for the page to connect again
+CLOSED_PAGE_SECONDS = 5
 # How long the kernels have to end on a stop before they are killed
 KERNEL_STOP_SECONDS = 10
 
@@ -104,6 +107,23 @@ class WebsocketHandler(VoilaKernelWebsocketHandler):
     connection is closed (a page reconnects)."""
 
     waiting: set | None = None
+    watching: dict[str, set] = {}  # kernel id: its open websockets (the pages showing it)
+
+    async def open(self, kernel_id):
+        self.watching.setdefault(kernel_id, set()).add(self)
+        return await super().open(kernel_id)
+
+    def on_close(self):
+        """A kernel no page watches any more ends CLOSED_PAGE_SECONDS later, unless a page connects
+        again by then (a dropped connection): a page that closes asks for its kernel's end as it
+        unloads, but a browser may not send that request (a crash, a lost network, a headless one)."""
+        kernel_id = getattr(self, "kernel_id", None)
+        watching = self.watching.get(kernel_id, set())
+        watching.discard(self)
+        super().on_close()
+        if kernel_id is not None and not watching:
+            manager = self.kernel_manager
+            tornado.ioloop.IOLoop.current().call_later(CLOSED_PAGE_SECONDS, _end_unwatched, manager, kernel_id)
 
     def on_message(self, ws_message):
         if self.waiting is None:
@@ -209,6 +229,12 @@ class GuardedVoila(Voila):
             run_sync(_shutdown_all)(self.kernel_manager)
         finally:
             shutil.rmtree(self.connection_dir, ignore_errors=True)
+
+
+async def _end_unwatched(manager, kernel_id: str) -> None:
+    if not WebsocketHandler.watching.get(kernel_id) and kernel_id in manager:
+        WebsocketHandler.watching.pop(kernel_id, None)
+        asyncio.ensure_future(ensure_async(manager.shutdown_kernel(kernel_id)))
 
 
 async def _shutdown_all(manager) -> None:
