@@ -118,6 +118,8 @@ def _ws_status(url: str, **options) -> int:
 
 
 def test_the_url_without_its_token_is_refused(server):
+    # the token is in no command line, which every local user can read (ps)
+    assert not [p.pid for p in _tree(server.process.pid) if server.token in " ".join(p.cmdline())]
     before = len(server.kernels())
     for url in (server.base + "/", server.base + "/?token=" + "x" * len(server.token)):
         status, body, headers = _get(url)
