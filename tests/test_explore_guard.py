@@ -66,6 +66,9 @@ def server(sample):
     command = [sys.executable, "-c", code, str(sample["qrels.txt"]), str(sample["bm25.run"])]
     with _serving(command) as (process, url, port, seen):
         yield Server(process, url, port, seen)
+        if process.poll() is None:  # the kill -9 test did not run: stop it as a person would, which cleans up
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=120)
 
 
 def _get(url: str, headers: dict | None = None, opener=None) -> tuple[int, str, dict]:

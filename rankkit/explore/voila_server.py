@@ -126,6 +126,8 @@ class WebsocketHandler(VoilaKernelWebsocketHandler):
             tornado.ioloop.IOLoop.current().call_later(CLOSED_PAGE_SECONDS, _end_unwatched, manager, kernel_id)
 
     def on_message(self, ws_message):
+        if self.ws_connection is None:  # closed while its messages were still being read
+            return None
         if self.waiting is None:
             self.waiting = set()
         channel, header, _ = self._parts(ws_message)
@@ -156,7 +158,8 @@ class WebsocketHandler(VoilaKernelWebsocketHandler):
             return None
 
     def _parts(self, message) -> tuple[str | None, dict | None, dict | None]:
-        return message_parts(message, self.selected_subprotocol == V1_PROTOCOL)
+        v1 = self.ws_connection is not None and self.selected_subprotocol == V1_PROTOCOL
+        return message_parts(message, v1)
 
 
 V1_PROTOCOL = "v1.kernel.websocket.jupyter.org"
