@@ -1,4 +1,5 @@
-"""``rankkit explore``: the explorer as a web page, a one-cell notebook served by Voila on 127.0.0.1."""
+"""``rankkit explore``: the explorer as a web page, a one-cell notebook served by Voila on 127.0.0.1
+(through ``rankkit.explore.voila_server``, which guards it for a shared machine)."""
 
 from __future__ import annotations
 
@@ -76,8 +77,10 @@ def serve(qrels: str, runs: str | Sequence[str] | Mapping[str, str], *, measures
     """Serve the explorer until interrupted (Ctrl+C, SIGTERM, SIGHUP) or until Voila stops; print its
     address once it answers. Stopping stops Voila, its kernels and their temporary folders.
 
-    ``ready(url, process)`` is called once the page answers (tests stop the server there). A kernel
-    no page is connected to ends after ``idle_kernel_seconds`` idle."""
+    ``ready(url, process)`` is called once the page answers (tests stop the server there). The URL
+    carries a random token (see ``rankkit.explore.voila_server`` for what is checked); at most
+    ``max_pages`` pages (kernels) run at once. A kernel no page is connected to ends after
+    ``idle_kernel_seconds`` idle."""
     if importlib.util.find_spec("voila") is None:
         raise RankkitError(MISSING_VOILA)
     for path in [qrels, *_paths(runs), *(p for p in (queries, docs, second_qrels) if p is not None)]:
@@ -157,9 +160,9 @@ def _signals_interrupt():
 
 
 def _stop(process: subprocess.Popen) -> None:
-    """Stop Voila: on SIGTERM it shuts its kernels down and removes its folder. One that has not
-    stopped within STOP_SECONDS, or when asked again (a second Ctrl+C), is killed; its kernels watch
-    their parent process and end with it."""
+    """Stop Voila: on SIGTERM (or its stdin closing) it shuts its kernels down and removes its folder.
+    One that has not stopped within STOP_SECONDS, or when asked again (a second Ctrl+C), is killed;
+    its kernels watch their parent process and end with it, and the folder goes with this one's."""
     with contextlib.suppress(OSError):
         process.stdin.close()  # its lifeline: the server stops on this alone where signals are not delivered
     if process.poll() is not None:
