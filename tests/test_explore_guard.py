@@ -335,3 +335,39 @@ def test_kill_9_of_the_parent_ends_server_and_kernels_and_leaves_no_folder(serve
     assert not folder.exists(), sorted(p.name for p in folder.rglob("*"))
     with socket.socket() as probe:
         assert probe.connect_ex(("127.0.0.1", server.port)) != 0, f"port {server.port} still open"
+
+
+def test_the_server_ends_when_its_stdin_closes(sample, tmp_path):
+    """Where there is no parent-death signal (not Linux), the server's stdin is its lifeline: a parent
+    that dies by any signal closes it. Here a parent without that signal is killed with -9."""
+    from rankkit.explore.serve import _free_port, notebook
+
+    folder = tmp_path / "explore"
+    folder.mkdir()
+    page = folder / "rankkit-explorer.ipynb"
+    page.write_text(json.dumps(notebook(str(sample["qrels.txt"]), str(sample["bm25.run"]))), encoding="utf-8")
+    port = _free_port()
+    parent_code = ("import subprocess, sys, time; "
+                   "server = subprocess.Popen([sys.executable, '-m', 'rankkit.explore.voila_server'] + sys.argv[1:], "
+                   "stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+                   "server.stdin.write(b'a-token\\n'); server.stdin.flush(); time.sleep(600)")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    parent = psutil.Popen([sys.executable, "-c", parent_code, str(page), f"--port={port}", "--max-kernels=1",
+                           f"--idle-kernel-seconds={IDLE_SECONDS}"], env=env)
+    try:
+        def answering():
+            with socket.socket() as probe:
+                return probe.connect_ex(("127.0.0.1", port)) == 0
+
+        _until(answering, 120, "the server did not answer")
+        assert _get(f"http://127.0.0.1:{port}/?token=a-token")[0] == 200  # a page: a kernel to end too
+        tree = _tree(parent.pid)
+        assert len(tree) == 3, [" ".join(p.cmdline()[:3]) for p in tree]
+        parent.kill()
+        parent.wait(timeout=10)
+        _until(lambda: not any(_alive(p) for p in tree[1:]), 60, "the server or its kernel outlived its parent")
+        assert not folder.exists()
+    finally:
+        for process in _tree(parent.pid):
+            with contextlib.suppress(psutil.Error):
+                process.kill()
