@@ -952,13 +952,16 @@ def _add_explore(sub: argparse.ArgumentParser) -> None:
                      help="a second judgment table (B): every value under both, and a query's ranks with both labels, "
                           "the documents labelled differently marked")
     sub.add_argument("--port", type=positive_int, help="port on 127.0.0.1 (default: a free one)")
+    sub.add_argument("--max-pages", type=positive_int, default=4, metavar="N",
+                     help="pages served at once, each a kernel of some 300 MB (default: 4); one more gets an error page")
 
 
 def _run_explore(args: argparse.Namespace) -> int:
     from rankkit.explore.serve import serve
 
     return serve(args.qrels, run_arguments(args.runs), measures=args.measures, queries=args.queries, docs=args.docs,
-                 port=args.port, split_by_tag=args.split_by_tag, second_qrels=args.second_qrels)
+                 port=args.port, split_by_tag=args.split_by_tag, second_qrels=args.second_qrels,
+                 max_pages=args.max_pages)
 
 
 COMMANDS: dict[str, tuple[str, Callable, Callable]] = {

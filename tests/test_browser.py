@@ -152,7 +152,7 @@ def test_rankkit_explore_command_in_the_browser(tmp_path):
     server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     with _stopping(server, signal.SIGINT), _browser() as page:
         line = server.stdout.readline()
-        match = re.fullmatch(r"rankkit explore: serving (http://127\.0\.0\.1:(\d+)/) \(Ctrl\+C stops\)\n", line)
+        match = re.fullmatch(r"rankkit explore: serving (http://127\.0\.0\.1:(\d+)/\?token=[\w-]+) \(Ctrl\+C stops\)\n", line)
         assert match, line
         page.goto(match.group(1), timeout=STARTUP)
         explorer, query_id = _drive(page, tmp_path, "RR", "command")
@@ -275,7 +275,7 @@ def test_explorer_under_two_judgment_tables(tmp_path):
     server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     with _stopping(server, signal.SIGINT), _browser() as page:
         line = server.stdout.readline()
-        match = re.fullmatch(r"rankkit explore: serving (http://127\.0\.0\.1:(\d+)/) \(Ctrl\+C stops\)\n", line)
+        match = re.fullmatch(r"rankkit explore: serving (http://127\.0\.0\.1:(\d+)/\?token=[\w-]+) \(Ctrl\+C stops\)\n", line)
         assert match, line
         page.goto(match.group(1), timeout=STARTUP)
         explorer = page.locator(".rankkit-explorer")

@@ -42,7 +42,7 @@ def _serving(command: list[str]):
     seen: dict[int, psutil.Process] = {}
     try:
         line = process.stdout.readline()
-        match = re.fullmatch(r"rankkit explore: serving (http://127\.0\.0\.1:(\d+)/) \(Ctrl\+C stops\)\n", line)
+        match = re.fullmatch(r"rankkit explore: serving (http://127\.0\.0\.1:(\d+)/\?token=[\w-]+) \(Ctrl\+C stops\)\n", line)
         assert match, line + process.stdout.read()
         yield process, match.group(1), int(match.group(2)), seen
     finally:
