@@ -981,7 +981,7 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
             "Spark SQL.", _add_sql, _run_sql),
     "macros": ("Print the SQL macros as one script for the duckdb shell (.read it).", _add_macros, _run_macros),
     "demo": ("Generate the sample data, evaluate two systems on it, write per-query results and a report, and "
-             "the files the README's examples read (run.csv, run.parquet, topics.csv, rankkit.sql).",
+             "the files the documentation's examples read (run.csv, run.parquet, topics.csv, rankkit.sql).",
              _add_demo, _run_demo),
     "explore": ("Serve the explorer (per-query plots, system against system, traces) on 127.0.0.1 with Voila.",
                 _add_explore, _run_explore),

@@ -90,7 +90,7 @@ def run_demo(folder: Path, queries: int, out: IO[str]) -> pd.DataFrame:
 
 
 def _write_other_forms(con, runs, folder: Path) -> list[Path]:
-    """The sample in the other forms the README's examples read, so that each runs in the demo folder:
+    """The sample in the other forms the documentation's examples read, so that each runs in the demo folder:
     both runs as one table with a system column (run.csv, run.parquet) and the macro script (rankkit.sql,
     what ``rankkit macros > rankkit.sql`` writes)."""
     from rankkit._sql import script

@@ -3,7 +3,7 @@ Chromium (Debian's package, through Playwright) changes the measure and the quer
 and the drill-down change. tests/test_vscode.py does the same with VS Code's widget renderer.
 
 Screenshots go to the test's temporary folder. With RANKKIT_SCREENSHOT=path the explorer
-notebook's view in Voila is also saved there (the README's docs/explorer.png is made so)."""
+notebook's view in Voila is also saved there (docs/explorer.png, on the explorer page, is made so)."""
 
 from __future__ import annotations
 

@@ -69,7 +69,7 @@ def _interval_note(record: dict) -> str:
 
 
 def _interval(stats: dict) -> str:
-    """The aggregate's interval, named as evaluate's docstring, the README and the CLI's help name it."""
+    """The aggregate's interval, named as evaluate's docstring, the documentation and the CLI's help name it."""
     name = INTERVALS.get(stats.get("interval") or AGGREGATE_INTERVAL, stats.get("interval"))
     return (f"{_percent(stats['ci'])} {name} of the mean over queries (of the sum for counts; "
             f"{stats['resamples']} resamples, seed {stats['seed']})")
