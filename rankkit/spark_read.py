@@ -19,7 +19,7 @@ from pathlib import Path
 
 from rankkit.errors import InputError
 from rankkit.names import QRELS_FIELDS, RUN_FIELDS
-from rankkit.io.columns import NUMBER
+from rankkit.io.columns import NUMBER, decimal_comma
 
 __all__ = ["Read", "read_qrels", "read_runs", "counts"]
 
@@ -124,7 +124,7 @@ def _refuse_text_numbers(frame, read, kind: str, columns, label: str) -> None:
     if first is not None:
         row = given.where(F.col("n") <= first).agg(
             F.count("*"), F.max(F.when(F.col("n") == first, F.col("given")))).collect()[0]
-        raise InputError(f"{label}:{row[0] + 1}: the {number} '{row[1]}' is not a number")
+        raise InputError(f"{label}:{row[0] + 1}: the {number} '{row[1]}' is not a number{decimal_comma(row[1])}")
 
 
 def _trec(spark, path: str, kind: str, system: str | None):
@@ -157,7 +157,8 @@ def _trec(spark, path: str, kind: str, system: str | None):
         given = row["fields"]
         if len(given) < width or (kind == "qrels" and len(given) > width):
             raise InputError(f"{path}:{row['line']}: expected {width} fields ({layout}), found {len(given)}")
-        raise InputError(f"{path}:{row['line']}: the {NUMBER[kind]} '{given[at]}' is not a finite number")
+        raise InputError(f"{path}:{row['line']}: the {NUMBER[kind]} '{given[at]}' is not a finite number"
+                         f"{decimal_comma(given[at])}")
     kept = lines.where(content)
     if kind == "qrels":
         return kept.select(F.col("fields")[0].alias("query_id"), F.col("fields")[2].alias("doc_id"),

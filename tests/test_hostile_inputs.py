@@ -1,0 +1,259 @@
+"""Inputs that hang, explode or mislead (issue 32): a pipe is read as trec_eval reads it, a gzip bomb and
+an endless line are refused within a bounded memory, and binary, non-UTF-8 or decimal-comma input is
+refused with its reason, on the command line (one line, exit 2), in Python and in the SQL readers."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import resource
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import rankkit
+from rankkit.errors import InputError
+
+RANKKIT = str(Path(sys.executable).parent / "rankkit")
+QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 a 1\n2 0 d 1\n"
+RUN = "1 Q0 a 1 3.0 tag\n1 Q0 c 2 2.5 tag\n1 Q0 x 3 1.0 tag\n2 Q0 d 1 2.0 tag\n2 Q0 e 2 1.0 tag\n"
+LIMIT = 2 << 30  # the address space each refusing process gets: 2 GB
+
+
+def _limited():
+    resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
+
+
+def cli(*args, shell: str | None = None, limited: bool = False, env=None, cwd=None) -> subprocess.CompletedProcess:
+    """`rankkit eval` in a process of its own (under the memory limit if ``limited``); ``shell``:
+    a bash command line instead, for its process substitution ``<(...)``."""
+    command = ["bash", "-c", shell] if shell is not None else [RANKKIT, "eval", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=cwd,
+                          preexec_fn=_limited if limited else None, env={**os.environ, **(env or {})})
+
+
+def python(code: str, cwd) -> subprocess.CompletedProcess:
+    """Python reading with rankkit under the memory limit; an InputError is printed as its message, exit 2."""
+    wrapped = ("import sys, rankkit\nfrom rankkit.errors import InputError\ntry:\n"
+               + "".join(f"    {line}\n" for line in code.splitlines())
+               + "except InputError as error:\n    print(error, file=sys.stderr); sys.exit(2)\n")
+    return subprocess.run([sys.executable, "-c", wrapped], capture_output=True, text=True, timeout=120, cwd=cwd,
+                          preexec_fn=_limited)
+
+
+def refused(done: subprocess.CompletedProcess, *said: str) -> str:
+    """The one line a refusing process printed, checked to say each of ``said``."""
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1, (done.returncode, done.stderr[-2000:])
+    assert "Traceback" not in done.stderr
+    for words in said:
+        assert words in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.txt").write_text(RUN)
+    return tmp_path
+
+
+def _expected(files) -> str:
+    done = cli("-q", "-m", "map", "-m", "P.2", str(files / "qrels.txt"), str(files / "run.txt"))
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+# --- a path opened once: FIFOs and <(...) read as trec_eval reads them ---------------------------------
+
+def _fifo(path: Path, text: bytes) -> threading.Thread:
+    os.mkfifo(path)
+
+    def write():
+        with open(path, "wb") as pipe:  # blocks until a reader opens it
+            pipe.write(text)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    return writer
+
+
+@pytest.mark.parametrize("which", ["run", "qrels"])
+def test_a_fifo_is_read_on_the_command_line(files, which):
+    fifo = files / f"{which}.fifo"
+    writer = _fifo(fifo, (RUN if which == "run" else QRELS).encode())
+    qrels, run = (files / "qrels.txt", fifo) if which == "run" else (fifo, files / "run.txt")
+    done = cli("-q", "-m", "map", "-m", "P.2", str(qrels), str(run))
+    writer.join(5)
+    assert done.returncode == 0, done.stderr
+    expected = _expected(files)
+    assert done.stdout == expected
+
+
+def test_a_fifo_is_read_in_python(files):
+    writer = _fifo(files / "run.fifo", gzip.compress(RUN.encode()))  # compressed, too: decompressed as read
+    run = rankkit.read_run(str(files / "run.fifo"))
+    writer.join(5)
+    given = sorted(row[1:] for row in run.fetchall())  # (its system is its name: run.fifo)
+    assert given == sorted(row[1:] for row in rankkit.read_run(str(files / "run.txt")).fetchall())
+    # a value a FIFO holds is refused naming the FIFO, not the copy rankkit read it into
+    writer = _fifo(files / "bad.fifo", b"1 Q0 a 1 1,5 tag\n")
+    with pytest.raises(InputError, match=r"^.*bad\.fifo:1: the score '1,5' is not a finite number \(a decimal comma"):
+        rankkit.read_run(files / "bad.fifo")
+    writer.join(5)
+
+
+def test_process_substitution_is_read_as_trec_eval_reads_it(files):
+    """``<(cat run)`` is a /dev/fd/N path: reading it twice (a sniff, then the read) saw it empty the
+    second time ("found 4 fields"). runid and relstring read the run again: still one reading."""
+    expected = _expected(files)
+    done = cli(shell=f"{RANKKIT} eval -q -m map -m P.2 <(cat qrels.txt) <(cat run.txt)", cwd=files)
+    assert done.returncode == 0 and done.stdout == expected, done.stderr
+    done = cli(shell=f"{RANKKIT} eval -q -m runid -m relstring -m map qrels.txt <(gzip -c run.txt)", cwd=files)
+    assert done.returncode == 0, done.stderr
+    assert "runid                 \tall\ttag" in done.stdout and "relstring             \t1\t'12-'" in done.stdout
+    done = cli(shell=f"{RANKKIT} eval -m map qrels.txt <(printf '1 Q0 a 1 x tag\\n')", cwd=files)
+    line = refused(done, "/dev/fd/", ":1: the score 'x' is not a finite number")
+    assert "rankkit-inputs" not in line
+
+
+# --- bounded memory: a gzip bomb and an endless line, refused under a 2 GB address space -----------------
+
+@pytest.fixture(scope="module")
+def bomb(tmp_path_factory) -> Path:
+    """3.2 GB of run lines in a gzip file of a few MB: one 16 MiB member, repeated (a valid gzip file)."""
+    path = tmp_path_factory.mktemp("bomb") / "bomb.run.gz"
+    member = gzip.compress(b"1 Q0 a 1 1.0 tag\n" * (1 << 20), compresslevel=9)
+    with open(path, "wb") as out:
+        for _ in range(200):
+            out.write(member)
+    return path
+
+
+@pytest.fixture(scope="module")
+def long_line(tmp_path_factory) -> Path:
+    """A TREC run file of one 2 GB line."""
+    path = tmp_path_factory.mktemp("long") / "long.run"
+    block = b"a" * (64 << 20)
+    with open(path, "wb") as out:
+        out.write(b"1 Q0 ")
+        for _ in range(32):
+            out.write(block)
+        out.write(b" 1 1.0 tag\n")
+    return path
+
+
+def test_a_gzip_bomb_is_refused_within_bounded_memory(files, bomb):
+    done = cli("-m", "map", str(files / "qrels.txt"), str(bomb), limited=True)
+    refused(done, f"{bomb}: expands to more than 100 times its compressed size", "RANKKIT_MAX_GZIP_RATIO")
+    done = python(f"rankkit.read_run({str(bomb)!r})", files)
+    refused(done, f"{bomb}: expands to more than 100 times", "RANKKIT_MAX_GZIP_RATIO")
+    # as qrels, and from a pipe
+    done = cli(shell=f"{RANKKIT} eval -m map <(cat {bomb}) run.txt", cwd=files, limited=True)
+    refused(done, "/dev/fd/", "expands to more than 100 times")
+
+
+def test_the_gzip_bound_is_raised_by_its_variable(files, tmp_path):
+    dense = tmp_path / "dense.run.gz"  # 68 MiB of two lines repeated: 1000 times smaller compressed
+    dense.write_bytes(gzip.compress(b"1 Q0 a 1 1.0 tag\n" * (4 << 20)))
+    refused(cli("-m", "map", str(files / "qrels.txt"), str(dense)), "expands to more than 100 times")
+    done = cli("-m", "map", str(files / "qrels.txt"), str(dense), env={"RANKKIT_MAX_GZIP_RATIO": "100000"})
+    refused(done, "duplicate document a for query 1")  # read: its lines are what is wrong
+    refused(cli("-m", "map", str(files / "qrels.txt"), str(dense), env={"RANKKIT_MAX_GZIP_RATIO": "lots"}),
+            "RANKKIT_MAX_GZIP_RATIO must be a positive whole number, got 'lots'")
+
+
+def test_a_2_gb_line_is_refused_within_bounded_memory(files, long_line):
+    done = cli("-m", "map", str(files / "qrels.txt"), str(long_line), limited=True)
+    refused(done, f"{long_line}:1: the line is longer than the limit of 2 MiB", "RANKKIT_MAX_LINE_BYTES")
+    done = python(f"rankkit.read_qrels({str(long_line)!r})", files)
+    refused(done, f"{long_line}:1: the line is longer than the limit of 2 MiB")
+    # an endless line from a pipe is refused as it comes, not first copied whole
+    endless = "python3 -c 'import sys\nwhile True: sys.stdout.write(\"a\" * 65536)'"
+    done = cli(shell=f"{RANKKIT} eval -m map qrels.txt <({endless} 2>/dev/null)", cwd=files, limited=True)
+    refused(done, "/dev/fd/", ":1: the line is longer than the limit of 2 MiB")
+
+
+@pytest.mark.parametrize("name", ["long.run", "long.csv", "long.run.gz"])
+def test_a_3_mb_line_says_so(files, name):
+    if name.endswith(".csv"):
+        text = "query_id,doc_id,score\n1,a,1.0\n2," + "d" * 3_000_000 + ",2.0\n"
+    else:
+        text = "1 Q0 a 1 1.0 tag\n2 Q0 " + "d" * 3_000_000 + " 1 2.0 tag\n"
+    data = text.encode()
+    path = files / name
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    row = 3 if name.endswith(".csv") else 2  # (the header is line 1)
+    refused(cli("-m", "map", str(files / "qrels.txt"), str(path)), f"{path}:{row}: the line is longer than the limit")
+    with pytest.raises(InputError, match=rf"^{path}:{row}: the line is longer than the limit of 2 MiB"):
+        rankkit.read_run(path)
+    done = cli("-m", "map", str(files / "qrels.txt"), str(path), env={"RANKKIT_MAX_LINE_BYTES": "4000000"})
+    assert done.returncode == 0, done.stderr  # raised: the line is read
+
+
+# --- reasons, not parser codes ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["bin.run", "bin.csv", "bin.tsv", "bin.run.gz"])
+def test_binary_input_is_said_to_be_binary(files, name):
+    data = b"PK\x03\x04\x14\x00\x00\x00query_id,doc_id,score\x00\xff\xfe" * 50
+    path = files / name
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    line = refused(cli("-m", "map", str(files / "qrels.txt"), str(path)),
+                   f"{path}: looks binary (a NUL byte at byte 6)")
+    assert "query_id" not in line  # no garbage as column names
+    with pytest.raises(InputError, match=r"looks binary \(a NUL byte at byte 6\)"):
+        rankkit.read_qrels(path)
+
+
+def test_utf16_is_said_to_be_utf16(files):
+    path = files / "run.txt16"
+    path.write_bytes(RUN.encode("utf-16"))
+    refused(cli("-m", "map", str(files / "qrels.txt"), str(path)), "UTF-16 text", "rankkit reads UTF-8")
+
+
+@pytest.mark.parametrize("name, text, column", [
+    ("latin.run", b"1 Q0 a 1 3.0 tag\n1 Q0 caf\xe9 2 2.0 tag\n", 9),
+    ("latin.csv", b"query_id,doc_id,score\n1,a,3.0\n1,caf\xe9,2.0\n", 6),
+    ("latin.tsv", b"query_id\tdoc_id\tscore\n1\ta\t3.0\n1\tcaf\xe9\t2.0\n", 6),
+])
+def test_latin1_is_said_to_be_not_utf8(files, name, text, column):
+    path = files / name
+    path.write_bytes(text)
+    row = 2 if name.endswith(".run") else 3
+    said = f"{path}:{row}: the line is not UTF-8 (byte 0xE9 at column {column}): rankkit reads UTF-8"
+    refused(cli("-m", "map", str(files / "qrels.txt"), str(path)), said)
+    with pytest.raises(InputError, match=r"is not UTF-8 \(byte 0xE9"):
+        rankkit.read_run(path)
+
+
+@pytest.mark.parametrize("name, text, row", [
+    ("comma.run", "1 Q0 a 1 1,5 tag\n", 1),  # its comma once made it a CSV header: "missing column query_id"
+    ("comma2.run", "1 Q0 a 1 3.0 tag\n1 Q0 b 2 1,5 tag\n", 2),
+    ("comma.csv", 'query_id,doc_id,score\n1,a,3.0\n1,b,"1,5"\n', 3),
+    ("comma.tsv", "query_id\tdoc_id\tscore\n1\ta\t3.0\n1\tb\t1,5\n", 3),
+])
+def test_a_decimal_comma_is_said_to_be_one(files, name, text, row):
+    path = files / name
+    path.write_text(text)
+    said = f"{path}:{row}: the score '1,5' is not a"
+    refused(cli("-m", "map", str(files / "qrels.txt"), str(path)), said, "(a decimal comma? numbers are written")
+    with pytest.raises(InputError, match=r"'1,5' is not a (finite )?number \(a decimal comma\?"):
+        rankkit.read_run(path)
+    if name.endswith(".run"):  # the SQL reader says the same
+        con = rankkit.connect()
+        with pytest.raises(Exception, match=rf"rankkit: {path}:{row}: the score '1,5' is not a finite number \(a decimal"):
+            con.execute(f"FROM rankkit.read_trec_run('{path}')").fetchall()
+
+
+def test_a_bad_line_bound_is_refused(files):
+    refused(cli("-m", "map", str(files / "qrels.txt"), str(files / "run.txt"), env={"RANKKIT_MAX_LINE_BYTES": "0"}),
+            "RANKKIT_MAX_LINE_BYTES must be a positive whole number, got '0'")
+
+
+def test_a_truncated_gzip_file_says_so(files):
+    path = files / "cut.run.gz"
+    path.write_bytes(gzip.compress(RUN.encode() * 100)[:-20])
+    refused(cli("-m", "map", str(files / "qrels.txt"), str(path)), f"{path}: ends inside its gzip data (truncated?)")
