@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -257,3 +258,49 @@ def test_a_truncated_gzip_file_says_so(files):
     path = files / "cut.run.gz"
     path.write_bytes(gzip.compress(RUN.encode() * 100)[:-20])
     refused(cli("-m", "map", str(files / "qrels.txt"), str(path)), f"{path}: ends inside its gzip data (truncated?)")
+
+
+# --- numbers past what a double or a BIGINT holds: refused in the SQL definitions, so on every surface ----
+
+def _grades(con, top: float) -> None:
+    con.execute(f"CREATE OR REPLACE TABLE qrels AS SELECT * FROM (VALUES ('1', 'a', {top}), ('1', 'b', 1.0)) "
+                f"t(query_id, doc_id, relevance)")
+    con.execute("CREATE OR REPLACE TABLE run AS SELECT * FROM (VALUES ('1', 'a', 2.0), ('1', 'b', 1.0)) t(query_id, doc_id, score)")
+
+
+GRADE = "grade 1024.0 is too large for exponential gain (2^grade - 1): up to 1000"
+
+
+def test_a_grade_past_exponential_gain_is_refused_everywhere(files):
+    """2^1024 is inf: the mean was NaN (inf / inf), silently."""
+    con = rankkit.connect()
+    _grades(con, 1024)
+    with pytest.raises(rankkit.RankkitError, match=re.escape(GRADE)):
+        rankkit.evaluate("qrels", "run", ["nDCG(gain=exp)@5"], con=con)
+    for sql in ("FROM rankkit.evaluate('qrels', 'run', ['ndcg_burges'])", "FROM rankkit.ndcg('qrels', 'run', gain := 'exp')",
+                "FROM rankkit.dcg('qrels', 'run', gain := 'exp', k := 10)"):
+        with pytest.raises(Exception, match=re.escape("rankkit: " + GRADE)):
+            con.execute(sql).fetchall()
+    (files / "big.qrels").write_text("1 0 a 1024\n2 0 d 1\n")
+    refused(cli("-m", "ndcg_burges", str(files / "big.qrels"), str(files / "run.txt")), GRADE)
+    # linear gain reads it; 1000 is the top exponential grade, and its values are numbers
+    _grades(con, 1000)
+    value = con.execute("SELECT value FROM rankkit.evaluate('qrels', 'run', ['nDCG(gain=exp)@5', 'nDCG@5'])").fetchall()
+    assert [v for (v,) in value] == [1.0, 1.0]
+    with pytest.raises(Exception, match=r"max must be a positive number up to 1000"):
+        rankkit.evaluate("qrels", "run", ["ERR(max=1024)@5"], con=con)
+
+
+@pytest.mark.parametrize("measure, shown", [("P@9223372036854775808", "P@9223372036854775808"),
+                                            ("ndcg_cut.9223372036854775808", "ndcg_cut_9223372036854775808")])
+def test_a_cutoff_past_bigint_is_refused_everywhere(files, measure, shown):
+    said = f"measure '{shown}': the cutoff {shown.split('@')[-1].split('_')[-1]} is too large; a cutoff must be"
+    con = rankkit.connect()
+    _grades(con, 1)
+    with pytest.raises(rankkit.RankkitError, match=re.escape(said)):
+        rankkit.evaluate("qrels", "run", [measure], con=con)
+    with pytest.raises(Exception, match=re.escape("rankkit: " + said)):
+        con.execute(f"FROM rankkit.evaluate('qrels', 'run', ['{shown}'])").fetchall()
+    with pytest.raises(Exception, match=r"rankkit: measure nDCG: the cutoff must be a positive integer below 2\^63 - 1, got 1e\+30"):
+        con.execute("FROM rankkit.ndcg('qrels', 'run', k := 1e30)").fetchall()
+    refused(cli("-m", measure, str(files / "qrels.txt"), str(files / "run.txt")), said)
