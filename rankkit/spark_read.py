@@ -85,7 +85,10 @@ def _read(spark, path, kind: str, columns, system: str | None, split_by_tag: boo
         # a folder as it is: Spark reads it recursively, its partition folders as columns (DuckDB's hive)
         frame = reader.parquet(str(path) if Path(str(path)).is_dir() else found)
     else:  # every field as text, cast below; a value that is not a number is refused naming its line
-        frame = reader.csv(found, header=True, sep="\t" if fmt == "tsv" else ",", inferSchema=False)
+        # as DuckDB's reader (rankkit.io.files.csv_reader): RFC 4180's quoting, "" a quote inside quotes
+        # (Spark's default escape, a backslash, kept "a""b" as it was) and a quoted field across lines
+        frame = reader.csv(found, header=True, sep="\t" if fmt == "tsv" else ",", inferSchema=False, quote='"',
+                           escape='"', multiLine=True)
     read = _columns(frame, kind, columns, label, named)
     if fmt != "parquet":
         _refuse_text_numbers(frame, read, kind, columns, label)

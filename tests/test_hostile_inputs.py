@@ -304,3 +304,25 @@ def test_a_cutoff_past_bigint_is_refused_everywhere(files, measure, shown):
     with pytest.raises(Exception, match=r"rankkit: measure nDCG: the cutoff must be a positive integer below 2\^63 - 1, got 1e\+30"):
         con.execute("FROM rankkit.ndcg('qrels', 'run', k := 1e30)").fetchall()
     refused(cli("-m", measure, str(files / "qrels.txt"), str(files / "run.txt")), said)
+
+
+# --- Spark reads CSV as DuckDB does ----------------------------------------------------------------------
+
+def test_spark_reads_csv_quoting_as_duckdb_does(spark, tmp_path, capsys):
+    """RFC 4180 as DuckDB reads it: "a""b" is a"b (Spark's default escape, a backslash, kept "a""b"), and a
+    quoted field may hold a newline (Spark read it as two rows)."""
+    from rankkit.cli import main
+    from rankkit.spark_read import read_qrels, read_runs
+
+    (tmp_path / "qrels.csv").write_text('query_id,doc_id,relevance\n"q""1",a,1\n"q""1","b\nc",2\nq2,"d,e",1\n')
+    (tmp_path / "run.csv").write_text('query_id,doc_id,score\n"q""1","b\nc",2.0\n"q""1",a,1.0\nq2,"d,e",1.0\n')
+    for path, spark_read, duck_read in ((tmp_path / "qrels.csv", read_qrels, rankkit.read_qrels),
+                                        (tmp_path / "run.csv", read_runs, rankkit.read_run)):
+        duck = sorted(duck_read(str(path)).fetchall())
+        assert any('q"1' in row and "b\nc" in row for row in duck)
+        assert sorted(tuple(row) for row in spark_read(spark, str(path)).frame.collect()) == duck
+    given = ["eval", "-q", "-m", "ndcg_cut.10", str(tmp_path / "qrels.csv"), str(tmp_path / "run.csv")]
+    assert main(given) == 0
+    duck = capsys.readouterr().out
+    assert main([*given[:1], "--engine", "spark", *given[1:]]) == 0
+    assert capsys.readouterr().out == duck
