@@ -326,3 +326,12 @@ def test_spark_reads_csv_quoting_as_duckdb_does(spark, tmp_path, capsys):
     duck = capsys.readouterr().out
     assert main([*given[:1], "--engine", "spark", *given[1:]]) == 0
     assert capsys.readouterr().out == duck
+    # the grade and cutoff bounds hold on Spark too: the same definitions, Spark's raise_error
+    (tmp_path / "big.qrels").write_text("q1 0 a 1024\nq2 0 d 1\n")
+    (tmp_path / "run.txt").write_text("q1 Q0 a 1 2.0 t\nq2 Q0 d 1 1.0 t\n")
+    for measure, said in (("ndcg_burges", GRADE), ("P@9223372036854775808", "the cutoff 9223372036854775808 is too large")):
+        given = ["eval", "-m", measure, str(tmp_path / "big.qrels"), str(tmp_path / "run.txt")]
+        assert main(given) == 2
+        duck = capsys.readouterr().err
+        assert main([*given[:1], "--engine", "spark", *given[1:]]) == 2
+        assert capsys.readouterr().err == duck and said in duck

@@ -146,6 +146,9 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
             loaded.select = column_select(con, raw, names, found, kind, system, integer_grades, label, unnamed)
         _materialise(con, loaded, duplicates, text)
         check_rows(con, loaded, duplicates, text)
+        if text is not None and text[0] != "parquet" and ("file", text[1]) in loaded.owned:
+            forget_copy(text[1])  # text is parsed into a table by now: its copy is disk held for nothing
+            loaded.owned.remove(("file", text[1]))
     except InputError as error:
         message = as_given(_nan_named(str(error), source, loaded.number_column))
         release(con, loaded)
