@@ -121,6 +121,18 @@ def test_process_substitution_is_read_as_trec_eval_reads_it(files):
     assert "rankkit-inputs" not in line
 
 
+def test_subtopic_judgments_from_a_pipe_are_read_once(files):
+    """The diversity measures' subtopic judgments are a path too: a pipe was "no such file"."""
+    (files / "sub.txt").write_text("1 s1 a 1\n1 s2 c 1\n2 s1 d 1\n")
+    expected = cli("-m", "alpha-nDCG@10", "--subtopics", str(files / "sub.txt"), str(files / "qrels.txt"),
+                   str(files / "run.txt"))
+    assert expected.returncode == 0, expected.stderr
+    done = cli(shell=f"{RANKKIT} eval -m alpha-nDCG@10 --subtopics <(gzip -c sub.txt) qrels.txt run.txt", cwd=files)
+    assert done.returncode == 0 and done.stdout == expected.stdout, done.stderr
+    done = cli(shell=f"{RANKKIT} eval -m alpha-nDCG@10 --subtopics <(printf '1 s1 a x\\n') qrels.txt run.txt", cwd=files)
+    refused(done, "/dev/fd/", ":1: column 4, the grade, is 'x'; expected a number")
+
+
 # --- bounded memory: a gzip bomb and an endless line, refused under a 2 GB address space -----------------
 
 @pytest.fixture(scope="module")
