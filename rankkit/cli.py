@@ -669,6 +669,10 @@ def _run_report(args: argparse.Namespace) -> int:
         raise UsageError("--by and --queries go together: the column, and the query table that has it")
     # runs named as eval, compare, check and explore name them (PATH or NAME=PATH)
     runs = run_arguments(args.runs)
+    for path in [args.qrels, *(runs.values() if isinstance(runs, dict) else [runs])]:
+        if Path(path).exists() and not Path(path).is_file() and not Path(path).is_dir():
+            raise UsageError(f"{path} is a pipe: a report records each input's sha256 for rankkit verify, which reads "
+                             f"it again; save it to a file first")
     baseline = baseline_name(runs, args.baseline)
     # trec_eval's forms (P.5,10, families, nicknames) as rankkit eval reads them; text measures
     # (runid, relstring) have no mean to report

@@ -121,6 +121,14 @@ def test_process_substitution_is_read_as_trec_eval_reads_it(files):
     assert "rankkit-inputs" not in line
 
 
+def test_a_report_of_a_pipe_is_refused_as_unverifiable(files):
+    """A report records its inputs' sha256 for verify, which reads them again: a pipe cannot be (it was
+    a StopIteration traceback)."""
+    done = cli(shell=f"{RANKKIT} report -m map qrels.txt a=<(cat run.txt) -o report.md", cwd=files)
+    refused(done, "/dev/fd/", "is a pipe: a report records each input's sha256 for rankkit verify")
+    assert not (files / "report.md").exists()
+
+
 def test_subtopic_judgments_from_a_pipe_are_read_once(files):
     """The diversity measures' subtopic judgments are a path too: a pipe was "no such file"."""
     (files / "sub.txt").write_text("1 s1 a 1\n1 s2 c 1\n2 s1 d 1\n")
