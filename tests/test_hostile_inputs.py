@@ -151,7 +151,8 @@ def bomb(tmp_path_factory) -> Path:
     with open(path, "wb") as out:
         for _ in range(200):
             out.write(member)
-    return path
+    yield path
+    path.unlink()
 
 
 @pytest.fixture(scope="module")
@@ -164,7 +165,8 @@ def long_line(tmp_path_factory) -> Path:
         for _ in range(32):
             out.write(block)
         out.write(b" 1 1.0 tag\n")
-    return path
+    yield path
+    path.unlink()  # pytest keeps the last runs' folders: 2 GB each
 
 
 def test_a_gzip_bomb_is_refused_within_bounded_memory(files, bomb):
