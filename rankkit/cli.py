@@ -34,6 +34,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         opened = list(_opened)
         _opened.clear()
+        if "rankkit.io.files" in sys.modules:  # the plain copies of pipes and gzip files: os._exit runs no atexit
+            sys.modules["rankkit.io.files"].remove_copies()
     # Spark's session stops in Python's teardown (atexit): with --engine spark the process ends as usual
     if argv is None and "pyspark" not in sys.modules:
         _leave(code, opened)
@@ -127,6 +129,17 @@ _NO_DUPLICATES_OPTION = re.compile(r""" \(duplicates=(['"])first\1 keeps the fir
 _STDIN_COPIES: dict[str, str] = {}
 
 
+def _read_once(run: str) -> str:
+    """A run argument (PATH or NAME=PATH) naming a pipe, naming its plain copy instead (rankkit.io.files)."""
+    from rankkit.io.files import plain_copy
+
+    name, sep, path = ("", "", run) if Path(run).exists() else run.partition("=")
+    given = Path(path)
+    if run == "-" or not given.exists() or given.is_file() or given.is_dir():
+        return run
+    return f"{name}{sep}{plain_copy(given)}"
+
+
 def cli_syntax(message: str) -> str:
     """A message from the library with its Python hints said as command-line options, and a copy
     of standard input named as the user gave it."""
@@ -134,6 +147,8 @@ def cli_syntax(message: str) -> str:
         message = pattern.sub(option, message)
     for path, name in _STDIN_COPIES.items():
         message = message.replace(path, name)
+    if "rankkit.io.files" in sys.modules:  # a pipe's plain copy, named as given
+        message = sys.modules["rankkit.io.files"].as_given(message)
     return message
 
 
@@ -468,7 +483,10 @@ def _with_text(con, text: list[str], systems, runs, qrels, aggregate, per_query,
 
 @contextlib.contextmanager
 def _stdin_runs(runs: list[str]):
-    """The runs' paths, '-' (standard input, as trec_eval reads it) copied to a temporary file first."""
+    """The runs' paths, '-' (standard input, as trec_eval reads it) copied to a temporary file first,
+    and a FIFO or ``<(...)`` (``/dev/fd/N``) read once into a plain copy: the command may read a run
+    more than once (runid, relstring), and a pipe holds its lines for one reading only."""
+    runs = [_read_once(run) for run in runs]
     if "-" not in runs:
         yield list(runs)
         return
@@ -701,6 +719,10 @@ def _run_report(args: argparse.Namespace) -> int:
     runs = run_arguments(args.runs)
     _refuse_inputs(args, _report_outputs(args), qrels=args.qrels, second_qrels=args.second_qrels, run=runs,
                    queries=args.queries)
+    for path in [args.qrels, *(runs.values() if isinstance(runs, dict) else [runs])]:
+        if Path(path).exists() and not Path(path).is_file() and not Path(path).is_dir():
+            raise UsageError(f"{path} is a pipe: a report records each input's sha256 for rankkit verify, which reads "
+                             f"it again; save it to a file first")
     baseline = baseline_name(runs, args.baseline)
     # trec_eval's forms (P.5,10, families, nicknames) as rankkit eval reads them; text measures
     # (runid, relstring) have no mean to report

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from rankkit.errors import InputError
 from rankkit.names import QRELS_FIELDS, RUN_FIELDS
-from rankkit.io.columns import NUMBER
+from rankkit.io.columns import NUMBER, decimal_comma
 
 __all__ = ["Read", "read_qrels", "read_runs", "counts"]
 
@@ -85,7 +85,10 @@ def _read(spark, path, kind: str, columns, system: str | None, split_by_tag: boo
         # a folder as it is: Spark reads it recursively, its partition folders as columns (DuckDB's hive)
         frame = reader.parquet(str(path) if Path(str(path)).is_dir() else found)
     else:  # every field as text, cast below; a value that is not a number is refused naming its line
-        frame = reader.csv(found, header=True, sep="\t" if fmt == "tsv" else ",", inferSchema=False)
+        # as DuckDB's reader (rankkit.io.files.csv_reader): RFC 4180's quoting, "" a quote inside quotes
+        # (Spark's default escape, a backslash, kept "a""b" as it was) and a quoted field across lines
+        frame = reader.csv(found, header=True, sep="\t" if fmt == "tsv" else ",", inferSchema=False, quote='"',
+                           escape='"', multiLine=True)
     read = _columns(frame, kind, columns, label, named)
     if fmt != "parquet":
         _refuse_text_numbers(frame, read, kind, columns, label)
@@ -124,7 +127,7 @@ def _refuse_text_numbers(frame, read, kind: str, columns, label: str) -> None:
     if first is not None:
         row = given.where(F.col("n") <= first).agg(
             F.count("*"), F.max(F.when(F.col("n") == first, F.col("given")))).collect()[0]
-        raise InputError(f"{label}:{row[0] + 1}: the {number} '{row[1]}' is not a number")
+        raise InputError(f"{label}:{row[0] + 1}: the {number} '{row[1]}' is not a number{decimal_comma(row[1])}")
 
 
 def _trec(spark, path: str, kind: str, system: str | None):
@@ -157,7 +160,8 @@ def _trec(spark, path: str, kind: str, system: str | None):
         given = row["fields"]
         if len(given) < width or (kind == "qrels" and len(given) > width):
             raise InputError(f"{path}:{row['line']}: expected {width} fields ({layout}), found {len(given)}")
-        raise InputError(f"{path}:{row['line']}: the {NUMBER[kind]} '{given[at]}' is not a finite number")
+        raise InputError(f"{path}:{row['line']}: the {NUMBER[kind]} '{given[at]}' is not a finite number"
+                         f"{decimal_comma(given[at])}")
     kept = lines.where(content)
     if kind == "qrels":
         return kept.select(F.col("fields")[0].alias("query_id"), F.col("fields")[2].alias("doc_id"),

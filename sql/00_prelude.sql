@@ -29,12 +29,12 @@
 -- that makes it from the value given. rankkit.measures writes rankkit.spec, the rankkit.checked_<name>
 -- macros, the spec's type and the name parser's arguments from these lines and the ones above; a
 -- parameter with no line here (recall) is held by another (IPrec's level is the one of levels).
--- spec: k      BIGINT    k >= 1 AND k = floor(k)  ; the cutoff must be a positive integer
+-- spec: k      BIGINT    k >= 1 AND k = floor(k) AND k < 9223372036854775807  ; the cutoff must be a positive integer below 2^63 - 1
 -- spec: rel    DOUBLE    isfinite(rel::DOUBLE)  ; rel must be a number
 -- spec: gain   VARCHAR   gain IN ('linear', 'exp')  ; gain must be linear or exp
 -- spec: ideal  VARCHAR   ideal IN ('qrels', 'run')  ; ideal must be qrels or run
 -- spec: empty  VARCHAR   empty IN ('zero', 'skip')  ; empty must be zero or skip
--- spec: max    DOUBLE    max::DOUBLE > 0 AND isfinite(max::DOUBLE)  ; max must be a positive number
+-- spec: max    DOUBLE    max::DOUBLE > 0 AND max::DOUBLE <= 1000  ; max must be a positive number up to 1000 (2^max stays finite)
 -- spec: levels DOUBLE[]  len(levels) > 0 AND len([x FOR x IN levels IF x IS NULL OR NOT isfinite(x::DOUBLE) OR x < 0 OR x > 1]) = 0  ; recall levels must be numbers from 0 to 1
 -- spec: mult   DOUBLE    isfinite(mult::DOUBLE) AND mult::DOUBLE >= 0  ; mult must be a number >= 0
 -- spec: beta   DOUBLE    isfinite(beta::DOUBLE) AND beta::DOUBLE >= 0  ; beta must be a number >= 0
@@ -60,12 +60,21 @@ CREATE OR REPLACE MACRO rankkit.gain(grade, gain := 'linear', gains := NULL) AS
 
 -- The gain without gains: what a definition without them calls (features.sql's [gains=NULL] variants),
 -- as binding the lookup in a lambda cost a tenth of a small evaluation's planning.
+-- Exponential gain refuses a grade above rankkit.top_exp_grade(): 2^1024 is no double (inf), and a sum
+-- of gains of 2^1001 and more can overflow, either making the mean NaN (inf / inf) without a word.
 CREATE OR REPLACE MACRO rankkit.graded_gain(grade, gain := 'linear') AS
     CASE
         WHEN grade IS NULL OR grade <= 0 THEN 0.0E0
-        WHEN gain = 'exp' THEN pow(2.0E0, grade) - 1.0E0
+        WHEN gain = 'exp' THEN CASE WHEN grade <= rankkit.top_exp_grade() THEN pow(2.0E0, grade) - 1.0E0
+            ELSE error('rankkit: grade ' || grade || ' is too large for exponential gain (2^grade - 1): up to '
+                       || rankkit.top_exp_grade() || ', the gains and their sums stay finite numbers; '
+                       || 'gain=linear, or gains=level=gain, take larger grades') END
         ELSE grade * 1.0E0
     END;
+
+-- The largest grade exponential gain takes: 2^1000 x 2^23 judged documents of a query is still below
+-- the largest double (about 2^1024), so no query's DCG or IDCG becomes inf.
+CREATE OR REPLACE MACRO rankkit.top_exp_grade() AS 1000;
 
 -- Interpolated precision at a recall level (trec_eval's iprec_at_recall): curve[j] is the best
 -- precision at or after the j-th relevant document retrieved; the level stands for
@@ -116,8 +125,8 @@ CREATE OR REPLACE MACRO rankkit.ratio(numerator, denominator, otherwise := 0.0E0
 -- For the list macros (sql/lists): a cutoff k as given (NULL: none), or an error when it is not a
 -- positive integer.
 CREATE OR REPLACE MACRO rankkit.list_cutoff(k) AS
-    CASE WHEN k IS NULL OR (k >= 1 AND k = floor(k)) THEN k::BIGINT
-         ELSE error('rankkit: the cutoff k must be a positive integer, got ' || k) END;
+    CASE WHEN k IS NULL OR (k >= 1 AND k = floor(k) AND k < 9223372036854775807) THEN k::BIGINT
+         ELSE error('rankkit: the cutoff k must be a positive integer below 2^63 - 1, got ' || k) END;
 
 -- The ranks 1..n of a list cut at k (k NULL: the whole list).
 CREATE OR REPLACE MACRO rankkit.list_ranks(grades, k) AS

@@ -23,15 +23,16 @@ CREATE OR REPLACE MACRO rankkit.run_name(path) AS
 -- and comments are kept (content = false) so that a line's number in its file can be counted.
 -- codec is read_csv's compression ('auto': by the file's name; a parameter named compression would
 -- be substituted for read_csv's own argument name). Python's reader (rankkit/io.py) reads
--- through this macro too, telling gzip from the file's first bytes.
-CREATE OR REPLACE MACRO rankkit.trec_lines(path, codec := 'auto') AS TABLE
+-- through this macro too, telling gzip from the file's first bytes. max_line: the longest line read, in
+-- bytes (DuckDB's default; rankkit's readers pass RANKKIT_MAX_LINE_BYTES).
+CREATE OR REPLACE MACRO rankkit.trec_lines(path, codec := 'auto', max_line := 2097152) AS TABLE
     SELECT filename, n, fields, fields[1] <> '' AND NOT starts_with(fields[1], '#') AS content
     FROM (
         SELECT filename, row_number() OVER () AS n,
                regexp_split_to_array(trim(coalesce(line, ''), E' \t\r'), E'[ \t]+') AS fields
         FROM read_csv(path, columns = {'line': 'VARCHAR'}, delim = E'\x01', header = false, quote = '',
                       escape = '', auto_detect = false, strict_mode = false, filename = true,
-                      compression = codec)
+                      compression = codec, max_line_size = max_line)
     );
 
 -- One row, ok = true, or an error naming the first line of kind 'qrels', 'subtopics' or 'run' that Python's
@@ -52,7 +53,10 @@ first_bad AS (
     SELECT lines.filename, lines.n,
            CASE WHEN len(fields) < width OR (kind <> 'run' AND len(fields) > width)
                     THEN 'expected ' || width || ' fields (' || names || '), found ' || len(fields)
-                ELSE 'the ' || number || ' ''' || fields[number_at] || ''' is not a finite number' END AS problem
+                ELSE 'the ' || number || ' ''' || fields[number_at] || ''' is not a finite number'
+                     -- a spreadsheet's decimal comma, said as such (rankkit.io.columns.DECIMAL_COMMA)
+                     || CASE WHEN regexp_full_match(fields[number_at], '[+-]?[0-9]*,[0-9]+')
+                             THEN ' (a decimal comma? numbers are written with a point, 1.5)' ELSE '' END END AS problem
     FROM lines CROSS JOIN layout
     WHERE content AND (len(fields) < width OR (kind <> 'run' AND len(fields) > width)
                        OR NOT coalesce(isfinite(TRY_CAST(fields[number_at] AS DOUBLE)), false))

@@ -164,7 +164,7 @@ CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
                     || CASE WHEN list_contains((r).params, 'k') THEN 'the cutoff, as in ' || rtrim(trim((r).measure), '@ ') || '@10'
                             WHEN list_contains((r).params, 'recall') THEN 'the recall level, as in ' || rtrim(trim((r).measure), '@ ') || '@0.5'
                             ELSE (r).name || ' takes no cutoff' END || ')')
-            WHEN (r).cutoff IS NOT NULL AND (NOT regexp_full_match((r).cutoff, '[0-9]+') OR (r).cutoff::HUGEINT < 1)
+            WHEN (r).cutoff IS NOT NULL AND (NOT regexp_full_match((r).cutoff, '[0-9]+') OR (r).cutoff::DOUBLE < 1)
                 THEN error('rankkit: measure ''' || (r).measure || ''': the cutoff after @ must be a positive integer, got ''' || (r).cutoff || ''''
                     -- ranx's map@100-l2: its relevance level, rankkit's rel
                     || CASE WHEN NOT regexp_full_match((r).cutoff, '[0-9]+-l[0-9]+') THEN ''
@@ -173,6 +173,10 @@ CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
                                      || (r).base || '(rel=' || split_part((r).cutoff, '-l', 2) || ')@' || split_part((r).cutoff, '-l', 1)
                             ELSE '; ranx''s -l' || split_part((r).cutoff, '-l', 2) || ' sets the relevance level, which '
                                  || 'rankkit''s ' || (r).name || ' does not take (its gains are the grades)' END)
+            -- past BIGINT: said here, not as DuckDB's "Could not convert string ... to INT64"
+            WHEN TRY_CAST((r).cutoff AS DOUBLE) >= 9223372036854775807
+                THEN error('rankkit: measure ''' || (r).measure || ''': the cutoff ' || (r).cutoff
+                    || ' is too large; a cutoff must be a positive integer below 2^63 - 1')
             WHEN (r).cutoff IS NOT NULL AND NOT list_contains((r).params, 'k')
                 THEN error('rankkit: measure ''' || (r).measure || ''': ' || (r).name || ' takes no cutoff')
             -- ir_measures' gains={0: 1, 1: 4}: its commas would split the levels into parameters

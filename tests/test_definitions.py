@@ -101,7 +101,9 @@ def test_every_parameter_reaches_the_spec_from_its_prelude_lines():
 
 @pytest.mark.parametrize("name, message", [
     ("RBP(p=2)", "p must be a number from 0 to 1, got 2.0"), ("nDCG(gain=log)@5", "gain must be linear or exp, got log"),
-    ("utility(coef=[1,2])", "utility takes four numbers"), ("ERR(max=0)@5", "max must be a positive number, got 0.0")])
+    ("utility(coef=[1,2])", "utility takes four numbers"),
+    ("ERR(max=0)@5", "max must be a positive number up to 1000 (2^max stays finite), got 0.0"),
+    ("ERR(max=1024)@5", "max must be a positive number up to 1000 (2^max stays finite), got 1024.0")])
 def test_a_bad_parameter_value_is_refused_by_its_prelude_check(name, message):
     from rankkit.errors import MeasureError
     from rankkit.evaluate import measure_specs

@@ -11,7 +11,7 @@ from rankkit import _engine as duckdb
 from rankkit.errors import InputError
 from rankkit.names import REQUIRED
 from rankkit.io.catalog import Source, first_message, ident, quote
-from rankkit.io.columns import NUMBER
+from rankkit.io.columns import DECIMAL_COMMA, DECIMAL_COMMA_HINT, NUMBER, decimal_comma
 from rankkit.io.files import compression_option, is_glob, line_of, records
 from rankkit.io.trec_text import raise_bad_line
 
@@ -165,7 +165,7 @@ def read_error(error: Exception, label: str) -> str:
     if line and converting:
         column, value, kind = converting.groups()
         expected = "a number" if kind in NUMERIC_TYPES else f"of type {kind}"
-        return f"{label}:{line.group(1)}: column {column}: '{value}' is not {expected}"
+        return f"{label}:{line.group(1)}: column {column}: '{value}' is not {expected}{decimal_comma(value)}"
     if line:
         return f"{label}:{line.group(1)}: cannot be read ({first_message(error)})"
     return f"{label}: cannot be read ({first_message(error)})"
@@ -180,7 +180,8 @@ def _raise_bad_row(con, loaded: Source, text) -> None:
     problem = (f"CASE WHEN query_id IS NULL THEN 'the query id is missing (NULL or empty)' "
                f"WHEN doc_id IS NULL THEN 'the document id is missing (NULL or empty)' "
                f"WHEN rankkit_original IS NOT NULL AND {number} IS NULL "
-               f"THEN 'the {number} ''' || rankkit_original || ''' is not a number' "
+               f"THEN 'the {number} ''' || rankkit_original || ''' is not a number' || CASE WHEN regexp_full_match("
+               f"trim(rankkit_original), '{DECIMAL_COMMA}') THEN {quote(DECIMAL_COMMA_HINT)} ELSE '' END "
                f"WHEN {number} IS NULL THEN 'the {number} is missing (NULL or empty)' "
                f"WHEN isnan({number}) THEN 'the {number} is NaN, not a finite number' "
                f"ELSE 'the {number} ' || {number} || ' is not a finite number' END")

@@ -16,6 +16,16 @@ from rankkit.io.catalog import first_message, ident, quote
 NUMBER = {"qrels": "relevance", "run": "score"}
 
 
+# A number written with a decimal comma (a spreadsheet's export in many locales) is said to be one.
+DECIMAL_COMMA = r"[+-]?[0-9]*,[0-9]+"
+DECIMAL_COMMA_HINT = " (a decimal comma? numbers are written with a point, 1.5)"
+
+
+def decimal_comma(value: str) -> str:
+    """The hint for a value that is a number written with a decimal comma, else ""."""
+    return DECIMAL_COMMA_HINT if re.fullmatch(DECIMAL_COMMA, str(value).strip()) else ""
+
+
 # Columns nobody means as data: TREC's unused field, pandas' saved index.
 _IGNORABLE = re.compile(r"iter|iteration|q0|__index_level_\d+__", re.I)
 

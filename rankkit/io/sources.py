@@ -20,7 +20,8 @@ from rankkit.progress import Progress
 from rankkit.io.catalog import Source, first_message, is_table, quote, table_ident, temp_name
 from rankkit.io.checks import check_rows, keep_first, read_error
 from rankkit.io.columns import NUMBER, column_select, describe, match_columns, trec_select
-from rankkit.io.files import csv_reader, file_format, is_glob, run_name
+from rankkit.io.files import (as_given, csv_reader, file_format, forget_copy, is_copy, is_glob, plain_copy, run_name,
+                              text_problem)
 from rankkit.io.trec_text import load_trec, load_trec_runs
 
 
@@ -123,6 +124,8 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
     loaded = Source(table=temp_name(kind), label=label, kind=kind)
     final = "view" if text is None or text[0] == "trec" else "table"
     loaded.owned = [(final, loaded.table), ("table", loaded.table + "_queries")]
+    if text is not None and str(text[1]) != str(source) and is_copy(text[1]):
+        loaded.owned.append(("file", text[1]))  # a FIFO's or gzip file's plain copy: removed with the source
     if text is None and raw.startswith("rankkit_"):
         loaded.owned.append(("frame" if is_frame(source) else "view", raw))
     try:
@@ -145,9 +148,13 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
             loaded.select = column_select(con, raw, names, found, kind, system, integer_grades, label, unnamed)
         _materialise(con, loaded, duplicates, text)
         check_rows(con, loaded, duplicates, text)
+        if text is not None and text[0] != "parquet" and ("file", text[1]) in loaded.owned:
+            forget_copy(text[1])  # text is parsed into a table by now: its copy is disk held for nothing
+            loaded.owned.remove(("file", text[1]))
     except InputError as error:
+        message = as_given(_nan_named(str(error), source, loaded.number_column))
         release(con, loaded)
-        raise InputError(_nan_named(str(error), source, loaded.number_column)) from None
+        raise InputError(message) from None
     except Exception:
         release(con, loaded)
         raise
@@ -166,6 +173,8 @@ def load_run_files(con: duckdb.DuckDBPyConnection, runs: list[tuple[str, object]
     for _, run in runs:
         try:
             if not isinstance(run, (str, Path)) or (isinstance(run, str) and is_table(con, run)):
+                return None
+            if not is_glob(str(run)) and not Path(run).is_file():  # a FIFO is read once, by load's copy
                 return None
             fmt, path = file_format(con, run, None, "run")
         except InputError:
@@ -200,6 +209,8 @@ def release(con: duckdb.DuckDBPyConnection, source: Source) -> None:
         try:
             if what == "frame":
                 con.unregister(name)
+            elif what == "file":
+                forget_copy(name)
             else:
                 con.execute(f"DROP {'VIEW' if what == 'view' else 'TABLE'} IF EXISTS {name}")
         except duckdb.Error:
@@ -271,8 +282,16 @@ def _raw(con, source, kind: str, format: str | None, label: str | None):
     if isinstance(source, str) and is_table(con, source):
         return table_ident(source), label or f"table {source}", None
     if isinstance(source, (str, Path)):
-        fmt, path = file_format(con, source, format, kind)
         shown = label or str(source)
+        # a FIFO or gzip file is read once, into a plain copy (files.plain_copy) that every read then opens
+        copy = None if is_glob(str(source)) else plain_copy(Path(source))
+        try:
+            fmt, path = file_format(con, copy or source, format, kind)
+        except InputError as error:
+            message = as_given(str(error))
+            if copy is not None:
+                forget_copy(copy)
+            raise InputError(message) from None
         if fmt == "parquet":
             return f"read_parquet({quote(path)}, hive_partitioning = true)", shown, (fmt, path)
         if fmt in ("csv", "tsv"):
@@ -293,6 +312,8 @@ def _materialise(con, loaded: Source, duplicates: str, text) -> None:
     try:
         con.execute(f"CREATE TEMP {what} {loaded.engine} AS {body}")
     except duckdb.Error as error:
+        if what == "TABLE" and not is_glob(str(text[1])) and (problem := text_problem(Path(text[1]), loaded.label)):
+            raise InputError(problem) from None  # binary, a line over the limit, not UTF-8: in words
         raise InputError(read_error(error, loaded.label)) from None
     if loaded.keyed:  # the key is the engine's: users see rankkit's columns
         con.execute(f"CREATE TEMP VIEW {loaded.table} AS SELECT * EXCLUDE (rankkit_key) FROM {loaded.keyed}")

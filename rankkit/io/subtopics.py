@@ -15,7 +15,7 @@ from rankkit import _engine as duckdb
 from rankkit.errors import InputError
 from rankkit.io.catalog import first_message, ident, is_table, quote, table_ident, temp_name
 from rankkit.io.columns import describe, match_columns
-from rankkit.io.files import csv_reader, records
+from rankkit.io.files import as_given, csv_reader, forget_copy, plain_copy, records
 from rankkit.io.sources import is_frame
 
 __all__ = ["load_subtopics", "qrels_of_subtopics", "FIELDS"]
@@ -25,14 +25,28 @@ FIELDS = ("query_id", "subtopic", "doc_id", "relevance")
 
 def load_subtopics(con: duckdb.DuckDBPyConnection, source, *, columns: Mapping[str, str | None] | None = None) -> str:
     """The name of a checked temp table holding ``source``'s subtopic judgments."""
+    if isinstance(source, (str, Path)) and not (isinstance(source, str) and is_table(con, source)):
+        # a FIFO read once, a gzip file decompressed under its bound (files.plain_copy); the table
+        # made holds the rows, so the copy goes when it is made
+        copy = plain_copy(Path(source))
+        try:
+            return _load_subtopics(con, copy or source, columns, str(source))
+        except InputError as error:
+            raise InputError(as_given(str(error))) from None
+        finally:
+            if copy is not None:
+                forget_copy(copy)
+    return _load_subtopics(con, source, columns, None)
+
+
+def _load_subtopics(con, source, columns, label: str | None) -> str:
     table = temp_name("subtopics")
     fmt = None  # a file's format: a CSV/TSV row is numbered as its line
-    if isinstance(source, (str, Path)) and not (isinstance(source, str) and is_table(con, source)):
+    if label is not None:
         path = Path(source)
         if not path.is_file():
             raise InputError(f"subtopics: {source}: no such file")
-        label = str(source)
-        suffix = "".join(path.suffixes[-2:]).lower().removesuffix(".gz")
+        suffix = "".join(Path(label).suffixes[-2:]).lower().removesuffix(".gz")
         if not suffix.endswith((".parquet", ".csv", ".tsv")):
             _load_text(con, path, table)
             _check(con, table, label)

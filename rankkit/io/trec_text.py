@@ -12,8 +12,9 @@ from rankkit import _engine as duckdb
 from rankkit.errors import InputError
 from rankkit.names import QRELS_FIELDS, RUN_FIELDS
 from rankkit.io.catalog import first_message, quote, temp_name
-from rankkit.io.columns import NUMBER
-from rankkit.io.files import compression_option, contains_any, first_line, last_line, magic, no_lines, records
+from rankkit.io.columns import NUMBER, decimal_comma
+from rankkit.io.files import (compression_option, contains_any, first_line, last_line, magic, max_line_bytes, no_lines,
+                              records, text_problem)
 
 
 def load_trec(con: duckdb.DuckDBPyConnection, path: Path, kind: str,
@@ -82,7 +83,8 @@ def load_trec_runs(con: duckdb.DuckDBPyConnection, paths: list[Path], names: lis
     select = (f"rankkit_files.name AS system, CASE WHEN {marks} AND query_id IS NOT NULL THEN query_id "
               f"ELSE error('{_MARKED}') END AS query_id, doc_id, rankkit_read.rank, score")
     read = (f"read_csv([{', '.join(quote(f) for f in files)}], delim = E'{delim}', header = false, quote = '', "
-            f"escape = '', auto_detect = false, columns = {_columns('run')}, strict_mode = true, filename = true) "
+            f"escape = '', auto_detect = false, columns = {_columns('run')}, strict_mode = true, filename = true, "
+            f"max_line_size = {max_line_bytes()}) "
             f"AS rankkit_read JOIN (VALUES {named}) AS rankkit_files(filename, name) USING (filename)")
     name = temp_name("run_text")
     try:
@@ -121,7 +123,7 @@ def _read_trec(con, path: Path, kind: str, name: str, tabs: bool, compressed: bo
         con.execute(
             f"CREATE TEMP TABLE {name} AS " + _keyed(kind, select, f"read_csv({quote(str(path))}, "
             f"delim = E'{delim}', header = false, quote = '', escape = '', auto_detect = false, "
-            f"columns = {_columns(kind)}, strict_mode = true{compression_option(path)})")
+            f"columns = {_columns(kind)}, strict_mode = true{compression_option(path)}, max_line_size = {max_line_bytes()})")
         )
     except duckdb.Error as error:  # a line of other length, a score or rank DuckDB cannot read as such, a mark
         return "other tag" if _MARKED in str(error) and tag is not None else "tolerant"
@@ -165,11 +167,13 @@ def _load_trec_lines(con: duckdb.DuckDBPyConnection, path: Path, kind: str, name
         for f in kept
     )
     compression = "gzip" if magic(path, 2) == b"\x1f\x8b" else "none"  # by its bytes, not its name
-    lines = f"rankkit.trec_lines({quote(str(path))}, codec := '{compression}')"
+    lines = f"rankkit.trec_lines({quote(str(path))}, codec := '{compression}', max_line := {max_line_bytes()})"
     try:
         con.execute(f"WITH rankkit_trec_lines AS MATERIALIZED (FROM {lines}) "
                     f"FROM rankkit.trec_checked('rankkit_trec_lines', '{kind}')").fetchall()
     except duckdb.Error as error:
+        if "rankkit: " not in str(error) and (problem := text_problem(path, str(path))) is not None:
+            raise InputError(problem) from None  # in words, where DuckDB says "CSV Error on Line: N"
         said = re.search(r"rankkit: (.*)", str(error))
         raise InputError(said.group(1) if said else
                          f"{path}: cannot be read as TREC {kind} text ({first_message(error)})") from None
@@ -192,5 +196,5 @@ def raise_bad_line(path: Path, kind: str) -> None:
         except ValueError:
             ok = False
         if not ok:
-            raise InputError(f"{path}:{number}: the {numeric} '{value}' is not a finite number")
+            raise InputError(f"{path}:{number}: the {numeric} '{value}' is not a finite number{decimal_comma(value)}")
     raise InputError(f"{path}: cannot be read as TREC {kind} text")
