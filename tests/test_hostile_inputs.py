@@ -127,6 +127,10 @@ def test_a_report_of_a_pipe_is_refused_as_unverifiable(files):
     done = cli(shell=f"{RANKKIT} report -m map qrels.txt a=<(cat run.txt) -o report.md", cwd=files)
     refused(done, "/dev/fd/", "is a pipe: a report records each input's sha256 for rankkit verify")
     assert not (files / "report.md").exists()
+    writer = _fifo(files / "run.fifo", (files / "run.txt").read_bytes())  # and from Python (a StopIteration)
+    with pytest.raises(InputError, match=r"run\.fifo is a pipe or device: a report records each input's sha256"):
+        rankkit.report(files / "qrels.txt", {"a": str(files / "run.fifo")}, ["map"])
+    writer.join(5)
 
 
 def test_subtopic_judgments_from_a_pipe_are_read_once(files):

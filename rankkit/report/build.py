@@ -314,6 +314,9 @@ def fingerprint(source) -> tuple[str | None, int | None]:
     path = Path(str(source))
     if path.is_file():
         return _sha256(path), 1
+    if path.exists() and not path.is_dir():  # a FIFO, <(...) or device: its lines are there to be read once
+        raise InputError(f"{path} is a pipe or device: a report records each input's sha256 for rankkit verify, "
+                         f"which reads it again; save it to a file first")
     if path.is_dir():
         base, files = path, sorted(p for p in path.rglob("*") if p.is_file())
     else:  # a glob: names relative to its fixed leading folders
