@@ -81,17 +81,20 @@ lists AS (
 -- system retrieved (ideal := 'run', scikit-learn's). By gain, not grade: under a gains map that is not
 -- monotone (1=9,2=1) the best grade is not the best gain, and the ideal rows must sum to the IDCG column.
 ideal_list AS (
-    SELECT lists.system, lists.query_id, qrels.grade,
-           row_number() OVER (PARTITION BY lists.system, lists.query_id
-                              ORDER BY rankkit.gain(qrels.grade, opt.gain, opt.gains) DESC, qrels.grade DESC) AS pos
-    FROM lists JOIN rankkit_qrels qrels USING (query_id) CROSS JOIN opt
-    WHERE opt.ideal = 'qrels' AND qrels.grade >= 0 AND rankkit.gain(qrels.grade, opt.gain, opt.gains) > 0
-    UNION ALL
-    SELECT run.system, run.query_id, run.grade,
-           row_number() OVER (PARTITION BY run.system, run.query_id
-                              ORDER BY rankkit.gain(run.grade, opt.gain, opt.gains) DESC, run.grade DESC) AS pos
-    FROM rankkit_run run CROSS JOIN opt
-    WHERE opt.ideal = 'run' AND run.grade IS NOT NULL
+    -- the gain as a column first: a window cannot order by rankkit.gain itself, which may raise an
+    -- error (a grade past exponential gain's range) and so is volatile
+    SELECT system, query_id, grade,
+           row_number() OVER (PARTITION BY system, query_id ORDER BY ideal_gain DESC, grade DESC) AS pos
+    FROM (
+        SELECT lists.system, lists.query_id, qrels.grade, rankkit.gain(qrels.grade, opt.gain, opt.gains) AS ideal_gain
+        FROM lists JOIN rankkit_qrels qrels USING (query_id) CROSS JOIN opt
+        WHERE opt.ideal = 'qrels' AND qrels.grade >= 0
+        UNION ALL
+        SELECT run.system, run.query_id, run.grade, rankkit.gain(run.grade, opt.gain, opt.gains)
+        FROM rankkit_run run CROSS JOIN opt
+        WHERE opt.ideal = 'run' AND run.grade IS NOT NULL
+    )
+    WHERE ideal_gain > 0 OR (SELECT ideal FROM opt) = 'run'
 ),
 ideal_length AS (
     SELECT system, query_id, count(*) AS n FROM ideal_list GROUP BY system, query_id
