@@ -271,5 +271,6 @@ def named_inputs(**given) -> list[tuple[str, object]]:
     pairs = []
     for role, value in given.items():
         values = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else [value]
-        pairs += [(role, source) for source in values if source is not None and source != "-"]
+        # only paths name files: a DataFrame, relation or table name beside them is no file to guard
+        pairs += [(role, source) for source in values if isinstance(source, (str, os.PathLike)) and str(source) != "-"]
     return pairs
