@@ -11,10 +11,11 @@ from __future__ import annotations
 import html
 import unicodedata
 
+from rankkit.safe.terminal import escape as _escape
+
 __all__ = ["visible", "text"]
 
 _HIDDEN = {"Cc", "Cf", "Cs", "Zl", "Zp"}
-_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
 def visible(value):
@@ -22,13 +23,6 @@ def visible(value):
     if not isinstance(value, str) or value.isprintable() or hasattr(value, "__html__"):
         return value
     return "".join(_escape(char) if unicodedata.category(char) in _HIDDEN else char for char in value)
-
-
-def _escape(char: str) -> str:
-    code = ord(char)
-    if char in _NAMED:
-        return _NAMED[char]
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def text(value) -> str:

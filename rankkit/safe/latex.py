@@ -27,6 +27,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from rankkit.safe.terminal import escape as visible_char
+
 __all__ = ["escape", "breakable", "cell", "comment", "with_definitions", "DEFINITIONS", "SPECIAL", "LONG_WORD", "CELL_WIDTH"]
 
 SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
@@ -37,7 +39,6 @@ SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r
 _TYPEWRITER = {"'": r"{\ifdefined\Umathcode\char39 \else\char13 \fi}", "<": "<", ">": ">"}
 # control, format, surrogate, private use, unassigned, line and paragraph separators: never written raw
 _HIDDEN = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
-_NAMED = {"\n": "n", "\t": "t", "\r": "r"}
 LONG_WORD = 24  # characters without a space: beyond, the word may break after any character
 LONG_CELL = 30  # characters of a name a table cell sets as a paragraph ...
 CELL_WIDTH = "12em"  # ... this wide
@@ -112,7 +113,4 @@ def _char(char: str, typewriter: bool = False) -> str:
 
 def _code(char: str) -> str:
     """The escape's text after its backslash: t, n, x1b, u4e2d, U0001f600."""
-    code = ord(char)
-    if char in _NAMED:
-        return _NAMED[char]
-    return f"x{code:02x}" if code < 0x100 else f"u{code:04x}" if code < 0x10000 else f"U{code:08x}"
+    return visible_char(char)[1:]

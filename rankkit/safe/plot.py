@@ -21,12 +21,13 @@ from __future__ import annotations
 import functools
 import unicodedata
 
+from rankkit.safe.terminal import escape as _escape
+
 __all__ = ["text", "visible", "dollars"]
 
 # control, format (bidirectional and zero-width ones among them), surrogate, private use, unassigned,
 # and the line and paragraph separators: none draws as what it is
 _HIDDEN = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
-_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
 def text(value) -> str:
@@ -56,13 +57,6 @@ def _shown(char: str, font: str) -> str:
     if unicodedata.category(char) in _HIDDEN or not _has_glyph(char, font):
         return _escape(char)
     return char
-
-
-def _escape(char: str) -> str:
-    code = ord(char)
-    if char in _NAMED:
-        return _NAMED[char]
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def _has_glyph(char: str, font: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["visible", "CONTROL", "is_control_free"]
+__all__ = ["visible", "escape", "CONTROL", "is_control_free"]
 
 # C0 (TAB, newline and ESC among them), DEL and C1 (0x9b is a one-byte CSI): what the readers refuse
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -15,10 +15,18 @@ _SHOWN = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
-def _escape(match: re.Match) -> str:
-    char = match.group(0)
+def escape(char: str) -> str:
+    """One character's visible escape: ``\\n``, ``\\t``, ``\\r``, ``\\xNN``, ``\\uNNNN`` or
+    ``\\UNNNNNNNN``; the form every kind of output writes a hidden character in (safe.html,
+    safe.plot, and safe.latex in typewriter type)."""
     code = ord(char)
-    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+    if char in _NAMED:
+        return _NAMED[char]
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _escape(match: re.Match) -> str:
+    return escape(match.group(0))
 
 
 def visible(text) -> str:
