@@ -26,6 +26,7 @@ from typing import IO
 
 from rankkit.agreement import CORRELATIONS, LABEL_MEASURES
 from rankkit.errors import InputError
+from rankkit.output import AGGREGATE, names_aggregate
 from rankkit.safe import csv as safe_csv
 from rankkit.safe.terminal import visible
 
@@ -49,10 +50,10 @@ def _rows(labels, boards, per_query: bool) -> list[dict]:
     rows += [_row("labels", r.measure, "all", r.value) for r in labels.aggregate.itertuples()]
     if per_query:
         for r in labels.per_query.itertuples():
-            if str(r.query_id).strip() == "all":  # the scope of every aggregate row: it would read as one
+            if names_aggregate(r.query_id):  # the scope of every aggregate row: it would read as one
                 where = labels.aggregate.attrs.get("qrels_a") or "the judgments"
                 raise InputError(f"{where}: the query '{r.query_id}' is compared, and every aggregate row's scope is "
-                                 f"'all': rename the query")
+                                 f"'{AGGREGATE}': rename the query")
             rows += [_row("labels", name, r.query_id, getattr(r, name)) for name in ("pairs", *LABEL_MEASURES)]
     for r in labels.one_sided.itertuples():
         side = "only_a" if r.side == "a" else "only_b"

@@ -193,7 +193,7 @@ class _Version(argparse.Action):
 
 def positive_int(text: str) -> int:
     if not re.fullmatch(r"\+?\d+", text.strip()) or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{_shown(text)}'")
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
     return int(text)
 
 
@@ -201,14 +201,7 @@ def number(text: str) -> float:
     try:
         return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got '{_shown(text)}'") from None
-
-
-def _shown(text: str) -> str:
-    """An argument as argparse's one-line errors quote it, control characters visible."""
-    from rankkit.safe.terminal import visible
-
-    return visible(text)
+        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
 
 
 # ---- eval -------------------------------------------------------------------------------------

@@ -455,7 +455,6 @@ def _copy(con, select: str, params: list, path: Path, progress, text: list[str] 
     against spreadsheet formulas (rankkit.safe.csv); Parquet and JSON are typed and need nothing."""
     options = _copy_options(path)
     if text and path.suffix.lower() in (".csv", ".tsv"):
-        from rankkit.io.catalog import ident
         from rankkit.safe.csv import sql_cell
 
         cells = ", ".join(f"{sql_cell(ident(name))} AS {ident(name)}" for name in text)
@@ -526,7 +525,7 @@ def slice_source(con: duckdb.DuckDBPyConnection, query_table, by: str | None,
     if by in RESERVED:
         raise InputError(f"by: the attribute column cannot be called {by!r}; rename it in the query table")
     name = query_table_view(con, query_table, columns=columns, keep=by)
-    present = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {name}").fetchall()]
+    present = _column_names(con, name)
     for needed in ("query_id", by):
         if needed not in present:
             also = f" (also recognised: {', '.join(ALIASES[needed][1:])})" if needed in ALIASES else ""

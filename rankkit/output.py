@@ -115,10 +115,15 @@ def refuse_aggregate_name(frames, where: str) -> None:
     which trec_eval's text, csv, json and markdown all name ``all``: refused rather than printed."""
     for run, _, per_query in frames:
         for row in per_query or ():
-            if str(row["query_id"]).strip() == AGGREGATE:
+            if names_aggregate(row["query_id"]):
                 raise InputError(
                     f"{where}: the query '{row['query_id']}' is evaluated, and every output names each system's "
                     f"aggregate over queries '{AGGREGATE}' (trec_eval's text does): rename the query")
+
+
+def names_aggregate(query_id) -> bool:
+    """Whether a query id reads as the aggregate's (``all``, spaces aside)."""
+    return str(query_id).strip() == AGGREGATE
 
 
 def _markdown_cell(value) -> str:

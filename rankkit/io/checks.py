@@ -14,6 +14,7 @@ from rankkit.io.catalog import Source, first_message, ident, quote
 from rankkit.io.columns import DECIMAL_COMMA, DECIMAL_COMMA_HINT, NUMBER, decimal_comma
 from rankkit.io.files import compression_option, is_glob, line_of, records
 from rankkit.io.trec_text import raise_bad_line
+from rankkit.safe.terminal import CONTROL
 
 SPLIT_ROWS = 1_000_000  # above this, the duplicate search of a source held in memory sorts in parts
 
@@ -76,8 +77,8 @@ def check_rows(con, loaded: Source, duplicates: str, text) -> None:
             loaded.fractional = (frac["query_id"], frac["doc_id"], frac["grade"])
 
 
-# C0 (TAB, newline, ESC ...), DEL and C1: what no query id or system name may hold (safe.terminal.CONTROL)
-CONTROL_SQL = r"[\x00-\x1f\x7f-\x9f]"
+# C0 (TAB, newline, ESC ...), DEL and C1: what no query id or system name may hold (RE2 reads the pattern as is)
+CONTROL_SQL = CONTROL.pattern
 
 
 def _refuse_names(con, loaded: Source, text, query_id, system, null_systems) -> None:
@@ -105,8 +106,6 @@ _NAME_IT = "every row of a system column names its system (or give NAME=PATH, sy
 
 
 def _controls(text: str) -> str:
-    from rankkit.safe.terminal import CONTROL
-
     return ", ".join(dict.fromkeys(CONTROL.findall(text)))  # escaped visibly by InputError
 
 
@@ -122,13 +121,13 @@ def _place(con, loaded: Source, text, column: str, value) -> str:
                 return f"{loaded.label}:{number}"
         return loaded.label
     match = f"{column} IS NULL" if value is None else f"{column} = {quote(value)}"
-    if text[0] in ("csv", "tsv") and not is_glob(str(text[1])):
-        found = con.execute(f"SELECT rankkit_row FROM (SELECT row_number() OVER () AS rankkit_row, {loaded.select} "
-                            f"FROM {loaded.raw}) WHERE {match} ORDER BY rankkit_row LIMIT 1").fetchall()
-        return f"{loaded.label}:{line_of(Path(text[1]), found[0][0], header=True)}" if found else loaded.label
     found = con.execute(f"SELECT rankkit_row FROM (SELECT row_number() OVER () AS rankkit_row, {loaded.select} "
                         f"FROM {loaded.raw}) WHERE {match} ORDER BY rankkit_row LIMIT 1").fetchall()
-    return f"{loaded.label}: row {found[0][0]}" if found else loaded.label
+    if not found:
+        return loaded.label
+    if text[0] in ("csv", "tsv") and not is_glob(str(text[1])):
+        return f"{loaded.label}:{line_of(Path(text[1]), found[0][0], header=True)}"
+    return f"{loaded.label}: row {found[0][0]}"
 
 
 def _may_need_split(held: bool, text) -> bool:
