@@ -44,6 +44,8 @@ CORRELATIONS = {
     "spearman": "Spearman's rho",
     "pearson": "Pearson's r",
 }
+# The level of agreement()'s intervals unless asked otherwise: a report's agreement section names it.
+LEVEL = 0.95
 _views = itertools.count(1)
 
 
@@ -71,7 +73,7 @@ class LabelAgreement:
 
 
 def agreement(qrels_a, qrels_b=None, *, judges: tuple[str, str] | None = None, threshold: float = 1,
-              ci: float = 0.95, seed: int | None = 0, resamples: int = 10000,
+              ci: float = LEVEL, seed: int | None = 0, resamples: int = 10000,
               con: duckdb.DuckDBPyConnection | None = None, columns=None) -> LabelAgreement:
     """How well two judgment tables agree on their labels, per query and over all pairs.
 
