@@ -256,7 +256,8 @@ class LeaderboardAgreement:
     ``leaderboards``: ``system, value_a, value_b, rank_a, rank_b`` (best first under a).
     ``correlations``: one row over every system (``top`` None) and, with ``top=k``, one over the k
     best systems under a: ``top, systems, kendall_tau_b, tau_ap, spearman, pearson, swaps`` and,
-    with ``ci``, each correlation's interval (``kendall_tau_b_low, kendall_tau_b_high`` ...).
+    with ``ci``, each correlation's interval (``kendall_tau_b_low, kendall_tau_b_high`` ...); each
+    correlation and interval NaN for two systems.
     ``swaps``: the pairs the two leaderboards order oppositely: ``above_a, below_a`` (a's order),
     their values under a and b, and the paired test under a of the two systems (``p_value,
     p_adjusted, significant``), as :func:`rankkit.compare` computes it over every pair.
