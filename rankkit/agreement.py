@@ -356,7 +356,7 @@ def _correlations(con, boards: str, leaderboards: pd.DataFrame, swaps: pd.DataFr
         return pd.concat([run_query(con, f"SELECT ?::BIGINT AS top, * FROM rankkit.rank_correlation('{boards}', top := ?)",
                                     [k, k]) for k in tops], ignore_index=True)
     warn(f"rank correlations need 3 systems or more, got {len(leaderboards)} ({', '.join(sorted(leaderboards.system))}): "
-         f"the two leaderboards and their swap are compared, each correlation is NaN")
+         f"the two leaderboards and their swap are compared, with no correlation (NaN)")
     rows = []
     for k in tops:
         kept = set(leaderboards.system[leaderboards.rank_a <= (k or len(leaderboards))])

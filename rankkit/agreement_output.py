@@ -8,7 +8,7 @@ Every line is one row ``section, name, scope, value``, the summary first, then w
 - ``leaderboard``: ``value_a, value_b, rank_a, rank_b`` per system (the scope);
 - ``correlation``: each of :data:`rankkit.agreement.CORRELATIONS`, ``systems`` and ``swaps``, scope
   ``all`` or ``top K`` (with ``--ci``, each correlation's interval too: ``kendall_tau_b_low`` ...);
-  NaN for two systems, which have no rank correlation;
+  only ``systems`` and ``swaps`` for two systems, which have no rank correlation;
 - ``swap``: each pair ordered oppositely, scope ``above_a > below_a``, names ``p_adjusted`` and
   ``significant`` (under judgment table a);
 - with ``-q``, ``labels`` again per query (scope the query id): the pair counts and each measure;
@@ -85,6 +85,9 @@ def _board_rows(boards) -> list[dict]:
                  for name in ("value_a", "value_b", "rank_a", "rank_b")]
     for r in boards.correlations.itertuples():
         scope = "all" if _missing(r.top) else f"top {int(r.top)}"
+        if r.systems < 3:  # two systems have no rank correlation (NaN, a warning said why): nothing to print
+            rows += [_row("correlation", f"{name}({measure})", scope, getattr(r, name)) for name in ("systems", "swaps")]
+            continue
         shown = [name for name in ("systems", *CORRELATIONS, "swaps")]
         shown += [f"{name}_{end}" for name in CORRELATIONS for end in ("low", "high")
                   if f"{name}_{end}" in boards.correlations.columns]  # with an interval (ci)
