@@ -226,7 +226,7 @@ def agreement_section(report) -> dict | None:
     second = next((item.get("given") or item.get("kind") for item in report.record["inputs"]
                    if item["role"] == "second_qrels"), "the second judgment table")
     # each interval beside the statistic it is of, the mean over queries: the value over all pairs has none
-    # (and may lie outside it: a query's pairs weigh by their number in it, not one each)
+    # (and may lie outside it: it pools every query's pairs, where the mean weighs each query alike)
     section = {"second": second, "labels": [
         {"measure": row["measure"], "value": number(row["value"]), "mean": number(row["mean"]),
          "interval": f"[{number(row['ci_low'])}, {number(row['ci_high'])}]" if not pd.isna(row["ci_low"]) else "",
