@@ -44,6 +44,8 @@ CORRELATIONS = {
     "spearman": "Spearman's rho",
     "pearson": "Pearson's r",
 }
+# The level of agreement()'s intervals unless asked otherwise: a report's agreement section names it.
+LEVEL = 0.95
 _views = itertools.count(1)
 
 
@@ -71,7 +73,7 @@ class LabelAgreement:
 
 
 def agreement(qrels_a, qrels_b=None, *, judges: tuple[str, str] | None = None, threshold: float = 1,
-              ci: float = 0.95, seed: int | None = 0, resamples: int = 10000,
+              ci: float = LEVEL, seed: int | None = 0, resamples: int = 10000,
               con: duckdb.DuckDBPyConnection | None = None, columns=None) -> LabelAgreement:
     """How well two judgment tables agree on their labels, per query and over all pairs.
 
@@ -254,7 +256,8 @@ class LeaderboardAgreement:
     ``leaderboards``: ``system, value_a, value_b, rank_a, rank_b`` (best first under a).
     ``correlations``: one row over every system (``top`` None) and, with ``top=k``, one over the k
     best systems under a: ``top, systems, kendall_tau_b, tau_ap, spearman, pearson, swaps`` and,
-    with ``ci``, each correlation's interval (``kendall_tau_b_low, kendall_tau_b_high`` ...).
+    with ``ci``, each correlation's interval (``kendall_tau_b_low, kendall_tau_b_high`` ...); each
+    correlation and interval NaN for two systems.
     ``swaps``: the pairs the two leaderboards order oppositely: ``above_a, below_a`` (a's order),
     their values under a and b, and the paired test under a of the two systems (``p_value,
     p_adjusted, significant``), as :func:`rankkit.compare` computes it over every pair.
@@ -282,8 +285,9 @@ def leaderboard_agreement(qrels_a, qrels_b, runs, measure: str, *, top: int | No
     qrels_a, qrels_b:
         The two judgment tables, as :func:`rankkit.evaluate` takes qrels.
     runs:
-        Three systems or more: a list or dict of runs, or one table with a ``system`` column, as
-        :func:`rankkit.compare` takes them.
+        Two systems or more: a list or dict of runs, or one table with a ``system`` column, as
+        :func:`rankkit.compare` takes them. Rank correlations need three: with two, the leaderboards
+        and their swap are compared and each correlation is NaN (with a warning saying so).
     measure:
         One measure name (``"nDCG@10"``).
     top:
@@ -325,13 +329,13 @@ def leaderboard_agreement(qrels_a, qrels_b, runs, measure: str, *, top: int | No
     con.register(name, boards)
     try:
         leaderboards = run_query(con, f"FROM rankkit.leaderboards('{name}')", [])
-        correlations = pd.concat([run_query(con, f"SELECT ?::BIGINT AS top, * FROM rankkit.rank_correlation('{name}', top := ?)",
-                                            [k, k]) for k in ([None] if top is None else [None, top])],
-                                 ignore_index=True)
         swaps = run_query(con, f"FROM rankkit.system_swaps('{name}')", [])
+        correlations = _correlations(con, name, leaderboards, swaps, [None] if top is None else [None, top])
     finally:
         con.unregister(name)
-    if ci is not None:
+    if ci is not None and len(leaderboards) < 3:
+        correlations = correlations.assign(**{f"{name}_{end}": np.nan for name in CORRELATIONS for end in ("low", "high")})
+    elif ci is not None:
         intervals = _correlation_intervals(con, qrels_a, qrels_b, runs, measure, top, ci=ci, seed=seed,
                                            resamples=resamples, conventions=conventions, columns=columns)
         correlations = correlations.merge(intervals, on="top", how="left")
@@ -342,6 +346,25 @@ def leaderboard_agreement(qrels_a, qrels_b, runs, measure: str, *, top: int | No
     _record({"qrels_a": source_name(qrels_a), "qrels_b": source_name(qrels_b), "measure": measure},
             leaderboards, correlations, swaps)
     return LeaderboardAgreement(measure=measure, leaderboards=leaderboards, correlations=correlations, swaps=swaps)
+
+
+def _correlations(con, boards: str, leaderboards: pd.DataFrame, swaps: pd.DataFrame, tops: list) -> pd.DataFrame:
+    """rankkit.rank_correlation over every system and among the top k. Two systems have what their
+    leaderboards give (the systems and whether they swap) and no rank correlation: any of two is 1 or
+    -1, the swap again; theirs are NaN, and said why."""
+    if len(leaderboards) >= 3:
+        return pd.concat([run_query(con, f"SELECT ?::BIGINT AS top, * FROM rankkit.rank_correlation('{boards}', top := ?)",
+                                    [k, k]) for k in tops], ignore_index=True)
+    warn(f"rank correlations need 3 systems or more, got {len(leaderboards)} ({', '.join(sorted(leaderboards.system))}): "
+         f"the two leaderboards and their swap are compared, with no correlation (NaN)")
+    rows = []
+    for k in tops:
+        kept = set(leaderboards.system[leaderboards.rank_a <= (k or len(leaderboards))])
+        rows.append({"top": k, "systems": len(kept), **{name: np.nan for name in CORRELATIONS},
+                     "swaps": int(sum(above in kept and below in kept for above, below in zip(swaps.above_a, swaps.below_a)))})
+    frame = pd.DataFrame(rows)
+    frame["top"] = frame["top"].astype("Int64")
+    return frame
 
 
 def _refuse_subtopic_measures(con, measure: str) -> None:

@@ -17,8 +17,9 @@ from typing import Callable, NoReturn, Sequence
 __all__ = ["main"]
 
 FORMATS = ("trec", "csv", "json", "markdown", "markdown-table", "latex")
-RUN_HELP = ("one or more runs, in the same kinds of file, each PATH or NAME=PATH; a TREC file is one run named by "
-            "its stem (--split-by-tag: one per tag), a table with a system column holds several")
+RUN_FILES = ("in the same kinds of file, each PATH or NAME=PATH; a TREC file is one run named by its stem "
+             "(--split-by-tag: one per tag), a table with a system column holds several")
+RUN_HELP = "one or more runs, " + RUN_FILES
 
 
 class UsageError(Exception):
@@ -605,15 +606,20 @@ def _run_compare(args: argparse.Namespace) -> int:
 def _add_agree(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("qrels_a", help="the reference judgments: TREC text, CSV/TSV with a header, Parquet")
     sub.add_argument("qrels_b", help="the judgments compared with them (another judge, an LLM ...)")
-    sub.add_argument("runs", nargs="*", metavar="run", help="three or more runs, to compare the leaderboards each "
-                     "judgment table gives; " + RUN_HELP)
+    sub.add_argument("runs", nargs="*", metavar="run",
+                     help="runs, to compare the leaderboards each judgment table gives (with -m): two or more "
+                          "systems, each one's value and place under each table and the pairs swapped, and for "
+                          "three or more the rank correlations; " + RUN_FILES)
     sub.add_argument("-m", "--measure", dest="measure", metavar="MEASURE",
                      help="the measure of the leaderboards (nDCG@10, AP, ...); required with runs")
     sub.add_argument("--threshold", type=number, default=1,
                      help="the grade from which a document is relevant, for Cohen's kappa (default 1)")
     sub.add_argument("--top", type=positive_int, metavar="K",
                      help="also compare the leaderboards among the K best systems under QRELS_A")
-    sub.add_argument("-q", action="store_true", dest="per_query", help="also print every query's label agreement")
+    sub.add_argument("-q", action="store_true", dest="per_query",
+                     help="also print every query's label agreement (after the summary)")
+    sub.add_argument("--one-sided", action="store_true",
+                     help="also list every pair judged by one table only (the summary counts them: only_a, only_b)")
     sub.add_argument("--ci", type=number, default=None, metavar="LEVEL",
                      help="with runs: each correlation's percentile bootstrap interval over queries at this level "
                           "(e.g. 0.95; 1000 draws)")
@@ -631,11 +637,12 @@ def _add_agree(sub: argparse.ArgumentParser) -> None:
 def _run_agree(args: argparse.Namespace) -> int:
     from rankkit.agreement import agreement, leaderboard_agreement
     from rankkit.agreement_output import agreement_rows, write_agreement
+    from rankkit.safe.terminal import visible
 
     if args.runs and not args.measure:
         raise UsageError("runs are compared by one measure: give -m, e.g. -m nDCG@10")
     if args.measure and not args.runs:
-        raise UsageError("-m names the measure of the leaderboards: give three or more runs after the two qrels")
+        raise UsageError("-m names the measure of the leaderboards: give two or more runs after the two qrels")
     con = _connect(args)
     columns = _columns(args)
     labels = agreement(args.qrels_a, args.qrels_b, threshold=args.threshold, seed=args.seed, con=con, columns=columns)
@@ -645,7 +652,12 @@ def _run_agree(args: argparse.Namespace) -> int:
                                        top=args.top, test=args.test, correction=args.correction, alpha=args.alpha,
                                        ci=args.ci, seed=args.seed, resamples=1000 if args.ci else 10000, con=con,
                                        conventions=_conventions(args), columns=columns)
-    write_agreement(sys.stdout, agreement_rows(labels, boards, per_query=args.per_query), args.format, args.digits)
+    rows = agreement_rows(labels, boards, per_query=args.per_query, one_sided=args.one_sided)
+    write_agreement(sys.stdout, rows, args.format, args.digits)
+    if labels.only_a + labels.only_b and not args.one_sided:
+        print(f"rankkit agree: {labels.only_a + labels.only_b} pairs judged by one table only ({labels.only_a} by "
+              f"{visible(args.qrels_a)}, {labels.only_b} by {visible(args.qrels_b)}) are left out of the measures: "
+              f"--one-sided lists them, -q counts them per query", file=sys.stderr)
     return 0
 
 

@@ -30,17 +30,17 @@ SELECT sample, system, value_a, value_b,
        min(value_b) OVER (PARTITION BY sample, run_b) AS key_b
 FROM runs;
 
--- The leaderboards checked (three systems or more, one row each, every value a finite number), with
--- each system's place on each (1 = best; equal values share the better place, ties broken by
--- nothing: rank_a and rank_b are rank(), not row_number()).
+-- The leaderboards checked (two systems or more, one row each, every value a finite number; the rank
+-- correlations below need three), with each system's place on each (1 = best; equal values share the
+-- better place, ties broken by nothing: rank_a and rank_b are rank(), not row_number()).
 CREATE OR REPLACE MACRO rankkit.leaderboards(boards_table) AS TABLE
 WITH
 boards AS (SELECT system::VARCHAR AS system, value_a::DOUBLE AS value_a, value_b::DOUBLE AS value_b
            FROM query_table(boards_table::VARCHAR)),
 problems AS (
     SELECT CASE
-        WHEN count(*) < 3
-            THEN 'rank correlations need 3 systems or more, got ' || count(*)
+        WHEN count(*) < 2
+            THEN 'a leaderboard orders 2 systems or more, got ' || count(*)
                  || coalesce(' (' || string_agg(system, ', ' ORDER BY system) || ')', '')
         WHEN count(DISTINCT system) < count(*)
             THEN 'system ' || (SELECT min(system) FROM boards GROUP BY system HAVING count(*) > 1) || ' is listed twice'
@@ -135,8 +135,8 @@ checked AS (
                     THEN error('rankkit: top must be 2 or more, got ' || top)
                 WHEN (SELECT count(*) FROM kept) < 3
                     THEN error('rankkit: rank correlations need 3 systems or more, got '
-                               || (SELECT count(*) || ' among the top ' || top || ' of leaderboard a ('
-                                          || string_agg(system, ', ' ORDER BY system) || ')' FROM kept))
+                               || (SELECT count(*) || coalesce(' among the top ' || top || ' of leaderboard a', '')
+                                          || ' (' || string_agg(system, ', ' ORDER BY system) || ')' FROM kept))
                 ELSE true END AS ok
 )
 SELECT c.* EXCLUDE (sample) FROM rankkit.sample_correlations('rankkit_one_sample', top := top) c, checked WHERE ok;

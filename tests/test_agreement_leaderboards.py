@@ -116,6 +116,11 @@ def test_too_few_systems_and_bad_boards_are_refused(con):
     two = pd.DataFrame({"system": ["x", "y"], "value_a": [0.1, 0.2], "value_b": [0.2, 0.1]})
     with pytest.raises(Exception, match=r"rank correlations need 3 systems or more, got 2 \(x, y\)"):
         correlation(con, two)
+    con.register("two", two)  # two systems have leaderboards and swaps, no rank correlation
+    assert con.execute("SELECT above_a, below_a FROM rankkit.system_swaps('two')").fetchall() == [("y", "x")]
+    con.register("one", two.head(1))
+    with pytest.raises(Exception, match=r"leaderboards: a leaderboard orders 2 systems or more, got 1 \(x\)"):
+        con.execute("FROM rankkit.system_swaps('one')").fetchall()
     twice = pd.DataFrame({"system": ["x", "x", "y"], "value_a": [0.1, 0.2, 0.3], "value_b": [0.2, 0.1, 0.3]})
     with pytest.raises(Exception, match="system x is listed twice"):
         correlation(con, twice)
@@ -162,8 +167,21 @@ def test_python_leaderboard_agreement_refuses_unknown_measures_and_few_systems()
         rankkit.leaderboard_agreement(qrels, other, runs, "nDGC@10")
     with pytest.raises(rankkit.RankkitError, match="ERR-IA@20 reads subtopic judgments, not the two judgment tables"):
         rankkit.leaderboard_agreement(qrels, other, runs, "ERR-IA@20")
-    with pytest.raises(rankkit.RankkitError, match="rank correlations need 3 systems or more, got 2"):
-        rankkit.leaderboard_agreement(qrels, other, {k: runs[k] for k in ("good", "bad")}, "RR")
+    with pytest.raises(rankkit.RankkitError, match=r"a leaderboard orders 2 systems or more, got 1 \(good\)"):
+        rankkit.leaderboard_agreement(qrels, other, {"good": runs["good"]}, "RR")
+
+
+def test_two_systems_are_compared_without_a_rank_correlation():
+    """Two systems were refused, and agree printed nothing: their leaderboards and swap are what two
+    give (any correlation of two is 1 or -1, the swap again): the correlations NaN, a warning says why."""
+    qrels, other, runs = _tiny()
+    with pytest.warns(rankkit.RankkitWarning, match=r"rank correlations need 3 systems or more, got 2 \(bad, good\)"):
+        found = rankkit.leaderboard_agreement(qrels, other, {k: runs[k] for k in ("good", "bad")}, "RR", top=2, ci=0.9,
+                                              resamples=100)
+    assert found.leaderboards[["system", "rank_a", "rank_b"]].values.tolist() == [["good", 1, 2], ["bad", 2, 1]]
+    assert found.swaps[["above_a", "below_a"]].values.tolist() == [["good", "bad"]]
+    assert found.correlations[["systems", "swaps"]].values.tolist() == [[2, 1], [2, 1]]
+    assert found.correlations.drop(columns=["top", "systems", "swaps"]).isna().all().all()  # intervals too
 
 
 def perturbed(qrels: pd.DataFrame, seed: int = 24, share: float = 0.3) -> pd.DataFrame:

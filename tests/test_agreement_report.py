@@ -4,11 +4,13 @@ leaderboards side by side with the swaps, the per-query kappa plotted; saved, lo
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 import rankkit
 from rankkit.cli import main
+from rankkit.report.render import latex_document
 
 QRELS = "".join(f"q{q} 0 d{d} {(q * d) % 3}\n" for q in range(1, 9) for d in range(1, 7))
 # the second judge: grade 2 read as 1 on odd queries, and d6 of q1 never judged
@@ -44,6 +46,18 @@ def test_report_carries_the_agreement_and_verifies(files, tmp_path):
     assert "## Agreement with" in markdown and "| kappa\\_linear |" in markdown and "Kendall's tau-b" in markdown
     html = made.to_html()
     assert '<h2 id="agreement">' in html and "distribution of Cohen&#39;s kappa over queries" in html
+    # The pooled kappa stood beside an interval that was the per-query mean's and did not contain it: the
+    # interval is in the mean's cell, the value over all pairs bare and said to have none, in every format
+    kappa = made.agreement.set_index("measure").loc["kappa_grades"]
+    pooled, mean, interval = (f"{kappa[name]:.4f}" for name in ("value", "mean", "ci_low"))
+    rows = {markdown: f"| kappa\\_grades | {pooled} | {mean} [{interval}, ",
+            html: f"<td>{pooled}</td><td><span class=\"value\">{mean}</span><span class=\"interval\">[{interval}, ",
+            latex_document(made): f"kappa\\_grades & {pooled} & {mean} [{interval}, "}
+    for text, row in rows.items():
+        assert row in text and "Over all pairs: the measure over every pair both tables judge, without an interval." in text
+        assert re.search(r"Mean over queries: the mean of each query.*s value; in brackets, its 95\\?% percentile", text)
+    labels = made.agreement_tables()["agreement"]  # CSV, Parquet and JSON: the interval's columns say whose
+    assert list(labels.columns[2:6]) == ["over_all_pairs", "mean_over_queries", "mean_ci_low", "mean_ci_high"]
     path = made.save(tmp_path / "report.json")
     again = rankkit.Report.load(path)
     assert again.agreement.value.tolist() == pytest.approx(made.agreement.value.tolist(), nan_ok=True)

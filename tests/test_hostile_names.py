@@ -255,8 +255,11 @@ def test_doc_ids_are_not_refused_and_are_written_visibly_where_printed(capsys, t
     (tmp_path / "run.txt").write_text("q1 Q0 d\x1b[2J 1 1.0 t\n")
     assert cli(capsys, "eval", "-m", "AP", str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"))[0] == 0
     (tmp_path / "b.txt").write_text("q1 0 e\x1b]0;x\x07 1\n")
-    status, out, err = cli(capsys, "agree", str(tmp_path / "qrels.txt"), str(tmp_path / "b.txt"))
+    status, out, err = cli(capsys, "agree", "--one-sided", str(tmp_path / "qrels.txt"), str(tmp_path / "b.txt"))
     assert status == 0 and "q1 e\\x1b]0;x\\x07" in out and not RAW.search(out)
+    (tmp_path / "b\x1b7.txt").write_text("q1 0 e 1\n")  # the count of one-sided pairs names the files
+    status, out, err = cli(capsys, "agree", str(tmp_path / "qrels.txt"), str(tmp_path / "b\x1b7.txt"))
+    assert status == 0 and "b\\x1b7.txt) are left out" in err and not RAW.search(err)
 
 
 def test_a_file_name_in_an_error_is_written_visibly(capsys, tmp_path):
@@ -389,7 +392,7 @@ def test_agree_csv_has_no_formula_cell(capsys, tmp_path):
     a = csv_file(tmp_path / "a.csv", ["query_id", "doc_id", "relevance"], [[name, "d", 1] for name in ACCEPTED])
     b = csv_file(tmp_path / "b.csv", ["query_id", "doc_id", "relevance"],
                  [[name, "d", 0] for name in ACCEPTED] + [["=cmd", "@d", 1]])
-    status, out, _ = cli(capsys, "agree", "-q", "--format", "csv", a, b)
+    status, out, _ = cli(capsys, "agree", "-q", "--one-sided", "--format", "csv", a, b)
     assert status == 0
     rows = list(csv.reader(io.StringIO(out)))
     _formula_free(rows)

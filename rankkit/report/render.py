@@ -225,10 +225,13 @@ def agreement_section(report) -> dict | None:
         return None
     second = next((item.get("given") or item.get("kind") for item in report.record["inputs"]
                    if item["role"] == "second_qrels"), "the second judgment table")
+    # each interval beside the statistic it is of, the mean over queries: the value over all pairs has none
+    # (and may lie outside it: it pools every query's pairs, where the mean weighs each query alike)
     section = {"second": second, "labels": [
         {"measure": row["measure"], "value": number(row["value"]), "mean": number(row["mean"]),
-         "interval": f"[{number(row['ci_low'])}, {number(row['ci_high'])}]" if not pd.isna(row["ci_low"]) else "–",
-         "queries": row["queries"]} for row in report.agreement.to_dict("records")]}
+         "interval": f"[{number(row['ci_low'])}, {number(row['ci_high'])}]" if not pd.isna(row["ci_low"]) else "",
+         "queries": row["queries"]} for row in report.agreement.to_dict("records")],
+        "note": _agreement_note(report.record["statistics"])}
     if not report.leaderboards.empty:
         section["measure"] = report.leaderboards["measure"].iloc[0]
         section["boards"] = [{"system": row["system"], "value_a": number(row["value_a"]),
@@ -243,6 +246,14 @@ def agreement_section(report) -> dict | None:
         section["swaps"] = [{"above": row["above_a"], "below": row["below_a"], "p_adjusted": format_p(row["p_adjusted"]),
                              "significant": bool(row["significant"])} for row in report.swaps.to_dict("records")]
     return section
+
+
+def _agreement_note(stats: dict) -> str:
+    from rankkit.agreement import LEVEL
+
+    return (f"Over all pairs: the measure over every pair both tables judge, without an interval. Mean over "
+            f"queries: the mean of each query's value; in brackets, its {_percent(LEVEL)} "
+            f"{INTERVALS[AGGREGATE_INTERVAL]} over queries ({stats['resamples']} resamples, seed {stats['seed']}).")
 
 
 def _context(report) -> dict:
@@ -434,7 +445,8 @@ def agreement_tables(report) -> dict[str, pd.DataFrame]:
         return {}
     given = {item["role"]: item.get("given") or item.get("path") or item.get("kind") for item in report.record["inputs"]}
     judged = {"qrels_a": given.get("qrels"), "qrels_b": given.get("second_qrels")}
-    labels = report.agreement.rename(columns={"value": "over_all_pairs", "mean": "mean_over_queries"})
+    labels = report.agreement.rename(columns={"value": "over_all_pairs", "mean": "mean_over_queries",
+                                              "ci_low": "mean_ci_low", "ci_high": "mean_ci_high"})
     labels.insert(1, "description", labels["measure"].map(LABEL_MEASURES))
     tables = {
         "agreement": labels.assign(**judged),
