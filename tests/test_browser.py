@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -145,7 +146,62 @@ def test_explorer_notebook_served_by_voila(tmp_path):
     assert (tmp_path / "explorer.png").stat().st_size > 50_000
 
 
+# What the console of rankkit explore's page may hold besides logs: Voila 0.5's page is built on
+# JupyterLab 4.2.5, and the widget managers it needs (jupyterlab_widgets', and Voila's own
+# widgets-manager8) were built against JupyterLab 4.5 and 4.6. webpack warns that the page's copy of a
+# shared module is older than their range, then uses it (a singleton) or their own copy (outputarea);
+# the widgets work, as this test shows by driving them. Only a Voila built on a newer JupyterLab ends them.
+HARMLESS_WARNINGS = re.compile(
+    r"Unsatisfied version [\d.]+ from _JUPYTERLAB\.CORE_OUTPUT of shared singleton module @jupyterlab/[\w-]+ "
+    r"\(required \^[\d.]+\)"
+    r"|No satisfying version \(\^[\d.]+\) of shared module @jupyterlab/outputarea found in shared scope default\.\n"
+    r"Available versions: [\d.]+ from _JUPYTERLAB\.CORE_OUTPUT")
+
+
+def _recording(page) -> dict[str, list[str]]:
+    """Every address the page asks for (requests and websockets) and every console message that is a
+    problem: an error, an uncaught exception, or a warning not in HARMLESS_WARNINGS."""
+    seen = {"addresses": [], "problems": []}
+    page.on("request", lambda request: seen["addresses"].append(request.url))
+    page.on("websocket", lambda socket: seen["addresses"].append(socket.url))
+    page.on("pageerror", lambda error: seen["problems"].append(f"uncaught: {error}"))
+
+    def console(message):
+        harmless = message.type == "warning" and HARMLESS_WARNINGS.fullmatch(message.text)
+        if message.type in ("error", "warning") and not harmless:
+            seen["problems"].append(f"{message.type}: {message.text}")
+
+    page.on("console", console)
+    return seen
+
+
+def _elsewhere(addresses: list[str], port: str) -> list[str]:
+    """The addresses not on the local server (a blob: address names its origin after the colon)."""
+    def local(address: str) -> bool:
+        parts = urlsplit(address.removeprefix("blob:"))
+        return parts.scheme == "data" or (parts.hostname == "127.0.0.1" and str(parts.port) == port)
+
+    return [address for address in addresses if not local(address)]
+
+
+def _icon(page, explorer, folder: Path) -> dict:
+    """An icon drawn as ipywidgets draws one (Button(icon="check")), added to the explorer: its font
+    and the FontAwesome faces the page loaded for it; saved as icon.png."""
+    explorer.evaluate("element => element.insertAdjacentHTML('afterbegin', "
+                      "'<p id=\"rankkit-icon\" style=\"font-size: 48px\"><i class=\"fa fa-check\"></i></p>')")
+    icon = page.locator("#rankkit-icon i")
+    drawn = icon.evaluate("""async icon => {
+        const faces = await document.fonts.load('900 48px "Font Awesome 5 Free"', '\\uf00c');
+        return {font: getComputedStyle(icon).fontFamily, glyph: getComputedStyle(icon, '::before').content,
+                faces: faces.map(face => face.family + ' ' + face.status)};
+    }""")
+    icon.screenshot(path=str(folder / "icon.png"))
+    return drawn
+
+
 def test_rankkit_explore_command_in_the_browser(tmp_path):
+    """Driven as the other pages are; also: every asset comes from the local server (no CDN: the
+    machine may be offline), icons are drawn in FontAwesome, and the console holds no error."""
     paths = write_sample(tmp_path / "sample", queries=80)
     command = [str(Path(sys.executable).parent / "rankkit"), "explore", str(paths["qrels.txt"]),
                str(paths["bm25.run"]), str(paths["dense.run"])]
@@ -154,10 +210,15 @@ def test_rankkit_explore_command_in_the_browser(tmp_path):
         line = server.stdout.readline()
         match = re.fullmatch(r"rankkit explore: serving (http://127\.0\.0\.1:(\d+)/\?token=[\w-]+) \(Ctrl\+C stops\)\n", line)
         assert match, line
+        seen = _recording(page)
         page.goto(match.group(1), timeout=STARTUP)
         explorer, query_id = _drive(page, tmp_path, "RR", "command")
         assert "bm25" in explorer.inner_text() and "dense" in explorer.inner_text()
+        drawn = _icon(page, explorer, tmp_path)
     assert server.returncode == 0
+    assert len(seen["addresses"]) > 20 and _elsewhere(seen["addresses"], match.group(2)) == []
+    assert seen["problems"] == []
+    assert drawn == {"font": '"Font Awesome 5 Free"', "glyph": '"\uf00c"', "faces": ["Font Awesome 5 Free loaded"]}
 
 
 # JupyterLab 4 and Notebook 7: the same notebook opened as a person opens it, all cells run from the

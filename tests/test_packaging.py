@@ -1,5 +1,5 @@
-"""The wheel carries the SQL and the report templates, and the plain DuckDB shell (1.5, from duckdb-cli) runs what
-``rankkit macros`` prints: the shell path and DuckDB 1.5 compatibility in one go."""
+"""The wheel carries the SQL, the report templates and the explorer's page, and the plain DuckDB shell (1.5, from
+duckdb-cli) runs what ``rankkit macros`` prints: the shell path and DuckDB 1.5 compatibility in one go."""
 
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ def test_wheel_holds_every_sql_file_and_the_report_templates(tmp_path):
     templates = ROOT / "rankkit" / "report" / "templates"
     shipped = {f"rankkit/report/templates/{p.name}" for p in templates.glob("*.j2")}
     assert len(shipped) >= 3 and shipped <= inside, f"report templates missing: {sorted(shipped - inside)}"
+    assert "rankkit/explore/page/index.html.j2" in inside  # rankkit explore's page
 
 
 def duckdb_shell() -> str:

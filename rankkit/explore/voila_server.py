@@ -45,6 +45,12 @@ MAX_WAITING = 64
 CLOSED_PAGE_SECONDS = 5
 # How long the kernels have to end on a stop before they are killed
 KERNEL_STOP_SECONDS = 10
+# The page's template (Voila's lab one, every asset from this server), found before Voila's own
+PAGE_TEMPLATE = Path(__file__).with_name("page")
+# The JupyterLab extensions the page loads: the widget manager, and Voila's, which needs it. Any other
+# installed extension is for JupyterLab or Notebook and was built against their version, not Voila's
+# (Notebook 7's failed to load, an error in the console of every page)
+PAGE_EXTENSIONS = ["@jupyter-widgets/jupyterlab-manager", "@voila-dashboards/widgets-manager8"]
 
 
 class Refused(tornado.web.RequestHandler):
@@ -199,6 +205,10 @@ class GuardedVoila(Voila):
     max_kernels = 4
     stopping = threading.Event()
 
+    def setup_template_dirs(self):
+        super().setup_template_dirs()
+        self.template_paths = [str(PAGE_TEMPLATE), *self.template_paths]
+
     def init_settings(self):
         settings = super().init_settings()
         settings["allow_remote_access"] = False  # Voila turns Jupyter's Host check off; turn it on
@@ -309,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"--MappingKernelManager.cull_idle_timeout={args.idle_kernel_seconds}",
                   f"--MappingKernelManager.cull_interval={max(1, min(60, args.idle_kernel_seconds // 2))}"]
     # /voila/files serves nothing of the folder (the notebook names the runs' paths)
-    app = GuardedVoila.instance(token=token, config=Config({"VoilaConfiguration": {"file_allowlist": []}}))
+    app = GuardedVoila.instance(token=token, config=Config({"VoilaConfiguration": {"file_allowlist": [], "extension_allowlist": PAGE_EXTENSIONS}}))
     _watch_parent(app)
     try:
         app.initialize(voila_args)
