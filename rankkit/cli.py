@@ -578,17 +578,30 @@ def _add_compare(sub: argparse.ArgumentParser) -> None:
                      "path or file name); default: every pair")
     sub.add_argument("--seed", type=int, default=0, help="seed of the randomised tests and intervals (default 0)")
     _add_conventions(sub)
-    sub.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
+    sub.add_argument("--format", choices=("text", "csv", "json"), default=None, metavar="FORMAT",
+                     help="text (default: the table with marks), csv (a row per comparison: every number of the "
+                          "table, the test, correction, alpha, interval, seed and conventions) or json (the same "
+                          "numbers: the settings, then a list of comparisons)")
+    sub.add_argument("-o", "--output", metavar="FILE",
+                     help="write to FILE (.txt, .csv, .tsv or .json: the suffix says the format) instead of printing")
+    sub.add_argument("--digits", type=int, default=None,
+                     help="decimals (default: 4 in text, full precision in csv and json)")
     _add_inputs(sub)
 
 
 def _run_compare(args: argparse.Namespace) -> int:
-    from rankkit.compare import compare, format_comparison
+    import io
+
+    from rankkit._files import write_text
+    from rankkit.compare import compare, write_comparison
 
     import rankkit
 
+    fmt = _compare_format(args)  # a wrong suffix or format is said before the inputs are read
     measures = args.measures
     runs = run_arguments(args.runs)
+    if args.output:
+        _refuse_inputs(args, [args.output], qrels=args.qrels, run=runs)
     baseline = baseline_name(runs, args.baseline)
     con = _connect(args)
     columns = _columns(args)
@@ -596,8 +609,28 @@ def _run_compare(args: argparse.Namespace) -> int:
     result = compare(rankkit.read_qrels(args.qrels, con=con, columns=columns), runs, measures, baseline=baseline,
                      test=args.test, correction=args.correction, alpha=args.alpha, seed=args.seed, con=con,
                      conventions=_conventions(args), columns=columns, split_by_tag=args.split_by_tag)
-    sys.stdout.write(format_comparison(result, args.digits))
+    if not args.output:
+        write_comparison(sys.stdout, result, fmt, args.digits)
+        return 0
+    text = io.StringIO()
+    write_comparison(text, result, fmt, args.digits)
+    write_text(args.output, text.getvalue())
     return 0
+
+
+def _compare_format(args: argparse.Namespace) -> str:
+    """compare's format: --format, or -o's suffix (a --format saying otherwise is refused)."""
+    from rankkit.compare import OUTPUTS
+
+    if not args.output:
+        return args.format or "text"
+    suffix = Path(args.output).suffix.lower()
+    if suffix not in OUTPUTS:
+        raise UsageError(f"-o {args.output}: compare writes {', '.join(OUTPUTS)}; the suffix says which")
+    if args.format is not None and args.format != OUTPUTS[suffix]:
+        raise UsageError(f"--format {args.format} and -o {args.output} disagree: the suffix says the format of -o "
+                         f"(leave --format out)")
+    return OUTPUTS[suffix]
 
 
 # ---- agree ------------------------------------------------------------------------------------
