@@ -18,7 +18,8 @@ __all__ = ["main"]
 
 FORMATS = ("trec", "csv", "json", "markdown", "markdown-table", "latex")
 RUN_HELP = ("one or more runs, in the same kinds of file, each PATH or NAME=PATH; a TREC file is one run named by "
-            "its stem (--split-by-tag: one per tag), a table with a system column holds several")
+            "its stem (--split-by-tag: one per tag), a table with a system column holds several; a quoted glob of "
+            "TREC files ('runs/*.run') is each file it matches, sorted")
 
 
 class UsageError(Exception):
@@ -292,8 +293,9 @@ def _columns(args: argparse.Namespace) -> dict[str, str]:
 def run_arguments(given: Sequence[str]) -> str | dict[str, str]:
     """The runs as evaluate() takes them, named as Python names them: one PATH as it is (its systems
     are what the file holds), or ``{name: path}`` with names from NAME=PATH or the file stem, made
-    unique when stems collide."""
-    from rankkit.evaluate import unique_name
+    unique when stems collide. A glob of TREC run files (quoted, so that rankkit sees it: 'runs/*.run')
+    is its files, sorted, as if each were given (rankkit.evaluate.run_files)."""
+    from rankkit.evaluate import run_files, unique_name
     from rankkit.io import run_name
 
     pairs = []
@@ -303,7 +305,8 @@ def run_arguments(given: Sequence[str]) -> str | dict[str, str]:
             name, path = "", text
         elif not name or not path:
             raise UsageError(f"a run is PATH or NAME=PATH, got '{text}'")
-        pairs.append((name, path))
+        files = run_files({name: path} if name else [path])
+        pairs += [(name, file) for file in (files.values() if name else files)]
     if len(pairs) == 1 and not pairs[0][0]:
         return pairs[0][1]
     names: list[str] = []
@@ -801,7 +804,10 @@ def _command_line(args: argparse.Namespace) -> str:
     """The command as the parser understood it, every option spelled out, for the report's record."""
     import shlex
 
-    words = ["rankkit", "report", args.qrels, *args.runs]
+    from rankkit.io.files import run_glob_files
+
+    # a glob of TREC run files as the files it matched (as report() records one), which verify reads again
+    words = ["rankkit", "report", args.qrels, *(file for run in args.runs for file in run_glob_files(run) or [run])]
     words += [word for measure in args.measures for word in ("-m", measure)]
     for flag, value in (("--baseline", args.baseline), ("--test", args.test), ("--correction", args.correction),
                         ("--alpha", args.alpha), ("--ci", args.ci), ("--seed", args.seed), ("--by", args.by),
