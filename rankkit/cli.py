@@ -18,7 +18,8 @@ __all__ = ["main"]
 
 FORMATS = ("trec", "csv", "json", "markdown", "markdown-table", "latex")
 RUN_FILES = ("in the same kinds of file, each PATH or NAME=PATH; a TREC file is one run named by its stem "
-             "(--split-by-tag: one per tag), a table with a system column holds several")
+             "(--split-by-tag: one per tag), a table with a system column holds several; a quoted glob of "
+             "TREC files ('runs/*.run') is each file it matches, sorted")
 RUN_HELP = "one or more runs, " + RUN_FILES
 
 
@@ -293,8 +294,9 @@ def _columns(args: argparse.Namespace) -> dict[str, str]:
 def run_arguments(given: Sequence[str]) -> str | dict[str, str]:
     """The runs as evaluate() takes them, named as Python names them: one PATH as it is (its systems
     are what the file holds), or ``{name: path}`` with names from NAME=PATH or the file stem, made
-    unique when stems collide."""
-    from rankkit.evaluate import unique_name
+    unique when stems collide. A glob of TREC run files (quoted, so that rankkit sees it: 'runs/*.run')
+    is its files, sorted, as if each were given (rankkit.evaluate.run_files)."""
+    from rankkit.evaluate import run_files, unique_name
     from rankkit.io import run_name
 
     pairs = []
@@ -304,7 +306,8 @@ def run_arguments(given: Sequence[str]) -> str | dict[str, str]:
             name, path = "", text
         elif not name or not path:
             raise UsageError(f"a run is PATH or NAME=PATH, got '{text}'")
-        pairs.append((name, path))
+        files = run_files({name: path} if name else [path])
+        pairs += [(name, file) for file in (files.values() if name else files)]
     if len(pairs) == 1 and not pairs[0][0]:
         return pairs[0][1]
     names: list[str] = []
@@ -579,17 +582,30 @@ def _add_compare(sub: argparse.ArgumentParser) -> None:
                      "path or file name); default: every pair")
     sub.add_argument("--seed", type=int, default=0, help="seed of the randomised tests and intervals (default 0)")
     _add_conventions(sub)
-    sub.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
+    sub.add_argument("--format", choices=("text", "csv", "json"), default=None, metavar="FORMAT",
+                     help="text (default: the table with marks), csv (a row per comparison: every number of the "
+                          "table, the test, correction, alpha, interval, seed and conventions) or json (the same "
+                          "numbers: the settings, then a list of comparisons)")
+    sub.add_argument("-o", "--output", metavar="FILE",
+                     help="write to FILE (.txt, .csv, .tsv or .json: the suffix says the format) instead of printing")
+    sub.add_argument("--digits", type=int, default=None,
+                     help="decimals (default: 4 in text, full precision in csv and json)")
     _add_inputs(sub)
 
 
 def _run_compare(args: argparse.Namespace) -> int:
-    from rankkit.compare import compare, format_comparison
+    import io
+
+    from rankkit._files import write_text
+    from rankkit.compare import compare, write_comparison
 
     import rankkit
 
+    fmt = _compare_format(args)  # a wrong suffix or format is said before the inputs are read
     measures = args.measures
     runs = run_arguments(args.runs)
+    if args.output:
+        _refuse_inputs(args, [args.output], qrels=args.qrels, run=runs)
     baseline = baseline_name(runs, args.baseline)
     con = _connect(args)
     columns = _columns(args)
@@ -597,8 +613,28 @@ def _run_compare(args: argparse.Namespace) -> int:
     result = compare(rankkit.read_qrels(args.qrels, con=con, columns=columns), runs, measures, baseline=baseline,
                      test=args.test, correction=args.correction, alpha=args.alpha, seed=args.seed, con=con,
                      conventions=_conventions(args), columns=columns, split_by_tag=args.split_by_tag)
-    sys.stdout.write(format_comparison(result, args.digits))
+    if not args.output:
+        write_comparison(sys.stdout, result, fmt, args.digits)
+        return 0
+    text = io.StringIO()
+    write_comparison(text, result, fmt, args.digits)
+    write_text(args.output, text.getvalue())
     return 0
+
+
+def _compare_format(args: argparse.Namespace) -> str:
+    """compare's format: --format, or -o's suffix (a --format saying otherwise is refused)."""
+    from rankkit.compare import OUTPUTS
+
+    if not args.output:
+        return args.format or "text"
+    suffix = Path(args.output).suffix.lower()
+    if suffix not in OUTPUTS:
+        raise UsageError(f"-o {args.output}: compare writes {', '.join(OUTPUTS)}; the suffix says which")
+    if args.format is not None and args.format != OUTPUTS[suffix]:
+        raise UsageError(f"--format {args.format} and -o {args.output} disagree: the suffix says the format of -o "
+                         f"(leave --format out)")
+    return OUTPUTS[suffix]
 
 
 # ---- agree ------------------------------------------------------------------------------------
@@ -780,7 +816,10 @@ def _command_line(args: argparse.Namespace) -> str:
     """The command as the parser understood it, every option spelled out, for the report's record."""
     import shlex
 
-    words = ["rankkit", "report", args.qrels, *args.runs]
+    from rankkit.io.files import run_glob_files
+
+    # a glob of TREC run files as the files it matched (as report() records one), which verify reads again
+    words = ["rankkit", "report", args.qrels, *(file for run in args.runs for file in run_glob_files(run) or [run])]
     words += [word for measure in args.measures for word in ("-m", measure)]
     for flag, value in (("--baseline", args.baseline), ("--test", args.test), ("--correction", args.correction),
                         ("--alpha", args.alpha), ("--ci", args.ci), ("--seed", args.seed), ("--by", args.by),

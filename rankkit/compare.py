@@ -6,9 +6,12 @@ slices) in one query over every system; ``rankkit.stats`` does the statistics on
 
 from __future__ import annotations
 
+import csv
 import itertools
-from dataclasses import asdict
-from typing import Iterable
+import json
+import math
+from dataclasses import asdict, fields
+from typing import IO, Iterable
 
 import duckdb
 import numpy as np
@@ -20,12 +23,19 @@ from rankkit.conventions import Conventions, asked_conventions, resolve_conventi
 from rankkit.errors import InputError, RankkitError, warn
 from rankkit.evaluate import checked_sources, evaluation_query, compare_inputs, measure_specs, run_query, slice_source
 from rankkit.io import default_connection
+from rankkit.safe import csv as safe_csv
 from rankkit.safe.terminal import visible
 
-__all__ = ["compare", "compare_values", "format_comparison", "format_p"]
+__all__ = ["compare", "compare_values", "format_comparison", "format_p", "write_comparison", "OUTPUTS"]
 
 COLUMNS = ["measure", "system", "baseline", "mean", "baseline_mean", "diff", "ci_low", "ci_high", "effect",
            "p_value", "p_adjusted", "significant", "wins", "ties", "losses", "queries"]
+# What the numbers depend on besides the inputs (the frame's attrs), as write_comparison names them;
+# the conventions follow, in CSV as conventions.<name> (pandas.json_normalize's name for the JSON's)
+SETTINGS = ["test", "correction", "alpha", "interval", "seed", "resamples"]
+CONVENTIONS = [f"conventions.{field.name}" for field in fields(Conventions)]
+# write_comparison's formats, by the suffix of the file they are written to
+OUTPUTS = {".txt": "text", ".csv": "csv", ".tsv": "tsv", ".json": "json"}
 
 
 def compare(qrels=None, runs=None, measures: str | Iterable[str] | None = None, baseline: str | None = None, *,
@@ -82,7 +92,8 @@ def compare(qrels=None, runs=None, measures: str | Iterable[str] | None = None, 
         ``wins, ties, losses`` (queries where system is above, equal to, below the baseline) and
         ``queries`` (paired queries). ``frame.attrs`` names the test, correction, alpha, seed and
         ``interval`` (``"t"`` or ``"bootstrap"``: the difference's, unlike evaluate's ``ci``, which is
-        always the percentile bootstrap of the aggregate).
+        always the percentile bootstrap of the aggregate) and the ``conventions``
+        (:meth:`rankkit.Conventions.as_dict`); :func:`write_comparison` writes it all as text, CSV or JSON.
 
     Examples
     --------
@@ -105,7 +116,7 @@ def compare(qrels=None, runs=None, measures: str | Iterable[str] | None = None, 
             correction=correction, alpha=alpha, seed=seed, resamples=resamples)
     if qrels is None or runs is None or measures is None:
         raise RankkitError("compare needs qrels, runs and measures (or values=, per-query values already computed)")
-    if by in COLUMNS:
+    if by in COLUMNS + SETTINGS + CONVENTIONS:  # the result's and its CSV's columns
         raise InputError(f"by: the attribute column cannot be called {by!r}; rename it in the query table")
     conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries)
     con = connect(con) if con is not None else default_connection()
@@ -117,8 +128,10 @@ def compare(qrels=None, runs=None, measures: str | Iterable[str] | None = None, 
         query, inputs = evaluation_query(qrels_source, run_source, specs, True, slices, conventions)
         values = run_query(con, query, inputs)
     systems = [system for system in run_source.systems if system is not None]
-    return compare_values(values, systems, baseline, test=test, correction=correction, alpha=alpha, seed=seed,
-                          resamples=resamples, by=by if slices else None)
+    frame = compare_values(values, systems, baseline, test=test, correction=correction, alpha=alpha, seed=seed,
+                           resamples=resamples, by=by if slices else None)
+    frame.attrs["conventions"] = conventions.as_dict()
+    return frame
 
 
 def _compare_given(values, measures, baseline: str | None, conventions: Conventions | None, **options) -> pd.DataFrame:
@@ -254,3 +267,44 @@ def format_p(value: float) -> str:
     if pd.isna(value):
         return "nan"
     return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
+
+
+def write_comparison(out: IO[str], frame: pd.DataFrame, fmt: str = "text", digits: int | None = None) -> None:
+    """A compare() result as ``rankkit compare`` writes it: ``text`` (:func:`format_comparison`, four
+    decimals unless ``digits``), or every number at full precision (rounded when ``digits`` is given):
+
+    - ``csv``, ``tsv``: one row per comparison, the frame's columns, then :data:`SETTINGS` and the
+      conventions as ``conventions.rel`` ...; text cells quoted against spreadsheet formulas
+      (rankkit.safe.csv), NaN empty;
+    - ``json``: an object of the settings, ``conventions`` (an object) and ``comparisons`` (one
+      object per row, the frame's columns); numbers are numbers, NaN is null.
+    """
+    if fmt == "text":
+        out.write(format_comparison(frame, 4 if digits is None else digits))
+        return
+    if fmt not in OUTPUTS.values():
+        raise RankkitError(f"format must be one of {', '.join(OUTPUTS.values())}, got {fmt!r}")
+    settings = {name: _plain(frame.attrs.get(name), None) for name in SETTINGS}
+    conventions = frame.attrs.get("conventions") or {}
+    conventions = {name.partition(".")[2]: _plain(conventions.get(name.partition(".")[2]), None) for name in CONVENTIONS}
+    rows = [{str(key): _plain(value, digits) for key, value in row.items()} for row in frame.to_dict("records")]
+    if fmt == "json":
+        json.dump({**settings, "conventions": conventions, "comparisons": rows}, out, indent=1, allow_nan=False)
+        out.write("\n")
+        return
+    writer = csv.writer(out, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n")
+    writer.writerow(safe_csv.row([*map(str, frame.columns), *SETTINGS, *CONVENTIONS]))
+    for row in rows:
+        writer.writerow(safe_csv.row([*row.values(), *settings.values(), *conventions.values()]))
+
+
+def _plain(value, digits: int | None):
+    """A value as JSON and CSV carry it: a plain Python number (rounded to ``digits`` if given), a
+    missing or non-finite number None (JSON has no NaN or infinity)."""
+    if hasattr(value, "item"):  # a numpy scalar
+        value = value.item()
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        return value if digits is None else round(value, digits)
+    return value

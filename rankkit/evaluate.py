@@ -20,6 +20,7 @@ from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarnin
 from rankkit.io import (Source, default_connection, holder, is_frame, is_table, load, load_run_files, release,
                         run_name, temp_name)
 from rankkit.io.catalog import ident, quote
+from rankkit.io.files import run_glob_files
 from rankkit.measures import label, needs_subtopics, registry, spec_type
 from rankkit.names import ALIASES
 from rankkit.progress import Progress
@@ -29,7 +30,7 @@ if TYPE_CHECKING:  # pandas loads with the first frame: the command line's path 
     import pandas as pd
 
 __all__ = ["evaluate", "measure_specs", "resolve", "run_query", "run_numpy", "slice_source", "listed_run_name",
-           "engine_query", "load_runs", "unique_name", "compare_inputs"]
+           "run_files", "engine_query", "load_runs", "unique_name", "compare_inputs"]
 
 _views = itertools.count(1)
 
@@ -591,7 +592,9 @@ def _id_column(present: list[str], id_column: str, columns: Mapping[str, str | N
 def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: str = "error",
               split_by_tag: bool = False) -> Source:
     """One checked run source; a list or dict of runs becomes one view whose ``system`` names each
-    (``name/system`` for a run that holds several systems)."""
+    (``name/system`` for a run that holds several systems); a glob of TREC run files is its files
+    (see :func:`run_files`)."""
+    run = run_files(run)
     if not isinstance(run, (list, tuple, dict)):
         return load(con, run, "run", columns=columns, duplicates=duplicates, split_by_tag=split_by_tag)
     items = list(run.items()) if isinstance(run, dict) else [(listed_run_name(r, i), r) for i, r in enumerate(run, 1)]
@@ -638,6 +641,26 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
     return Source(table=view, label=label, kind="run", queries=counts, systems=systems, owned=owned,
                   keyed=view if keyed else "", rows=sum(source.rows for source in sources),
                   lists=sum(source.lists for source in sources))
+
+
+def run_files(run):
+    """The runs with each glob of TREC run files replaced by the files it matches, sorted
+    (rankkit.io.files.run_glob_files): a list, each file a run named as if it were listed alone. A
+    glob under a name (``{name: glob}``) is refused: its files are named by themselves."""
+    if isinstance(run, dict):
+        for name, one in run.items():
+            if run_glob_files(one) is not None:
+                raise InputError(f"run {name!r}: {one} is a glob of TREC run files, each a run named by its file: "
+                                 f"give it without a name (alone or in a list)")
+        return run
+    if not isinstance(run, (list, tuple)):
+        files = run_glob_files(run)
+        return run if files is None else files
+    expanded = []
+    for one in run:
+        files = run_glob_files(one)
+        expanded += [one] if files is None else files
+    return expanded
 
 
 def listed_run_name(run, position: int) -> str:

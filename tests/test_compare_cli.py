@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import io
+
+import pytest
+
 from rankkit.cli import main
 from test_compare import _sample
 
@@ -70,3 +74,85 @@ def test_compare_takes_eval_s_conventions(tmp_path, capsys):
     means = rankkit.evaluate(qrels, dict(zip("abc", runs)), "AP", rel=2, depth=5).set_index("system")["value"]
     assert printed == {name: round(means[name], 12) for name in ("b", "c")}
     assert printed["b"] != round(rankkit.evaluate(qrels, runs[1], "AP")["value"].item(), 12)  # the options count
+
+
+def _python_result(qrels, runs, **options):
+    import rankkit
+
+    return rankkit.compare(qrels, dict(zip("abc", runs)), ["nDCG@10", "AP"], **options)
+
+
+def test_compare_json_and_csv_hold_the_python_result(tmp_path, capsys):
+    """--format json and csv: every number of compare()'s frame at full precision, and its settings."""
+    import json
+
+    import pandas as pd
+
+    qrels, runs = _files(tmp_path)
+    options = ["-m", "nDCG@10", "-m", "AP", "--test", "wilcoxon", "--correction", "bh", "--seed", "5", "-l", "2"]
+    expected = _python_result(qrels, runs, test="wilcoxon", correction="bh", seed=5, rel=2)
+    assert main(["compare", qrels, *runs, *options, "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    pd.testing.assert_frame_equal(pd.DataFrame(document.pop("comparisons")), expected, check_exact=True)
+    conventions = document.pop("conventions")
+    assert document == {name: expected.attrs[name] for name in document}
+    assert list(document) == ["test", "correction", "alpha", "interval", "seed", "resamples"]
+    assert conventions == expected.attrs["conventions"] and conventions["rel"] == 2
+    assert main(["compare", qrels, *runs, *options, "--format", "csv"]) == 0
+    read = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    pd.testing.assert_frame_equal(read[list(expected.columns)], expected, check_exact=True)
+    assert read["test"].unique().tolist() == ["wilcoxon"] and read["conventions.rel"].unique().tolist() == [2.0]
+
+
+def test_compare_writes_missing_numbers_as_null_not_nan(tmp_path, capsys):
+    """One query: no interval, effect or p; JSON holds null (NaN is not JSON), CSV an empty cell."""
+    import json
+
+    qrels, runs = _files(tmp_path, queries=1)
+    assert main(["compare", qrels, *runs, "-m", "AP", "--format", "json"]) == 0
+    text = capsys.readouterr().out
+    rows = json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in the JSON"))["comparisons"]
+    assert {row["ci_low"] for row in rows} == {None} and {row["p_value"] for row in rows} == {None}
+    assert main(["compare", qrels, *runs, "-m", "AP", "--format", "csv"]) == 0
+    assert ",,,," in capsys.readouterr().out.splitlines()[1]  # ci_low, ci_high, effect, p_value
+
+
+def test_compare_output_file_is_what_it_prints(tmp_path, capsys):
+    qrels, runs = _files(tmp_path, queries=8)
+    for fmt, suffix in (("csv", "csv"), ("json", "json"), ("text", "txt")):
+        assert main(["compare", qrels, *runs, "-m", "P@5", "--format", fmt, "--digits", "3"]) == 0
+        printed = capsys.readouterr().out
+        assert main(["compare", qrels, *runs, "-m", "P@5", "-o", str(tmp_path / f"out.{suffix}"), "--digits", "3"]) == 0
+        assert capsys.readouterr().out == "" and (tmp_path / f"out.{suffix}").read_text() == printed
+    assert main(["compare", qrels, *runs, "-m", "P@5", "-o", str(tmp_path / "out.tsv")]) == 0
+    assert (tmp_path / "out.tsv").read_text().startswith("measure\tsystem\tbaseline\tmean\t")
+    assert not list(tmp_path.glob(".partial-*"))
+
+
+def test_compare_output_refusals(tmp_path, capsys):
+    """-o onto an input (however spelled), a suffix compare does not write, or one --format contradicts:
+    one line, exit 2, nothing written."""
+    qrels, runs = _files(tmp_path, queries=4)
+    table = tmp_path / "runs.csv"
+    table.write_text("system,query_id,doc_id,score\n" + "".join(
+        line.split()[5] + "," + ",".join(line.split()[i] for i in (0, 2, 4)) + "\n"
+        for run in runs for line in open(run)))
+    before = table.read_bytes()
+    (tmp_path / "link.csv").symlink_to(table)
+    for output, extra, said in ((str(table), [], "is the same file as the run"),
+                                (str(tmp_path / "link.csv"), [], "is the same file as the run"),
+                                (str(tmp_path / "x.xlsx"), [], "compare writes .txt, .csv, .tsv, .json"),
+                                (str(tmp_path / "x.csv"), ["--format", "json"], "--format json and -o")):
+        assert main(["compare", qrels, str(table), "-m", "AP", "-o", output, *extra]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and said in err[0]
+    assert table.read_bytes() == before and not (tmp_path / "x.csv").exists()
+
+
+def test_compare_csv_quotes_hostile_system_names(tmp_path, capsys):
+    import csv
+
+    qrels, runs = _files(tmp_path, queries=6)
+    assert main(["compare", qrels, f"+SUM(A1)|calc={runs[0]}", f"@cmd={runs[1]}", "-m", "AP", "--format", "csv"]) == 0
+    row = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))[0]
+    assert (row["system"], row["baseline"]) == ("'@cmd", "'+SUM(A1)|calc")

@@ -86,6 +86,9 @@ def test_bad_query_tables_are_clear(con):
         rankkit.evaluate(qrels, run, ["AP"], by="category")
     with pytest.raises(RankkitError, match="query q00 is listed twice in the query table"):
         rankkit.evaluate(qrels, run, ["AP"], by="category", query_table=pd.concat([topics, topics.head(1)]))
+    for taken in ("p_value", "alpha", "conventions.rel"):  # a column of compare's frame or of its CSV
+        with pytest.raises(InputError, match=f"by: the attribute column cannot be called '{taken}'"):
+            rankkit.compare(qrels, run, ["AP"], by=taken, query_table=topics.rename(columns={"category": taken}))
 
 
 def test_query_table_from_a_csv_file(tmp_path):

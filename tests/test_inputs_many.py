@@ -144,3 +144,88 @@ def test_cli_prints_each_run_of_many_as_alone(capsys, tmp_path):
         assert main(["eval", "-m", "map", "-m", "P.2", str(tmp_path / "q.txt"), str(path)]) == 0
         alone += [(path.stem, *line) for line in printed(capsys)]
     assert together_out == alone
+
+
+# ---- a glob of TREC run files: its files, sorted, each a run as if listed (as SQL's read_trec_run) ----
+
+def glob_folder(tmp_path):
+    """runs/ holding three runs (one gzipped), the qrels beside it."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (tmp_path / "q.txt").write_text(QRELS)
+    (folder / "b.run").write_text(run_text(1))
+    (folder / "a.run.gz").write_bytes(gzip.compress(run_text(2).encode()))
+    (folder / "c.run").write_text(run_text(3))
+    return folder, [folder / "a.run.gz", folder / "b.run", folder / "c.run"]
+
+
+def test_a_glob_of_trec_files_is_its_files_sorted_each_a_run(tmp_path, capsys):
+    folder, files = glob_folder(tmp_path)
+    qrels, con = tmp_path / "q.txt", rankkit.connect()
+
+    def values(runs):
+        frame = rankkit.evaluate(qrels, runs, MEASURES, con=con)
+        return frame[["measure", "system", "value"]].values.tolist()
+
+    expected = values(files)  # each file evaluated as when listed (test above: as when alone)
+    assert values(str(folder / "*.run*")) == expected
+    assert values([str(folder / "[bc].run"), files[0]]) == values(files[1:] + files[:1])  # in its place in a list
+    sql = con.execute(f"SELECT DISTINCT system FROM rankkit.read_trec_run('{folder}/*.run*') ORDER BY 1").fetchall()
+    assert [name for name, in sql] == ["a", "b", "c"]  # the names SQL gives the same glob
+    assert rankkit.compare(qrels, str(folder / "*"), "AP", baseline="a", con=con)["system"].tolist() == ["b", "c"]
+    assert main(["eval", "-m", "map", str(qrels), str(folder / "*")]) == 0
+    by_glob = printed(capsys)
+    assert main(["eval", "-m", "map", str(qrels), *map(str, files)]) == 0
+    assert by_glob == printed(capsys)
+
+
+def test_a_glob_matching_no_run_file_is_refused_naming_the_file(tmp_path, capsys):
+    folder, files = glob_folder(tmp_path)
+    qrels = tmp_path / "q.txt"
+    (folder / "q.txt").write_text(QRELS)
+    (folder / "t.csv").write_text("query_id,doc_id,score\nq1,a,1\n")
+    for pattern, said in ((folder / "*.none", f"{folder}/*.none: no file matches the glob"),
+                          (folder / "*.txt", f"{folder}/q.txt (matched by {folder}/*.txt): its first line has 4 "
+                                             f"fields, as TREC qrels do"),
+                          (folder / "t*", f"{folder}/t.csv (matched by {folder}/t*): is a table (Parquet, or CSV")):
+        with pytest.raises(InputError) as raised:
+            rankkit.evaluate(qrels, str(pattern), "AP")
+        assert said in str(raised.value)
+        assert main(["compare", "-m", "AP", str(qrels), str(pattern), str(files[1])]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and said in err[0], err
+    with pytest.raises(InputError, match="is a glob of TREC run files, each a run named by its file"):
+        rankkit.evaluate(qrels, {"mine": str(folder / "*.run")}, "AP")
+
+
+def test_a_glob_s_files_are_guarded_and_read_each_as_it_needs(tmp_path, capsys):
+    """-o onto a file the glob matches is refused; a FIFO among them is read once, by its own reading."""
+    import os
+    import threading
+
+    folder, files = glob_folder(tmp_path)
+    (folder / "d.txt").write_text(run_text(4))
+    before = (folder / "d.txt").read_bytes()
+    assert main(["compare", "-m", "AP", str(tmp_path / "q.txt"), str(folder / "*"), "-o", str(folder / "d.txt")]) == 2
+    assert "is the same file as the run" in capsys.readouterr().err and (folder / "d.txt").read_bytes() == before
+    os.mkfifo(folder / "e.run")
+    writer = threading.Thread(target=lambda: (folder / "e.run").write_text(run_text(4)), daemon=True)
+    writer.start()
+    found = together(tmp_path / "q.txt", str(folder / "*.run"))
+    writer.join(5)
+    assert {system for _, system in found} == {"b", "c", "e"}
+    assert {(m, "d"): v for (m, s), v in found.items() if s == "e"} == one_by_one(tmp_path / "q.txt", [folder / "d.txt"])
+
+
+def test_a_report_of_a_glob_records_its_files_and_verifies(tmp_path, capsys):
+    """The call a report records names the files the glob matched: verify reads them, not what the
+    folder holds later."""
+    folder, files = glob_folder(tmp_path)
+    made = rankkit.report(tmp_path / "q.txt", str(folder / "*.run*"), "AP", ci=None, resamples=200)
+    assert repr([str(file) for file in files]) in made.record["call"]
+    assert [item["name"] for item in made.record["inputs"] if item["role"] == "run"] == ["a", "b", "c"]
+    assert main(["report", "-m", "AP", "--ci", "0", str(tmp_path / "q.txt"), str(folder / "[ab].run*"),
+                 "-o", str(tmp_path / "cli.json")]) == 0
+    (folder / "aa.run").write_text(run_text(4))  # matched by the glob now: not by the report's call
+    assert main(["verify", str(tmp_path / "cli.json")]) == 0, capsys.readouterr()
+    assert f"q.txt {files[0]} {files[1]} -m AP" in rankkit.Report.load(tmp_path / "cli.json").record["call"]

@@ -50,7 +50,9 @@ def file_format(con, source, format: str | None, kind: str) -> tuple[str, str]:
         suffix = _suffix(text)
         fmt = format or ("parquet" if suffix in (".parquet", ".pq") else suffix.lstrip(".") if suffix in (".csv", ".tsv") else None)
         if fmt is None or fmt == "trec":
-            raise InputError(f"{text}: a glob must end in .parquet, .csv or .tsv (TREC text is read one file at a time)")
+            several = (" (evaluate, compare and report read a glob of TREC run files as one run per file)"
+                       if kind == "run" else "")
+            raise InputError(f"{text}: a glob read as one table must end in .parquet, .csv or .tsv{several}")
         return fmt, text
     if path.is_dir():
         if not any(path.rglob("*.parquet")):
@@ -95,6 +97,49 @@ def _suffix(text: str) -> str:
 
 def is_glob(text: str) -> bool:
     return any(c in text for c in "*?[")
+
+
+# the suffixes of a glob read as one table (DuckDB reads its files together, a system column naming
+# the systems); a glob with any other is TREC run files, one run each (run_glob_files)
+TABLE_SUFFIXES = (".parquet", ".pq", ".csv", ".tsv")
+
+
+def run_glob_files(source) -> list[str] | None:
+    """The files a glob of TREC run files matches, sorted: each one run, named by its file, as
+    SQL's ``rankkit.read_trec_run`` reads such a glob. None when ``source`` is no such glob (not a
+    path with a glob character, a file of that very name, or a glob ending in .parquet, .csv or .tsv,
+    read as one table). Folders are not matched (as DuckDB's glob); no file matched, or one that is
+    not TREC run text (a table, the qrels), is an error naming the pattern and the file."""
+    if not isinstance(source, (str, os.PathLike)):
+        return None
+    text = os.fspath(source)
+    if not is_glob(text) or Path(text).exists() or _suffix(text) in TABLE_SUFFIXES:
+        return None
+    import glob
+
+    files = sorted(match for match in glob.glob(text, recursive=True) if not os.path.isdir(match))
+    if not files:
+        raise InputError(f"{text}: no file matches the glob")
+    for file in files:
+        if os.path.isfile(file):  # (a pipe is read once, by its run's reading, which says what is wrong)
+            _refuse_not_run(Path(file), text)
+    return files
+
+
+def _refuse_not_run(path: Path, pattern: str) -> None:
+    """A file a glob of run files matched that is not TREC run text: a table, or lines of four fields
+    (a gzip file is looked into; anything else wrong with a file, its reading says)."""
+    said = f"{path} (matched by {pattern})"
+    parquet = magic(path, 4) == b"PAR1"
+    line = "" if parquet else first_line(path)
+    if parquet or _suffix(str(path)) in TABLE_SUFFIXES or _looks_like_header(line, "run"):
+        raise InputError(f"{said}: is a table (Parquet, or CSV with a header), not TREC run text: a glob of run "
+                         f"files reads TREC text, one run per file (a glob ending in .parquet, .csv or .tsv reads "
+                         f"one table)")
+    if len(line.split()) == len(QRELS_FIELDS):
+        raise InputError(f"{said}: its first line has {len(QRELS_FIELDS)} fields, as TREC qrels do "
+                         f"({' '.join(QRELS_FIELDS)}); a run line has {len(RUN_FIELDS)} ({' '.join(RUN_FIELDS)}): "
+                         f"is it the qrels? narrow the glob")
 
 
 def csv_reader(path, fmt: str, label: str) -> str:

@@ -21,7 +21,7 @@ from rankkit.compare import check_options, compare_values
 from rankkit.conventions import Conventions, asked_conventions, resolve_conventions
 from rankkit.errors import InputError, RankkitError
 # a run's name from its file, and a name made unique: evaluate's own rule (one rule for naming runs)
-from rankkit.evaluate import evaluate, listed_run_name, measure_specs, slice_source, unique_name, with_ci
+from rankkit.evaluate import evaluate, listed_run_name, measure_specs, run_files, slice_source, unique_name, with_ci
 from rankkit.io import default_connection, forget, is_frame, read_qrels, read_run
 from rankkit.report.model import Report
 from rankkit.stats import AGGREGATE_INTERVAL, difference_interval
@@ -120,6 +120,9 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
             conventions, rel=rel, ties=ties, scores=scores, depth=depth, duplicates=duplicates))
     options = dict(baseline=baseline, test=test, correction=correction, alpha=alpha, ci=ci, seed=seed,
                    resamples=resamples, by=by)
+    # a glob of TREC run files is the files it matches now: the call records them, which verify reads
+    # again whatever the folder holds by then
+    runs = run_files(runs)
     call = _call_text(qrels, runs, measures, queries, title, conventions,
                       {**options, **({"second_qrels": second_qrels} if second_qrels is not None else {}),
                        **({"values": "<Spark DataFrame>"} if engine else {})})
