@@ -813,7 +813,7 @@ def _add_macros(sub: argparse.ArgumentParser) -> None:
 
 def _run_macros(args: argparse.Namespace) -> int:
     from rankkit._files import write_text
-    from rankkit._sql import script
+    from rankkit.macros import script
 
     if args.output:
         write_text(args.output, script())

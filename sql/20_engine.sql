@@ -320,7 +320,7 @@ CREATE OR REPLACE MACRO rankkit.tie_last(first, size, k) AS least(first + size -
 -- rankkit.per_query_ranked(qrels_table, ranks_table, specs, ties := 'trec', queries := 'both'): the
 -- value stage. ranks_table names a table (or a CTE of the calling query) in the columns of
 -- rankkit.ranks; one row per measure spec, system and evaluated query: i, measure, agg, system,
--- query_id, value. It is not written here: rankkit.compose.per_query_macro writes it from the
+-- query_id, value. It is not written here: rankkit.macros.per_query_macro writes it from the
 -- declarations of sql/features.sql and sql/metrics/*.sql (the same ones rankkit's Python composes its
 -- lean statements from), and it is created after these files.
 
