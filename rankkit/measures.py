@@ -377,6 +377,20 @@ def preset(name: str) -> tuple[Measure, str] | None:
     return None
 
 
+def aggregate_of(name: str) -> str:
+    """How the measure a printed name (nDCG@10, P(rel=2)@5) names combines over queries: mean, sum
+    (counts) or gmean (gm_map); a name of no measure is a mean."""
+    try:
+        return get(name.split("(")[0].split("@")[0]).aggregate
+    except KeyError:
+        return "mean"
+
+
+def is_count(name: str) -> bool:
+    """Whether a printed name names a count (num_ret, NumRel ...): summed, and printed as an integer."""
+    return aggregate_of(name) == "sum"
+
+
 def get(name: str) -> Measure:
     """The measure whose canonical name or plain alias is ``name`` (case-insensitive)."""
     wanted = name.lower()

@@ -13,7 +13,7 @@ import string
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from rankkit.output import is_count
+from rankkit.measures import is_count
 from rankkit.safe.markdown import text as markdown_escape  # (one escape for every Markdown writer)
 from rankkit.safe.latex import (SPECIAL as LATEX_SPECIAL, cell as latex_cell, comment as latex_comment,
                                 escape as latex_escape, with_definitions)
