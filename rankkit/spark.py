@@ -129,9 +129,9 @@ def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tupl
     from rankkit.io.columns import match_columns
 
     if isinstance(source, str):
-        from rankkit.safe.spark_sql import table_name
+        from rankkit.spark_dialect import quoted
 
-        name = table_name(source)
+        name = quoted(source, table=True)
         frame, label = spark.table(source), f"{kind} table {source}"
     elif hasattr(source, "createOrReplaceTempView") and hasattr(source, "schema"):
         name = f"rankkit_{kind}_{uuid.uuid4().hex[:12]}"
