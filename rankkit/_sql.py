@@ -44,10 +44,10 @@ def engine_connection(database: str | duckdb.DuckDBPyConnection = ":memory:", *,
                       lean: bool = False) -> duckdb.DuckDBPyConnection:
     """connect() without importing duckdb's package (rankkit/_engine.py): for the command line, whose
     commands run statements only. ``lean``: a new in-memory connection gets the macros rankkit's own
-    statements use, not those written for SQL users (shell_only_macros()): attaching those took 9 of
-    the 14 ms the macros cost a fresh `rankkit eval`."""
+    statements use, not those written for SQL users (shell_only_macros()): attaching those was most
+    of what the macros cost a fresh `rankkit eval`."""
     con = database if isinstance(database, duckdb.DuckDBPyConnection) else duckdb.connect(database)
-    # a new in-memory database has nothing loaded: asking the catalog costs 20 ms per process. A file
+    # a new in-memory database has nothing loaded, and a process's first catalog query is slow. A file
     # path may reach a database instance this process already opened, and loaded, so it is asked.
     fresh = con is not database and database == ":memory:"
     if fresh:
@@ -73,8 +73,8 @@ ATTACH = "ATTACH IF NOT EXISTS ':memory:' AS rankkit;"
 
 
 def _attach_cached(con: duckdb.DuckDBPyConnection, lean: bool = False) -> bool:
-    """Attach the macros from a database file made once per version of them: creating 60-odd macros
-    costs 60 ms per process, attaching the file 5 ms. False (run the script) when no file can be had."""
+    """Attach the macros from a database file made once per version of them: creating the macros costs
+    a process many times what attaching the file does. False (run the script) when no file can be had."""
     path = _cached_file(lean)
     if path is None:
         return False
@@ -97,9 +97,9 @@ SCRIPT_MODULES = ("_sql.py", "macros.py", "measures.py", "trec.py", "neighbours.
 @cache
 def _script_key() -> str:
     """A digest of what script() is made from: DuckDB's version, the SQL files and SCRIPT_MODULES.
-    Composing the script (the catalog reads every metric's header) cost 15 ms of each process's
-    start; reading the files' bytes costs 1 ms. Two 32-bit checksums, not hashlib: importing it (OpenSSL)
-    cost 3 ms of that start, and the key guards against change, not against an adversary."""
+    Composing the script (the catalog reads every metric's header) would cost each process's start
+    many times what reading the files' bytes does. Two 32-bit checksums, not hashlib: importing it
+    (OpenSSL) is a cost of every start, and the key guards against change, not against an adversary."""
     text = bytearray(duckdb.__version__.encode())
     for path in [*sql_files(), *(Path(__file__).parent / name for name in SCRIPT_MODULES)]:
         text += f"\n{path.name}\n".encode() + path.read_bytes()

@@ -476,8 +476,8 @@ def query_side(specs: Iterable[Mapping], *, qrels: str, ties: str = "trec", quer
 
 def _kept_text(what: str, specs: Iterable[Mapping], tables: tuple, ties: str, queries: str, dialect: DuckDB,
                write) -> str:
-    # a loop, a sweep or the explorer asks for the same measures again and again: planning them took
-    # 0.7 ms of each small evaluation. The key is all the text is made from (the specs' repr: a spec
+    # a loop, a sweep or the explorer asks for the same measures again and again: planning them again
+    # was a cost of each small evaluation. The key is all the text is made from (the specs' repr: a spec
     # holds numbers, words, None and lists of them).
     specs = list(specs)
     key = (what, repr(specs), tables, ties, queries, dialect)

@@ -172,7 +172,8 @@ def read_measure(path: Path) -> Measure:
 
 def _read_header(path: Path) -> Measure:
     """read_measure() with the definition left to be read when asked for: a fresh `rankkit eval` looks
-    measures up by name (54 headers) and composes a few (reading every definition cost 7 ms)."""
+    measures up by name (54 headers) and composes a few, and reading every definition was a cost of
+    its start."""
     fields = header(path)
     missing = {"name", "aliases", "params", "aggregate", "summary", "cite"} - fields.keys()
     if missing:
