@@ -18,6 +18,9 @@ once in ``sql/features.sql``. In an expression ``{name}`` is a feature or an inp
 parameter of the prelude, filled in as a literal; a feature may have variants for one value of a
 parameter or convention, ``-- feature: dcg [ties=average] := ...``. A line that starts with ``--``
 and at least four spaces continues the declaration above it.
+
+The registry reads the SQL files and imports nothing else of rankkit's: the SQL written from it (the
+name parser's catalog, the measure spec, the table and list macros) is rankkit.macros'.
 """
 
 from __future__ import annotations
@@ -30,8 +33,9 @@ from typing import Iterable, Mapping
 
 from rankkit._paths import sql_dir
 
-__all__ = ["Measure", "Param", "Feature", "registry", "read_measure", "params", "get", "label", "spec_value",
-           "default", "shared_features", "inputs", "written", "preset"]
+__all__ = ["Measure", "Param", "Feature", "SpecField", "registry", "read_measure", "header", "params", "get", "preset",
+           "label", "spec_value", "default", "written", "shared_features", "inputs", "needs_subtopics", "aggregate_of",
+           "is_count", "spec_fields", "spec_types", "spec_type"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
 _PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+(?:\[\])?)\s*:=\s*(\S+)\s+(.*?)\s*$")
