@@ -8,8 +8,8 @@ from rankkit.errors import InputError, MeasureError, RankkitError, RankkitWarnin
 
 
 def _version() -> str:
-    # importlib.metadata (email, zipfile, csv ...) cost `import rankkit` 30 ms, and reading the
-    # package's metadata 6 ms more: done when the version is asked for (rankkit --version, a report)
+    # importlib.metadata (email, zipfile, csv ...) and reading the package's metadata would be most of
+    # `import rankkit`: done when the version is asked for (rankkit --version, a report)
     import importlib.metadata
 
     try:

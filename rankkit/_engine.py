@@ -2,7 +2,7 @@
 
 duckdb 2's package is its C++ engine (the extension module ``_duckdb``) under a pure-Python layer:
 relations, expressions, and a version read from the package's metadata. Importing that layer is
-60 of the 95 ms ``import duckdb`` takes, more than half of what a fresh ``rankkit eval`` spends
+most of what ``import duckdb`` takes, more than half of what a fresh ``rankkit eval`` spends
 before its first row, and rankkit's own statements need none of it: they connect, execute, fetch
 and register. The modules on that path import this one (``from rankkit import _engine as duckdb``)
 and reach the engine's names directly; any other name (``DuckDBPyRelation``) imports the package,

@@ -35,7 +35,7 @@ __all__ = ["replacing", "write_text", "refuse_inputs", "input_files", "named_inp
 
 PARTIAL = ".partial-"
 # .partial-<host>-<pid>-<start>-<random>.<name>; DuckDB may add its own suffix (.tmp) to the whole name
-# (patterns as text, compiled at their first use by re's cache: 0.3 ms of every command's start otherwise)
+# (patterns as text, compiled at their first use by re's cache, not at every command's start)
 _OWNED = r"\.partial-([0-9a-f]{8})-(\d+)-(\d+)-[0-9a-f]+\."
 # the names of rankkit before the owner was in them: removed once nothing has written to them for a day
 _UNOWNED = r"\.partial-[0-9a-f]{12}\."
@@ -133,7 +133,7 @@ def _reason(said: str, partial: Path) -> str | None:
 def _partial_name(name: str) -> str:
     """``.partial-<owner>-<random>.<name>``, the name cut at its start if the whole would be too long
     (its end, the suffix a writer reads the format from, is kept)."""
-    import secrets  # (hmac, random, hashlib: 4 ms of a fresh `rankkit eval`, which writes nothing)
+    import secrets  # (hmac, random, hashlib: not for a fresh `rankkit eval`, which writes nothing)
 
     prefix = f"{PARTIAL}{_owner()}-{secrets.token_hex(4)}."
     while len(os.fsencode(prefix + name)) > _NAME_MAX - 4:  # 4: room for DuckDB's .tmp

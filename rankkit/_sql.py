@@ -1,11 +1,11 @@
-"""Loading the SQL macros into a DuckDB connection."""
+"""A DuckDB connection with the SQL macros loaded: the macro script (rankkit.macros) run, or the
+database file made of it once per version of the SQL attached; and what is kept once per version."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
-import re
 import weakref
 import zlib
 from functools import cache
@@ -14,39 +14,10 @@ from pathlib import Path
 from rankkit import _engine as duckdb
 
 from rankkit._files import replacing, write_text
-from rankkit._paths import sql_dir
 from rankkit.errors import RankkitError
+from rankkit.macros import script, shell_only_macros, sql_files
 
-__all__ = ["connect", "script", "sql_files"]
-
-
-def sql_files() -> list[Path]:
-    """The SQL files in load order: top-level files by name, then lists/, then metrics/."""
-    root = sql_dir()
-    return sorted(root.glob("*.sql")) + sorted((root / "lists").glob("*.sql")) + sorted(
-        (root / "metrics").glob("*.sql")
-    )
-
-
-@cache
-def script() -> str:
-    """Every macro as one script that a plain ``duckdb`` shell can run."""
-    from rankkit.compose import list_macros_sql, per_query_macro, trace_values_macro
-    from rankkit.measures import catalog_sql, spec_sql, table_macros_sql
-    from rankkit.measures import fill as fill_params
-    from rankkit.names import fill as fill_names
-
-    parts = []
-    for p in sql_files():
-        if p.name == "30_specs.sql":  # the name parser, a scalar macro, binds the catalog's lists when made
-            parts.append(catalog_sql())
-        parts.append(f"-- {p.relative_to(sql_dir()).as_posix()}\n{fill_names(fill_params(p.read_text(encoding='utf-8')))}")
-    parts.append(spec_sql())
-    parts.append(per_query_macro())
-    parts.append(trace_values_macro())
-    parts.append(list_macros_sql())
-    parts.append(table_macros_sql())
-    return "\n".join(parts)
+__all__ = ["connect", "engine_connection", "stored", "store"]
 
 
 _ready: "weakref.WeakSet[duckdb.DuckDBPyConnection]" = weakref.WeakSet()  # connections with the macros
@@ -73,10 +44,10 @@ def engine_connection(database: str | duckdb.DuckDBPyConnection = ":memory:", *,
                       lean: bool = False) -> duckdb.DuckDBPyConnection:
     """connect() without importing duckdb's package (rankkit/_engine.py): for the command line, whose
     commands run statements only. ``lean``: a new in-memory connection gets the macros rankkit's own
-    statements use, not those written for SQL users (shell_only_macros()): attaching those took 9 of
-    the 14 ms the macros cost a fresh `rankkit eval`."""
+    statements use, not those written for SQL users (shell_only_macros()): attaching those was most
+    of what the macros cost a fresh `rankkit eval`."""
     con = database if isinstance(database, duckdb.DuckDBPyConnection) else duckdb.connect(database)
-    # a new in-memory database has nothing loaded: asking the catalog costs 20 ms per process. A file
+    # a new in-memory database has nothing loaded, and a process's first catalog query is slow. A file
     # path may reach a database instance this process already opened, and loaded, so it is asked.
     fresh = con is not database and database == ":memory:"
     if fresh:
@@ -102,8 +73,8 @@ ATTACH = "ATTACH IF NOT EXISTS ':memory:' AS rankkit;"
 
 
 def _attach_cached(con: duckdb.DuckDBPyConnection, lean: bool = False) -> bool:
-    """Attach the macros from a database file made once per version of them: creating 60-odd macros
-    costs 60 ms per process, attaching the file 5 ms. False (run the script) when no file can be had."""
+    """Attach the macros from a database file made once per version of them: creating the macros costs
+    a process many times what attaching the file does. False (run the script) when no file can be had."""
     path = _cached_file(lean)
     if path is None:
         return False
@@ -117,20 +88,20 @@ def _attach_cached(con: duckdb.DuckDBPyConnection, lean: bool = False) -> bool:
         return False
 
 
-# The modules whose content goes into script(): this one, the catalog (measures.py, and trec.py for
-# trec_eval's names), the names filled into the SQL's markers (names.py) and the generated value
-# stage (compose.py, and evaluate.py for the spec's types). A module added to script() is added here.
-SCRIPT_MODULES = ("_sql.py", "measures.py", "trec.py", "names.py", "compose.py", "evaluate.py")
+# The modules the macro database is made by: this one, and every module of rankkit's that macros.py
+# imports, directly or not (tests/test_layers.py checks the list against the imports).
+SCRIPT_MODULES = ("_sql.py", "macros.py", "measures.py", "trec.py", "neighbours.py", "names.py", "compose.py",
+                  "errors.py", "_paths.py", "safe/terminal.py")
 
 
 @cache
 def _script_key() -> str:
     """A digest of what script() is made from: DuckDB's version, the SQL files and SCRIPT_MODULES.
-    Composing the script (the catalog reads every metric's header) cost 15 ms of each process's
-    start; reading the files' bytes costs 1 ms. Two 32-bit checksums, not hashlib: importing it (OpenSSL)
-    cost 3 ms of that start, and the key guards against change, not against an adversary."""
+    Composing the script (the catalog reads every metric's header) would cost each process's start
+    many times what reading the files' bytes does. Two 32-bit checksums, not hashlib: importing it
+    (OpenSSL) is a cost of every start, and the key guards against change, not against an adversary."""
     text = bytearray(duckdb.__version__.encode())
-    for path in [*sql_files(), *(Path(__file__).with_name(name) for name in SCRIPT_MODULES)]:
+    for path in [*sql_files(), *(Path(__file__).parent / name for name in SCRIPT_MODULES)]:
         text += f"\n{path.name}\n".encode() + path.read_bytes()
     return f"{zlib.crc32(text):08x}{zlib.adler32(text):08x}"
 
@@ -158,19 +129,6 @@ def store(name: str, data: dict) -> None:
         write_text(folder / f"{name}-{_script_key()}.json", json.dumps(data))
     except (OSError, TypeError, ValueError):
         pass
-
-
-def shell_only_macros() -> set[str]:
-    """The macros written for SQL users, which rankkit's own statements never call: each measure's table
-    macro and list macro (rankkit.ndcg), the generic value stage and the engine's entries around it
-    (rankkit.evaluate, rankkit.per_query ...), the trace, the agreement's (``rankkit agree``'s)."""
-    from rankkit.measures import registry
-
-    names = set(registry()) | {path.stem for path in sql_files() if path.parent.name == "lists"}
-    for path in sql_files():
-        if path.name in ("50_trace.sql", "60_agreement.sql", "62_leaderboards.sql", "64_overlap.sql"):
-            names |= set(re.findall(r"MACRO rankkit\.(\w+)", path.read_text(encoding="utf-8")))
-    return names | {"per_query_ranked", "trace_values", "per_query", "aggregate", "evaluate", "evaluate_queries"}
 
 
 @cache

@@ -46,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _leave(code: int, opened: list) -> NoReturn:
     """End the command line's own process. Python's teardown would close DuckDB (its threads joined)
-    and collect every object the imports made: 20-30 ms of a 170 ms `rankkit eval` on DL19. What
+    and collect every object the imports made, a noticeable part of a `rankkit eval`. What
     must happen at exit happens here first: a connection that spilled to disk is closed (DuckDB
     deletes its temporary files then), the output is flushed. Not for a caller of main([...]): its
     process goes on."""
@@ -182,8 +182,8 @@ def _version() -> str:
 
 
 class _Version(argparse.Action):
-    """--version, looked up when asked: the lookup reads the installed package's metadata (6 ms),
-    which every other command paid while the parser was built."""
+    """--version, looked up when asked: the lookup reads the installed package's metadata, which
+    every other command paid while the parser was built."""
 
     def __init__(self, option_strings, dest=argparse.SUPPRESS, **kwargs):
         super().__init__(option_strings, dest, default=argparse.SUPPRESS, **kwargs)
@@ -490,7 +490,7 @@ def _stdin_runs(runs: list[str]):
     if runs.count("-") > 1:
         raise UsageError("standard input (-) can be read once: give - for one run only")
     import shutil
-    import tempfile  # (with random and hashlib: 3 ms of every command's start, here for '-' alone)
+    import tempfile  # (with random and hashlib: a cost of every command's start, here for '-' alone)
 
     with tempfile.TemporaryDirectory(prefix="rankkit-stdin-") as folder:
         path = Path(folder) / "stdin"
@@ -864,7 +864,7 @@ def _add_macros(sub: argparse.ArgumentParser) -> None:
 
 def _run_macros(args: argparse.Namespace) -> int:
     from rankkit._files import write_text
-    from rankkit._sql import script
+    from rankkit.macros import script
 
     if args.output:
         write_text(args.output, script())

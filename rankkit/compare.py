@@ -25,6 +25,7 @@ from rankkit.evaluate import checked_sources, evaluation_query, compare_inputs, 
 from rankkit.io import default_connection
 from rankkit.safe import csv as safe_csv
 from rankkit.safe.terminal import visible
+from rankkit.spark_values import per_query_values
 
 __all__ = ["compare", "compare_values", "format_comparison", "format_p", "write_comparison", "OUTPUTS"]
 
@@ -136,8 +137,6 @@ def compare(qrels=None, runs=None, measures: str | Iterable[str] | None = None, 
 
 def _compare_given(values, measures, baseline: str | None, conventions: Conventions | None, **options) -> pd.DataFrame:
     """compare() of per-query values computed by Spark: the measures asked (default: every one given)."""
-    from rankkit.spark import per_query_values
-
     found, conventions = per_query_values(values, conventions)
     if measures is not None:
         found = picked(found, [spec["measure"] for spec in measure_specs(default_connection(), measures,

@@ -22,16 +22,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Iterable, Mapping
 
 from rankkit.errors import RankkitError
-from rankkit.measures import (CONVENTIONS, TIE_RULES, Feature, Measure, inputs, needs_subtopics, registry,
-                              shared_features, subtopic_inputs)
+from rankkit.measures import (CONVENTIONS, REFERENCE, TIE_RULES, Feature, Measure, default, inputs, needs_subtopics,
+                              registry, shared_features, spec_fields, spec_types, subtopic_inputs)
 
-__all__ = ["compose", "query_side", "Plan", "Generic", "per_query_macro", "DuckDB", "DUCKDB", "LOADED"]
+__all__ = ["compose", "query_side", "plan", "Plan", "Generic", "PerRank", "Arguments", "DuckDB", "DUCKDB", "LOADED",
+           "default_literal", "checked_argument", "variants"]
 
-_REFERENCE = re.compile(r"\{(s\.)?(\w+)\}")
 QUERY_SETS = ("both", "qrels")
 
 
@@ -207,7 +206,7 @@ class Plan:
         def fill(match: re.Match) -> str:
             return self._param(match.group(2), spec) if match.group(1) else found[match.group(2)][0]
 
-        return _REFERENCE.sub(fill, feature.expr), scope, depth
+        return REFERENCE.sub(fill, feature.expr), scope, depth
 
     def _param(self, name: str, spec: Mapping) -> str:
         """A parameter in an expression: the spec's value as a literal."""
@@ -371,7 +370,7 @@ class Generic(Plan):
         return f"s.{name}"
 
     def _variant(self, name: str, spec: Mapping, measure: Measure) -> Feature:
-        return _variants(name, measure, self._condition)
+        return variants(name, measure, self._condition)
 
     def _condition(self, key: str, wanted: str) -> str:
         """A variant's condition in SQL: a convention is the macro's argument, a parameter the spec's."""
@@ -451,25 +450,6 @@ class Generic(Plan):
                                     "AND j.query_id = q.query_id", every))
 
 
-# A generated macro's ranks: the table (or the caller's CTE) its ranks_table argument names
-RANKS_TABLE = ("rankkit_ranks", "FROM query_table(ranks_table::VARCHAR)")
-
-
-def per_query_macro(metrics: Iterable[str] | None = None) -> str:
-    """rankkit.per_query_ranked, written from the declarations of every measure (see Generic); with
-    ``metrics``, of those measures only (a test binds it faster)."""
-    planned = Generic()
-    for measure in registry().values():
-        # the diversity measures read subtopic judgments, which the macro's two tables do not hold
-        if (measure.value is not None and not needs_subtopics(measure.metric)
-                and (metrics is None or measure.metric in metrics)):
-            planned.add({"metric": measure.metric})
-    return ("-- Generated from sql/features.sql and sql/metrics/*.sql by rankkit.compose.per_query_macro().\n"
-            "CREATE OR REPLACE MACRO rankkit.per_query_ranked(qrels_table, ranks_table, specs, ties := 'trec', "
-            "queries := 'both') AS TABLE\n"
-            + planned.statement("qrels_table", "rankkit_ranks", before=[RANKS_TABLE]) + ";\n")
-
-
 def compose(specs: Iterable[Mapping], *, qrels: str, ranks: str, ties: str = "trec", queries: str = "both",
             dialect: DuckDB = DUCKDB, kept: str | None = None, subtopics: str | None = None,
             subtopic_ranks: str | None = None) -> str:
@@ -496,8 +476,8 @@ def query_side(specs: Iterable[Mapping], *, qrels: str, ties: str = "trec", quer
 
 def _kept_text(what: str, specs: Iterable[Mapping], tables: tuple, ties: str, queries: str, dialect: DuckDB,
                write) -> str:
-    # a loop, a sweep or the explorer asks for the same measures again and again: planning them took
-    # 0.7 ms of each small evaluation. The key is all the text is made from (the specs' repr: a spec
+    # a loop, a sweep or the explorer asks for the same measures again and again: planning them again
+    # was a cost of each small evaluation. The key is all the text is made from (the specs' repr: a spec
     # holds numbers, words, None and lists of them).
     specs = list(specs)
     key = (what, repr(specs), tables, ties, queries, dialect)
@@ -541,14 +521,6 @@ def _matches(value, wanted: str) -> bool:
         except ValueError:
             return False
     return str(value) == wanted
-
-
-@cache
-def spec_types() -> dict[str, str]:
-    """Each spec field's SQL type (rankkit.measures.spec_type, from the prelude)."""
-    from rankkit.measures import spec_type
-
-    return _fields(spec_type()[len("STRUCT("):-1])
 
 
 def _fields(text: str) -> dict[str, str]:
@@ -619,128 +591,52 @@ class PerRank(Generic):
         return f"CASE WHEN ties = 'average' THEN NULL ELSE {column} END AS {TRACED[metric]}"
 
 
-def trace_values_macro() -> str:
-    """rankkit.trace_values: per system, query and rank r from 1 to kmax, each traced measure's value at
-    cutoff r (TRACED), from the same declarations as evaluate's values (PerRank), so that the trace's
-    row at rank k is evaluate's value at k, bit for bit."""
-    planned = PerRank()
-    for metric in TRACED:
-        planned.add({"metric": metric, "i": 0, "measure": metric, "agg": "mean"})
-    from rankkit.measures import fill
-
-    statement = planned.statement("qrels_table", "rankkit_ranks", before=[RANKS_TABLE])
-    return ("-- Generated from sql/features.sql and sql/metrics/*.sql by rankkit.compose.trace_values_macro().\n"
-            "CREATE OR REPLACE MACRO rankkit.trace_values(qrels_table, ranks_table, kmax, "
-            f"{fill('{{defaults rel gain gains ideal empty max}}')}, ties := 'trec') AS TABLE\n"
-            f"{statement};\n")
-
-
-# The inputs of a scalar list macro (sql/lists), from its grades in rank order (NULL: unjudged); the
-# qrels grades are the list file's own declaration (-- qrels:), by default the grades themselves.
-LIST_INPUTS = {"ranks": "[i FOR i IN range(1, len(grades) + 1) IF grades[i] IS NOT NULL]",
-               "grades": "[g::DOUBLE FOR g IN grades IF g IS NOT NULL]",
-               "num_ret": "len(grades)", "retrieved": "true"}
-LIST_OPTIONS = {"k": "rankkit.list_cutoff(k)"}  # the other options a list macro names are its arguments
-
-
-def list_macro(path) -> str:
-    """The scalar list macro of ``sql/lists/NAME.sql``: its header's signature, and as its body the value
-    of its measure (``-- measure:``) with every feature written in place, parameters its arguments
-    (``-- options:``) or else the prelude's defaults, as one expression. The same declarations as
-    evaluate's, so a list macro gives evaluate's value for the same grades, bit for bit."""
-    from rankkit.measures import _header, default
-
-    fields = _header(path)
-    measure = registry()[fields["measure"]]
-    options = set(fields.get("options", "").replace(",", " ").split())
-    qrels = fields.get("qrels", "grades")
-    inputs = {**LIST_INPUTS, "qrels_grades": f"list_reverse_sort([g::DOUBLE FOR g IN {qrels} IF g IS NOT NULL])"}
-
-    def param(name: str) -> str:
-        if name in options:
-            return LIST_OPTIONS.get(name) or checked_argument(name, f"rankkit.{fields['list']}")
-        value = default(name)
-        return "NULL" if value is None else DUCKDB.literal(value, spec_types()[name])
-
-    def render(feature: Feature) -> str:
-        def fill(match: re.Match) -> str:
-            if match.group(1):
-                return param(match.group(2))
-            name = match.group(2)
-            if name in inputs:
-                return f"({inputs[name]})"
-            if name in LIST_INPUTS or name in ("tie_firsts", "tie_sizes", "cum"):
-                raise RankkitError(f"{path}: the list macro cannot give {name}")
-            return f"({render(_variants(name, measure, lambda key, wanted: _list_condition(key, wanted, param)))})"
-
-        return _REFERENCE.sub(fill, feature.expr)
-
-    return (f"-- Generated from {path.name} and the definition of {measure.name} by rankkit.compose.list_macro().\n"
-            f"CREATE OR REPLACE MACRO {fields['signature']} AS\n    CAST({render(measure.value)} AS DOUBLE);\n")
-
-
 def checked_argument(name: str, label: str, dialect=None) -> str:
     """A macro's argument ``name`` as rankkit.spec checks it (rankkit.checked_<name>, the prelude's
     check and message), or as given where the prelude declares no check: a list macro and a table
     macro refuse the same values (gain := 'exponential', max := -1) with the same words."""
-    from rankkit.measures import spec_fields
-
     field_ = spec_fields().get(name)
     if field_ is None or field_.check is None:
         return name
     return f"rankkit.checked_{name}({name}, {(dialect or DUCKDB).literal(label, 'VARCHAR')})"
 
 
-def _list_condition(key: str, wanted: str, param) -> str | bool:
-    """A variant's condition in a list macro: the conventions are trec_eval's (ties by score, the
-    queries of both), decided here; a parameter's is a CASE on its argument."""
-    if key in CONVENTIONS:
-        return {"ties": "trec", "queries": "both"}[key] == wanted
-    if wanted == "NULL":
-        return f"{param(key)} IS NULL"
-    return f"{param(key)} = {DUCKDB.literal(wanted, 'VARCHAR')}"
+def default_literal(name: str, type_: str | None = None, dialect: DuckDB = DUCKDB) -> str:
+    """A parameter's declared default as a literal of its spec type (or ``type_``); NULL where it has none."""
+    value = default(name)
+    return "NULL" if value is None else dialect.literal(value, type_ or spec_types()[name])
 
 
-def _variants(name: str, measure: Measure, condition) -> Feature:
+def variants(name: str, measure: Measure, condition) -> Feature:
     """The declaration of ``name`` with every variant: CASE WHEN its condition THEN it, the first
     declared first, ELSE the plain declaration (NULL if none). ``condition(key, wanted)`` is SQL, or
     a bool where it is decided already."""
-    variants = tuple(f for f in measure.features if f.name == name) or shared_features()[name]
-    plain = [f.expr for f in variants if f.when is None]
+    declared = tuple(f for f in measure.features if f.name == name) or shared_features()[name]
+    plain = [f.expr for f in declared if f.when is None]
     expr = plain[0] if plain else "NULL"
-    for feature in reversed([f for f in variants if f.when]):
+    for feature in reversed([f for f in declared if f.when]):
         holds = condition(*feature.when)
         if holds is True:
             expr = feature.expr
         elif holds is not False:
             expr = f"CASE WHEN {holds} THEN {feature.expr} ELSE {expr} END"
-    return Feature(name, expr, variants[0].where)
-
-
-def list_macros_sql() -> str:
-    """Every scalar list macro (sql/lists), generated (list_macro)."""
-    from rankkit._paths import sql_dir
-
-    return "".join(list_macro(path) for path in sorted((sql_dir() / "lists").glob("*.sql")))
+    return Feature(name, expr, declared[0].where)
 
 
 @dataclass
 class Arguments(Plan):
     """One measure as the body of its table macro: each parameter is the macro's argument of that name,
     checked as rankkit.spec checks it, and a variant is chosen by a CASE on it (as in Generic). The
-    diversity measures' table macros are written so (subtopic_macro); the others go through
-    rankkit.per_query (rankkit.measures.table_macros_sql)."""
+    diversity measures' table macros are written so (rankkit.macros.subtopic_macro); the others go through
+    rankkit.per_query (rankkit.macros.table_macros_sql)."""
 
     def _param(self, name: str, spec: Mapping) -> str:
-        from rankkit.measures import default
-
         if name not in registry()[spec["metric"]].params:  # not the macro's argument: its default (nNRBP's k)
-            value = default(name)
-            return "NULL" if value is None else self.dialect.literal(value, spec_types()[name])
+            return default_literal(name, dialect=self.dialect)
         return checked_argument(name, spec["measure"], self.dialect)
 
     def _variant(self, name: str, spec: Mapping, measure: Measure) -> Feature:
-        return _variants(name, measure, self._condition)
+        return variants(name, measure, self._condition)
 
     def _condition(self, key: str, wanted: str) -> str | bool:
         if key in CONVENTIONS:
@@ -748,41 +644,3 @@ class Arguments(Plan):
         if wanted == "NULL":
             return f"{key} IS NULL"
         return f"{key} = {self.dialect.literal(wanted, 'VARCHAR')}"
-
-
-# The CTEs of a diversity measure's table macro: the plain qrels made of the subtopic judgments (a
-# document's best grade over its subtopics), the run ranked against them, and against each subtopic
-SUBTOPIC_INPUTS = [
-    ("rankkit_subtopic_qrels", "SELECT query_id, doc_id, max(grade) AS relevance FROM rankkit.subtopic_rows(qrels_table) "
-                               "GROUP BY query_id, doc_id"),
-    ("rankkit_ranks", "FROM rankkit.ranks('rankkit_subtopic_qrels', run_table, ties := ties, scores := scores, "
-                      "depth := depth)"),
-    ("rankkit_subtopic_ranked", "FROM rankkit.subtopic_ranks(qrels_table, run_table, ties := ties, scores := scores, "
-                                "depth := depth)"),
-]
-
-
-def subtopic_macro(measure: Measure, signature: str) -> str:
-    """The table macro of a diversity measure (``rankkit.alpha_ndcg('subtopics', 'run', k := 10)``): its
-    first table holds the subtopic judgments, which are the qrels too, as in ndeval. The body is the
-    composed statement, once per query set, the macro's ``queries`` choosing; ``signature`` is the
-    macro's parameters, as rankkit.measures.table_macros_sql writes every measure's."""
-    spec = {"metric": measure.metric, "i": 1, "measure": measure.name, "agg": measure.aggregate}
-    bodies = []
-    for queries in QUERY_SETS:
-        planned = Arguments(queries=queries)
-        planned.add(spec)
-        bodies.append(planned.statement("'rankkit_subtopic_qrels'", "rankkit_ranks", before=SUBTOPIC_INPUTS,
-                                        subtopics="qrels_table", subtopic_ranks="rankkit_subtopic_ranked"))
-    name = DUCKDB.literal(measure.name, "VARCHAR")
-    return (f"CREATE OR REPLACE MACRO {measure.macro}(qrels_table, run_table, {signature}) AS TABLE\n"
-            f"    SELECT system, query_id, value FROM (\n"
-            f"        SELECT * FROM ({bodies[0]}) WHERE queries = 'both'\n"
-            f"        UNION ALL\n"
-            f"        SELECT * FROM ({bodies[1]}) WHERE CASE WHEN queries = 'qrels' THEN true WHEN queries = 'both' "
-            f"THEN false ELSE error('rankkit: queries must be both or qrels, got ''' || queries || '''') END)\n"
-            f"    WHERE CASE WHEN judged_only THEN error('rankkit: judged_only does not apply to ' || {name} || "
-            f"': it ranks the documents of the subtopic judgments among the whole run') "
-            f"WHEN ties NOT IN ('trec', 'rank') THEN error('rankkit: ' || {name} || ' takes ties trec or rank, got ' "
-            f"|| ties) ELSE true END\n"
-            f"    ORDER BY system, query_id;")

@@ -94,7 +94,7 @@ def _write_other_forms(con, runs, folder: Path) -> list[Path]:
     """The sample in the other forms the documentation's examples read, so that each runs in the demo folder:
     both runs as one table with a system column (run.csv, run.parquet) and the macro script (rankkit.sql,
     what ``rankkit macros > rankkit.sql`` writes)."""
-    from rankkit._sql import script
+    from rankkit.macros import script
 
     table = runs.select("system, query_id, doc_id, rank, score").order("system, query_id, rank")
     with replacing(folder / "run.csv") as partial:

@@ -322,8 +322,8 @@ _kept: "weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, dict[str, str]]" = 
 def kept_query_side(con: duckdb.DuckDBPyConnection, qrels_source: Source, specs, conventions: Conventions) -> str | None:
     """A temp table of what the statement computes once per query of the qrels (rankkit.compose.query_side),
     for qrels read once and evaluated again and again (a read_qrels result in a notebook loop, a sweep):
-    made by their first evaluation with these measures, dropped with them (rankkit.forget). It was a
-    sixth of each later call. None for qrels read for this call alone (kept, they would cost more)."""
+    made by their first evaluation with these measures, dropped with them (rankkit.forget), not made
+    again by each later call. None for qrels read for this call alone (kept, they would cost more)."""
     held = holder(qrels_source)
     if held is None or any(needs_subtopics(spec["metric"]) for spec in specs):  # (their subtopics are not kept)
         return None
@@ -344,7 +344,7 @@ def ranks_by_window(qrels: Source, run: Source, ties: str) -> bool:
     (counting): for a run of at most WINDOW_ROWS rows against qrels judging more than JUDGED_COUNTED
     documents a query on average. rankkit.ranks counts the ranks of a query only where it retrieved
     at most that many judged documents and sorts the others; where most queries are sorted anyway,
-    its counting joins and their planning cost more than one window (a DL19 run: 3x). Sparse
+    its counting joins and their planning cost more than one window. Sparse
     judgments (MS MARCO's one a query) are counted, cheaper at every size. 0 rows: not counted."""
     return (ties != "average" and 0 < run.rows <= WINDOW_ROWS
             and qrels.rows > JUDGED_COUNTED * max(qrels.lists, 1))
@@ -686,7 +686,7 @@ def _quote(text: str) -> str:
 
 # compare_inputs' counts per connection and pair of checked sources: each source's table of queries
 # is made once, by its checking pass, under a name used once, so the counts of a pair never change (a
-# notebook loop evaluating one run again and again asked 4 ms of every call for them)
+# notebook loop evaluating one run again and again asked for them at every call)
 _compared: "weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, dict]" = weakref.WeakKeyDictionary()
 
 
@@ -789,7 +789,7 @@ def measure_specs(con: duckdb.DuckDBPyConnection, measures: str | Iterable[str],
         if not isinstance(name, str):
             raise MeasureError(f"a measure name must be a string, got {name!r}")
     key = (tuple(names), rel, docs)
-    if key not in _parsed:  # a loop over many runs asks for the same names: parsing costs 20 ms
+    if key not in _parsed:  # a loop over many runs asks for the same names: parsing them is slow
         _parsed[key] = _stored_specs(key) or _parse_specs(con, key)
     specs = [_labelled(dict(spec), rel) for spec in _parsed[key]]
     if float(rel) != 1 and not any(_takes_rel(spec) for spec in specs):
@@ -816,8 +816,8 @@ def _labelled(spec: dict, rel: float) -> dict:
 
 
 _parsed: dict[tuple, list[dict]] = {}
-# The SQL parser's answers are also kept on disk, per version of the SQL: planning its query costs a
-# fresh process (rankkit eval) 30-50 ms before any file is read.
+# The SQL parser's answers are also kept on disk, per version of the SQL: planning its query was much
+# of a fresh process's start (rankkit eval) before any file is read.
 STORED_SPECS = 256  # lists of names kept; the oldest go first
 
 

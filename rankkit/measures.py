@@ -18,11 +18,13 @@ once in ``sql/features.sql``. In an expression ``{name}`` is a feature or an inp
 parameter of the prelude, filled in as a literal; a feature may have variants for one value of a
 parameter or convention, ``-- feature: dcg [ties=average] := ...``. A line that starts with ``--``
 and at least four spaces continues the declaration above it.
+
+The registry reads the SQL files and imports nothing else of rankkit's: the SQL written from it (the
+name parser's catalog, the measure spec, the table and list macros) is rankkit.macros'.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -31,8 +33,9 @@ from typing import Iterable, Mapping
 
 from rankkit._paths import sql_dir
 
-__all__ = ["Measure", "Param", "Feature", "registry", "read_measure", "params", "get", "label", "spec_value",
-           "default", "shared_features", "inputs", "written", "preset"]
+__all__ = ["Measure", "Param", "Feature", "SpecField", "registry", "read_measure", "header", "params", "get", "preset",
+           "label", "spec_value", "default", "written", "shared_features", "inputs", "needs_subtopics", "aggregate_of",
+           "is_count", "spec_fields", "spec_types", "spec_type"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
 _PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+(?:\[\])?)\s*:=\s*(\S+)\s+(.*?)\s*$")
@@ -40,7 +43,7 @@ _INPUT = re.compile(r"^--\s*input:\s*(\w+)\s+(run|query)(/subtopic)?\b")
 _FEATURE = re.compile(r"^--\s*feature:\s*(\w+)\s*(?:\[\s*(\w+)\s*=\s*([^\]]*?)\s*\])?\s*:=\s*(.*?)\s*$")
 _VALUE = re.compile(r"^--\s*value:\s*(.*?)\s*$")
 _CONTINUED = re.compile(r"^-- {4,}(\S.*?)\s*$")
-_REFERENCE = re.compile(r"\{(s\.)?(\w+)\}")
+REFERENCE = re.compile(r"\{(s\.)?(\w+)\}")
 # The conventions (rankkit.per_query's arguments, not a measure's) a feature's variant may depend on
 CONVENTIONS = ("ties", "queries")
 TIE_RULES = ("trec", "rank", "average")
@@ -70,11 +73,11 @@ class Feature:
     @cached_property
     def features(self) -> tuple[str, ...]:
         """The features and inputs the expression reads, in order of first use."""
-        return tuple(dict.fromkeys(m.group(2) for m in _REFERENCE.finditer(self.expr) if not m.group(1)))
+        return tuple(dict.fromkeys(m.group(2) for m in REFERENCE.finditer(self.expr) if not m.group(1)))
 
     @cached_property
     def params(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(m.group(2) for m in _REFERENCE.finditer(self.expr) if m.group(1)))
+        return tuple(dict.fromkeys(m.group(2) for m in REFERENCE.finditer(self.expr) if m.group(1)))
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,7 @@ class Measure:
         return self.definition[1]
 
 
-def _header(path: Path) -> dict[str, str]:
+def header(path: Path) -> dict[str, str]:
     fields: dict[str, str] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.startswith("--"):
@@ -173,8 +176,9 @@ def read_measure(path: Path) -> Measure:
 
 def _read_header(path: Path) -> Measure:
     """read_measure() with the definition left to be read when asked for: a fresh `rankkit eval` looks
-    measures up by name (54 headers) and composes a few (reading every definition cost 7 ms)."""
-    fields = _header(path)
+    measures up by name (54 headers) and composes a few, and reading every definition was a cost of
+    its start."""
+    fields = header(path)
     missing = {"name", "aliases", "params", "aggregate", "summary", "cite"} - fields.keys()
     if missing:
         raise ValueError(f"{path}: header lacks {', '.join(sorted(missing))}")
@@ -378,6 +382,20 @@ def preset(name: str) -> tuple[Measure, str] | None:
     return None
 
 
+def aggregate_of(name: str) -> str:
+    """How the measure a printed name (nDCG@10, P(rel=2)@5) names combines over queries: mean, sum
+    (counts) or gmean (gm_map); a name of no measure is a mean."""
+    try:
+        return get(name.split("(")[0].split("@")[0]).aggregate
+    except KeyError:
+        return "mean"
+
+
+def is_count(name: str) -> bool:
+    """Whether a printed name names a count (num_ret, NumRel ...): summed, and printed as an integer."""
+    return aggregate_of(name) == "sum"
+
+
 def get(name: str) -> Measure:
     """The measure whose canonical name or plain alias is ``name`` (case-insensitive)."""
     wanted = name.lower()
@@ -385,51 +403,6 @@ def get(name: str) -> Measure:
         if wanted == measure.name.lower() or wanted in (a.lower() for a in measure.aliases):
             return measure
     raise KeyError(name)
-
-
-def catalog_sql() -> str:
-    """SQL that declares the registry to the SQL side: the catalog."""
-    rows = [{"metric": m.metric, "name": m.name, "aliases": list(m.aliases), "params": list(m.params),
-             "agg": m.aggregate} for m in registry().values()]
-    from rankkit.trec import catalog_sql as trec_catalog_sql
-
-    return trec_catalog_sql() + f"""-- Generated from the headers of sql/metrics/*.sql by rankkit.measures.catalog_sql().
--- A constant list, so that the name parser (rankkit.parse_measures) is one scalar expression; as JSON text,
--- which binds in a quarter of the time of as many struct literals (the parser reads it several times).
-CREATE OR REPLACE MACRO rankkit.catalog_list() AS
-    from_json({_lit(json.dumps(rows))},
-              '[{{"metric": "VARCHAR", "name": "VARCHAR", "aliases": ["VARCHAR"], "params": ["VARCHAR"], "agg": "VARCHAR"}}]');
-CREATE OR REPLACE MACRO rankkit.catalog() AS TABLE
-    SELECT c.metric, c.name, c.aliases, c.params, c.agg FROM (SELECT unnest(rankkit.catalog_list()) AS c);
-""" + preset_sql()
-
-
-def preset_sql() -> str:
-    """rankkit.preset_name: a preset's name (ranx's ndcg_burges@10, the ``presets:`` of the headers) as the
-    measure's own with its parameters set (nDCG(gain=exp)@10), any other name as it is; the SQL parser
-    reads names through it, as Python's rankkit.neighbours.translate rewrites them."""
-    whens = "".join(f"\n        WHEN {_lit(given.lower())} THEN {_lit(m.name + '(' + fixed)}"
-                    for m in registry().values() for given, fixed in m.presets)
-    parts = "regexp_extract(name, '^\\s*([A-Za-z][A-Za-z0-9_-]*)\\s*(?:\\((.*)\\))?\\s*(?:@\\s*(\\S+))?\\s*$', ['base', 'inside', 'at'])"
-    spellings = ", ".join(f"{{'spelling': {_lit(given)}, 'means': {_lit(m.name + '(' + fixed + ')')}}}"
-                          for m in registry().values() for given, fixed in m.presets)
-    # the presets as the parser's near-miss suggestions name them: ndcg_burges (nDCG(gain=exp))
-    listed = (f"CREATE OR REPLACE MACRO rankkit.preset_spellings() AS "
-              f"[{spellings}]::STRUCT(spelling VARCHAR, means VARCHAR)[];\n")
-    if not whens:
-        return listed + "CREATE OR REPLACE MACRO rankkit.preset_name(name) AS name;\n"
-    return listed + (f"-- Generated from the presets: of sql/metrics/*.sql by rankkit.measures.preset_sql().\n"
-            f"CREATE OR REPLACE MACRO rankkit.preset_name(name) AS\n"
-            f"    coalesce([CASE lower(p.base){whens}\n        END || coalesce(',' || nullif(trim(p.inside), ''), '') "
-            f"|| ')' || coalesce('@' || nullif(p.at, ''), '') FOR p IN [{parts}]][1], name);\n")
-
-
-def _lit(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
-def _list(items: tuple[str, ...]) -> str:
-    return "[" + ", ".join(_lit(i) for i in items) + "]::VARCHAR[]"
 
 
 def _is_default(value, default: str) -> bool:
@@ -501,46 +474,9 @@ def label(spec: Mapping) -> str:
     return measure.name + (f"({', '.join(shown)})" if shown else "") + cutoff
 
 
-# The conventions every measure's table macro takes, as rankkit.per_query takes them.
-TABLE_CONVENTIONS = "ties := 'trec', scores := 'double', depth := NULL, queries := 'both', judged_only := false"
-
-
-def table_macros_sql() -> str:
-    """Each measure's table macro (``rankkit.ndcg('qrels', 'run', k := 10)``), written from its header:
-    its parameters with the prelude's defaults, then the conventions; a measure whose value is text
-    (relstring, runid) writes its own in its file."""
-    from rankkit.compose import DUCKDB, spec_types
-
-    macros = ["-- Generated from the headers of sql/metrics/*.sql by rankkit.measures.table_macros_sql()."]
-    for m in registry().values():
-        if m.value is None:
-            continue
-        # IPrec's recall level travels as the one level of the spec's list (see spec_value)
-        types = {name: "DOUBLE" if name == "recall" else spec_types()[name] for name in m.params}
-        signature = "".join(f"{name} := {'NULL' if default(name) is None else DUCKDB.literal(default(name), types[name])}, "
-                            for name in m.params)
-        if needs_subtopics(m.metric):  # its first table holds subtopic judgments: composed, not rankkit.per_query
-            from rankkit.compose import subtopic_macro
-
-            macros.append(subtopic_macro(m, signature + TABLE_CONVENTIONS))
-            continue
-        arguments = "".join(f", {'levels := [recall]' if name == 'recall' else f'{name} := {name}'}" for name in m.params)
-        macros.append(
-            f"CREATE OR REPLACE MACRO {m.macro}(qrels_table, run_table, {signature}{TABLE_CONVENTIONS}) AS TABLE\n"
-            f"    SELECT system, query_id, value\n"
-            f"    FROM rankkit.per_query(qrels_table, run_table,\n"
-            f"        [rankkit.spec({_lit(m.metric)}, {_lit(m.name)}, {_lit(m.aggregate)}{arguments})],\n"
-            f"        ties := ties, scores := scores, depth := depth, queries := queries, judged_only := judged_only)\n"
-            f"    ORDER BY system, query_id;")
-    return "\n".join(macros) + "\n"
-
-
-# ---- the measure spec, written from the prelude ------------------------------------------------------
+# ---- the measure spec, read from the prelude ----------------------------------------------------------
 
 _SPEC = re.compile(r"^--\s*spec:\s*(\w+)\s+(STRUCT\(.*?\)\[\]|[A-Z]+(?:\[\])?)\s+(?::=\s*(.*?)|(.*?)\s*;\s*(.*?))\s*$")
-# The name parser's arguments (rankkit.measure_specs) that stand for a parameter's default: trec_eval's
-# -l (the relevance level) and -N (the documents in the collection)
-PARSER_DEFAULTS = ("rel", "docs")
 
 
 @dataclass(frozen=True)
@@ -569,80 +505,14 @@ def spec_fields() -> dict[str, SpecField]:
     return found
 
 
+@cache
+def spec_types() -> dict[str, str]:
+    """Each field of a measure spec and its SQL type: the prelude's parameters, between the measure's
+    place and names and its aggregation."""
+    return {"i": "INTEGER", "measure": "VARCHAR", "metric": "VARCHAR",
+            **{f.name: f.type for f in spec_fields().values()}, "agg": "VARCHAR"}
+
+
 def spec_type() -> str:
     """The SQL type of a measure spec (what rankkit.spec makes and rankkit.per_query reads)."""
-    fields = ", ".join(f"{f.name} {f.type}" for f in spec_fields().values())
-    return f"STRUCT(i INTEGER, measure VARCHAR, metric VARCHAR, {fields}, agg VARCHAR)"
-
-
-def _default_sql(name: str, type_: str) -> str:
-    from rankkit.compose import DUCKDB
-
-    value = default(name)
-    return "NULL" if value is None else DUCKDB.literal(value, type_)
-
-
-def spec_sql() -> str:
-    """rankkit.checked_<name> for every checked parameter and rankkit.spec, from the prelude."""
-    macros = ["-- Generated from sql/00_prelude.sql by rankkit.measures.spec_sql()."]
-    for f in spec_fields().values():
-        if f.check is None:
-            continue
-        passes = f"{f.name} IS NULL OR" if params()[f.name].default == "NULL" else f"{f.name} IS NOT NULL AND"
-        macros.append(
-            f"CREATE OR REPLACE MACRO rankkit.checked_{f.name}({f.name}, measure) AS\n"
-            f"    CASE WHEN {passes} ({f.check}) THEN {f.name}::{f.type}\n"
-            f"         ELSE error('rankkit: measure ' || measure || ': {f.must}, got ' || "
-            f"coalesce({f.name}::VARCHAR, 'NULL')) END;")
-    arguments = "".join(f"{f.name} := {_default_sql(f.name, f.type)}, " for f in spec_fields().values())
-    fields = "".join(f"    '{f.name}': {f.make or f'rankkit.checked_{f.name}({f.name}, measure)'},\n"
-                     for f in spec_fields().values())
-    macros.append(f"CREATE OR REPLACE MACRO rankkit.spec(metric, measure, agg, {arguments}i := 1) AS {{\n"
-                  f"    'i': i::INTEGER,\n    'measure': measure::VARCHAR,\n    'metric': metric::VARCHAR,\n"
-                  f"{fields}    'agg': agg::VARCHAR\n}};")
-    return "\n".join(macros) + "\n"
-
-
-def fill(sql: str) -> str:
-    """The SQL with the name parser's markers written out from the prelude:
-
-    - ``{{spec_values r}}``: the fields of a struct, each parameter's value from a parsed name's pairs
-      (``(r).pair_names``, ``(r).pair_values``) and ``(r).cutoff`` (or the parser's argument, or the default), unchecked
-    - ``{{spec_arguments v}}``: rankkit.spec's arguments from such a struct ``v`` (and its ``v.i``)
-    - ``{{number_params}}``, ``{{list_params}}``: the parameters whose values are a number, a list
-    - ``{{defaults NAME ...}}``: ``NAME := default, ...``, a macro's parameters with the prelude's defaults
-    """
-    def marker(match: re.Match) -> str:
-        name = match.group(1)
-        if name == "defaults":
-            return ", ".join(f"{p} := {_default_sql(p, params()[p].type)}" for p in match.group(2).split())
-        # (r).field, not r.field: in a table function's arguments (query(), as rankkit.evaluate calls it)
-        # DuckDB reads r.field as the text 'r.field'
-        of = "".join(f"({word})." for word in match.group(2).split())
-        if name == "spec_values":
-            return ",\n        ".join(f"'{f.name}': {_spec_argument(f, of)}" for f in spec_fields().values())
-        if name == "spec_arguments":
-            return ", ".join(f"{f.name} := {of}{f.name}" for f in spec_fields().values()) + f", i := {of}i"
-        kinds = {"number_params": ("DOUBLE", "INTEGER", "BIGINT"), "list_params": ("DOUBLE[]",)}
-        return "(" + ", ".join(f"'{p.name}'" for p in params().values() if p.type in kinds[name] and p.name != "k") + ")"
-
-    return re.sub(r"\{\{(spec_values|spec_arguments|number_params|list_params|defaults)((?: \w+)*)\}\}", marker, sql)
-
-
-def _spec_argument(f: SpecField, of: str = "") -> str:
-    """The value of one parameter in rankkit.parse_measures, rankkit.spec's argument: the value a name gives, else
-    the parser's argument (rel, docs) or the prelude's default; ``of`` prefixes the parsed name's fields
-    (pair_names, pair_values, cutoff, params)."""
-    given = f"{of}pair_values[list_position({of}pair_names, '{f.name}')]"
-    otherwise = f.name if f.name in PARSER_DEFAULTS else _default_sql(f.name, f.type)
-    if f.name == "k":
-        return f"{of}cutoff::BIGINT"
-    if f.name == "levels":  # IPrec's recall level is the one element of levels (see spec_value)
-        return (f"CASE WHEN list_contains({of}params, 'recall') "
-                f"THEN [coalesce({of}pair_values[list_position({of}pair_names, 'recall')]::DOUBLE, {_default_sql('recall', 'DOUBLE')})] "
-                f"ELSE coalesce(rankkit.param_list({given}), {otherwise}) END")
-    if f.type.endswith("[]") and f.make is None:
-        return f"coalesce(rankkit.param_list({given}), {otherwise})"
-    if f.type in ("DOUBLE", "BIGINT", "INTEGER"):
-        return f"coalesce({given}::DOUBLE, {otherwise})"
-    return given if otherwise == "NULL" else f"coalesce({given}, {otherwise})"
+    return "STRUCT(" + ", ".join(f"{name} {type_}" for name, type_ in spec_types().items()) + ")"

@@ -1,7 +1,7 @@
 """The names Python's readers and the SQL macros share: the common names of each column, the fields
 of a TREC line, the suffixes a run file's name sheds. One list each, here; the SQL files use them
 through markers such as ``{{coalesce query_id VARCHAR}}`` that :func:`fill` writes out when
-``rankkit._sql.script()`` composes the macro script."""
+``rankkit.macros.script()`` composes the macro script."""
 
 from __future__ import annotations
 

@@ -12,29 +12,20 @@ import json
 import math
 from typing import IO, Sequence
 
-from rankkit import measures
+from rankkit.measures import aggregate_of, is_count
 from rankkit.errors import InputError
 from rankkit.safe import csv as safe_csv
 from rankkit.safe.markdown import text as markdown_text
 from rankkit.safe.terminal import visible
 from rankkit.trec import family_of, printed_in_summary, printed_per_query, trec_sorted
 
-__all__ = ["write_eval", "is_count", "TABLES"]
+__all__ = ["write_eval", "TABLES"]
 
 # the formats that print the aggregate as systems x measures, and the renderer each uses
 TABLES = {"markdown-table": "markdown", "latex": "latex"}
 NO_TEST_NOTE = ("No significance marks: with --baseline NAME, rankkit eval marks the systems each beats "
                 "significantly (paired t-test, Holm correction).")
 EVAL_CAPTION = "Each system's value per measure."
-
-
-def is_count(name: str) -> bool:
-    """Counts (num_ret, NumRel ...) print as integers, as trec_eval prints them."""
-    return _aggregate_of(name) == "sum"
-
-
-def _base(name: str) -> str:
-    return name.split("(")[0].split("@")[0]
 
 
 # The table formats' fields, the same as ``-o FILE`` writes (rankkit.evaluate.long_query).
@@ -154,7 +145,7 @@ def _table(frames, fmt: str, digits: int) -> str:
     values = {(row["measure"], run): {"value": row["value"], "queries": row["queries"]}
               for run, aggregate, _ in frames for row in aggregate if not isinstance(row["value"], str)}
     measures = list(dict.fromkeys(measure for measure, _ in values))
-    combined = {name: _aggregate_of(name) for name in measures}
+    combined = {name: aggregate_of(name) for name in measures}
     notes = [table.means_note([name for name in measures if combined[name] == "sum"],
                               [name for name in measures if combined[name] == "gmean"])]
     notes += [table.BEST_NOTE, NO_TEST_NOTE] if len(systems) > 1 else []  # one system: nothing to compare
@@ -163,14 +154,6 @@ def _table(frames, fmt: str, digits: int) -> str:
     if fmt == "markdown":
         return table.markdown(made)
     return table.latex(made, caption=EVAL_CAPTION, label="tab:results")
-
-
-def _aggregate_of(name: str) -> str:
-    """How the measure combines over queries: mean, sum (counts) or gmean (gm_map)."""
-    try:
-        return measures.get(_base(name)).aggregate
-    except KeyError:
-        return "mean"
 
 
 def _write_trec(out: IO[str], frames, several: bool, digits: int) -> None:

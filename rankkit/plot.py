@@ -471,7 +471,7 @@ def _fit(parts: list[str], width: float, fontsize: float) -> str:
 
     def points(text: str) -> float:
         # the characters' advances as Agg draws them (its hinting widens small text), with 5% to spare
-        # for kerning; laying out each candidate line took a millisecond, a dozen times a redraw
+        # for kerning; laying out each candidate line, a dozen times a redraw, was slow
         return sum(_advance(char, fontsize) for char in text) * 1.05
 
     lines: list[str] = []

@@ -16,10 +16,10 @@ from typing import Iterable, Mapping
 
 from rankkit.compose import DUCKDB, plan
 from rankkit.errors import RankkitError
-from rankkit.safe.spark_sql import identifier, table_name
+from rankkit.safe import spark_sql as safe_spark_sql
 from rankkit.spark_sql import _string, to_spark
 
-__all__ = ["Spark", "SPARK", "statement", "duckdb_statement"]
+__all__ = ["Spark", "SPARK", "statement", "duckdb_statement", "quoted"]
 
 RUN_COLUMNS = ("system", "query_id", "doc_id", "score", "rank")
 QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
@@ -76,8 +76,13 @@ class Spark:
 SPARK = Spark()
 
 
-def _ident(name: str) -> str:
-    return identifier(name)
+def quoted(name: str, table: bool = False) -> str:
+    """A column name (``table``: a table name, ``db.runs``) pasted into the statement, each part quoted
+    (rankkit.safe.spark_sql), or refused as rankkit's error."""
+    try:
+        return safe_spark_sql.table_name(name) if table else safe_spark_sql.identifier(name)
+    except ValueError as error:
+        raise RankkitError(str(error)) from None
 
 
 def inputs(qrels: str, run: str, qrels_columns: Mapping[str, str], run_columns: Mapping[str, str | None],
@@ -91,17 +96,17 @@ def inputs(qrels: str, run: str, qrels_columns: Mapping[str, str], run_columns: 
     table whose column ``system`` is NULL, and a name the run lacks resolves to that outer column."""
     def column(mapping, name, type_):
         found = mapping.get(name)
-        return f"CAST({_ident(found) if found else 'NULL'} AS {type_}) AS {name}"
+        return f"CAST({quoted(found) if found else 'NULL'} AS {type_}) AS {name}"
 
     if ties == "rank" and not run_columns.get("rank"):
         raise RankkitError("ties='rank' reads the run's rank column, and the run has none")
     score = "CAST(CAST(score AS FLOAT) AS DOUBLE)" if scores == "float32" else "score"
     rank_key = "try_cast(try_cast(given_rank AS DOUBLE) AS BIGINT)" if ties == "rank" else "CAST(NULL AS BIGINT)"
     qrels_select = (f"SELECT {column(qrels_columns, 'query_id', 'STRING')}, {column(qrels_columns, 'doc_id', 'STRING')}, "
-                    f"CAST({_ident(qrels_columns['relevance'])} AS DOUBLE) AS grade FROM {qrels}")
+                    f"CAST({quoted(qrels_columns['relevance'])} AS DOUBLE) AS grade FROM {qrels}")
     read = (f"SELECT {column(run_columns, 'system', 'STRING')}, {column(run_columns, 'query_id', 'STRING')}, "
             f"{column(run_columns, 'doc_id', 'STRING')}, {column(run_columns, 'score', 'DOUBLE')}, "
-            f"{_ident(run_columns['rank']) if run_columns.get('rank') else 'NULL'} AS given_rank FROM {run}")
+            f"{quoted(run_columns['rank']) if run_columns.get('rank') else 'NULL'} AS given_rank FROM {run}")
     if optional_system:
         if run_columns.get("system") != "system":
             raise RankkitError("optional_system reads a column named system; the run's system is mapped to "
@@ -255,7 +260,7 @@ def statement(specs: Iterable[Mapping], *, qrels: str, run: str, qrels_columns: 
     refuse_diversity(specs)
     labels = labels or (f"qrels table {qrels}", f"run table {run}")
     # pasted into the statement: each part of a name quoted (rankkit.safe.spark_sql), or refused
-    qrels, run = table_name(qrels), table_name(run)
+    qrels, run = quoted(qrels, table=True), quoted(run, table=True)
     problems = checks(*labels) if check else None
     before = ranks(ties, depth, judged_only)
     composed = plan(specs, ties=ties, queries=queries, dialect=SPARK).statement("rankkit_qrels", "rankkit_ranks",

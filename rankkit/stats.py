@@ -180,10 +180,6 @@ def correct(p_values, method: str = "holm") -> np.ndarray:
     return out
 
 
-def _mean(x, axis=-1):
-    return np.mean(x, axis=axis)
-
-
 def _t(d: np.ndarray, alpha: float) -> tuple[float, float, float]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # constant differences: scipy says so, we know

@@ -13,10 +13,9 @@ import string
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from rankkit.output import is_count
+from rankkit.measures import is_count
 from rankkit.safe.markdown import text as markdown_escape  # (one escape for every Markdown writer)
-from rankkit.safe.latex import (SPECIAL as LATEX_SPECIAL, cell as latex_cell, comment as latex_comment,
-                                escape as latex_escape, with_definitions)
+from rankkit.safe.latex import cell as latex_cell, comment as latex_comment, escape as latex_escape, with_definitions
 
 __all__ = ["Cell", "Table", "make_table", "letters", "number", "markdown", "latex", "latex_long", "markdown_escape",
            "latex_escape", "means_note", "BEST_NOTE", "FORMATS", "DIGITS"]
@@ -160,7 +159,6 @@ def _markdown_cell(cell: Cell, name: str, intervals: bool) -> str:
 
 # ---- LaTeX ----------------------------------------------------------------------------------------
 
-# latex_escape (any text, rankkit.safe.latex) and LATEX_SPECIAL are imported above: one place for LaTeX text
 # what \label takes safely in any document (babel shorthands aside)
 _LABEL = re.compile(r"[A-Za-z0-9:._/+-]+")
 

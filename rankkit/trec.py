@@ -11,7 +11,6 @@ rankkit's own names (``nDCG@10``) as they are. The measures themselves are decla
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Iterable
@@ -19,7 +18,7 @@ from typing import Iterable
 from rankkit.errors import MeasureError
 from rankkit.neighbours import from_ir_measures, translate
 
-__all__ = ["Family", "FAMILIES", "NICKNAMES", "expand", "family_of", "trec_sorted", "printed_per_query",
+__all__ = ["Family", "FAMILIES", "NICKNAMES", "expand", "default_names", "family_of", "trec_sorted", "printed_per_query",
            "printed_in_summary"]
 
 
@@ -120,14 +119,15 @@ def _split(text):
 def _expand_one(name: str, text: bool = True) -> list[tuple[str | None, list[str]]]:
     """(trec_eval family or None, names) for one name as given."""
     if name in NICKNAMES:
-        return [(family, _defaults(FAMILIES[family])) for family in NICKNAMES[name] if text or not FAMILIES[family].text]
+        return [(family, default_names(FAMILIES[family])) for family in NICKNAMES[name] if text or not FAMILIES[family].text]
     family, _, params = name.partition(".")
     if family in FAMILIES:
-        return [(family, _with_params(FAMILIES[family], params) if params else _defaults(FAMILIES[family]))]
+        return [(family, _with_params(FAMILIES[family], params) if params else default_names(FAMILIES[family]))]
     return [(None, [name])]
 
 
-def _defaults(family: Family) -> list[str]:
+def default_names(family: Family) -> list[str]:
+    """A family's names at its default parameters (P: P_5 ... P_1000), or its one name."""
     if family.cutoffs:
         return [f"{family.name}_{family.spell.format(value)}" for value in family.cutoffs]
     return [family.name]
@@ -148,22 +148,6 @@ def _with_params(family: Family, params: str) -> list[str]:
                                f"separated by commas, got '{text}'")
         values.append(int(float(text)) if family.number is int else float(text))
     return [f"{family.name}_{family.spell.format(v)}" for v in sorted(dict.fromkeys(values))]
-
-
-def catalog_sql() -> str:
-    """rankkit.trec_names(): each nickname and each family name with default parameters, and the
-    numeric measures it stands for, so that rankkit.evaluate in SQL reads them as the CLI does."""
-    rows = [(nick, expand(nick, text=False)) for nick in NICKNAMES]
-    rows += [(name, _defaults(family)) for name, family in FAMILIES.items() if family.cutoffs]
-    from rankkit.io.catalog import quote
-
-    values = quote(json.dumps([{"name": name, "measures": list(names)} for name, names in rows]))
-    return f"""-- Generated from rankkit/trec.py by rankkit.trec.catalog_sql(): trec_eval's nicknames and families.
--- A constant list (JSON text: see rankkit.catalog_list), read by the scalar name parser (rankkit.parse_measures).
-CREATE OR REPLACE MACRO rankkit.trec_name_list() AS from_json({values}, '[{{"name": "VARCHAR", "measures": ["VARCHAR"]}}]');
-CREATE OR REPLACE MACRO rankkit.trec_names() AS TABLE
-    SELECT t.name, t.measures FROM (SELECT unnest(rankkit.trec_name_list()) AS t);
-"""
 
 
 def family_of(name: str) -> Family | None:

@@ -59,7 +59,7 @@ CREATE OR REPLACE MACRO rankkit.gain(grade, gain := 'linear', gains := NULL) AS
     END;
 
 -- The gain without gains: what a definition without them calls (features.sql's [gains=NULL] variants),
--- as binding the lookup in a lambda cost a tenth of a small evaluation's planning.
+-- as binding the lookup in a lambda was a cost of every small evaluation's planning.
 -- Exponential gain refuses a grade above rankkit.top_exp_grade(): 2^1024 is no double (inf), and a sum
 -- of gains of 2^1001 and more can overflow, either making the mean NaN (inf / inf) without a word.
 CREATE OR REPLACE MACRO rankkit.graded_gain(grade, gain := 'linear') AS

@@ -32,7 +32,7 @@ CREATE OR REPLACE MACRO rankkit.qrels_rows(qrels_table) AS TABLE
     );
 
 -- rankkit.loaded_qrels_rows: qrels_rows for a table in rankkit's own columns, as its readers load them
--- (rankkit.evaluate): no column to match, which cost a tenth of a small evaluation's planning.
+-- (rankkit.evaluate): no column to match, a cost of every small evaluation's planning.
 CREATE OR REPLACE MACRO rankkit.loaded_qrels_rows(qrels_table) AS TABLE
     SELECT query_id, doc_id, relevance AS grade FROM query_table(qrels_table::VARCHAR);
 

@@ -235,7 +235,7 @@ WHERE qrels_columns.ok AND run_columns.ok;
 -- a missing column (rankkit.columns_ok), a NULL id, score or grade, a NaN or infinite one, or
 -- (validate := true) a duplicate document. Each check is an aggregate of one row (NULL: nothing wrong),
 -- cross joined: as EXISTS and scalar subqueries, each read of the inputs was planned again, and the
--- checks cost 30 ms of planning on a DL19 run (a sixth of the SQL rankkit.evaluate).
+-- checks were much of the SQL rankkit.evaluate's planning.
 CREATE OR REPLACE MACRO rankkit.input_checks(qrels_table, run_table, ties := 'trec', scores := 'double',
         depth := NULL, validate := true) AS TABLE
 WITH
@@ -278,7 +278,7 @@ qrels_duplicates AS (
         GROUP BY query_id, doc_id HAVING count(*) > 1)
 )
 -- Each problem's message is composed raw and written through rankkit.visible once: the macro is
--- written out wherever it is called, and fourteen calls were 15 ms of a DL19 evaluation's planning.
+-- written out wherever it is called, and fourteen calls were much of an evaluation's planning.
 SELECT CASE WHEN problem IS NULL THEN ok ELSE error(rankkit.visible(problem)) END AS ok
 FROM (
 SELECT qrels_columns.ok AND run_columns.ok AS ok, CASE
@@ -320,7 +320,7 @@ CREATE OR REPLACE MACRO rankkit.tie_last(first, size, k) AS least(first + size -
 -- rankkit.per_query_ranked(qrels_table, ranks_table, specs, ties := 'trec', queries := 'both'): the
 -- value stage. ranks_table names a table (or a CTE of the calling query) in the columns of
 -- rankkit.ranks; one row per measure spec, system and evaluated query: i, measure, agg, system,
--- query_id, value. It is not written here: rankkit.compose.per_query_macro writes it from the
+-- query_id, value. It is not written here: rankkit.macros.per_query_macro writes it from the
 -- declarations of sql/features.sql and sql/metrics/*.sql (the same ones rankkit's Python composes its
 -- lean statements from), and it is created after these files.
 
@@ -344,7 +344,7 @@ WHERE c.ok;
 -- added here in the same order, so the mean is trec_eval's double on any number of threads
 -- (avg() would add them in whatever order its threads meet them). NULL values (empty := 'skip')
 -- are left out of the sum and the count.
--- One ordered list a group (a list per branch cost a sort each, 2 ms on a DL19 run): its terms are the
+-- One ordered list a group (a list per branch cost a sort each): its terms are the
 -- values, or for gm_map and gm_bpref their geometric terms (each value floored at trec_eval's 0.00001).
 CREATE OR REPLACE MACRO rankkit.query_terms(agg, value, query_id) AS
     list(CASE WHEN agg = 'gmean' THEN rankkit.geometric_term(value) ELSE value END ORDER BY query_id)

@@ -7,7 +7,7 @@
 -- rankkit.spec builds one spec and rejects bad parameter values, and rankkit.checked_<name> checks one
 -- parameter (rankkit.trace checks its options with these alone: binding the whole spec was half of a
 -- one-query trace's cost). Both are written from the parameters' declarations in sql/00_prelude.sql
--- (rankkit.measures.spec_sql), as is what the parser below passes to rankkit.spec.
+-- (rankkit.macros.spec_sql), as is what the parser below passes to rankkit.spec.
 
 -- trec_eval's gain per relevance level, '1=3,2=9,4=4.5', as a list of {level, gain} (NULL: none given).
 CREATE OR REPLACE MACRO rankkit.gain_map(gains, measure) AS
@@ -74,7 +74,7 @@ CREATE OR REPLACE MACRO rankkit.neighbour_hint(name, param, given) AS
 -- rankkit.trec_name_list, rankkit.preset_spellings, generated from the same declarations as the rest),
 -- so a constant list of names folds to a constant list of specs while the statement is planned: a
 -- table macro could build a statement's text from it and run it with query() (not done yet). Planning the table
--- macro this replaced (joins over the catalog) cost 60 ms of each SQL call. Each step is a macro over
+-- macro this replaced (joins over the catalog) was a cost of each SQL call. Each step is a macro over
 -- a lambda's variable, and [f(x) FOR x IN [value]][1] names a value once: DuckDB writes a macro's
 -- argument out at each use, so a long argument used twice is bound twice.
 
@@ -202,7 +202,7 @@ CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
         END;
 
 -- A stage per step, each a lambda over the previous stage's list: a lambda inside a lambda is bound again
--- for each binding of the outer one, so nesting the steps cost a second to bind.
+-- for each binding of the outer one, so nesting the steps made binding slow.
 CREATE OR REPLACE MACRO rankkit.parse_measures(names, rel := 1, docs := 0) AS
     list_transform(list_transform(list_transform(list_transform(list_transform(list_transform(list_transform(
         rankkit.given_measures(names),

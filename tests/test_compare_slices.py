@@ -113,7 +113,7 @@ def test_slices_and_average_ties_in_the_duckdb_shell(tmp_path):
     import sys
     from pathlib import Path
 
-    from rankkit._sql import script
+    from rankkit.macros import script
 
     shell = Path(sys.executable).parent / "duckdb"
     if not shell.exists():

@@ -13,9 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankkit
-from rankkit.compose import QUERY_SETS, compose, per_query_macro, plan
+from rankkit.compose import QUERY_SETS, compose, plan
 from rankkit.errors import RankkitError
 from rankkit.evaluate import SPEC_TYPE, measure_specs
+from rankkit.macros import per_query_macro
 from rankkit.measures import needs_subtopics, registry
 
 # every registered measure, with its options; the gain measures again under ties='average'

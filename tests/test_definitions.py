@@ -89,7 +89,7 @@ def test_every_parameter_reaches_the_spec_from_its_prelude_lines():
     """rankkit.spec, its checks, the spec's type and the parser's arguments are written from the
     prelude's param: and spec: lines; a parameter with no spec: line is held by another (recall)."""
     from rankkit.measures import params, spec_fields, spec_type
-    from rankkit._sql import script
+    from rankkit.macros import script
 
     assert set(params()) - set(spec_fields()) == {"recall"}
     assert [name for name in spec_fields()] == [n for n in params() if n != "recall"]

@@ -27,6 +27,7 @@ from rankkit.agreement_output import write_agreement
 from rankkit.safe import csv as safe_csv
 from rankkit.safe.markdown import text as markdown_text
 from rankkit.safe.spark_sql import table_name
+from rankkit.spark_dialect import quoted
 from rankkit.safe.terminal import visible
 
 # every byte a terminal or trec_eval's text must never receive raw from an id
@@ -149,8 +150,10 @@ def test_a_spark_table_name_is_its_parts_quoted(parts):
 
 @pytest.mark.parametrize("name", ["a`b", "`a", "a..b", "", "a.", "x\ny", "t\x1b"])
 def test_a_spark_table_name_that_no_quoting_makes_one_name_is_refused(name):
-    with pytest.raises(RankkitError):
+    with pytest.raises(ValueError):
         table_name(name)
+    with pytest.raises(RankkitError):  # as the Spark engine says it
+        quoted(name, table=True)
 
 
 # ---- read time: refused on every surface, one line naming the file --------------------------------

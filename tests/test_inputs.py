@@ -372,7 +372,7 @@ def test_duckdb_shell_reads_common_column_names(tmp_path):
     shell = shutil.which("duckdb") or str(Path(sys.executable).parent / "duckdb")
     if not Path(shell).exists():
         pytest.skip("the duckdb shell (duckdb-cli package) is not installed")
-    from rankkit._sql import script
+    from rankkit.macros import script
 
     (tmp_path / "rankkit.sql").write_text(script())
     commands = (f".read {tmp_path / 'rankkit.sql'}\n"

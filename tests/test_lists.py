@@ -80,10 +80,10 @@ REFUSED = {"gain": "'exponential'", "max": "-1", "rel": "'infinity'::DOUBLE"}
 
 def _list_options():
     from rankkit._paths import sql_dir
-    from rankkit.measures import _header
+    from rankkit.measures import header
 
     for path in sorted((sql_dir() / "lists").glob("*.sql")):
-        fields = _header(path)
+        fields = header(path)
         for option in fields["options"].replace(",", " ").split():
             if option != "k":  # the cutoff: test_a_bad_cutoff_is_an_error
                 yield fields["list"], option

@@ -8,7 +8,7 @@ import importlib
 import duckdb
 import pytest
 
-from rankkit import _sql
+from rankkit import _sql, macros
 
 CALL = "SELECT rankkit.dcg([3, 2, 3, 0, 1, 2], 6)"
 DCG = 6.861126688593502
@@ -41,7 +41,7 @@ def test_first_connection_builds_the_file_and_later_ones_attach_it(cache):
 def test_the_file_holds_every_macro_of_the_script(cache):
     from_file = _sql.connect()
     from_script = duckdb.connect()
-    from_script.execute(_sql.script())
+    from_script.execute(macros.script())
     listed = ("SELECT function_name, function_type FROM duckdb_functions() WHERE database_name = 'rankkit' "
               "ORDER BY ALL")
     assert from_file.execute(listed).fetchall() == from_script.execute(listed).fetchall()
@@ -52,11 +52,11 @@ def test_a_changed_sql_file_gets_a_new_file(cache, monkeypatch, tmp_path):
 
     _sql.connect()
     changed = tmp_path / "sql"
-    shutil.copytree(_sql.sql_dir(), changed)
+    shutil.copytree(macros.sql_dir(), changed)
     with open(changed / "00_prelude.sql", "a") as prelude:
         prelude.write("\nCREATE OR REPLACE MACRO rankkit.changed() AS 1;\n")
-    monkeypatch.setattr(_sql, "sql_dir", lambda: changed)
-    _sql.script.cache_clear()
+    monkeypatch.setattr(macros, "sql_dir", lambda: changed)
+    macros.script.cache_clear()
     _sql._script_key.cache_clear()
     _sql._cached_file.cache_clear()
     try:
@@ -65,7 +65,7 @@ def test_a_changed_sql_file_gets_a_new_file(cache, monkeypatch, tmp_path):
         assert con.execute("SELECT rankkit.changed()").fetchall() == [(1,)]
     finally:
         monkeypatch.undo()
-        _sql.script.cache_clear()
+        macros.script.cache_clear()
 
 
 def test_an_unwritable_cache_falls_back_to_the_script(tmp_path, monkeypatch):
@@ -158,14 +158,14 @@ def test_a_fresh_connection_never_prints_duckdbs_progress_bar(cache):
     assert con.execute("SELECT current_setting('enable_progress_bar_print')").fetchall() == [(False,)]
 
 
-@pytest.mark.parametrize("module", ["names.py", "trec.py", "measures.py"])
+@pytest.mark.parametrize("module", _sql.SCRIPT_MODULES)
 def test_the_key_covers_every_module_written_into_the_script(cache, monkeypatch, module):
     """The SQL's column names come from rankkit/names.py, trec_eval's measure names from trec.py:
     a change there is a new macro file."""
     from pathlib import Path
 
     before = _sql._script_key()
-    names = Path(_sql.__file__).with_name(module)
+    names = Path(_sql.__file__).parent / module
     read = Path.read_bytes
     monkeypatch.setattr(Path, "read_bytes", lambda self: read(self) + (b"\n# changed" if self == names else b""))
     _sql._script_key.cache_clear()
@@ -177,7 +177,7 @@ def test_the_lean_file_lacks_only_the_macros_written_for_sql_users(cache):
     assert attached_file(lean).startswith(str(cache / "macros-lean-"))
     listed = "SELECT DISTINCT function_name FROM duckdb_functions() WHERE database_name = 'rankkit'"
     missing = {row[0] for row in full.execute(listed).fetchall()} - {row[0] for row in lean.execute(listed).fetchall()}
-    assert missing == _sql.shell_only_macros() and {"ndcg", "evaluate", "per_query_ranked", "trace"} <= missing
+    assert missing == macros.shell_only_macros() and {"ndcg", "evaluate", "per_query_ranked", "trace"} <= missing
     assert lean.execute("SELECT count(*) FROM rankkit.measure_specs(['nDCG@10', 'AP'])").fetchall() == [(2,)]
 
 

@@ -10,8 +10,8 @@ import pytest
 import rankkit
 
 from rankkit._paths import sql_dir
-from rankkit.compose import list_macros_sql
-from rankkit.measures import registry, table_macros_sql
+from rankkit.macros import list_macros_sql, table_macros_sql
+from rankkit.measures import registry
 from support import ROOT
 
 MEASURES = sorted(registry())

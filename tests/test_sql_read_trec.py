@@ -9,7 +9,7 @@ import gzip
 import pytest
 
 import rankkit
-from rankkit import _sql
+from rankkit import _sql, macros
 
 MEASURES = ["nDCG@10", "AP", "P@5", "RR", "NumRet"]
 
@@ -149,7 +149,7 @@ def test_the_duckdb_shell_reads_and_evaluates_through_the_macros(files, tmp_path
     shell = shutil.which("duckdb") or str(Path(sys.executable).parent / "duckdb")
     if not Path(shell).exists():
         pytest.skip("the duckdb shell (duckdb-cli package) is not installed")
-    (tmp_path / "rankkit.sql").write_text(_sql.script())
+    (tmp_path / "rankkit.sql").write_text(macros.script())
     commands = (f".read {tmp_path / 'rankkit.sql'}\n"
                 f"CREATE TABLE qrels AS FROM rankkit.read_trec_qrels('{files / 'qrels.txt'}');\n"
                 f"CREATE TABLE run AS FROM rankkit.read_trec_run('{files / 'runs' / '*.run*'}');\n"

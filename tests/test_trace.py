@@ -269,7 +269,7 @@ def test_row_at_rank_10_is_trec_evals_ndcg_cut_10_on_every_query(folder, name):
 
 def test_trace_in_the_duckdb_shell(tmp_path):
     """The duckdb shell (1.5, from the duckdb-cli package) runs rankkit.trace from `rankkit macros`."""
-    from rankkit._sql import script
+    from rankkit.macros import script
 
     shell = Path(sys.executable).parent / "duckdb"
     shell = str(shell) if shell.exists() else shutil.which("duckdb")

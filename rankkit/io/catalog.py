@@ -86,8 +86,8 @@ def is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
 def _binds(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     """Whether ``name`` reads as something in SELECT's FROM, as ``con.table(name)`` reads it: qualified
     by its dots (``main.my_run``) where that binds, else as one name (``run.csv``, which DuckDB's
-    replacement scan may bind to the file). A bind, not a catalog query: that cost 8 ms the first
-    time, and con.table the import of duckdb's relation layer."""
+    replacement scan may bind to the file). A bind, not a catalog query: a process's first one is
+    slow, and con.table imports duckdb's relation layer."""
     for text in (table_ident(name), ident(name)) if "." in name else (ident(name),):
         try:
             con.execute(f"SELECT * FROM {text} LIMIT 0").fetchall()

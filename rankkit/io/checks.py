@@ -41,7 +41,7 @@ def check_rows(con, loaded: Source, duplicates: str, text) -> None:
         raise InputError(read_error(error, loaded.label)) from None
     held = text is not None and text[0] in ("trec", "csv", "tsv")
     # The summary, what the run's systems or the qrels' grades are, and (where no split can be needed)
-    # the duplicate search in one statement: as four, they cost a third of reading a DL19 run.
+    # the duplicate search in one statement: as four, they were much of reading a run.
     search = duplicates == "error" and not _may_need_split(held, text)
     # ids are checked on the per-query counts' rows (one per query and system), not on every row
     names = (f"min(query_id) FILTER (WHERE regexp_matches(query_id, '{CONTROL_SQL}')), "

@@ -100,7 +100,7 @@ def _load_text(con, path: Path, table: str) -> None:
         rows.append((fields[0], fields[1], fields[2], grade, number))
     if not rows:
         raise InputError(f"{path}: no judgments; expected lines of 'query subtopic doc grade'")
-    # one statement over the columns as lists: executemany inserts a row at a time (20 s for 20,000 lines)
+    # one statement over the columns as lists: executemany inserts a row at a time, seconds for a file
     columns = [list(column) for column in zip(*rows)]
     con.execute(f"CREATE TEMP TABLE {table} AS SELECT unnest($1::VARCHAR[]) AS query_id, unnest($2::VARCHAR[]) AS subtopic, "
                 "unnest($3::VARCHAR[]) AS doc_id, unnest($4::DOUBLE[]) AS relevance, NULL::VARCHAR AS given, "

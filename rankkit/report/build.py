@@ -113,7 +113,7 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
         conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth,
                                           duplicates=duplicates)
     else:  # the conventions the values carry, which the call may repeat but not change
-        from rankkit.spark import engine_name, per_query_values
+        from rankkit.spark_values import engine_name, per_query_values
 
         engine = engine_name()
         values, conventions = per_query_values(values, asked_conventions(

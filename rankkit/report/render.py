@@ -15,7 +15,7 @@ import pandas as pd
 from rankkit._files import replacing
 from rankkit.compare import format_p
 from rankkit.conventions import DESCRIPTIONS
-from rankkit.output import is_count
+from rankkit.measures import is_count
 from rankkit.errors import InputError
 from rankkit.safe import csv as safe_csv
 from rankkit.safe.terminal import visible

@@ -33,8 +33,8 @@ LIMITS = {
     "input_bytes": 64 << 30,  # each input file, hashed and read again
     "inputs": 1000,  # files a record names
     "measures": 200,
-    # bootstrap and permutation draws: ten times the default 10,000 (100,000 draws over 7,000 queries take
-    # 12 s for each measure and system; 10^6 would take 2 minutes each)
+    # bootstrap and permutation draws: ten times the default 10,000 (more would take minutes for each
+    # measure and system of a large query set)
     "resamples": 100_000,
     "text": 100_000,  # characters of any one string in the record (the call, a title, a warning)
 }

@@ -1,0 +1,351 @@
+"""The macro script: every SQL macro rankkit loads, as one script a plain ``duckdb`` shell can run
+(``rankkit macros``). It is the SQL files under ``sql/``, their markers written out, and the macros
+written from the declarations: the catalog the name parser reads (the registry, trec_eval's names,
+the presets), the measure spec, each measure's table macro, the list macros, the generic value
+stage (rankkit.per_query_ranked) and the trace's values. The SQL that rankkit writes from the
+registry is written here, and only here; :mod:`rankkit._sql` loads the script into a connection.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+from typing import Iterable
+
+from rankkit import trec
+from rankkit._paths import sql_dir
+from rankkit.compose import (DUCKDB, QUERY_SETS, TRACED, Arguments, Generic, PerRank, checked_argument, default_literal,
+                             variants)
+from rankkit.errors import RankkitError
+from rankkit.measures import (CONVENTIONS, REFERENCE, Feature, Measure, SpecField, header, needs_subtopics, params,
+                              registry, spec_fields, spec_types)
+from rankkit.names import fill as fill_names
+
+__all__ = ["script", "sql_files", "fill", "catalog_sql", "spec_sql", "table_macros_sql", "per_query_macro",
+           "trace_values_macro", "list_macro", "list_macros_sql", "shell_only_macros"]
+
+
+def sql_files() -> list[Path]:
+    """The SQL files in load order: top-level files by name, then lists/, then metrics/."""
+    root = sql_dir()
+    return sorted(root.glob("*.sql")) + sorted((root / "lists").glob("*.sql")) + sorted(
+        (root / "metrics").glob("*.sql")
+    )
+
+
+@cache
+def script() -> str:
+    """Every macro as one script that a plain ``duckdb`` shell can run."""
+    parts = []
+    for p in sql_files():
+        if p.name == "30_specs.sql":  # the name parser, a scalar macro, binds the catalog's lists when made
+            parts.append(catalog_sql())
+        parts.append(f"-- {p.relative_to(sql_dir()).as_posix()}\n{fill_names(fill(p.read_text(encoding='utf-8')))}")
+    parts.append(spec_sql())
+    parts.append(per_query_macro())
+    parts.append(trace_values_macro())
+    parts.append(list_macros_sql())
+    parts.append(table_macros_sql())
+    return "\n".join(parts)
+
+
+def shell_only_macros() -> set[str]:
+    """The macros written for SQL users, which rankkit's own statements never call: each measure's table
+    macro and list macro (rankkit.ndcg), the generic value stage and the engine's entries around it
+    (rankkit.evaluate, rankkit.per_query ...), the trace, the agreement's (``rankkit agree``'s)."""
+    names = set(registry()) | {path.stem for path in sql_files() if path.parent.name == "lists"}
+    for path in sql_files():
+        if path.name in ("50_trace.sql", "60_agreement.sql", "62_leaderboards.sql", "64_overlap.sql"):
+            names |= set(re.findall(r"MACRO rankkit\.(\w+)", path.read_text(encoding="utf-8")))
+    return names | {"per_query_ranked", "trace_values", "per_query", "aggregate", "evaluate", "evaluate_queries"}
+
+
+def _lit(text: str) -> str:
+    return DUCKDB.literal(text, "VARCHAR")
+
+
+# ---- the name parser's markers and catalog ---------------------------------------------------------
+
+# The name parser's arguments (rankkit.measure_specs) that stand for a parameter's default: trec_eval's
+# -l (the relevance level) and -N (the documents in the collection)
+PARSER_DEFAULTS = ("rel", "docs")
+
+
+def fill(sql: str) -> str:
+    """The SQL with the name parser's markers written out from the prelude:
+
+    - ``{{spec_values r}}``: the fields of a struct, each parameter's value from a parsed name's pairs
+      (``(r).pair_names``, ``(r).pair_values``) and ``(r).cutoff`` (or the parser's argument, or the default), unchecked
+    - ``{{spec_arguments v}}``: rankkit.spec's arguments from such a struct ``v`` (and its ``v.i``)
+    - ``{{number_params}}``, ``{{list_params}}``: the parameters whose values are a number, a list
+    - ``{{defaults NAME ...}}``: ``NAME := default, ...``, a macro's parameters with the prelude's defaults
+    """
+    def marker(match: re.Match) -> str:
+        name = match.group(1)
+        if name == "defaults":
+            return ", ".join(f"{p} := {default_literal(p, params()[p].type)}" for p in match.group(2).split())
+        # (r).field, not r.field: in a table function's arguments (query(), as rankkit.evaluate calls it)
+        # DuckDB reads r.field as the text 'r.field'
+        of = "".join(f"({word})." for word in match.group(2).split())
+        if name == "spec_values":
+            return ",\n        ".join(f"'{f.name}': {_spec_argument(f, of)}" for f in spec_fields().values())
+        if name == "spec_arguments":
+            return ", ".join(f"{f.name} := {of}{f.name}" for f in spec_fields().values()) + f", i := {of}i"
+        kinds = {"number_params": ("DOUBLE", "INTEGER", "BIGINT"), "list_params": ("DOUBLE[]",)}
+        return "(" + ", ".join(f"'{p.name}'" for p in params().values() if p.type in kinds[name] and p.name != "k") + ")"
+
+    return re.sub(r"\{\{(spec_values|spec_arguments|number_params|list_params|defaults)((?: \w+)*)\}\}", marker, sql)
+
+
+def _spec_argument(f: SpecField, of: str = "") -> str:
+    """The value of one parameter in rankkit.parse_measures, rankkit.spec's argument: the value a name gives, else
+    the parser's argument (rel, docs) or the prelude's default; ``of`` prefixes the parsed name's fields
+    (pair_names, pair_values, cutoff, params)."""
+    given = f"{of}pair_values[list_position({of}pair_names, '{f.name}')]"
+    otherwise = f.name if f.name in PARSER_DEFAULTS else default_literal(f.name, f.type)
+    if f.name == "k":
+        return f"{of}cutoff::BIGINT"
+    if f.name == "levels":  # IPrec's recall level is the one element of levels (see spec_value)
+        return (f"CASE WHEN list_contains({of}params, 'recall') "
+                f"THEN [coalesce({of}pair_values[list_position({of}pair_names, 'recall')]::DOUBLE, "
+                f"{default_literal('recall', 'DOUBLE')})] "
+                f"ELSE coalesce(rankkit.param_list({given}), {otherwise}) END")
+    if f.type.endswith("[]") and f.make is None:
+        return f"coalesce(rankkit.param_list({given}), {otherwise})"
+    if f.type in ("DOUBLE", "BIGINT", "INTEGER"):
+        return f"coalesce({given}::DOUBLE, {otherwise})"
+    return given if otherwise == "NULL" else f"coalesce({given}, {otherwise})"
+
+
+def catalog_sql() -> str:
+    """SQL that declares the registry to the SQL side: the catalog, trec_eval's names and the presets."""
+    rows = [{"metric": m.metric, "name": m.name, "aliases": list(m.aliases), "params": list(m.params),
+             "agg": m.aggregate} for m in registry().values()]
+    return trec_names_sql() + f"""-- Generated from the headers of sql/metrics/*.sql by rankkit.macros.catalog_sql().
+-- A constant list, so that the name parser (rankkit.parse_measures) is one scalar expression; as JSON text,
+-- which binds in a quarter of the time of as many struct literals (the parser reads it several times).
+CREATE OR REPLACE MACRO rankkit.catalog_list() AS
+    from_json({_lit(json.dumps(rows))},
+              '[{{"metric": "VARCHAR", "name": "VARCHAR", "aliases": ["VARCHAR"], "params": ["VARCHAR"], "agg": "VARCHAR"}}]');
+CREATE OR REPLACE MACRO rankkit.catalog() AS TABLE
+    SELECT c.metric, c.name, c.aliases, c.params, c.agg FROM (SELECT unnest(rankkit.catalog_list()) AS c);
+""" + preset_sql()
+
+
+def trec_names_sql() -> str:
+    """rankkit.trec_names(): each nickname and each family name with default parameters (rankkit.trec),
+    and the numeric measures it stands for, so that rankkit.evaluate in SQL reads them as the CLI does."""
+    rows = [(nick, trec.expand(nick, text=False)) for nick in trec.NICKNAMES]
+    rows += [(name, trec.default_names(family)) for name, family in trec.FAMILIES.items() if family.cutoffs]
+    values = _lit(json.dumps([{"name": name, "measures": list(names)} for name, names in rows]))
+    return f"""-- Generated from rankkit/trec.py by rankkit.macros.trec_names_sql(): trec_eval's nicknames and families.
+-- A constant list (JSON text: see rankkit.catalog_list), read by the scalar name parser (rankkit.parse_measures).
+CREATE OR REPLACE MACRO rankkit.trec_name_list() AS from_json({values}, '[{{"name": "VARCHAR", "measures": ["VARCHAR"]}}]');
+CREATE OR REPLACE MACRO rankkit.trec_names() AS TABLE
+    SELECT t.name, t.measures FROM (SELECT unnest(rankkit.trec_name_list()) AS t);
+"""
+
+
+def preset_sql() -> str:
+    """rankkit.preset_name: a preset's name (ranx's ndcg_burges@10, the ``presets:`` of the headers) as the
+    measure's own with its parameters set (nDCG(gain=exp)@10), any other name as it is; the SQL parser
+    reads names through it, as Python's rankkit.neighbours.translate rewrites them."""
+    whens = "".join(f"\n        WHEN {_lit(given.lower())} THEN {_lit(m.name + '(' + fixed)}"
+                    for m in registry().values() for given, fixed in m.presets)
+    parts = "regexp_extract(name, '^\\s*([A-Za-z][A-Za-z0-9_-]*)\\s*(?:\\((.*)\\))?\\s*(?:@\\s*(\\S+))?\\s*$', ['base', 'inside', 'at'])"
+    spellings = ", ".join(f"{{'spelling': {_lit(given)}, 'means': {_lit(m.name + '(' + fixed + ')')}}}"
+                          for m in registry().values() for given, fixed in m.presets)
+    # the presets as the parser's near-miss suggestions name them: ndcg_burges (nDCG(gain=exp))
+    listed = (f"CREATE OR REPLACE MACRO rankkit.preset_spellings() AS "
+              f"[{spellings}]::STRUCT(spelling VARCHAR, means VARCHAR)[];\n")
+    if not whens:
+        return listed + "CREATE OR REPLACE MACRO rankkit.preset_name(name) AS name;\n"
+    return listed + (f"-- Generated from the presets: of sql/metrics/*.sql by rankkit.macros.preset_sql().\n"
+            f"CREATE OR REPLACE MACRO rankkit.preset_name(name) AS\n"
+            f"    coalesce([CASE lower(p.base){whens}\n        END || coalesce(',' || nullif(trim(p.inside), ''), '') "
+            f"|| ')' || coalesce('@' || nullif(p.at, ''), '') FOR p IN [{parts}]][1], name);\n")
+
+
+# ---- the measure spec and the table macros ---------------------------------------------------------
+
+def spec_sql() -> str:
+    """rankkit.checked_<name> for every checked parameter and rankkit.spec, from the prelude."""
+    macros = ["-- Generated from sql/00_prelude.sql by rankkit.macros.spec_sql()."]
+    for f in spec_fields().values():
+        if f.check is None:
+            continue
+        passes = f"{f.name} IS NULL OR" if params()[f.name].default == "NULL" else f"{f.name} IS NOT NULL AND"
+        macros.append(
+            f"CREATE OR REPLACE MACRO rankkit.checked_{f.name}({f.name}, measure) AS\n"
+            f"    CASE WHEN {passes} ({f.check}) THEN {f.name}::{f.type}\n"
+            f"         ELSE error('rankkit: measure ' || measure || ': {f.must}, got ' || "
+            f"coalesce({f.name}::VARCHAR, 'NULL')) END;")
+    arguments = "".join(f"{f.name} := {default_literal(f.name, f.type)}, " for f in spec_fields().values())
+    fields = "".join(f"    '{f.name}': {f.make or f'rankkit.checked_{f.name}({f.name}, measure)'},\n"
+                     for f in spec_fields().values())
+    macros.append(f"CREATE OR REPLACE MACRO rankkit.spec(metric, measure, agg, {arguments}i := 1) AS {{\n"
+                  f"    'i': i::INTEGER,\n    'measure': measure::VARCHAR,\n    'metric': metric::VARCHAR,\n"
+                  f"{fields}    'agg': agg::VARCHAR\n}};")
+    return "\n".join(macros) + "\n"
+
+
+# The conventions every measure's table macro takes, as rankkit.per_query takes them.
+TABLE_CONVENTIONS = "ties := 'trec', scores := 'double', depth := NULL, queries := 'both', judged_only := false"
+
+
+def table_macros_sql() -> str:
+    """Each measure's table macro (``rankkit.ndcg('qrels', 'run', k := 10)``), written from its header:
+    its parameters with the prelude's defaults, then the conventions; a measure whose value is text
+    (relstring, runid) writes its own in its file."""
+    macros = ["-- Generated from the headers of sql/metrics/*.sql by rankkit.macros.table_macros_sql()."]
+    for m in registry().values():
+        if m.value is None:
+            continue
+        # IPrec's recall level travels as the one level of the spec's list (see spec_value)
+        signature = "".join(f"{name} := {default_literal(name, 'DOUBLE' if name == 'recall' else None)}, "
+                            for name in m.params)
+        if needs_subtopics(m.metric):  # its first table holds subtopic judgments: composed, not rankkit.per_query
+            macros.append(subtopic_macro(m, signature + TABLE_CONVENTIONS))
+            continue
+        arguments = "".join(f", {'levels := [recall]' if name == 'recall' else f'{name} := {name}'}" for name in m.params)
+        macros.append(
+            f"CREATE OR REPLACE MACRO {m.macro}(qrels_table, run_table, {signature}{TABLE_CONVENTIONS}) AS TABLE\n"
+            f"    SELECT system, query_id, value\n"
+            f"    FROM rankkit.per_query(qrels_table, run_table,\n"
+            f"        [rankkit.spec({_lit(m.metric)}, {_lit(m.name)}, {_lit(m.aggregate)}{arguments})],\n"
+            f"        ties := ties, scores := scores, depth := depth, queries := queries, judged_only := judged_only)\n"
+            f"    ORDER BY system, query_id;")
+    return "\n".join(macros) + "\n"
+
+
+# The CTEs of a diversity measure's table macro: the plain qrels made of the subtopic judgments (a
+# document's best grade over its subtopics), the run ranked against them, and against each subtopic
+SUBTOPIC_INPUTS = [
+    ("rankkit_subtopic_qrels", "SELECT query_id, doc_id, max(grade) AS relevance FROM rankkit.subtopic_rows(qrels_table) "
+                               "GROUP BY query_id, doc_id"),
+    ("rankkit_ranks", "FROM rankkit.ranks('rankkit_subtopic_qrels', run_table, ties := ties, scores := scores, "
+                      "depth := depth)"),
+    ("rankkit_subtopic_ranked", "FROM rankkit.subtopic_ranks(qrels_table, run_table, ties := ties, scores := scores, "
+                                "depth := depth)"),
+]
+
+
+def subtopic_macro(measure: Measure, signature: str) -> str:
+    """The table macro of a diversity measure (``rankkit.alpha_ndcg('subtopics', 'run', k := 10)``): its
+    first table holds the subtopic judgments, which are the qrels too, as in ndeval. The body is the
+    composed statement, once per query set, the macro's ``queries`` choosing; ``signature`` is the
+    macro's parameters, as table_macros_sql writes every measure's."""
+    spec = {"metric": measure.metric, "i": 1, "measure": measure.name, "agg": measure.aggregate}
+    bodies = []
+    for queries in QUERY_SETS:
+        planned = Arguments(queries=queries)
+        planned.add(spec)
+        bodies.append(planned.statement("'rankkit_subtopic_qrels'", "rankkit_ranks", before=SUBTOPIC_INPUTS,
+                                        subtopics="qrels_table", subtopic_ranks="rankkit_subtopic_ranked"))
+    name = DUCKDB.literal(measure.name, "VARCHAR")
+    return (f"CREATE OR REPLACE MACRO {measure.macro}(qrels_table, run_table, {signature}) AS TABLE\n"
+            f"    SELECT system, query_id, value FROM (\n"
+            f"        SELECT * FROM ({bodies[0]}) WHERE queries = 'both'\n"
+            f"        UNION ALL\n"
+            f"        SELECT * FROM ({bodies[1]}) WHERE CASE WHEN queries = 'qrels' THEN true WHEN queries = 'both' "
+            f"THEN false ELSE error('rankkit: queries must be both or qrels, got ''' || queries || '''') END)\n"
+            f"    WHERE CASE WHEN judged_only THEN error('rankkit: judged_only does not apply to ' || {name} || "
+            f"': it ranks the documents of the subtopic judgments among the whole run') "
+            f"WHEN ties NOT IN ('trec', 'rank') THEN error('rankkit: ' || {name} || ' takes ties trec or rank, got ' "
+            f"|| ties) ELSE true END\n"
+            f"    ORDER BY system, query_id;")
+
+
+# ---- the generic value stage and the trace's values -------------------------------------------------
+
+# A generated macro's ranks: the table (or the caller's CTE) its ranks_table argument names
+RANKS_TABLE = ("rankkit_ranks", "FROM query_table(ranks_table::VARCHAR)")
+
+
+def per_query_macro(metrics: Iterable[str] | None = None) -> str:
+    """rankkit.per_query_ranked, written from the declarations of every measure (see
+    rankkit.compose.Generic); with ``metrics``, of those measures only (a test binds it faster)."""
+    planned = Generic()
+    for measure in registry().values():
+        # the diversity measures read subtopic judgments, which the macro's two tables do not hold
+        if (measure.value is not None and not needs_subtopics(measure.metric)
+                and (metrics is None or measure.metric in metrics)):
+            planned.add({"metric": measure.metric})
+    return ("-- Generated from sql/features.sql and sql/metrics/*.sql by rankkit.macros.per_query_macro().\n"
+            "CREATE OR REPLACE MACRO rankkit.per_query_ranked(qrels_table, ranks_table, specs, ties := 'trec', "
+            "queries := 'both') AS TABLE\n"
+            + planned.statement("qrels_table", "rankkit_ranks", before=[RANKS_TABLE]) + ";\n")
+
+
+def trace_values_macro() -> str:
+    """rankkit.trace_values: per system, query and rank r from 1 to kmax, each traced measure's value at
+    cutoff r (TRACED), from the same declarations as evaluate's values (rankkit.compose.PerRank), so
+    that the trace's row at rank k is evaluate's value at k, bit for bit."""
+    planned = PerRank()
+    for metric in TRACED:
+        planned.add({"metric": metric, "i": 0, "measure": metric, "agg": "mean"})
+    statement = planned.statement("qrels_table", "rankkit_ranks", before=[RANKS_TABLE])
+    return ("-- Generated from sql/features.sql and sql/metrics/*.sql by rankkit.macros.trace_values_macro().\n"
+            "CREATE OR REPLACE MACRO rankkit.trace_values(qrels_table, ranks_table, kmax, "
+            f"{fill('{{defaults rel gain gains ideal empty max}}')}, ties := 'trec') AS TABLE\n"
+            f"{statement};\n")
+
+
+# ---- the list macros -------------------------------------------------------------------------------
+
+# The inputs of a scalar list macro (sql/lists), from its grades in rank order (NULL: unjudged); the
+# qrels grades are the list file's own declaration (-- qrels:), by default the grades themselves.
+LIST_INPUTS = {"ranks": "[i FOR i IN range(1, len(grades) + 1) IF grades[i] IS NOT NULL]",
+               "grades": "[g::DOUBLE FOR g IN grades IF g IS NOT NULL]",
+               "num_ret": "len(grades)", "retrieved": "true"}
+LIST_OPTIONS = {"k": "rankkit.list_cutoff(k)"}  # the other options a list macro names are its arguments
+
+
+def list_macro(path: Path) -> str:
+    """The scalar list macro of ``sql/lists/NAME.sql``: its header's signature, and as its body the value
+    of its measure (``-- measure:``) with every feature written in place, parameters its arguments
+    (``-- options:``) or else the prelude's defaults, as one expression. The same declarations as
+    evaluate's, so a list macro gives evaluate's value for the same grades, bit for bit."""
+    fields = header(path)
+    measure = registry()[fields["measure"]]
+    options = set(fields.get("options", "").replace(",", " ").split())
+    qrels = fields.get("qrels", "grades")
+    inputs = {**LIST_INPUTS, "qrels_grades": f"list_reverse_sort([g::DOUBLE FOR g IN {qrels} IF g IS NOT NULL])"}
+
+    def param(name: str) -> str:
+        if name in options:
+            return LIST_OPTIONS.get(name) or checked_argument(name, f"rankkit.{fields['list']}")
+        return default_literal(name)
+
+    def render(feature: Feature) -> str:
+        def fill(match: re.Match) -> str:
+            if match.group(1):
+                return param(match.group(2))
+            name = match.group(2)
+            if name in inputs:
+                return f"({inputs[name]})"
+            if name in LIST_INPUTS or name in ("tie_firsts", "tie_sizes", "cum"):
+                raise RankkitError(f"{path}: the list macro cannot give {name}")
+            return f"({render(variants(name, measure, lambda key, wanted: _list_condition(key, wanted, param)))})"
+
+        return REFERENCE.sub(fill, feature.expr)
+
+    return (f"-- Generated from {path.name} and the definition of {measure.name} by rankkit.macros.list_macro().\n"
+            f"CREATE OR REPLACE MACRO {fields['signature']} AS\n    CAST({render(measure.value)} AS DOUBLE);\n")
+
+
+def _list_condition(key: str, wanted: str, param) -> str | bool:
+    """A variant's condition in a list macro: the conventions are trec_eval's (ties by score, the
+    queries of both), decided here; a parameter's is a CASE on its argument."""
+    if key in CONVENTIONS:
+        return {"ties": "trec", "queries": "both"}[key] == wanted
+    if wanted == "NULL":
+        return f"{param(key)} IS NULL"
+    return f"{param(key)} = {DUCKDB.literal(wanted, 'VARCHAR')}"
+
+
+def list_macros_sql() -> str:
+    """Every scalar list macro (sql/lists), generated (list_macro)."""
+    return "".join(list_macro(path) for path in sorted((sql_dir() / "lists").glob("*.sql")))
