@@ -302,7 +302,7 @@ def run_arguments(given: Sequence[str]) -> str | dict[str, str]:
     pairs = []
     for text in given:
         name, sep, path = text.partition("=")
-        if not sep or Path(text).exists():
+        if not sep or _exists(text):
             name, path = "", text
         elif not name or not path:
             raise UsageError(f"a run is PATH or NAME=PATH, got '{text}'")
@@ -314,6 +314,15 @@ def run_arguments(given: Sequence[str]) -> str | dict[str, str]:
     for name, path in pairs:
         names.append(unique_name(name or run_name(path), names))
     return dict(zip(names, (path for _, path in pairs)))
+
+
+def _exists(path: str) -> bool:
+    """Whether a file is there; a name the system cannot hold (longer than 255 bytes: a NAME=PATH whose
+    name is long) is none, where Path.exists raises."""
+    try:
+        return Path(path).exists()
+    except OSError:
+        return False
 
 
 def baseline_name(runs: str | dict[str, str], baseline: str | None) -> str | None:

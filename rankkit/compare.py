@@ -261,11 +261,18 @@ def _num(value: float, digits: int) -> str:
     return "nan" if pd.isna(value) else f"{value:.{digits}f}"
 
 
+# Below this a p-value is printed as only that: a smaller one is no more significant, and a t-test's
+# tail that far out says more about the normal approximation than about the systems.
+P_FLOOR = 0.001
+
+
 def format_p(value: float) -> str:
-    """A p-value as the comparison table prints it: four decimals, or two significant digits below 1e-4."""
+    """A p-value as every table prints it (compare's text; the report's HTML, Markdown and LaTeX):
+    three significant digits (``0.0114``, ``0.500``), and ``< 0.001`` below P_FLOOR; one rule, so
+    that a p-value and its adjusted value read alike."""
     if pd.isna(value):
         return "nan"
-    return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
+    return f"< {P_FLOOR:g}" if value < P_FLOOR else f"{value:#.3g}"
 
 
 def write_comparison(out: IO[str], frame: pd.DataFrame, fmt: str = "text", digits: int | None = None) -> None:

@@ -140,9 +140,14 @@ def trec_names_sql() -> str:
     rows = [(nick, trec.expand(nick, text=False)) for nick in trec.NICKNAMES]
     rows += [(name, trec.default_names(family)) for name, family in trec.FAMILIES.items() if family.cutoffs]
     values = _lit(json.dumps([{"name": name, "measures": list(names)} for name, names in rows]))
+    # each family and the kind of its parameters (None: one measure, its text printed as given), for
+    # rankkit.trec_form (sql/30_specs.sql), which reads 'P.5,10' as trec.expand() does
+    families = _lit(json.dumps([{"name": name, "number": family.number.__name__ if family.cutoffs else None}
+                                for name, family in trec.FAMILIES.items()]))
     return f"""-- Generated from rankkit/trec.py by rankkit.macros.trec_names_sql(): trec_eval's nicknames and families.
 -- A constant list (JSON text: see rankkit.catalog_list), read by the scalar name parser (rankkit.parse_measures).
 CREATE OR REPLACE MACRO rankkit.trec_name_list() AS from_json({values}, '[{{"name": "VARCHAR", "measures": ["VARCHAR"]}}]');
+CREATE OR REPLACE MACRO rankkit.trec_family_list() AS from_json({families}, '[{{"name": "VARCHAR", "number": "VARCHAR"}}]');
 CREATE OR REPLACE MACRO rankkit.trec_names() AS TABLE
     SELECT t.name, t.measures FROM (SELECT unnest(rankkit.trec_name_list()) AS t);
 """

@@ -36,7 +36,7 @@ from rankkit.errors import RankkitError
 from rankkit.safe.plot import dollars, visible
 from rankkit.stats import TIE_TOLERANCE, differences as paired_differences
 
-__all__ = ["distribution", "differences", "scatter", "trace_curve", "mark"]
+__all__ = ["distribution", "differences", "scatter", "trace_curve", "mark", "system_colors"]
 
 # matplotlib's tab10, in order: a system keeps its colour in every figure drawn from the same frame
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
@@ -698,7 +698,12 @@ def _system_names(frame: pd.DataFrame, chosen: Iterable[str] | None) -> list[str
 
 def _colors(frame: pd.DataFrame) -> dict[str, str]:
     """A colour per system by its place in the whole frame, so a subset keeps the colours."""
-    names = _in_order(frame["system"])
+    return system_colors(_in_order(frame["system"]))
+
+
+def system_colors(names: Iterable[str]) -> dict[str, str]:
+    """The colour of each system, by its place among ``names``: the plots' colours (a report shows
+    them beside the names in its tables)."""
     return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)}
 
 

@@ -84,8 +84,29 @@ CREATE OR REPLACE MACRO rankkit.neighbour_hint(name, param, given) AS
 -- presets: of sql/metrics/*.sql). A name given twice is one measure, in its first place (i).
 CREATE OR REPLACE MACRO rankkit.given_measures(names) AS [
     [{'measure': m, 'i': j} FOR m, j IN flat IF list_position(flat, m) = j]
-    FOR flat IN [flatten([coalesce([(t).measures FOR t IN rankkit.trec_name_list() IF (t).name = n][1], [rankkit.preset_name(n)])
+    FOR flat IN [flatten([coalesce([(t).measures FOR t IN rankkit.trec_name_list() IF (t).name = n][1], rankkit.trec_form(n),
+                                   [rankkit.preset_name(n)])
                           FOR n IN rankkit.measure_list(names)])]][1];
+
+-- trec_eval's parameter form 'family.params' as the names trec_eval prints, as Python's expand() (rankkit/trec.py)
+-- writes them, so that SQL and Python name a measure alike: ndcg_cut.10 is ndcg_cut_10, P.5,7,3 is P_3, P_5,
+-- P_7 (a cutoff is an integer: 23.4 reads as 23), iprec_at_recall.0.1 is iprec_at_recall_0.10, and a family
+-- of one measure keeps its text (utility.2,-1,0,0 is utility_2,-1,0,0); 'P.' is P's defaults. NULL: not one.
+CREATE OR REPLACE MACRO rankkit.trec_form(n) AS [
+    CASE WHEN (g).params = '' THEN coalesce([(t).measures FOR t IN rankkit.trec_name_list() IF (t).name = (g).name][1], [(g).name])
+         WHEN (g).number IS NULL THEN [(g).name || '_' || (g).params]
+         ELSE [(g).name || '_' || CASE WHEN (g).number = 'int' THEN coalesce(TRY_CAST(v AS HUGEINT)::VARCHAR, printf('%.0f', v))
+                                       ELSE printf('%.2f', v) END
+               FOR v IN list_sort(list_distinct([
+                   CASE WHEN regexp_full_match(x, '[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)')
+                        THEN CASE WHEN (g).number = 'int' THEN trunc(x::DOUBLE) + 0.0 ELSE x::DOUBLE END
+                        ELSE error('rankkit: measure ''' || n || ''': trec_eval''s ' || (g).name || ' takes '
+                                   || CASE WHEN (g).number = 'int' THEN 'positive integers' ELSE 'numbers' END
+                                   || ' separated by commas, got ''' || x || '''') END
+                   FOR x IN string_split((g).params, ',') IF x <> '']))]
+    END
+    FOR g IN [struct_insert(f, params := substr(n, length((f).name) + 2))
+              FOR f IN rankkit.trec_family_list() IF starts_with(n, (f).name || '.')]][1];
 
 -- trec_eval's names carry a parameter in the name: ndcg_cut_10, P_5, recall.100, iprec_at_recall_0.10,
 -- rbp_p=0.8. An alias 'name_{param}' reads 'name_<value>' and 'name.<value>': a pattern each.

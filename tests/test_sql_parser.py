@@ -89,3 +89,33 @@ def test_validate_false_skips_the_row_checks(con):
                 "t(query_id, doc_id, score)")
     assert con.execute("FROM rankkit.input_checks('q', 'r', validate := false)").fetchall() == [(True,)]
     assert "duplicate document a" in error_of(con, "FROM rankkit.input_checks('q', 'r')")
+
+
+# trec_eval's names in each form (its -m parameter forms among them), rankkit's, ir_measures' and ranx's
+LABELLED = ["ndcg_cut.10", "ndcg_cut_10", "nDCG@10", "P.5", "P_5", "P.5,7,3", "P.", "recall.100", "map", "map_cut.10",
+            "iprec_at_recall.0.1", "iprec_at_recall..10,.25", "Rprec_mult.0.2,5.0", "ndcg_cut.10,20,23.4",
+            "success.2,5,20", "utility.2,-1,0,0", "ndcg.1=3,2=9", "rbp.p=0.8", "set_F.0.5", "11pt_avg..25,.5,.75",
+            "P(rel=2)@5", "NDCG@10", "ndcg_burges@10", "official"]
+
+
+def test_sql_and_python_label_a_measure_alike(con):
+    """SQL labelled ndcg_cut.10 as given, Python (as trec_eval prints it) ndcg_cut_10; P.5,10 was refused in SQL."""
+    import rankkit
+    from rankkit.evaluate import measure_specs
+
+    # Python's names are the ones its evaluate gives its rows; each name parsed on its own in SQL too
+    python = [[spec["measure"] for spec in measure_specs(con, name)] for name in LABELLED]
+    sql = con.execute("SELECT list_transform(?::VARCHAR[], lambda n: [(s).measure FOR s IN rankkit.parse_measures(n)])",
+                      [LABELLED]).fetchall()[0][0]
+    assert dict(zip(LABELLED, sql)) == dict(zip(LABELLED, python))
+    qrels, run = con.execute(QRELS).df(), con.execute(RUN).df()
+    con.execute("CREATE OR REPLACE TABLE q AS " + QRELS)
+    con.execute("CREATE OR REPLACE TABLE r AS " + RUN)
+    asked = ["ndcg_cut.10", "P.5,10"]
+    python = rankkit.evaluate(qrels, run, asked, con=con)["measure"].tolist()
+    sql = [m for (m,) in con.execute("SELECT measure FROM rankkit.evaluate('q', 'r', ?)", [asked]).fetchall()]
+    assert python == sql == ["ndcg_cut_10", "P_5", "P_10"]
+    said = "rankkit: measure 'P.x': trec_eval's P takes positive integers separated by commas, got 'x'"
+    assert said in error_of(con, "FROM rankkit.evaluate('q', 'r', ['P.x'])")
+    with pytest.raises(rankkit.RankkitError, match=said.removeprefix("rankkit: ")):
+        rankkit.evaluate(qrels, run, ["P.x"], con=con)

@@ -23,7 +23,7 @@ from rankkit.errors import InputError, RankkitError
 # a run's name from its file, and a name made unique: evaluate's own rule (one rule for naming runs)
 from rankkit.evaluate import evaluate, listed_run_name, measure_specs, run_files, slice_source, unique_name, with_ci
 from rankkit.io import default_connection, forget, is_frame, read_qrels, read_run
-from rankkit.report.model import Report
+from rankkit.report.model import Report, in_system_order
 from rankkit.stats import AGGREGATE_INTERVAL, difference_interval
 
 __all__ = ["report", "build", "fingerprint", "run_names", "shown_measures", "named_runs"]
@@ -227,13 +227,15 @@ def _compute(con, inputs: list[dict], qrels_table, run_tables, names: list[str],
     if ci is not None:  # evaluate's interval: the same numbers for the same seed
         aggregate = with_ci(con, aggregate, values, ci, seed, resamples, None)
     systems = list(run_tables) if isinstance(run_tables, dict) else sorted(values["system"].dropna().unique())
+    aggregate, values = in_system_order(aggregate, systems), in_system_order(values, systems)
     asked = values[values["measure"].isin(names)]
     comparison = (compare_values(asked, systems, baseline, test=test, correction=correction, alpha=alpha, seed=seed,
                                  resamples=resamples) if len(systems) > 1 else pd.DataFrame())
     slices = pd.DataFrame()
     if by is not None:
-        slices = _with_system(evaluate(qrels_table, run_tables, names, by=by, query_table=inputs[-1]["source"], con=con,
-                                       conventions=conventions, columns=columns), run_tables)
+        slices = in_system_order(_with_system(evaluate(qrels_table, run_tables, names, by=by,
+                                                       query_table=inputs[-1]["source"], con=con,
+                                                       conventions=conventions, columns=columns), run_tables), systems)
     _count_rows(con, inputs, qrels_table, run_tables, by, columns)
     return specs, judged, asked, aggregate, systems, comparison, slices
 

@@ -13,7 +13,7 @@ import pandas as pd
 from rankkit._files import refuse_inputs, write_text
 from rankkit.errors import InputError
 
-__all__ = ["Report", "FORMAT_VERSION", "SUFFIXES"]
+__all__ = ["Report", "FORMAT_VERSION", "SUFFIXES", "in_system_order"]
 
 FORMAT_VERSION = 1
 SUFFIXES = (".html", ".htm", ".md", ".tex", ".csv", ".json", ".parquet")
@@ -236,3 +236,13 @@ def _frame(rows: list[dict], name: str) -> pd.DataFrame:
         if column in frame.columns:
             frame[column] = frame[column].astype(float)
     return frame
+
+
+def in_system_order(frame: pd.DataFrame, systems: list[str]) -> pd.DataFrame:
+    """The rows measure by measure as they come, each measure's systems in the report's order (the
+    order the runs were given; a table's systems by name): every table, plot and colour of a report
+    follows it. A stable sort: a system's queries and slices keep their order."""
+    measure = pd.Categorical(frame["measure"], categories=pd.unique(frame["measure"])).codes
+    place = frame["system"].map({name: i for i, name in enumerate(systems)}).to_numpy()
+    order = pd.DataFrame({"measure": measure, "system": place}).sort_values(["measure", "system"], kind="stable")
+    return frame.iloc[order.index].reset_index(drop=True)

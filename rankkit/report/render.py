@@ -16,6 +16,7 @@ from rankkit._files import replacing
 from rankkit.compare import format_p
 from rankkit.conventions import DESCRIPTIONS
 from rankkit.measures import is_count
+from rankkit.report.model import in_system_order
 from rankkit.errors import InputError
 from rankkit.safe import csv as safe_csv
 from rankkit.safe.terminal import visible
@@ -147,7 +148,9 @@ def slice_rows(report) -> tuple[str | None, list[str], list[dict]]:
     rows = []
     frame = report.slices.copy()
     frame["_slice"] = frame[by].astype(object).where(frame[by].notna(), "(none)").astype(str)
-    for (value, system), group in frame.groupby(["_slice", "system"], sort=True):
+    # slices by value, each slice's systems in the report's order (the frame's: in_system_order)
+    frame = frame.sort_values("_slice", kind="stable")
+    for (value, system), group in frame.groupby(["_slice", "system"], sort=False):
         values = group.set_index("measure")
         rows.append({"slice": value, "system": system, "letter": letters(report.record["systems"]).get(system, "?"),
                      "values": [number(values["value"].get(m), m) for m in measures],
@@ -272,9 +275,42 @@ def html(report, fragment: bool = False) -> str:
     wide = context.pop("per_query")
     context["per_query_count"] = len(wide.index)
     context["per_query_tables"] = _per_query_tables(wide)
+    context["comparison_pairs"] = _pairs(context["comparison"])
     context["figures"] = figures(report)
+    context["colors"] = _system_colors(report) if context["figures"] else {}
     context["fragment"] = fragment
-    return _environment("html").get_template("report.html.j2").render(context)
+    environment = _environment("html")
+    environment.filters["label"] = _breakable_label
+    return environment.get_template("report.html.j2").render(context)
+
+
+def _pairs(rows: list[dict]) -> list[dict]:
+    """The comparison's rows by pair (system and baseline, in the comparison's order), each pair's
+    measures under it: the HTML names a pair once, in a row of its own, so that a long name takes
+    the table's width rather than a column's and no number is pushed out of view."""
+    pairs: dict[tuple, dict] = {}
+    for row in rows:
+        key = (row["system"], row["baseline"])
+        pairs.setdefault(key, {field: row[field] for field in ("system", "baseline", "system_letter", "baseline_letter")}
+                         | {"rows": []})["rows"].append(row)
+    return list(pairs.values())
+
+
+def _breakable_label(text):
+    """A measure's label as HTML that may break only between its parts (before @ and parentheses,
+    after commas: ``nDCG`` / ``@10``), never inside a number or a name: each part an unbreakable
+    box (a ``<wbr>`` would do, but Chromium breaks at one even where the cell says nowrap)."""
+    from markupsafe import Markup, escape
+
+    parts = re.split(r"(?=[@(])|(?<=,)", html_visible(str(text)))
+    return Markup("").join(Markup('<span class="part">%s</span>') % escape(part) for part in parts if part)
+
+
+def _system_colors(report) -> dict[str, str]:
+    """Each system's colour in the plots (they colour the systems in the report's order)."""
+    from rankkit.plot import system_colors
+
+    return system_colors(report.record["systems"])
 
 
 # Value columns in one per-query table of the HTML: at 7pt, fifteen numbers and the query id fit the
@@ -510,7 +546,8 @@ def figures(report) -> list[dict]:
     systems = report.record["systems"]
     baseline = report.record["statistics"].get("baseline") or systems[0]
     # the plots name the measure as the registry does, as the tables do
-    per_query = report.per_query.assign(measure=report.per_query["measure"].map(labels(report.record)))
+    per_query = in_system_order(report.per_query, systems)  # the colours follow the order: _system_colors
+    per_query = per_query.assign(measure=per_query["measure"].map(labels(report.record)))
     drawn = []
     for measure in (m.get("label", m["name"]) for m in report.record["measures"]):
         drawn.append({"src": _png(plot.distribution(per_query, measure=measure, systems=systems)),
