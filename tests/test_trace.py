@@ -220,6 +220,18 @@ def test_the_ideal_rows_sum_to_the_idcg_column_under_any_gains_map(seed, k, idea
     assert (values["value"].dropna() <= 1 + 1e-12).all(), values[values["value"] > 1]
 
 
+def test_the_trace_shows_what_the_measures_headers_name():
+    """Beside the document's own columns, a trace column is what some measure's header (trace:) names:
+    its value at each rank's cutoff, or a column that explains it, computed from the features."""
+    from rankkit.compose import trace_columns, traced
+
+    qrels, run = _example([3, 2, 0])
+    own = ["system", "query_id", "rank", "doc_id", "score", "grade"]
+    columns = list(rankkit.trace(qrels, run, "q").columns)
+    assert columns[:len(own)] == own
+    assert sorted(columns[len(own):]) == sorted({*traced().values(), *trace_columns()})
+
+
 @pytest.mark.parametrize("ties, depth", [("trec", None), ("rank", 4), ("average", 6)])
 def test_sql_trace_of_any_columns_is_the_loaded_trace(ties, depth):
     """rankkit.trace matches and checks any table's columns, then hands them to rankkit.trace_loaded,
@@ -314,6 +326,11 @@ def test_bad_options_are_refused_in_sql_terms():
         rankkit.trace(qrels, run, "q", depth=-1)
     with pytest.raises(RankkitError, match="ideal must be qrels or run, got best"):
         rankkit.trace(qrels, run, "q", ideal="best")
+    # checked though no column of the trace reads them but the generated values (they were accepted)
+    with pytest.raises(RankkitError, match="max must be a positive number up to 1000"):
+        rankkit.trace(qrels, run, "q", max=-1)
+    with pytest.raises(RankkitError, match="empty must be zero or skip, got never"):
+        rankkit.trace(qrels, run, "q", empty="never")
     with pytest.raises(RankkitError, match="ties must be trec, rank or average"):
         rankkit.trace(qrels, run, "q", ties="random")
 

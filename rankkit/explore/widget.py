@@ -10,7 +10,7 @@ import traitlets
 from matplotlib.figure import Figure
 
 from rankkit import plot
-from rankkit.compose import TRACED
+from rankkit.compose import traced
 from rankkit.explore.data import ExplorerData, Setting
 from rankkit.explore.model import CONTROL_TIPS, PAGE_SIZE, ExplorerModel, unused_controls
 from rankkit.explore.render import KeptAxes, Rendered, canvas, layout_key
@@ -498,7 +498,7 @@ def _trace_table(rows: pd.DataFrame, system: str, other: str | None, other_ranks
 def _own_column(setting: Setting) -> str | None:
     """The trace's column of the measure shown, where the trace has one beside the worked example's DCG,
     IDCG and nDCG (AP, RR, ERR, P, R, CG); else None."""
-    column = TRACED.get(setting.measure.metric)
+    column = traced().get(setting.measure.metric)
     return None if column in (None, "dcg", "idcg", "ndcg") else column
 
 
