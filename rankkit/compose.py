@@ -683,7 +683,6 @@ def trace_values_macro() -> str:
 LIST_INPUTS = {"ranks": "[i FOR i IN range(1, len(grades) + 1) IF grades[i] IS NOT NULL]",
                "grades": "[g::DOUBLE FOR g IN grades IF g IS NOT NULL]",
                "num_ret": "len(grades)", "retrieved": "true"}
-LIST_OPTIONS = {"k": "rankkit.list_cutoff(k)"}  # the other options a list macro names are its arguments
 
 
 def list_macro(path) -> str:
@@ -701,7 +700,7 @@ def list_macro(path) -> str:
 
     def param(name: str) -> str:
         if name in options:
-            return LIST_OPTIONS.get(name) or checked_argument(name, f"rankkit.{fields['list']}")
+            return checked_argument(name, f"rankkit.{fields['list']}")
         value = default(name)
         return "NULL" if value is None else DUCKDB.literal(value, spec_types()[name])
 
@@ -718,8 +717,12 @@ def list_macro(path) -> str:
 
         return _REFERENCE.sub(fill, feature.expr)
 
+    # every option checked whatever the grades: in the value a check may sit where nothing reads it (AP's
+    # cutoff when no grade is relevant, a gain over no grades), and the table macros check them all first
+    checked = ", ".join(param(name) for name in sorted(options))
     return (f"-- Generated from {path.name} and the definition of {measure.name} by rankkit.compose.list_macro().\n"
-            f"CREATE OR REPLACE MACRO {fields['signature']} AS\n    CAST({render(measure.value)} AS DOUBLE);\n")
+            f"CREATE OR REPLACE MACRO {fields['signature']} AS\n"
+            f"    CASE WHEN hash({checked}) IS NOT NULL THEN CAST({render(measure.value)} AS DOUBLE) END;\n")
 
 
 def checked_argument(name: str, label: str, dialect=None) -> str:
