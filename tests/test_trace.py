@@ -217,6 +217,9 @@ def test_the_ideal_rows_sum_to_the_idcg_column_under_any_gains_map(seed, k, idea
         rows = rows.sort_values("rank")
         ideal_sum = (rows["ideal_gain"].fillna(0.0) / rows["discount"]).sum()
         assert ideal_sum == pytest.approx(rows["idcg"].iloc[-1], abs=1e-12), (system, query_id)
+        # each ideal row's grade is one that gains what the row says
+        listed = rows[rows["ideal_grade"].notna()]
+        assert [_mapped(gains, g) for g in listed["ideal_grade"]] == listed["ideal_gain"].tolist(), (system, query_id)
     assert (values["value"].dropna() <= 1 + 1e-12).all(), values[values["value"] > 1]
 
 
@@ -230,6 +233,12 @@ def test_the_trace_shows_what_the_measures_headers_name():
     columns = list(rankkit.trace(qrels, run, "q").columns)
     assert columns[:len(own)] == own
     assert sorted(columns[len(own):]) == sorted({*traced().values(), *trace_columns()})
+
+
+def _mapped(gains: str, grade: float) -> float:
+    """A grade's gain under a gains map (linear gain for a level it does not list, 0 below grade 0)."""
+    levels = {float(level): float(gain) for level, gain in (pair.split("=") for pair in gains.split(","))}
+    return 0.0 if grade < 0 else levels.get(grade, max(grade, 0.0))
 
 
 @pytest.mark.parametrize("ties, depth", [("trec", None), ("rank", 4), ("average", 6)])
