@@ -645,8 +645,9 @@ class PerRank(Generic):
         body = ",\n".join(f"{name} AS ({sql})" for name, sql, _ in ctes)
         columns = ", ".join([self._value(metric, column) for _, metric, _, column in self.values]
                             + [f"{name} AS {column}" for column, name in self.shown])
-        adds = "".join(f", {column[:-len(CONTRIBUTION)]} - coalesce(lag({column[:-len(CONTRIBUTION)]}) OVER down, 0.0E0) "
-                       f"AS {column}" for column in trace_columns() if column.endswith(CONTRIBUTION))
+        # what a rank adds to a value: the value at r less the value at r - 1
+        values = [(column, column.removesuffix(CONTRIBUTION)) for column in trace_columns() if column.endswith(CONTRIBUTION)]
+        adds = "".join(f", {value} - coalesce(lag({value}) OVER down, 0.0E0) AS {column}" for column, value in values)
         return (f"WITH\n{body}\nSELECT *{adds} FROM (SELECT system, query_id, rankkit_cutoff AS rank, {columns} "
                 f"FROM {last}) WINDOW down AS (PARTITION BY system, query_id ORDER BY rank)")
 
