@@ -536,25 +536,59 @@ def _fields(text: str) -> dict[str, str]:
     return found
 
 
-# The measures rankkit.trace shows at every rank, by metric id, and the column each goes in.
-TRACED = {"cg": "cg", "dcg": "dcg", "idcg": "idcg", "ndcg": "ndcg", "p": "precision", "r": "recall",
-          "ap": "ap", "rr": "rr", "err": "err"}
 # The trace's options as its macro has them (rankkit.trace checks them): the cutoff is each row's rank.
 TRACE_OPTIONS = {"k": "rankkit_cutoff", "rel": "CAST(rel AS DOUBLE)", "gain": "gain", "ideal": "ideal",
                  "empty": "empty", "max": "CAST(max AS DOUBLE)",
                  "gains": "rankkit.gain_map(trim(gains::VARCHAR, '[] '), 'trace')"}
+# A trace column that is not a measure's value: the feature rank_NAME (sql/features.sql), or what each
+# rank adds to a measure's value (NAME_contribution)
+RANK_FEATURE = "rank_"
+CONTRIBUTION = "_contribution"
+
+
+def traced() -> dict[str, str]:
+    """The measures rankkit.trace shows at every rank (those whose header has ``trace:``), by metric id,
+    and the column each goes in."""
+    return {m.metric: m.trace[0] for m in registry().values() if m.trace is not None}
+
+
+def trace_columns() -> list[str]:
+    """Every column the measures' headers show beside their values, in the order first named: a value
+    column of another traced measure, a rank feature or a contribution, else an error naming the file."""
+    values = set(traced().values())
+    found: dict[str, None] = {}
+    for measure in registry().values():
+        for column in measure.trace[1] if measure.trace else ():
+            known = (column in values or RANK_FEATURE + column in shared_features()
+                     or (column.endswith(CONTRIBUTION) and column[:-len(CONTRIBUTION)] in values))
+            if not known:
+                raise RankkitError(f"{measure.path}: trace: unknown column {column}; expected a traced measure's "
+                                   f"column ({', '.join(sorted(values))}), a feature's (rank_NAME in sql/features.sql) "
+                                   f"or VALUE{CONTRIBUTION}")
+            if column not in values:
+                found[column] = None
+    return list(found)
 
 
 @dataclass
 class PerRank(Generic):
     """The traced measures at every cutoff: rows per system, query and cutoff r (the column
-    ``rankkit_cutoff``, 1 to kmax), a column per measure, each measure's value at cutoff r. The other
-    options are the trace macro's arguments; a variant is chosen by CASE, as in Generic, but no
-    measure is guarded: every row computes every traced measure. A feature that reads the cutoff is
-    per row, even one of the qrels only (the ideal DCG at r)."""
+    ``rankkit_cutoff``, 1 to kmax), a column per measure, each measure's value at cutoff r, and a column
+    per rank feature the headers show (the gain at rank r, the ideal's). The other options are the trace
+    macro's arguments; a variant is chosen by CASE, as in Generic, but no measure is guarded: every row
+    computes every traced measure. A feature that reads the cutoff is per row, even one of the qrels
+    only (the ideal DCG at r)."""
+
+    shown: list[tuple[str, str]] = field(default_factory=list)  # (trace column, its feature's column)
 
     def add(self, spec: Mapping) -> None:
         Plan.add(self, spec)
+
+    def add_feature(self, column: str, measure: Measure) -> None:
+        """The rank feature rank_<column> as the trace's column ``column``."""
+        self._metric = measure.metric
+        name, _, _ = self._resolve(RANK_FEATURE + column, {"metric": measure.metric}, measure)
+        self.shown.append((column, name))
 
     def _param(self, name: str, spec: Mapping) -> str:
         return TRACE_OPTIONS[name]
@@ -581,14 +615,19 @@ class PerRank(Generic):
                      False))
         last = _layers(ctes, "rankkit_evaluated", "rankkit_r", self._by_layer("run"))
         body = ",\n".join(f"{name} AS ({sql})" for name, sql, _ in ctes)
-        columns = ", ".join(self._value(metric, column) for _, metric, _, column in self.values)
-        return f"WITH\n{body}\nSELECT system, query_id, rankkit_cutoff AS rank, {columns} FROM {last}"
+        columns = ", ".join([self._value(metric, column) for _, metric, _, column in self.values]
+                            + [f"{name} AS {column}" for column, name in self.shown])
+        # what a rank adds to a value: the value at r less the value at r - 1
+        values = [(column, column.removesuffix(CONTRIBUTION)) for column in trace_columns() if column.endswith(CONTRIBUTION)]
+        adds = "".join(f", {value} - coalesce(lag({value}) OVER down, 0.0E0) AS {column}" for column, value in values)
+        return (f"WITH\n{body}\nSELECT *{adds} FROM (SELECT system, query_id, rankkit_cutoff AS rank, {columns} "
+                f"FROM {last}) WINDOW down AS (PARTITION BY system, query_id ORDER BY rank)")
 
     def _value(self, metric: str, column: str) -> str:
         """A measure's column, NULL under ties := 'average' where the measure takes no such rule."""
         if "average" in registry()[metric].ties:
-            return f"{column} AS {TRACED[metric]}"
-        return f"CASE WHEN ties = 'average' THEN NULL ELSE {column} END AS {TRACED[metric]}"
+            return f"{column} AS {traced()[metric]}"
+        return f"CASE WHEN ties = 'average' THEN NULL ELSE {column} END AS {traced()[metric]}"
 
 
 def checked_argument(name: str, label: str, dialect=None) -> str:

@@ -16,8 +16,8 @@ from typing import Iterable
 
 from rankkit import trec
 from rankkit._paths import sql_dir
-from rankkit.compose import (DUCKDB, QUERY_SETS, TRACED, Arguments, Generic, PerRank, checked_argument, default_literal,
-                             variants)
+from rankkit.compose import (CONTRIBUTION, DUCKDB, QUERY_SETS, Arguments, Generic, PerRank, checked_argument, default_literal,
+                             trace_columns, traced, variants)
 from rankkit.errors import RankkitError
 from rankkit.measures import (CONVENTIONS, REFERENCE, Feature, Measure, SpecField, header, needs_subtopics, params,
                               registry, spec_fields, spec_types)
@@ -286,11 +286,16 @@ def per_query_macro(metrics: Iterable[str] | None = None) -> str:
 
 def trace_values_macro() -> str:
     """rankkit.trace_values: per system, query and rank r from 1 to kmax, each traced measure's value at
-    cutoff r (TRACED), from the same declarations as evaluate's values (rankkit.compose.PerRank), so
-    that the trace's row at rank k is evaluate's value at k, bit for bit."""
+    cutoff r and the rank features their headers show (traced, trace_columns), from the same
+    declarations as evaluate's values (rankkit.compose.PerRank), so that the trace's row at rank k is
+    evaluate's value at k, bit for bit, and what a row shows is what those values add up."""
     planned = PerRank()
-    for metric in TRACED:
+    for metric in traced():
         planned.add({"metric": metric, "i": 0, "measure": metric, "agg": "mean"})
+    showing = {column: m for m in registry().values() if m.trace for column in m.trace[1]}
+    for column in trace_columns():
+        if not column.endswith(CONTRIBUTION):
+            planned.add_feature(column, showing[column])
     statement = planned.statement("qrels_table", "rankkit_ranks", before=[RANKS_TABLE])
     return ("-- Generated from sql/features.sql and sql/metrics/*.sql by rankkit.macros.trace_values_macro().\n"
             "CREATE OR REPLACE MACRO rankkit.trace_values(qrels_table, ranks_table, kmax, "
@@ -305,7 +310,6 @@ def trace_values_macro() -> str:
 LIST_INPUTS = {"ranks": "[i FOR i IN range(1, len(grades) + 1) IF grades[i] IS NOT NULL]",
                "grades": "[g::DOUBLE FOR g IN grades IF g IS NOT NULL]",
                "num_ret": "len(grades)", "retrieved": "true"}
-LIST_OPTIONS = {"k": "rankkit.list_cutoff(k)"}  # the other options a list macro names are its arguments
 
 
 def list_macro(path: Path) -> str:
@@ -321,7 +325,7 @@ def list_macro(path: Path) -> str:
 
     def param(name: str) -> str:
         if name in options:
-            return LIST_OPTIONS.get(name) or checked_argument(name, f"rankkit.{fields['list']}")
+            return checked_argument(name, f"rankkit.{fields['list']}")
         return default_literal(name)
 
     def render(feature: Feature) -> str:
@@ -337,8 +341,12 @@ def list_macro(path: Path) -> str:
 
         return REFERENCE.sub(fill, feature.expr)
 
+    # every option checked whatever the grades: in the value a check may sit where nothing reads it (AP's
+    # cutoff when no grade is relevant, a gain over no grades), and the table macros check them all first
+    checked = ", ".join(param(name) for name in sorted(options))
     return (f"-- Generated from {path.name} and the definition of {measure.name} by rankkit.macros.list_macro().\n"
-            f"CREATE OR REPLACE MACRO {fields['signature']} AS\n    CAST({render(measure.value)} AS DOUBLE);\n")
+            f"CREATE OR REPLACE MACRO {fields['signature']} AS\n"
+            f"    CASE WHEN hash({checked}) IS NOT NULL THEN CAST({render(measure.value)} AS DOUBLE) END;\n")
 
 
 def _list_condition(key: str, wanted: str, param) -> str | bool:

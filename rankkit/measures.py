@@ -1,8 +1,9 @@
 """The measure registry, read from the headers of ``sql/metrics/*.sql``.
 
 Each metric file starts with a ``--`` header (name, aliases, params, aggregate, summary, cite, and
-optionally ties: the tie rules it supports, and presets: names that stand for it with parameters
-set, such as ranx's ``ndcg_burges(gain=exp)``); the parameters themselves are declared once, in
+optionally ties: the tie rules it supports, presets: names that stand for it with parameters
+set, such as ranx's ``ndcg_burges(gain=exp)``, and trace: the column rankkit.trace gives its value in
+at each rank and the columns that explain it, ``ndcg; gain, discount, dcg, ideal_gain, idcg``); the parameters themselves are declared once, in
 ``sql/00_prelude.sql``. Everything that needs to know about measures (the SQL name parser's catalog,
 the CLI help, report labels, the measure table of docs/measures.md) reads this registry, so a
 measure is declared in exactly one place: its SQL file.
@@ -98,6 +99,9 @@ class Measure:
     # names that stand for this measure with parameters set (ranx's ndcg_burges is nDCG(gain=exp)):
     # (name, parameters as the measure's name writes them), from the optional ``presets:`` field
     presets: tuple[tuple[str, str], ...] = ()
+    # what rankkit.trace shows of it, from the optional ``trace:`` field (``ndcg; gain, dcg, idcg``): the
+    # trace's column of its value at each rank's cutoff, and the other columns that explain it
+    trace: tuple[str, tuple[str, ...]] | None = None
 
     @property
     def macro(self) -> str:
@@ -143,6 +147,15 @@ def _presets(path: Path, text: str) -> tuple[tuple[str, str], ...]:
     if re.sub(r"[A-Za-z][\w-]*\([^()]+\)|[\s,]", "", text):
         raise ValueError(f"{path}: presets: expected name(param=value, ...) separated by commas, got {text}")
     return found
+
+
+def _trace(path: Path, text: str) -> tuple[str, tuple[str, ...]]:
+    """``trace: ndcg; gain, dcg`` as ("ndcg", ("gain", "dcg")); anything else is a ValueError naming the file."""
+    match = re.fullmatch(r"(\w+)\s*(?:;\s*(\w+(?:\s*,\s*\w+)*))?", text)
+    if not match:
+        raise ValueError(f"{path}: trace: expected 'column; shown, ...' (its value's column in the trace, then "
+                         f"the columns that explain it), got {text}")
+    return match.group(1), _split(match.group(2) or "")
 
 
 @cache
@@ -193,6 +206,7 @@ def _read_header(path: Path) -> Measure:
         path=path,
         ties=_split(fields.get("ties", "trec, rank")),
         presets=_presets(path, fields.get("presets", "")),
+        trace=_trace(path, fields["trace"]) if "trace" in fields else None,
     )
     unknown = set(measure.params) - params().keys()
     if unknown:

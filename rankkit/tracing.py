@@ -56,9 +56,10 @@ def trace(qrels, run, query_id: str | Iterable[str], k: int | None = default("k"
         rank, IDCG at cutoff rank), ``ndcg, precision, recall, ap, rr, err`` (at cutoff rank) and
         ``ap_contribution, rr_contribution, err_contribution`` (what the rank adds). The values at
         rank k are :func:`rankkit.evaluate`'s CG@k, DCG@k, IDCG@k, nDCG@k, P@k, R@k, AP@k, RR@k and
-        ERR@k bit for bit: they are computed from the same definitions. Where the run retrieved
+        ERR@k bit for bit: they are computed from the same definitions, and so are the gains and the
+        ideal rows (each measure's header, ``trace:``, names the columns it shows). Where the run retrieved
         fewer than k documents, rows with no document go on to k. Then the judged documents of positive grade the run did not retrieve, ``rank``
-        missing. ``system`` is None for a run without one. Read the SQL behind it with
+        and ``gain`` missing (their gains are the ideal rows'). ``system`` is None for a run without one. Read the SQL behind it with
         ``rankkit macros``: ``FROM rankkit.trace('qrels', 'run', 'q1', k := 10)``.
 
     Examples

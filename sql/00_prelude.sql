@@ -122,12 +122,3 @@ CREATE OR REPLACE MACRO rankkit.stop_probability(grade, max := 4) AS
 CREATE OR REPLACE MACRO rankkit.ratio(numerator, denominator, otherwise := 0.0E0) AS
     CASE WHEN denominator > 0 THEN numerator * 1.0E0 / denominator ELSE otherwise END;
 
--- For the list macros (sql/lists): a cutoff k as given (NULL: none), or an error when it is not a
--- positive integer.
-CREATE OR REPLACE MACRO rankkit.list_cutoff(k) AS
-    CASE WHEN k IS NULL OR (k >= 1 AND k = floor(k) AND k < 9223372036854775807) THEN k::BIGINT
-         ELSE error('rankkit: the cutoff k must be a positive integer below 2^63 - 1, got ' || k) END;
-
--- The ranks 1..n of a list cut at k (k NULL: the whole list).
-CREATE OR REPLACE MACRO rankkit.list_ranks(grades, k) AS
-    range(1, least(len(grades), coalesce(rankkit.list_cutoff(k), len(grades))) + 1);

@@ -4,10 +4,11 @@
 -- row per rank up to k: the document, its grade (NULL when unjudged), gain, discount log2(rank+1),
 -- discounted gain; the ideal ordering at the same rank (ideal_grade, ideal_gain); and, at rank r,
 -- the values at cutoff r of CG, DCG, IDCG, nDCG, P (precision), R (recall), AP, RR and ERR, and what
--- the rank adds to AP, RR and ERR (their value at r less their value at r - 1). Those values are not
--- worked out here: rankkit.trace_values computes them from the measures' declarations, the ones
--- evaluate's statements are composed from, so the row at rank k holds evaluate's value at k, bit
--- for bit. query may be one query id or a list of them.
+-- the rank adds to AP, RR and ERR (their value at r less their value at r - 1). None of those columns
+-- is worked out here: a measure's header (trace:) names the columns it shows, and
+-- rankkit.trace_values computes them from the measures' declarations, the ones evaluate's statements
+-- are composed from: the row at rank k holds evaluate's value at k, bit for bit, and the gains and
+-- ideal rows shown are the ones those values add up. query may be one query id or a list of them.
 --
 -- Where the run retrieved fewer than k documents, rows go on with doc_id NULL (gain 0) to rank k:
 -- the row at rank k always holds nDCG@k and P@k as evaluate computes them (IDCG@k counts ideal ranks
@@ -15,7 +16,7 @@
 -- ideal ordering, and the last row holds the whole-list nDCG. A query the qrels do not list has no
 -- values (evaluate scores it nowhere).
 -- After the ranked rows come the judged documents of positive grade the run did not retrieve
--- (within depth), rank NULL: IDCG counts them and the run missed them.
+-- (within depth), rank NULL: IDCG counts them and the run missed them (their gains are the ideal rows').
 --
 -- The options are evaluate's: gain, gains, ideal, rel, max (ERR's scale), empty (nDCG when IDCG is
 -- 0), ties, scores, depth. With ties := 'average' the gain of a rank is the mean gain of its group
@@ -43,7 +44,10 @@ opt AS (SELECT rankkit.checked_k(k, 'trace') AS k, rankkit.checked_rel(rel, 'tra
                rankkit.checked_empty(empty, 'trace') AS empty, rankkit.checked_max(max, 'trace') AS max,
                rankkit.gain_map(trim(gains::VARCHAR, '[] '), 'trace') AS gains,
                rankkit.checked_ranking(ties, scores, depth) AS ok),
-wanted AS (SELECT DISTINCT unnest(rankkit.id_list(query)) AS query_id FROM opt WHERE opt.ok),
+-- every option read here, so that each check runs: the values below are computed from the options as
+-- given (a lambda cannot read opt), and an unread column of opt would be planned away, check and all
+wanted AS (SELECT DISTINCT unnest(rankkit.id_list(query)) AS query_id FROM opt
+           WHERE opt.ok AND hash(opt.k, opt.rel, opt.gain, opt.ideal, opt.empty, opt.max, opt.gains) IS NOT NULL),
 rankkit_qrels AS (
     SELECT q.query_id, q.doc_id, q.grade
     FROM rankkit.loaded_qrels_rows(qrels_table) q SEMI JOIN wanted USING (query_id)
@@ -56,11 +60,8 @@ ranked AS (
     FROM rankkit.ranked_loaded(run_table, ties := ties, scores := scores, for_queries := rankkit.id_list(query)) r
 ),
 judged_ranked AS (
-    SELECT ranked.*, qrels.grade,
-           coalesce(sum(rankkit.gain(qrels.grade, opt.gain, opt.gains)) FILTER (WHERE depth IS NULL OR ranked.rank <= depth) OVER tie,
-                    0.0E0) / count(*) OVER tie AS tie_gain,
-           max(ranked.rank) OVER tie AS tie_end, min(ranked.rank) OVER tie AS tie_first, count(*) OVER tie AS tie_size
-    FROM ranked CROSS JOIN opt
+    SELECT ranked.*, qrels.grade, min(ranked.rank) OVER tie AS tie_first, count(*) OVER tie AS tie_size
+    FROM ranked
     LEFT JOIN rankkit_qrels qrels ON qrels.query_id = ranked.query_id AND qrels.doc_id = ranked.doc_id
     WINDOW tie AS (PARTITION BY ranked.system, ranked.query_id, ranked.tie_key)
 ),
@@ -73,52 +74,17 @@ rankkit_run AS (
 -- span: the last rank of a tie group holding a document within the cut (ties := 'average' only)
 lists AS (
     SELECT system, query_id, count(*) AS num_ret,
-           CASE WHEN ties = 'average' THEN max(tie_end) ELSE 0 END AS span
+           CASE WHEN ties = 'average' THEN max(tie_first + tie_size - 1) ELSE 0 END AS span
     FROM rankkit_run run GROUP BY system, query_id
 ),
--- the ideal ordering, best gain first, as the definitions order it (sql/features.sql's ideal and idcg):
--- every judged document of positive gain (ideal := 'qrels', trec_eval's), or the judged documents the
--- system retrieved (ideal := 'run', scikit-learn's). By gain, not grade: under a gains map that is not
--- monotone (1=9,2=1) the best grade is not the best gain, and the ideal rows must sum to the IDCG column.
-ideal_list AS (
-    -- the gain as a column first: a window cannot order by rankkit.gain itself, which may raise an
-    -- error (a grade past exponential gain's range) and so is volatile
-    SELECT system, query_id, grade,
-           row_number() OVER (PARTITION BY system, query_id ORDER BY ideal_gain DESC, grade DESC) AS pos
-    FROM (
-        SELECT lists.system, lists.query_id, qrels.grade, rankkit.gain(qrels.grade, opt.gain, opt.gains) AS ideal_gain
-        FROM lists JOIN rankkit_qrels qrels USING (query_id) CROSS JOIN opt
-        WHERE opt.ideal = 'qrels' AND qrels.grade >= 0
-        UNION ALL
-        SELECT run.system, run.query_id, run.grade, rankkit.gain(run.grade, opt.gain, opt.gains)
-        FROM rankkit_run run CROSS JOIN opt
-        WHERE opt.ideal = 'run' AND run.grade IS NOT NULL
-    )
-    WHERE ideal_gain > 0 OR (SELECT ideal FROM opt) = 'run'
-),
-ideal_length AS (
-    SELECT system, query_id, count(*) AS n FROM ideal_list GROUP BY system, query_id
-),
+-- the judged documents of the query: no ideal ordering is longer (ideal := 'qrels'; ideal := 'run' is
+-- no longer than the run), so that without k the rows reach its end (cut to it below)
+judged AS (SELECT query_id, count(*) FILTER (WHERE grade >= 0) AS n FROM rankkit_qrels GROUP BY query_id),
 positions AS (
-    SELECT lists.system, lists.query_id,
-           unnest(range(1, coalesce(opt.k, greatest(lists.num_ret, lists.span, coalesce(ideal_length.n, 0))) + 1)) AS rank
+    SELECT lists.system, lists.query_id, lists.num_ret, lists.span,
+           unnest(range(1, coalesce(opt.k, greatest(lists.num_ret, lists.span, coalesce(judged.n, 0))) + 1)) AS rank
     FROM lists CROSS JOIN opt
-    LEFT JOIN ideal_length ON ideal_length.system IS NOT DISTINCT FROM lists.system
-                          AND ideal_length.query_id = lists.query_id
-),
-rows AS (
-    SELECT p.system, p.query_id, p.rank, run.doc_id, run.score, run.grade,
-           coalesce(run.grade >= opt.rel, false) AS relevant,
-           coalesce(CASE WHEN ties = 'average' THEN uncut.tie_gain ELSE rankkit.gain(run.grade, opt.gain, opt.gains) END, 0.0E0) AS gain,
-           rankkit.discount(p.rank) AS discount,
-           ideal_list.grade AS ideal_grade,
-           rankkit.gain(ideal_list.grade, opt.gain, opt.gains) AS ideal_gain
-    FROM positions p CROSS JOIN opt
-    LEFT JOIN rankkit_run run ON run.system IS NOT DISTINCT FROM p.system AND run.query_id = p.query_id AND run.rank = p.rank
-    LEFT JOIN judged_ranked uncut ON uncut.system IS NOT DISTINCT FROM p.system AND uncut.query_id = p.query_id
-                                 AND uncut.rank = p.rank
-    LEFT JOIN ideal_list ON ideal_list.system IS NOT DISTINCT FROM p.system AND ideal_list.query_id = p.query_id
-                        AND ideal_list.pos = p.rank
+    LEFT JOIN judged ON judged.query_id = lists.query_id
 ),
 -- the ranks the measures read, in the columns of rankkit.ranks: the judged documents within depth,
 -- their tie groups over the uncut ranking, and one row with rank NULL for a query that retrieved none
@@ -131,32 +97,36 @@ trace_ranks AS (
                              AND run.grade IS NOT NULL
 ),
 trace_qrels AS (SELECT query_id, doc_id, grade AS relevance FROM rankkit_qrels),
--- the options as the caller gave them: opt has checked them (a lambda cannot read a subquery)
+-- every column but the document's own comes from the measures' declarations (the headers' trace:
+-- fields, the features they name): the gains and the ideal ordering are the ones the values add up.
+-- The options as the caller gave them: opt has checked them (a lambda cannot read a subquery).
 measured AS (
     FROM rankkit.trace_values('trace_qrels', 'trace_ranks', (SELECT max(rank) FROM positions), rel := rel,
                               gain := gain, gains := gains, ideal := ideal, empty := empty, max := max, ties := ties)
 ),
 traced AS (
     -- qualified: an unqualified gain would read the macro's parameter of that name
-    SELECT r.system, r.query_id, r.rank, r.doc_id, r.score, r.grade, r.relevant, r.gain, r.discount,
-           r.gain / r.discount AS discounted_gain, m.cg, m.dcg, r.ideal_grade, r.ideal_gain, m.idcg, m.ndcg,
-           m.precision, m.recall, m.ap, m.rr, m.err,
-           m.ap - coalesce(lag(m.ap) OVER down, 0.0E0) AS ap_contribution,
-           m.rr - coalesce(lag(m.rr) OVER down, 0.0E0) AS rr_contribution,
-           m.err - coalesce(lag(m.err) OVER down, 0.0E0) AS err_contribution
-    FROM rows r
-    LEFT JOIN measured m ON m.system IS NOT DISTINCT FROM r.system AND m.query_id = r.query_id AND m.rank = r.rank
-    WINDOW down AS (PARTITION BY r.system, r.query_id ORDER BY r.rank)
+    SELECT p.system, p.query_id, p.rank, run.doc_id, run.score, run.grade, m.relevant, m.gain, m.discount,
+           m.discounted_gain, m.cg, m.dcg, m.ideal_grade, m.ideal_gain, m.idcg, m.ndcg,
+           m.precision, m.recall, m.ap, m.rr, m.err, m.ap_contribution, m.rr_contribution, m.err_contribution,
+           -- without k, the rows go on to the longer of the run and the ideal ordering
+           coalesce((SELECT k FROM opt), greatest(p.num_ret, p.span,
+                    max(p.rank) FILTER (WHERE m.ideal_grade IS NOT NULL) OVER (PARTITION BY p.system, p.query_id))) AS rows_end
+    FROM positions p
+    LEFT JOIN rankkit_run run ON run.system IS NOT DISTINCT FROM p.system AND run.query_id = p.query_id AND run.rank = p.rank
+    LEFT JOIN measured m ON m.system IS NOT DISTINCT FROM p.system AND m.query_id = p.query_id AND m.rank = p.rank
 ),
+-- the judged documents the run missed: IDCG counts those of positive gain (their gains are the ideal
+-- rows'); a document's own gain is shown where it is ranked
 missed AS (
     SELECT lists.system, lists.query_id, NULL::BIGINT AS rank, qrels.doc_id, NULL::DOUBLE AS score, qrels.grade,
-           qrels.grade >= opt.rel AS relevant, rankkit.gain(qrels.grade, opt.gain, opt.gains) AS gain
+           qrels.grade >= opt.rel AS relevant
     FROM lists JOIN rankkit_qrels qrels USING (query_id) CROSS JOIN opt
     WHERE qrels.grade > 0
       AND NOT EXISTS (SELECT 1 FROM rankkit_run run WHERE run.system IS NOT DISTINCT FROM lists.system
                                           AND run.query_id = lists.query_id AND run.doc_id = qrels.doc_id)
 )
-SELECT * FROM traced
+SELECT * EXCLUDE (rows_end) FROM traced WHERE rank <= rows_end
 UNION ALL BY NAME
 SELECT * FROM missed
 ORDER BY system NULLS FIRST, query_id, rank NULLS LAST, grade DESC, doc_id;

@@ -45,6 +45,11 @@
 --     lambda g: rankkit.graded_gain(g, {s.gain})), lambda x: x > 0))
 -- feature: ideal := list_reverse_sort(list_filter(list_transform(list_filter({qrels_grades}, lambda g: g >= 0),
 --     lambda g: rankkit.gain(g, {s.gain}, {s.gains})), lambda x: x > 0))
+-- the grades in the ideal's order, for the trace to show beside its gains: by gain, best first, as
+-- ideal sorts them (a gains map need not follow the grades: 1=9,2=1), equal gains by grade
+-- feature: ideal_grades := list_transform(list_reverse_sort(list_filter(list_transform(list_filter({qrels_grades},
+--     lambda g: g >= 0), lambda g: {'gain': rankkit.gain(g, {s.gain}, {s.gains}), 'grade': g}), lambda x: x.gain > 0)),
+--     lambda x: x.grade)
 
 -- The cutoff: the judged documents within k are a prefix of the lists, n_cut long.
 -- feature: n_cut [k=NULL] := len({ranks})
@@ -83,9 +88,12 @@
 -- not monotone (1=9,2=1) still gives the largest DCG, and nDCG stays within 1.
 -- feature: dcg := rankkit.ordered_sum(list_transform({gains}[:{n_cut}], lambda x, t: x / rankkit.discount({ranks}[t])))
 -- feature: idcg := rankkit.ordered_sum(list_transform({ideal}[:coalesce({s.k}, len({ideal}))], lambda x, pos: x / rankkit.discount(pos)))
--- feature: idcg [ideal=run] := rankkit.ordered_sum(list_transform(
---     list_reverse_sort(list_transform({grades}, lambda g: rankkit.gain(g, {s.gain}, {s.gains})))[:coalesce({s.k}, len({grades}))],
+-- feature: idcg [ideal=run] := rankkit.ordered_sum(list_transform({run_ideal}[:coalesce({s.k}, len({run_ideal}))],
 --     lambda x, pos: x / rankkit.discount(pos)))
+-- ideal=run's ideal: the gains of the retrieved judged documents, best first, and their grades in that order
+-- feature: run_ideal := list_reverse_sort({gains})
+-- feature: run_ideal_grades := list_transform(list_reverse_sort(list_transform({grades}, lambda g, t: {'gain': {gains}[t], 'grade': g})),
+--     lambda x: x.grade)
 -- ties := 'average' (McSherry and Najork, ECIR 2008; scikit-learn's dcg_score): a judged document in a
 -- group of equal scores spanning ranks [a, b] is equally likely at each of those ranks, so it gains
 -- g * (discounts of ranks a..min(b, k)) / (b - a + 1); the discounts of ranks a..b are cum[b] - cum[a - 1].
@@ -137,3 +145,23 @@
 -- feature: ideal_nrbp := rankkit.ordered_sum(list_transform({sub_ideal}, lambda x, t: x * pow({s.patience}, t - 1)))
 -- feature: ideal_alpha_dcg := rankkit.ordered_sum(list_transform({sub_ideal}, lambda x, t: x / rankkit.discount(t)))
 -- feature: ideal_ia_err := rankkit.ordered_sum(list_transform({sub_ideal}, lambda x, t: x / t))
+
+-- The trace's view of one rank (rankkit.trace, where the cutoff {s.k} is the rank r of its row): the
+-- feature rank_NAME is the trace's column NAME, and a measure's header (trace:) names the columns it
+-- shows. They read the features the measures are computed from, so that what a row shows is what the
+-- values beside it add up: its ideal rows sum to its IDCG.
+-- the gain of the document at rank r: 0 where it is unjudged or the run has none there
+-- feature: rank_gain := coalesce({gains}[list_position({ranks}, {s.k})], 0.0E0)
+-- ties := 'average': the mean gain of the group of equal scores holding rank r (its documents within the cut)
+-- feature: rank_gain [ties=average] := rankkit.ordered_sum(list_transform({gains}, lambda x, t:
+--     CASE WHEN {tie_firsts}[t] <= {s.k} AND {s.k} < {tie_firsts}[t] + {tie_sizes}[t] THEN x / {tie_sizes}[t] ELSE 0.0E0 END))
+-- feature: rank_discount := rankkit.discount({s.k})
+-- feature: rank_discounted_gain := {rank_gain} / {rank_discount}
+-- whether the document at rank r is relevant (grade >= rel)
+-- feature: rank_relevant := coalesce({grades}[list_position({ranks}, {s.k})] >= {s.rel}, false)
+-- the ideal ordering at rank r: its gain (0 past its end, as the gain where the run has nothing) and grade
+-- (NULL past its end)
+-- feature: rank_ideal_gain := coalesce({ideal}[{s.k}], 0.0E0)
+-- feature: rank_ideal_gain [ideal=run] := coalesce({run_ideal}[{s.k}], 0.0E0)
+-- feature: rank_ideal_grade := {ideal_grades}[{s.k}]
+-- feature: rank_ideal_grade [ideal=run] := {run_ideal_grades}[{s.k}]

@@ -11,6 +11,7 @@ import pytest
 
 import rankkit
 
+from rankkit.errors import RankkitError
 from rankkit.measures import inputs, read_measure, registry, shared_features
 
 NUMERIC = sorted(m.metric for m in registry().values() if m.aggregate != "text")
@@ -82,6 +83,22 @@ def test_a_tie_rule_the_header_does_not_know_is_an_error(tmp_path):
         read_measure(metric_file(tmp_path, "-- value: 1.0E0\n", HEADER.replace("-- cite:      none\n",
                                                                                  "-- cite:      none\n-- ties: trec, coin\n")))
 
+
+
+def test_a_trace_field_names_the_value_column_and_the_columns_that_explain_it(tmp_path, monkeypatch):
+    header = HEADER.replace("-- cite:      none\n", "-- cite:      none\n-- trace:     mine; gain, dcg\n")
+    mine = read_measure(metric_file(tmp_path, "-- value: 1.0E0\n", header))
+    assert mine.trace == ("mine", ("gain", "dcg"))
+    with pytest.raises(ValueError, match=r"mine\.sql: trace: expected 'column; shown, \.\.\.'.*got mine gain"):
+        read_measure(metric_file(tmp_path, "-- value: 1.0E0\n", header.replace("mine; gain, dcg", "mine gain")))
+    # a column the trace cannot show: neither a traced measure's, nor a rank feature's, nor a contribution
+    import rankkit.compose as compose
+    from dataclasses import replace
+
+    odd = replace(mine, metric="mine", trace=("mine", ("gain", "stop")))
+    monkeypatch.setattr(compose, "registry", lambda: {**registry(), "mine": odd})
+    with pytest.raises(RankkitError, match=r"mine\.sql: trace: unknown column stop; expected a traced measure's column"):
+        compose.trace_columns()
 
 # ---- parameters: declared once, in the prelude --------------------------------------------------
 

@@ -324,6 +324,27 @@ def test_the_drilldown_shows_the_measure_shown(ex, measure, column, name):
     assert f"{name}@10 = {bm25[bm25['rank'] == 10][column].iloc[0]:.4f}" in html
 
 
+@pytest.mark.parametrize("measure", ["AP@6", "nDCG(gains=[1=9,2=1,3=1])@6", "ERR@6", "bpref"])
+def test_the_drilldown_takes_its_columns_from_the_measures_header(measure):
+    """The drill-down's columns are those the measure's header (trace:) names, its own value last (a
+    measure the trace does not show gets nDCG's); each measure's value is headed by its name."""
+    from rankkit.explore.data import parse_measure
+    from rankkit.explore.widget import _trace_table
+    from rankkit.io import default_connection
+
+    run = pd.DataFrame({"query_id": "q", "doc_id": list("abcdef"), "score": [6.0, 5, 4, 3, 2, 1]})
+    qrels = pd.DataFrame({"query_id": "q", "doc_id": list("abcdefgh"), "relevance": [3, 2, 3, 0, 1, 2, 3, 2]})
+    setting = parse_measure(default_connection(), measure)
+    html = _trace_table(rankkit.trace(qrels, run, "q", **setting.options()), "s", None, {}, {}, setting)
+    heads = re.findall(r"<th[^>]*>([^<]*)</th>", html)
+    shown = setting.measure if setting.measure.trace else registry()["ndcg"]
+    names = {m.trace[0]: m.name for m in registry().values() if m.trace}
+    column, explaining = shown.trace
+    assert heads[:3] == ["rank", "doc", "grade"] and heads[-1] == names[column]
+    assert len(heads) == 3 + len(explaining) + 1
+    assert all(f">{names[c]}</th>" in html for c in explaining if c in names)
+
+
 def test_drilldown_marks_unjudged_and_moved_documents(ex):
     ex.query = "q001"
     html = ex._views["drilldown"].children[1].children[0].value

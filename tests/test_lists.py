@@ -42,10 +42,18 @@ def test_list_macro_values(con, expression, expected):
     assert value(con, expression) == pytest.approx(expected, abs=1e-12)
 
 
-@pytest.mark.parametrize("expression", ["rankkit.dcg([1, 2], 0)", "rankkit.p([1], -1)", "rankkit.err([1], 0)", "rankkit.cg([1], 1.5)"])
+@pytest.mark.parametrize("expression", ["rankkit.dcg([1, 2], 0)", "rankkit.p([1], -1)", "rankkit.err([1], 0)", "rankkit.cg([1], 1.5)",
+                                        "rankkit.ap([0, 0], 0)"])  # AP of no relevant grade reads no cutoff: 0 was given
 def test_a_bad_cutoff_is_an_error(con, expression):
-    with pytest.raises(duckdb.Error, match="cutoff k must be a positive integer"):
+    with pytest.raises(duckdb.Error, match=r"measure rankkit\.\w+: the cutoff must be a positive integer"):
         value(con, expression)
+
+
+def test_an_option_is_checked_whatever_the_grades(con):
+    """A check sits in the value where the grades may not reach it (no grade to gain): the table macros
+    check every option first, and so do the list macros (this gave 0)."""
+    with pytest.raises(duckdb.Error, match="rankkit: measure rankkit.ndcg: gain must be linear or exp, got exponential"):
+        value(con, "rankkit.ndcg([]::INTEGER[], 3, gain := 'exponential')")
 
 
 LISTS = [[3, 2, 3, 0, 1, 2], [0, 0, 1], [4, -1, 0, 2, 1, 3, 0, 0, 1], [0, 0], [1]]

@@ -217,7 +217,28 @@ def test_the_ideal_rows_sum_to_the_idcg_column_under_any_gains_map(seed, k, idea
         rows = rows.sort_values("rank")
         ideal_sum = (rows["ideal_gain"].fillna(0.0) / rows["discount"]).sum()
         assert ideal_sum == pytest.approx(rows["idcg"].iloc[-1], abs=1e-12), (system, query_id)
+        # each ideal row's grade is one that gains what the row says
+        listed = rows[rows["ideal_grade"].notna()]
+        assert [_mapped(gains, g) for g in listed["ideal_grade"]] == listed["ideal_gain"].tolist(), (system, query_id)
     assert (values["value"].dropna() <= 1 + 1e-12).all(), values[values["value"] > 1]
+
+
+def test_the_trace_shows_what_the_measures_headers_name():
+    """Beside the document's own columns, a trace column is what some measure's header (trace:) names:
+    its value at each rank's cutoff, or a column that explains it, computed from the features."""
+    from rankkit.compose import trace_columns, traced
+
+    qrels, run = _example([3, 2, 0])
+    own = ["system", "query_id", "rank", "doc_id", "score", "grade"]
+    columns = list(rankkit.trace(qrels, run, "q").columns)
+    assert columns[:len(own)] == own
+    assert sorted(columns[len(own):]) == sorted({*traced().values(), *trace_columns()})
+
+
+def _mapped(gains: str, grade: float) -> float:
+    """A grade's gain under a gains map (linear gain for a level it does not list, 0 below grade 0)."""
+    levels = {float(level): float(gain) for level, gain in (pair.split("=") for pair in gains.split(","))}
+    return 0.0 if grade < 0 else levels.get(grade, max(grade, 0.0))
 
 
 @pytest.mark.parametrize("ties, depth", [("trec", None), ("rank", 4), ("average", 6)])
@@ -314,6 +335,11 @@ def test_bad_options_are_refused_in_sql_terms():
         rankkit.trace(qrels, run, "q", depth=-1)
     with pytest.raises(RankkitError, match="ideal must be qrels or run, got best"):
         rankkit.trace(qrels, run, "q", ideal="best")
+    # checked though no column of the trace reads them but the generated values (they were accepted)
+    with pytest.raises(RankkitError, match="max must be a positive number up to 1000"):
+        rankkit.trace(qrels, run, "q", max=-1)
+    with pytest.raises(RankkitError, match="empty must be zero or skip, got never"):
+        rankkit.trace(qrels, run, "q", empty="never")
     with pytest.raises(RankkitError, match="ties must be trec, rank or average"):
         rankkit.trace(qrels, run, "q", ties="random")
 

@@ -10,10 +10,11 @@ import traitlets
 from matplotlib.figure import Figure
 
 from rankkit import plot
-from rankkit.compose import TRACED
+from rankkit.compose import CONTRIBUTION, traced
 from rankkit.explore.data import ExplorerData, Setting
 from rankkit.explore.model import CONTROL_TIPS, PAGE_SIZE, ExplorerModel, unused_controls
 from rankkit.explore.render import KeptAxes, Rendered, canvas, layout_key
+from rankkit.measures import registry
 from rankkit.safe.html import text as html_text
 
 __all__ = ["Explorer", "PAGE_SIZE"]
@@ -442,18 +443,14 @@ def _missed_by_all(trace: pd.DataFrame, systems: list[str]) -> list[tuple[str, f
 
 def _trace_table(rows: pd.DataFrame, system: str, other: str | None, other_ranks: dict, texts: dict,
                  setting: Setting) -> str:
-    """One system's trace as an HTML table: the worked examples' columns, the rank in the other system."""
+    """One system's trace as an HTML table: the columns the measure's header (trace:) names, its value at
+    each rank's cutoff last, and the rank in the other system."""
     ranked = rows[rows["rank"].notna()]
     shown = ranked.head(TRACE_ROWS)
     graded = _graded(setting.measure)
     at_end = ranked.iloc[-1]
-    own = _own_column(setting)
-    # the shown measure's column takes the place of the discounted gain (DCG's sum of it stays), so
-    # that two systems' tables still fit side by side
-    head = [(h, "") for h in ("rank", "doc", "grade", "gain", "log2(r+1)", *(() if own else ("disc. gain",)), "DCG",
-                              "ideal grade", "IDCG", "nDCG")]
-    if own:
-        head.append((setting.measure.name, f"{setting.measure.name} at the cutoff of each rank, as evaluate computes it"))
+    columns = _shown_columns(setting)
+    head = [("rank", ""), ("doc", ""), ("grade", ""), *(_column_head(c) for c in columns)]
     if other:
         # on one line (it wrapped onto four), the legend of the arrows in its tooltip; the short
         # headers may take two lines, so that two tables fit side by side on a wide page
@@ -473,10 +470,7 @@ def _trace_table(rows: pd.DataFrame, system: str, other: str | None, other_ranks
         else:
             doc_text = html_text(str(doc))
             grade = "<i style='color:#b15928' title='not in the qrels'>unjudged</i>" if pd.isna(row["grade"]) else f"{row['grade']:g}"
-        values = [str(rank), doc_text, grade, f"{row['gain']:g}", f"{row['discount']:.3f}",
-                  *(() if own else (f"{row['discounted_gain']:.3f}",)), f"{row['dcg']:.3f}",
-                  "–" if pd.isna(row["ideal_grade"]) else f"{row['ideal_grade']:g}", f"{row['idcg']:.3f}",
-                  f"{row['ndcg']:.4f}"] + ([f"{row[own]:.4f}"] if own else [])
+        values = [str(rank), doc_text, grade] + [_column_cell(c, row[c]) for c in columns]
         if other:
             values.append(_moved(rank, other_ranks.get(doc), _counts(row, graded)) if not pd.isna(doc) else "")
         if texts:
@@ -487,19 +481,62 @@ def _trace_table(rows: pd.DataFrame, system: str, other: str | None, other_ranks
     more = (f"<p style='color:#666'>first {TRACE_ROWS} of {len(ranked)} ranks shown; "
             f"<code>ex.trace</code> holds them all</p>" if len(ranked) > TRACE_ROWS else "")
     cutoff = f"@{int(at_end['rank'])}"
-    return (f"<div style='margin-right:18px'><b>{html_text(system)}</b>: "
-            f"DCG{cutoff} = {at_end['dcg']:.4f}, IDCG{cutoff} = {at_end['idcg']:.4f}, "
-            f"nDCG{cutoff} = {at_end['ndcg']:.4f}"
-            + (f", {html_text(setting.measure.name)}{cutoff} = {at_end[own]:.4f}" if own else "") +
+    names = _value_names()
+    summary = ", ".join(f"{html_text(names[c])}{cutoff} = {at_end[c]:.4f}" for c in columns if c in names)
+    return (f"<div style='margin-right:18px'><b>{html_text(system)}</b>: {summary}"
             f"<table style='border-collapse:collapse;font-size:12px;font-variant-numeric:tabular-nums'>"
             f"<tr>{cells}</tr>{''.join(body)}</table>{more}</div>")
 
 
 def _own_column(setting: Setting) -> str | None:
-    """The trace's column of the measure shown, where the trace has one beside the worked example's DCG,
-    IDCG and nDCG (AP, RR, ERR, P, R, CG); else None."""
-    column = TRACED.get(setting.measure.metric)
-    return None if column in (None, "dcg", "idcg", "ndcg") else column
+    """The trace's column of the measure shown, where its header has one (trace:); else None."""
+    return traced().get(setting.measure.metric)
+
+
+def _shown_columns(setting: Setting) -> list[str]:
+    """The trace columns the drill-down shows for a measure: those its header names, its own last; for a
+    measure the trace does not show, nDCG's (the worked examples')."""
+    measure = setting.measure if setting.measure.trace is not None else registry()["ndcg"]
+    column, explaining = measure.trace
+    return [c for c in explaining if c != column] + [column]
+
+
+def _value_names() -> dict[str, str]:
+    """A measure's trace column -> the measure's name (precision -> P)."""
+    return {column: registry()[metric].name for metric, column in traced().items()}
+
+
+# How the drill-down heads a trace column that is not a measure's value (those are headed by the
+# measure's name, and what a rank adds to one by "+" and its name): header, tooltip, and how a value is written
+_HEADS = {
+    "gain": ("gain", "", "{:g}"),
+    "discount": ("log2(r+1)", "the rank's discount: DCG divides its gain by it", "{:.3f}"),
+    "discounted_gain": ("disc. gain", "gain / log2(r+1): what the rank adds to DCG", "{:.3f}"),
+    "ideal_grade": ("ideal grade", "the grade at this rank of the ideal ordering (best gain first)", "{:g}"),
+    "ideal_gain": ("ideal gain", "its gain: IDCG adds it up as DCG adds the gains", "{:g}"),
+    "relevant": ("relevant", "whether the grade is at or above the relevance level", "{}"),
+}
+
+
+def _column_head(column: str) -> tuple[str, str]:
+    names = _value_names()
+    if column in names:
+        return names[column], f"{names[column]} at the cutoff of each rank, as evaluate computes it"
+    if column.endswith(CONTRIBUTION) and column[:-len(CONTRIBUTION)] in names:
+        name = names[column[:-len(CONTRIBUTION)]]
+        return f"+{name}", f"what the rank adds to {name}: its value here less its value at the rank above"
+    head, tip, _ = _HEADS.get(column, (column, "", "{}"))
+    return head, tip
+
+
+def _column_cell(column: str, value) -> str:
+    if value is None or pd.isna(value):
+        return "–"
+    if column == "relevant":
+        return "yes" if value else ""
+    if column in _HEADS:
+        return html_text(_HEADS[column][2].format(value))
+    return f"{value:.4f}"
 
 
 def _header(text: str, tip: str, nowrap: bool) -> str:

@@ -4,6 +4,7 @@
 -- aggregate: mean
 -- summary:   cumulative gain: the sum of the gains of the top k documents
 -- cite:      Järvelin and Kekäläinen, Cumulated gain-based evaluation of IR techniques, ACM TOIS 20(4), 2002
+-- trace:     cg; gain
 -- ties:      trec, rank, average
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):

@@ -4,6 +4,7 @@
 -- aggregate: mean
 -- summary:   expected reciprocal rank: sum over r <= k of (1/r) R_r prod_{i<r} (1 - R_i), R = (2^rel - 1) / 2^max
 -- cite:      Chapelle et al., Expected reciprocal rank for graded relevance, CIKM 2009; gdeval.pl
+-- trace:     err; err_contribution
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
 -- value: {err}
