@@ -120,7 +120,8 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
     known = _known(con, source, kind)
     if known is not None and not columns and system is None and not split_by_tag and duplicates != "keep":
         return replace(known, owned=[])  # the caller's to keep: releasing this copy drops nothing
-    raw, label, text = _raw(con, source, kind, format, label)
+    # read again (a mapping, a system name ...): still named as its first reading named it, never by its temp table
+    raw, label, text = _raw(con, source, kind, format, label or (known.label if known is not None else None))
     loaded = Source(table=temp_name(kind), label=label, kind=kind)
     final = "view" if text is None or text[0] == "trec" else "table"
     loaded.owned = [(final, loaded.table), ("table", loaded.table + "_queries")]

@@ -1,0 +1,45 @@
+"""What the command line says about its inputs and options (issue 33): each warning names the runs it
+concerns and the files as the user gave them; a bad option is the first and only message."""
+
+from __future__ import annotations
+
+import pytest
+
+from rankkit.cli import main
+
+QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 1\nq3 0 d 1\n"
+
+
+def cli(capsys, *args):
+    status = main([str(arg) for arg in args])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err.strip().splitlines()
+
+
+# ---- a column mapping: the user's file named, never rankkit's table ---------------------------------
+
+@pytest.fixture
+def mapped(tmp_path):
+    (tmp_path / "judged.csv").write_text("qid,docno,clicks\nq1,a,1\nq1,b,0\nq2,c,1\nq3,d,1.5\n")
+    (tmp_path / "ranked.csv").write_text("qid,docno,sim\nq1,a,2\nq1,b,1\nq9,c,1\n")
+    return tmp_path / "judged.csv", tmp_path / "ranked.csv"
+
+
+@pytest.mark.parametrize("command", [["eval", "-l", "2", "-m", "P@1"], ["eval", "-m", "relstring", "-q"],
+                                     ["compare", "-m", "P@1"], ["check"]])
+def test_warnings_under_a_column_mapping_name_the_file(capsys, mapped, command):
+    qrels, run = mapped
+    runs = [run, f"again={run}"] if command[0] == "compare" else [run]
+    status, _, err = cli(capsys, *command, qrels, *runs, "--column", "clicks=relevance")
+    assert status == 0
+    assert len(err) >= 3 and not any("rankkit_" in line or "relation" in line for line in err), err
+    assert any(f"{qrels}: fractional grades" in line for line in err)
+    assert any(f"have no judgments in {qrels}" in line for line in err)
+
+
+def test_errors_under_a_column_mapping_name_the_file(capsys, mapped, tmp_path):
+    qrels, _ = mapped
+    (tmp_path / "other.csv").write_text("qid,docno,sim\nq7,c,1\n")
+    status, _, err = cli(capsys, "eval", "-m", "P@1", qrels, tmp_path / "other.csv", "--column", "clicks=relevance")
+    assert status == 2 and len(err) == 1
+    assert f"{tmp_path / 'other.csv'} and {qrels} have no query in common" in err[0]
