@@ -43,3 +43,34 @@ def test_errors_under_a_column_mapping_name_the_file(capsys, mapped, tmp_path):
     status, _, err = cli(capsys, "eval", "-m", "P@1", qrels, tmp_path / "other.csv", "--column", "clicks=relevance")
     assert status == 2 and len(err) == 1
     assert f"{tmp_path / 'other.csv'} and {qrels} have no query in common" in err[0]
+
+
+# ---- queries on one side only: said of the runs concerned, each with its count -----------------------
+
+def test_coverage_warnings_name_only_the_runs_concerned(capsys, tmp_path):
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    runs = {"good": "q1 Q0 a 1 2 x\nq2 Q0 c 1 1 x\nq3 Q0 d 1 1 x\n", "bad": "q1 Q0 a 1 2 x\nq9 Q0 c 1 1 x\nq8 Q0 c 1 1 x\n",
+            "worse": "q7 Q0 c 1 1 x\nq1 Q0 a 1 2 x\n", "also": "q1 Q0 a 1 2 x\nq9 Q0 c 1 1 x\nq6 Q0 c 1 1 x\n"}
+    for name, text in runs.items():
+        (tmp_path / f"{name}.run").write_text(text)
+    paths = {name: str(tmp_path / f"{name}.run") for name in runs}
+    status, _, err = cli(capsys, "eval", "-m", "P@1", tmp_path / "qrels.txt", *paths.values())
+    assert status == 0
+    unjudged = [line for line in err if "have no judgments" in line]
+    assert unjudged == [f"rankkit eval: warning: {paths['bad']}, {paths['also']}: 2 of 3 queries in each have no "
+                        f"judgments in {tmp_path / 'qrels.txt'} (such as 'q6', 'q8', 'q9') and are not evaluated",
+                        f"rankkit eval: warning: {paths['worse']}: 1 of 2 queries have no judgments in "
+                        f"{tmp_path / 'qrels.txt'} (such as 'q7') and are not evaluated"]
+    missing = [line for line in err if "are missing from" in line]
+    assert len(missing) == 1 and "2 of 3 judged queries are missing from each of" in missing[0]
+    assert paths["good"] not in " ".join(err)
+
+
+def test_coverage_warnings_name_the_systems_of_one_table(capsys, tmp_path):
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "runs.csv").write_text("system,query_id,doc_id,score\nA,q1,a,1\nA,q2,c,1\nA,q3,d,1\nB,q1,a,1\nB,q9,b,1\n")
+    status, _, err = cli(capsys, "eval", "-m", "P@1", tmp_path / "qrels.txt", tmp_path / "runs.csv")
+    assert status == 0
+    assert [line for line in err if "have no judgments" in line] == [
+        f"rankkit eval: warning: {tmp_path / 'runs.csv'} (system B): 1 of 2 queries have no judgments in "
+        f"{tmp_path / 'qrels.txt'} (such as 'q9') and are not evaluated"]

@@ -149,6 +149,8 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
             loaded.select = column_select(con, raw, names, found, kind, system, integer_grades, label, unnamed)
         _materialise(con, loaded, duplicates, text)
         check_rows(con, loaded, duplicates, text)
+        if len(loaded.systems) > 1:  # a table of several systems: each is a run of its own to the warnings
+            loaded.runs = {system: f"{label} (system {system})" for system in loaded.systems}
         if text is not None and text[0] != "parquet" and ("file", text[1]) in loaded.owned:
             forget_copy(text[1])  # text is parsed into a table by now: its copy is disk held for nothing
             loaded.owned.remove(("file", text[1]))
@@ -198,6 +200,7 @@ def load_run_files(con: duckdb.DuckDBPyConnection, runs: list[tuple[str, object]
         release(con, loaded)
         return None
     loaded.systems = list(dict.fromkeys(name for name, _ in runs))  # in the order given, as load_runs lists them
+    loaded.runs = {name: str(run) for name, run in runs}
     _keep(con, loaded)
     return loaded
 
