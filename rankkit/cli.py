@@ -940,15 +940,15 @@ def _add_check(sub: argparse.ArgumentParser) -> None:
 
 
 def _run_check(args: argparse.Namespace) -> int:
-    from rankkit.check import describe, diagnose
+    from rankkit.check import describe_qrels, describe_run, diagnose
 
     con = _connect(args)
     columns = _columns(args)
     runs = run_arguments(args.runs)
-    # each run as eval reads it, under the name eval gives it
-    for one in ([{name: path} for name, path in runs.items()] if isinstance(runs, dict) else [runs]):
-        for line in describe(diagnose(args.qrels, one, con=con, columns=columns, split_by_tag=args.split_by_tag)):
-            print(line)
+    # each run as eval reads it, under the name eval gives it; the qrels' line once, before the first
+    for i, one in enumerate([{name: path} for name, path in runs.items()] if isinstance(runs, dict) else [runs]):
+        found = diagnose(args.qrels, one, con=con, columns=columns, split_by_tag=args.split_by_tag)
+        print("\n".join([describe_qrels(found)] * (i == 0) + describe_run(found)))
     return 0
 
 

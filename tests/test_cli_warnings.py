@@ -74,3 +74,15 @@ def test_coverage_warnings_name_the_systems_of_one_table(capsys, tmp_path):
     assert [line for line in err if "have no judgments" in line] == [
         f"rankkit eval: warning: {tmp_path / 'runs.csv'} (system B): 1 of 2 queries have no judgments in "
         f"{tmp_path / 'qrels.txt'} (such as 'q9') and are not evaluated"]
+
+
+def test_check_prints_the_qrels_once(capsys, tmp_path):
+    (tmp_path / "qrels.txt").write_text(QRELS + "q1 0 a 1\n")
+    for name in ("one", "two", "three"):
+        (tmp_path / f"{name}.run").write_text("q1 Q0 a 1 2 x\nq2 Q0 c 1 1 x\n")
+    status, out, _ = cli(capsys, "check", tmp_path / "qrels.txt", *(tmp_path / f"{n}.run" for n in ("one", "two", "three")))
+    lines = out.splitlines()
+    assert status == 0 and [line for line in lines if line.startswith("qrels")] == [
+        f"qrels\t{tmp_path / 'qrels.txt'}\t3 queries, 5 judgments, 1 duplicate"]
+    assert lines[0].startswith("qrels") and len([line for line in lines if line.startswith("run\t")]) == 3
+    assert all(line.startswith("duplicates\trun 0 (") for line in lines if line.startswith("duplicates"))
