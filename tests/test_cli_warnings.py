@@ -86,3 +86,39 @@ def test_check_prints_the_qrels_once(capsys, tmp_path):
         f"qrels\t{tmp_path / 'qrels.txt'}\t3 queries, 5 judgments, 1 duplicate"]
     assert lines[0].startswith("qrels") and len([line for line in lines if line.startswith("run\t")]) == 3
     assert all(line.startswith("duplicates\trun 0 (") for line in lines if line.startswith("duplicates"))
+
+
+# ---- a bad option: the first and only message, before any input is read ---------------------------
+
+@pytest.mark.parametrize("args, said", [
+    (["eval", "-m", "Foo@1", "{q}", "{r}"], "unknown measure 'Foo@1'"),
+    (["eval", "-m", "P@1", "-o", "{tmp}/out.txt", "{q}", "{r}"], "-o {tmp}/out.txt: the suffix says the format"),
+    (["eval", "-m", "P@1", "--digits", "-1", "{q}", "{r}"], "--digits -1: expected a number of decimals"),
+    (["eval", "-m", "alpha-nDCG@10", "{q}", "{r}"], "alpha-nDCG@10 needs subtopic judgments"),
+    (["eval", "-m", "P@1", "--format", "latex", "--baseline", "nope", "{q}", "{r}", "{g}"], "baseline 'nope' is not one"),
+    (["compare", "-m", "P@1", "--baseline", "nope", "{q}", "{r}", "{g}"], "baseline 'nope' is not one of the systems: r, g"),
+    (["compare", "-m", "P@1", "--digits", "-2", "{q}", "{r}", "{g}"], "--digits -2"),
+    (["compare", "-m", "P@1", "--alpha", "2", "{q}", "{r}", "{g}"], "alpha must be between 0 and 1"),
+    (["compare", "-m", "P@1", "--column", "x", "{q}", "{r}", "{g}"], "--column expects YOURS=OURS"),
+    (["report", "-m", "P@1", "--baseline", "nope", "-o", "{tmp}/r.md", "{q}", "{r}", "{g}"], "baseline 'nope'"),
+    (["agree", "-m", "P@1", "--ci", "3", "{q}", "{q}", "{r}", "{g}", "{r}"], "--ci 3: expected a level"),
+    (["agree", "-m", "P@1", "--alpha", "3", "{q}", "{q}", "{r}", "{g}", "{r}"], "alpha must be between 0 and 1"),
+    (["agree", "-m", "Foo", "{q}", "{q}", "{r}", "{g}", "{r}"], "unknown measure 'Foo'"),
+])
+def test_a_bad_option_is_the_first_and_only_message(capsys, tmp_path, args, said, qrels="missing.txt"):
+    """Given a missing qrels file, or inputs that warn (queries on one side only), the option is said alone."""
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "r.run").write_text("q1 Q0 a 1 2 x\nq9 Q0 c 1 1 x\n")
+    (tmp_path / "g.run").write_text("q1 Q0 a 1 2 x\nq2 Q0 c 1 1 x\n")
+    given = {"q": tmp_path / qrels, "r": tmp_path / "r.run", "g": tmp_path / "g.run", "tmp": tmp_path}
+    status, out, err = cli(capsys, *(arg.format(**given) for arg in args))
+    assert status == 2 and out == "" and len(err) == 1, err
+    assert said.format(**given) in err[0]
+
+
+@pytest.mark.parametrize("args, said", [
+    (["agree", "-m", "P@1", "--ci", "3", "{q}", "{q}", "{r}", "{g}", "{r}"], "--ci 3: expected a level"),
+    (["compare", "-m", "P@1", "--baseline", "nope", "{q}", "{r}", "{g}"], "baseline 'nope' is not one of the systems: r, g"),
+])
+def test_a_bad_option_comes_before_the_warnings(capsys, tmp_path, args, said):
+    test_a_bad_option_is_the_first_and_only_message(capsys, tmp_path, args, said, qrels="qrels.txt")
