@@ -549,9 +549,10 @@ def _add_sql(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("-N", type=int, default=0, dest="docs", metavar="N",
                      help="documents in the collection, for utility (trec_eval -N; default 0)")
     sub.add_argument("--column", action="append", dest="columns", metavar="YOURS=OURS", default=[],
-                     help="spark: a column of the tables named otherwise than rankkit's (query_id, doc_id, relevance, "
-                          "score, system, rank), e.g. --column clicks=relevance; repeatable (the duckdb shell's "
-                          "macros recognise common names themselves)")
+                     help="a column of the tables named otherwise than rankkit's (query_id, doc_id, relevance, "
+                          "score, system, rank), e.g. --column clicks=relevance; repeatable. An id column is read "
+                          "under that name from both tables; the duckdb shell's macros also recognise common names "
+                          "themselves (qid, docno, rel ...)")
     sub.add_argument("--no-system", action="store_false", dest="system",
                      help="spark: read no system column (one system, named NULL as in DuckDB) even if the run "
                           "table has one; without it, the statement reads the column where there is one")
@@ -567,18 +568,20 @@ def _run_sql(args: argparse.Namespace) -> int:
     specs = measure_specs(default_connection(), args.measures, rel=args.rel, docs=args.docs)
     options = dict(per_query=args.per_query, ties=args.ties, depth=args.depth, judged_only=args.judged_only,
                    queries="qrels" if args.complete else "both")
+    columns = _columns(args)
+    for theirs, ours in columns.items():  # the statement reads rankkit's columns only: none is ignored
+        if ours not in RUN_COLUMNS + QRELS_COLUMNS:
+            raise UsageError(f"--column {theirs}={ours or ''}: expected one of {', '.join(dict.fromkeys(RUN_COLUMNS + QRELS_COLUMNS))}")
     if args.dialect == "duckdb":
-        if args.columns or not args.system:
-            raise UsageError("--column and --no-system are for --dialect spark: rankkit.ranks finds the columns itself")
-        print(duckdb_statement(specs, qrels=args.qrels_table, run=args.run_table, **options))
+        if not args.system:
+            raise UsageError("--no-system is for --dialect spark: rankkit.ranks reads a system column where there is one")
+        print(duckdb_statement(specs, qrels=args.qrels_table, run=args.run_table, columns=columns, **options))
         return 0
     names = {ours: ours for ours in RUN_COLUMNS + QRELS_COLUMNS if ours not in ("rank", "system")}
     names["system"] = "system" if args.system else None
     if args.ties == "rank":  # the statement reads the run's rank column only when the ties ask for it
         names["rank"] = "rank"
-    for theirs, ours in _columns(args).items():
-        if ours not in names and ours != "rank":
-            raise UsageError(f"--column {theirs}={ours}: expected one of {', '.join(RUN_COLUMNS + QRELS_COLUMNS)}")
+    for theirs, ours in columns.items():
         names[ours] = theirs
     # the run's system column, unless mapped or refused, is read where the table has one (as DuckDB's macros)
     # built before anything is printed: a table name that cannot be quoted is refused alone

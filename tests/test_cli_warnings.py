@@ -122,3 +122,36 @@ def test_a_bad_option_is_the_first_and_only_message(capsys, tmp_path, args, said
 ])
 def test_a_bad_option_comes_before_the_warnings(capsys, tmp_path, args, said):
     test_a_bad_option_is_the_first_and_only_message(capsys, tmp_path, args, said, qrels="qrels.txt")
+
+
+# ---- rankkit sql --dialect duckdb --column ------------------------------------------------------------
+
+def test_sql_for_the_duckdb_shell_applies_a_column_mapping(capsys, tmp_path):
+    """The statement renames the mapped columns and runs in the plain duckdb shell, as evaluate() reads them."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import rankkit
+    from rankkit._sql import script
+
+    shell = shutil.which("duckdb") or str(Path(sys.executable).parent / "duckdb")
+    if not Path(shell).exists():
+        pytest.skip("the duckdb shell (duckdb-cli package) is not installed")
+    (tmp_path / "qrels.csv").write_text("topic,docno,clicks\nq1,a,1\nq1,b,0\nq2,c,2\nq2,d,1\n")
+    (tmp_path / "run.csv").write_text("topic,docno,points\nq1,a,2\nq1,b,3\nq2,d,1\nq2,c,0.5\n")
+    status, statement, err = cli(capsys, "sql", "-m", "AP", "-m", "nDCG@2", "--qrels", "judged", "--run", "ranked",
+                                 "--column", "clicks=relevance", "--column", "points=score", "--column", "topic=query_id")
+    assert status == 0 and err == [] and 'RENAME ("clicks" AS relevance, "topic" AS query_id)' in statement
+    (tmp_path / "rankkit.sql").write_text(script())
+    commands = (f".read {tmp_path / 'rankkit.sql'}\n"
+                f"CREATE TABLE judged AS FROM read_csv('{tmp_path / 'qrels.csv'}');\n"
+                f"CREATE TABLE ranked AS FROM read_csv('{tmp_path / 'run.csv'}');\n" + statement)
+    out = subprocess.run([shell, "-csv", "-noheader", "-bail"], input=commands, capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    got = {line.split(",")[0]: float(line.split(",")[2]) for line in out.stdout.split()}
+    expected = rankkit.evaluate(tmp_path / "qrels.csv", tmp_path / "run.csv", ["AP", "nDCG@2"],
+                                columns={"clicks": "relevance", "points": "score"})
+    assert got == pytest.approx(dict(zip(expected["measure"], expected["value"])))
