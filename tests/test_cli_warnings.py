@@ -1,5 +1,6 @@
-"""What the command line says about its inputs and options (issue 33): each warning names the runs it
-concerns and the files as the user gave them; a bad option is the first and only message."""
+"""What rankkit says about its inputs and options (issue 33): each warning names the runs it
+concerns and the files as the user gave them; a bad option is the first and only message; a bad value is
+named with its place."""
 
 from __future__ import annotations
 
@@ -155,3 +156,24 @@ def test_sql_for_the_duckdb_shell_applies_a_column_mapping(capsys, tmp_path):
     expected = rankkit.evaluate(tmp_path / "qrels.csv", tmp_path / "run.csv", ["AP", "nDCG@2"],
                                 columns={"clicks": "relevance", "points": "score"})
     assert got == pytest.approx(dict(zip(expected["measure"], expected["value"])))
+
+
+# ---- a bad grade in a DataFrame: its row, as a bad score's ------------------------------------------
+
+@pytest.mark.parametrize("kind", ["qrels", "run"])
+@pytest.mark.parametrize("values", ["past_the_sample", "categorical"])
+def test_a_bad_number_in_a_frame_is_named_with_its_row(kind, values):
+    """DuckDB types a column of Python objects by a sample of its rows (a 'x' among 3,000 integers failed the
+    whole read, no row said), and refused a pandas categorical of strings outright."""
+    import pandas as pd
+
+    import rankkit
+
+    n = 3000
+    number = "relevance" if kind == "qrels" else "score"
+    frames = {"qrels": pd.DataFrame({"query_id": "q1", "doc_id": [f"d{i}" for i in range(n)], "relevance": 1}),
+              "run": pd.DataFrame({"query_id": "q1", "doc_id": [f"d{i}" for i in range(n)], "score": 1.0})}
+    bad = [1] * (n - 1) + ["x"]
+    frames[kind][number] = pd.Categorical([str(v) for v in bad]) if values == "categorical" else bad
+    with pytest.raises(rankkit.InputError, match=rf"^the {kind} DataFrame: row {n}: the {number} 'x' is not a number$"):
+        rankkit.evaluate(frames["qrels"], frames["run"], "AP")
