@@ -127,30 +127,34 @@ def test_a_bad_option_comes_before_the_warnings(capsys, tmp_path, args, said):
 
 # ---- rankkit sql --dialect duckdb --column ------------------------------------------------------------
 
-def test_sql_for_the_duckdb_shell_applies_a_column_mapping(capsys, tmp_path):
-    """The statement renames the mapped columns and runs in the plain duckdb shell, as evaluate() reads them."""
+def _shell(folder, commands: str):
+    """The plain duckdb shell (the duckdb-cli package) fed `rankkit macros` and then ``commands``."""
     import shutil
     import subprocess
     import sys
     from pathlib import Path
 
-    import rankkit
     from rankkit._sql import script
 
     shell = shutil.which("duckdb") or str(Path(sys.executable).parent / "duckdb")
     if not Path(shell).exists():
         pytest.skip("the duckdb shell (duckdb-cli package) is not installed")
+    (folder / "rankkit.sql").write_text(script())
+    return subprocess.run([shell, "-csv", "-noheader", "-bail"], input=f".read {folder / 'rankkit.sql'}\n{commands}",
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_sql_for_the_duckdb_shell_applies_a_column_mapping(capsys, tmp_path):
+    """The statement renames the mapped columns and runs in the plain duckdb shell, as evaluate() reads them."""
+    import rankkit
+
     (tmp_path / "qrels.csv").write_text("topic,docno,clicks\nq1,a,1\nq1,b,0\nq2,c,2\nq2,d,1\n")
     (tmp_path / "run.csv").write_text("topic,docno,points\nq1,a,2\nq1,b,3\nq2,d,1\nq2,c,0.5\n")
     status, statement, err = cli(capsys, "sql", "-m", "AP", "-m", "nDCG@2", "--qrels", "judged", "--run", "ranked",
                                  "--column", "clicks=relevance", "--column", "points=score", "--column", "topic=query_id")
     assert status == 0 and err == [] and 'RENAME ("clicks" AS relevance, "topic" AS query_id)' in statement
-    (tmp_path / "rankkit.sql").write_text(script())
-    commands = (f".read {tmp_path / 'rankkit.sql'}\n"
-                f"CREATE TABLE judged AS FROM read_csv('{tmp_path / 'qrels.csv'}');\n"
-                f"CREATE TABLE ranked AS FROM read_csv('{tmp_path / 'run.csv'}');\n" + statement)
-    out = subprocess.run([shell, "-csv", "-noheader", "-bail"], input=commands, capture_output=True, text=True,
-                         timeout=60)
+    out = _shell(tmp_path, f"CREATE TABLE judged AS FROM read_csv('{tmp_path / 'qrels.csv'}');\n"
+                           f"CREATE TABLE ranked AS FROM read_csv('{tmp_path / 'run.csv'}');\n" + statement)
     assert out.returncode == 0 and out.stderr == "", out.stderr
     got = {line.split(",")[0]: float(line.split(",")[2]) for line in out.stdout.split()}
     expected = rankkit.evaluate(tmp_path / "qrels.csv", tmp_path / "run.csv", ["AP", "nDCG@2"],
@@ -177,3 +181,22 @@ def test_a_bad_number_in_a_frame_is_named_with_its_row(kind, values):
     frames[kind][number] = pd.Categorical([str(v) for v in bad]) if values == "categorical" else bad
     with pytest.raises(rankkit.InputError, match=rf"^the {kind} DataFrame: row {n}: the {number} 'x' is not a number$"):
         rankkit.evaluate(frames["qrels"], frames["run"], "AP")
+
+
+# ---- SQL: a truncated gzip file ----------------------------------------------------------------------
+
+def test_the_duckdb_shell_says_a_compressed_files_bad_last_line_may_be_a_truncation(tmp_path):
+    """The duckdb 1.5 shell reads a truncated gzip file up to where it stops, without a word: the line cut
+    short was 'line 1404: expected 6 fields'. The SQL cannot tell a truncation (docs/inputs.md says so);
+    it says what a bad last line of a compressed file may mean. (DuckDB 2 stops at the cut itself.)"""
+    import gzip
+
+    text = "".join(f"q{i // 10} Q0 d{i} {i % 10 + 1} {100 - i % 10}.5 bm25\n" for i in range(3000)).encode()
+    packed = gzip.compress(text)
+    (tmp_path / "cut.run.gz").write_bytes(packed[: len(packed) // 2])
+    (tmp_path / "inner.run.gz").write_bytes(gzip.compress(b"q1 Q0 a 1 1 x\nq1 Q0 b 2\nq1 Q0 c 3 1 x\n"))
+    said = {name: _shell(tmp_path, f"FROM rankkit.read_trec_run('{tmp_path / name}');").stderr
+            for name in ("cut.run.gz", "inner.run.gz")}
+    assert ("expected 6 fields" in said["cut.run.gz"] and "is the file truncated? DuckDB reads" in said["cut.run.gz"]
+            or "Unexpected end of GZIP stream" in said["cut.run.gz"]), said
+    assert ":2: expected 6 fields" in said["inner.run.gz"] and "truncated" not in said["inner.run.gz"]
