@@ -568,10 +568,10 @@ def _run_sql(args: argparse.Namespace) -> int:
     specs = measure_specs(default_connection(), args.measures, rel=args.rel, docs=args.docs)
     options = dict(per_query=args.per_query, ties=args.ties, depth=args.depth, judged_only=args.judged_only,
                    queries="qrels" if args.complete else "both")
-    columns = _columns(args)
+    columns, known = _columns(args), list(dict.fromkeys(RUN_COLUMNS + QRELS_COLUMNS))
     for theirs, ours in columns.items():  # the statement reads rankkit's columns only: none is ignored
-        if ours not in RUN_COLUMNS + QRELS_COLUMNS:
-            raise UsageError(f"--column {theirs}={ours or ''}: expected one of {', '.join(dict.fromkeys(RUN_COLUMNS + QRELS_COLUMNS))}")
+        if ours not in known:
+            raise UsageError(f"--column {theirs}={ours or ''}: expected one of {', '.join(known)}")
     if args.dialect == "duckdb":
         if not args.system:
             raise UsageError("--no-system is for --dialect spark: rankkit.ranks reads a system column where there is one")

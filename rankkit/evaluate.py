@@ -701,7 +701,8 @@ def _run_counts(con: duckdb.DuckDBPyConnection, qrels: Source, run: Source) -> l
     (``run.runs``), in their order: each warning names only the runs it concerns."""
     key = (qrels.queries, run.queries, "runs")
     if key not in _compared[con]:
-        # (a row per system and query already); the judged queries a run lacks are looked for only in the runs lacking some
+        # run.queries has a row per system and query; the judged queries a run lacks are looked for only
+        # in the runs that lack some
         rows = con.execute(
             f"WITH r AS (SELECT system, query_id FROM {run.queries}), q AS (SELECT query_id FROM {qrels.queries}), "
             f"c AS (SELECT r.system, count(*) AS n, count(*) FILTER (WHERE q.query_id IS NULL) AS unjudged, "
@@ -777,7 +778,7 @@ def _grouped(runs: list[dict], count: str, total: str) -> list[tuple[tuple, list
 
 
 def _first(runs: list[dict], examples: str) -> list:
-    """The first three of the runs' examples, in order."""
+    """The first three of the runs' examples, as DuckDB's min(query_id, 3) orders them."""
     return sorted({value for one in runs for value in one[examples] or []})[:3]
 
 
