@@ -317,7 +317,7 @@ def leaderboard_agreement(qrels_a, qrels_b, runs, measure: str, *, top: int | No
     if not isinstance(measure, str):
         raise RankkitError(f"measure: one measure name, got {measure!r}")
     con = connect(con) if con is not None else default_connection()
-    _refuse_subtopic_measures(con, measure)
+    refuse_subtopic_measures(con, measure)
     boards = None
     for side, qrels in (("a", qrels_a), ("b", qrels_b)):
         found = evaluate(qrels, runs, measure, con=con, conventions=conventions, columns=columns)
@@ -367,7 +367,7 @@ def _correlations(con, boards: str, leaderboards: pd.DataFrame, swaps: pd.DataFr
     return frame
 
 
-def _refuse_subtopic_measures(con, measure: str) -> None:
+def refuse_subtopic_measures(con, measure: str) -> None:
     """A diversity measure reads subtopic judgments, neither of the tables compared: both leaderboards
     would be the same one (tau 1 said of nothing), so it is refused, naming why. An unknown name is
     refused here as evaluate refuses it."""

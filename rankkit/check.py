@@ -62,18 +62,29 @@ def _diagnose(con, qrels_source, run_source) -> dict:
 
 
 def describe(found: dict) -> list[str]:
-    """The diagnosis as lines of text, for the command line (file and system names written visibly)."""
+    """The diagnosis as lines of text, for the command line (file and system names written visibly):
+    the qrels' line, then the run's."""
+    return [describe_qrels(found), *describe_run(found)]
+
+
+def describe_qrels(found: dict) -> str:
+    """The qrels' line of the diagnosis: the same for every run checked against them, printed once."""
+    return (f"qrels\t{visible(found['qrels'])}\t{found['qrels_queries']} queries, {found['judgments']} judgments, "
+            f"{found['qrels_duplicates']} duplicate{'s' if found['qrels_duplicates'] != 1 else ''}")
+
+
+def describe_run(found: dict) -> list[str]:
+    """The run's lines of the diagnosis, and how it fits the qrels."""
     judged = "n/a" if found["judged_at_10"] is None else f"{found['judged_at_10']:.4f}"
     return [
-        f"qrels\t{visible(found['qrels'])}\t{found['qrels_queries']} queries, {found['judgments']} judgments",
         f"run\t{visible(found['run'])}\t{found['run_queries']} queries, {found['retrieved']} documents, "
         f"{found['systems']} system{'s' if found['systems'] != 1 else ''}",
         f"systems\t{', '.join('(unnamed)' if s is None else visible(s) for s in found['system_names'])}\t"
         f"what rankkit eval and evaluate() evaluate and print",
         f"queries\tin common {found['common']}, run only {found['run_only']}, qrels only {found['qrels_only']}",
         f"judged@10\t{judged} (mean share of the top 10 that is judged, over common queries)",
-        f"duplicates\trun {found['run_duplicates']}, qrels {found['qrels_duplicates']} "
-        f"(an error when evaluating, unless --duplicates first)",
+        f"duplicates\trun {found['run_duplicates']} (a duplicate in the run or the qrels is an error when "
+        f"evaluating, unless --duplicates first)",
         f"ties\t{found['tied_documents']} documents share a score within a query, in {found['tied_queries']} "
         f"queries (ordered by doc_id descending, as trec_eval)",
     ]

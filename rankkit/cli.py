@@ -291,6 +291,38 @@ def _columns(args: argparse.Namespace) -> dict[str, str]:
     return mapping
 
 
+def _check_options(args: argparse.Namespace, con, measures: Sequence[str] = (), runs=None) -> None:
+    """The options' values checked before any input is read, so that a bad one is the command's first
+    and only message, never said after a warning about the inputs: the column mapping, the measures
+    (with -l and -N), the digits, the test, correction, alpha and interval level, -o's format and the
+    baseline (when the runs given name every system)."""
+    from rankkit.evaluate import OUTPUT_FORMATS, measure_specs, refuse_without_subtopics
+
+    _columns(args)
+    if getattr(args, "digits", None) is not None and args.digits < 0:
+        raise UsageError(f"--digits {args.digits}: expected a number of decimals, 0 or more")
+    if args.command == "agree" and measures:  # its own words: the leaderboards read neither judgment table
+        from rankkit.agreement import refuse_subtopic_measures
+
+        refuse_subtopic_measures(con, measures[0])
+    elif measures:
+        specs = measure_specs(con, list(measures), rel=getattr(args, "rel", 1), docs=getattr(args, "docs", 0))
+        if getattr(args, "subtopics", None) is None:
+            refuse_without_subtopics(specs)
+    if hasattr(args, "test"):  # (compare loads pandas: eval's path never needs it)
+        from rankkit.compare import check_options
+
+        check_options(args.test, args.correction, args.alpha)
+    if getattr(args, "ci", None) and not 0 < args.ci < 1:
+        raise UsageError(f"--ci {args.ci:g}: expected a level between 0 and 1, such as 0.95")
+    output = getattr(args, "output", None)
+    if args.command == "eval" and output and Path(output).suffix.lower() not in OUTPUT_FORMATS:
+        raise UsageError(f"-o {output}: the suffix says the format, one of {', '.join(OUTPUT_FORMATS)}")
+    named = baseline_name(runs, getattr(args, "baseline", None)) if isinstance(runs, dict) else None
+    if named is not None and not any(named == name or named.startswith(f"{name}/") for name in runs):
+        raise UsageError(f"baseline '{args.baseline}' is not one of the systems: {', '.join(runs)}")
+
+
 def run_arguments(given: Sequence[str]) -> str | dict[str, str]:
     """The runs as evaluate() takes them, named as Python names them: one PATH as it is (its systems
     are what the file holds), or ``{name: path}`` with names from NAME=PATH or the file stem, made
@@ -365,6 +397,7 @@ def _run_eval(args: argparse.Namespace) -> int:
     if args.output:
         _refuse_inputs(args, [args.output], qrels=args.qrels, run=run_arguments(args.runs), subtopics=args.subtopics)
     con = _connect(args, lean=not text and args.subtopics is None)
+    _check_options(args, con, measures or ["num_q"])
     columns = _columns(args)
     if _qrels_are_subtopics(args) and len(measures) < len(names):
         raise UsageError(f"{', '.join(text)} read plain qrels; with the subtopic judgments as qrels, give them apart")
@@ -446,11 +479,13 @@ def _marked_table(args: argparse.Namespace, measures: list[str]) -> int:
     conventions = Conventions(rel=args.rel, ties=args.ties, depth=args.depth,
                               queries="qrels" if args.complete else "both", duplicates=args.duplicates,
                               judged_only=args.judged_only, docs=args.docs)
+    con = _connect(args)
+    _check_options(args, con, measures, runs=run_arguments(args.runs))
     with _stdin_runs(args.runs) as given:
         runs = run_arguments(given)
         made = build(args.qrels, runs, measures, baseline=baseline_name(runs, args.baseline), test="t",
                      correction="holm", alpha=0.05, ci=None, seed=0, resamples=10000, by=None, queries=None, title=None,
-                     con=_connect(args), columns=_columns(args), conventions=conventions,
+                     con=con, columns=_columns(args), conventions=conventions,
                      call=f"rankkit eval --baseline {args.baseline}")
     latex = args.format == "latex"  # Markdown's table, as without --baseline, has no caption line
     sys.stdout.write(table(made, TABLES[args.format], caption=EVAL_CAPTION if latex else None,
@@ -527,9 +562,10 @@ def _add_sql(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("-N", type=int, default=0, dest="docs", metavar="N",
                      help="documents in the collection, for utility (trec_eval -N; default 0)")
     sub.add_argument("--column", action="append", dest="columns", metavar="YOURS=OURS", default=[],
-                     help="spark: a column of the tables named otherwise than rankkit's (query_id, doc_id, relevance, "
-                          "score, system, rank), e.g. --column clicks=relevance; repeatable (the duckdb shell's "
-                          "macros recognise common names themselves)")
+                     help="a column of the tables named otherwise than rankkit's (query_id, doc_id, relevance, "
+                          "score, system, rank), e.g. --column clicks=relevance; repeatable. An id column is read "
+                          "under that name from both tables; the duckdb shell's macros also recognise common names "
+                          "themselves (qid, docno, rel ...)")
     sub.add_argument("--no-system", action="store_false", dest="system",
                      help="spark: read no system column (one system, named NULL as in DuckDB) even if the run "
                           "table has one; without it, the statement reads the column where there is one")
@@ -545,18 +581,20 @@ def _run_sql(args: argparse.Namespace) -> int:
     specs = measure_specs(default_connection(), args.measures, rel=args.rel, docs=args.docs)
     options = dict(per_query=args.per_query, ties=args.ties, depth=args.depth, judged_only=args.judged_only,
                    queries="qrels" if args.complete else "both")
+    columns, known = _columns(args), list(dict.fromkeys(RUN_COLUMNS + QRELS_COLUMNS))
+    for theirs, ours in columns.items():  # the statement reads rankkit's columns only: none is ignored
+        if ours not in known:
+            raise UsageError(f"--column {theirs}={ours or ''}: expected one of {', '.join(known)}")
     if args.dialect == "duckdb":
-        if args.columns or not args.system:
-            raise UsageError("--column and --no-system are for --dialect spark: rankkit.ranks finds the columns itself")
-        print(duckdb_statement(specs, qrels=args.qrels_table, run=args.run_table, **options))
+        if not args.system:
+            raise UsageError("--no-system is for --dialect spark: rankkit.ranks reads a system column where there is one")
+        print(duckdb_statement(specs, qrels=args.qrels_table, run=args.run_table, columns=columns, **options))
         return 0
     names = {ours: ours for ours in RUN_COLUMNS + QRELS_COLUMNS if ours not in ("rank", "system")}
     names["system"] = "system" if args.system else None
     if args.ties == "rank":  # the statement reads the run's rank column only when the ties ask for it
         names["rank"] = "rank"
-    for theirs, ours in _columns(args).items():
-        if ours not in names and ours != "rank":
-            raise UsageError(f"--column {theirs}={ours}: expected one of {', '.join(RUN_COLUMNS + QRELS_COLUMNS)}")
+    for theirs, ours in columns.items():
         names[ours] = theirs
     # the run's system column, unless mapped or refused, is read where the table has one (as DuckDB's macros)
     # built before anything is printed: a table name that cannot be quoted is refused alone
@@ -617,6 +655,7 @@ def _run_compare(args: argparse.Namespace) -> int:
         _refuse_inputs(args, [args.output], qrels=args.qrels, run=runs)
     baseline = baseline_name(runs, args.baseline)
     con = _connect(args)
+    _check_options(args, con, measures, runs)
     columns = _columns(args)
     # the same runs and names as rankkit eval and Python: a TREC file is one run, whatever its tags say
     result = compare(rankkit.read_qrels(args.qrels, con=con, columns=columns), runs, measures, baseline=baseline,
@@ -689,6 +728,7 @@ def _run_agree(args: argparse.Namespace) -> int:
     if args.measure and not args.runs:
         raise UsageError("-m names the measure of the leaderboards: give two or more runs after the two qrels")
     con = _connect(args)
+    _check_options(args, con, [args.measure] if args.measure else [])
     columns = _columns(args)
     labels = agreement(args.qrels_a, args.qrels_b, threshold=args.threshold, seed=args.seed, con=con, columns=columns)
     boards = None
@@ -779,6 +819,7 @@ def _run_report(args: argparse.Namespace) -> int:
     measures = [name for name in expand(args.measures or ["official"])
                 if (family := family_of(name)) is None or not family.text]
     con, conventions = _connect(args), _conventions(args)
+    _check_options(args, con, measures, runs)
     given = {}
     if args.engine == "spark":
         if args.by is not None:
@@ -1000,15 +1041,16 @@ def _add_check(sub: argparse.ArgumentParser) -> None:
 
 
 def _run_check(args: argparse.Namespace) -> int:
-    from rankkit.check import describe, diagnose
+    from rankkit.check import describe_qrels, describe_run, diagnose
 
     con = _connect(args)
+    _check_options(args, con)
     columns = _columns(args)
     runs = run_arguments(args.runs)
-    # each run as eval reads it, under the name eval gives it
-    for one in ([{name: path} for name, path in runs.items()] if isinstance(runs, dict) else [runs]):
-        for line in describe(diagnose(args.qrels, one, con=con, columns=columns, split_by_tag=args.split_by_tag)):
-            print(line)
+    # each run as eval reads it, under the name eval gives it; the qrels' line once, before the first
+    for i, one in enumerate([{name: path} for name, path in runs.items()] if isinstance(runs, dict) else [runs]):
+        found = diagnose(args.qrels, one, con=con, columns=columns, split_by_tag=args.split_by_tag)
+        print("\n".join([describe_qrels(found)] * (i == 0) + describe_run(found)))
     return 0
 
 

@@ -634,13 +634,17 @@ def load_runs(con: duckdb.DuckDBPyConnection, run, *, columns=None, duplicates: 
         f"CREATE TEMP TABLE {counts} AS " + " UNION ALL ".join(
             f"SELECT {tag} AS system, query_id, n, docs, no_rank FROM {s.queries}" for tag, s in zip(tags, sources))
     )
-    systems = [f"{name}/{s}" if len([x for x in src.systems if x is not None]) > 1 else name
-               for name, src in zip(names, sources) for s in (src.systems if len(src.systems) > 1 else [None])]
+    runs = {}  # each system, and how messages name its run: its file (and its system there)
+    for name, src in zip(names, sources):
+        for inner in src.systems if len(src.systems) > 1 else [None]:
+            several = inner is not None and len([x for x in src.systems if x is not None]) > 1
+            runs[f"{name}/{inner}" if several else name] = f"{src.label} (system {inner})" if several else src.label
+    systems = list(runs)
     label = ", ".join(s.label for s in sources)
     owned = [("view", view), ("table", counts)] + [item for source in sources for item in source.owned]
     return Source(table=view, label=label, kind="run", queries=counts, systems=systems, owned=owned,
                   keyed=view if keyed else "", rows=sum(source.rows for source in sources),
-                  lists=sum(source.lists for source in sources))
+                  lists=sum(source.lists for source in sources), runs=runs)
 
 
 def run_files(run):
@@ -707,10 +711,33 @@ def compare_inputs(con: duckdb.DuckDBPyConnection, qrels: Source, run: Source, s
         _compared[con][(qrels.queries, run.queries)] = found
     counts = dict(zip(("run_queries", "qrels_queries", "common", "run_only", "run_only_examples",
                        "qrels_only", "qrels_only_examples", "run_examples", "qrels_examples", "no_rank"), found))
+    if warn and len(run.runs) > 1:
+        counts["runs"] = _run_counts(con, qrels, run)
     checked = checked_counts(counts, qrels, run, specs, queries=queries, ties=ties, warn=warn)
     if warn:
         _warn_no_relevant(con, qrels, specs)
     return checked
+
+
+def _run_counts(con: duckdb.DuckDBPyConnection, qrels: Source, run: Source) -> list[dict]:
+    """compare_inputs' counts of queries on one side only, per run of a source holding several
+    (``run.runs``), in their order: each warning names only the runs it concerns."""
+    key = (qrels.queries, run.queries, "runs")
+    if key not in _compared[con]:
+        # run.queries has a row per system and query; the judged queries a run lacks are looked for only
+        # in the runs that lack some
+        rows = con.execute(
+            f"WITH r AS (SELECT system, query_id FROM {run.queries}), q AS (SELECT query_id FROM {qrels.queries}), "
+            f"c AS (SELECT r.system, count(*) AS n, count(*) FILTER (WHERE q.query_id IS NULL) AS unjudged, "
+            f"min(r.query_id, 3) FILTER (WHERE q.query_id IS NULL) AS examples, "
+            f"(SELECT count(*) FROM q) - count(q.query_id) AS missing FROM r LEFT JOIN q USING (query_id) GROUP BY r.system), "
+            f"m AS (SELECT c.system, min(q.query_id, 3) AS examples FROM (SELECT system FROM c WHERE missing > 0) c "
+            f"CROSS JOIN q ANTI JOIN r ON r.system = c.system AND r.query_id = q.query_id GROUP BY c.system) "
+            f"SELECT c.system, n, unjudged, c.examples, missing, m.examples FROM c LEFT JOIN m USING (system)").fetchall()
+        found = {row[0]: dict(zip(("run_queries", "run_only", "run_only_examples", "qrels_only",
+                                   "qrels_only_examples"), row[1:])) for row in rows}
+        _compared[con][key] = [{"run": name, **found[system]} for system, name in run.runs.items() if system in found]
+    return _compared[con][key]
 
 
 def _warn_no_relevant(con: duckdb.DuckDBPyConnection, qrels: Source, specs) -> None:
@@ -748,16 +775,34 @@ def checked_counts(counts: dict, qrels, run, specs=(), *, queries: str = "both",
 
 
 def _warn_coverage(counts: dict, qrels: Source, run: Source, queries: str) -> None:
-    if counts["run_only"]:
-        warn(
-            f"{run.label}: {counts['run_only']} of {counts['run_queries']} queries have no judgments in "
-            f"{qrels.label} (such as {_examples(counts['run_only_examples'])}) and are not evaluated")
-    if counts["qrels_only"]:
-        then = ("score 0 (queries='qrels')" if queries == "qrels"
-                else "are left out of the mean (queries='qrels', trec_eval -c, counts them as 0)")
-        warn(
-            f"{qrels.label}: {counts['qrels_only']} of {counts['qrels_queries']} judged queries are missing "
-            f"from {run.label} (such as {_examples(counts['qrels_only_examples'])}) and {then}")
+    """Queries on one side only, said of the runs concerned: one warning for the runs that share a count
+    (DL19's 157 of 200 queries unjudged, in every run), each named by its file."""
+    runs = counts.get("runs") or [{**counts, "run": run.label}]
+    for (unjudged, of), named in _grouped(runs, "run_only", "run_queries"):
+        each = " in each" if len(named) > 1 else ""
+        warn(f"{', '.join(one['run'] for one in named)}: {unjudged} of {of} queries{each} have no judgments in "
+             f"{qrels.label} (such as {_examples(_first(named, 'run_only_examples'))}) and are not evaluated")
+    then = ("score 0 (queries='qrels')" if queries == "qrels"
+            else "are left out of the mean (queries='qrels', trec_eval -c, counts them as 0)")
+    for (missing, _), named in _grouped(runs, "qrels_only", "qrels_only"):
+        each = "each of " if len(named) > 1 else ""
+        warn(f"{qrels.label}: {missing} of {counts['qrels_queries']} judged queries are missing from {each}"
+             f"{', '.join(one['run'] for one in named)} (such as {_examples(_first(named, 'qrels_only_examples'))}) "
+             f"and {then}")
+
+
+def _grouped(runs: list[dict], count: str, total: str) -> list[tuple[tuple, list[dict]]]:
+    """The runs with a non-zero ``count``, grouped by (count, total) in the order they come."""
+    groups: dict[tuple, list[dict]] = {}
+    for one in runs:
+        if one[count]:
+            groups.setdefault((one[count], one[total]), []).append(one)
+    return list(groups.items())
+
+
+def _first(runs: list[dict], examples: str) -> list:
+    """The first three of the runs' examples, as DuckDB's min(query_id, 3) orders them."""
+    return sorted({value for one in runs for value in one[examples] or []})[:3]
 
 
 def _warn_grades(qrels: Source, specs) -> None:

@@ -16,6 +16,7 @@ from typing import Iterable, Mapping
 
 from rankkit.compose import DUCKDB, plan
 from rankkit.errors import RankkitError
+from rankkit.io.catalog import ident
 from rankkit.safe import spark_sql as safe_spark_sql
 from rankkit.spark_sql import _string, to_spark
 
@@ -282,18 +283,36 @@ def statement(specs: Iterable[Mapping], *, qrels: str, run: str, qrels_columns: 
 
 def duckdb_statement(specs: Iterable[Mapping], *, qrels: str, run: str, per_query: bool = False, ties: str = "trec",
                      scores: str = "double", depth: int | None = None, queries: str = "both",
-                     judged_only: bool = False) -> str:
+                     judged_only: bool = False, columns: Mapping[str, str] | None = None) -> str:
     """The same for the duckdb shell after ``rankkit macros``: rankkit.ranks over the two tables (it checks
-    their columns), the composed statement, rankkit.over_values."""
+    their columns), the composed statement, rankkit.over_values. ``columns``: the tables' names for
+    rankkit's columns (``{"clicks": "relevance"}``), renamed in a CTE over each table that holds such a
+    column (an id column in both, as the Spark statement reads them)."""
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
         raise RankkitError(f"depth must be a positive integer, got {depth!r}")
     lit = DUCKDB.literal
+    tables, mapped = {"qrels": qrels, "run": run}, []
+    for kind, names in (("qrels", QRELS_COLUMNS), ("run", RUN_COLUMNS)):
+        renamed = _renamed(tables[kind], names, columns or {})
+        if renamed is not None:
+            tables[kind] = f"rankkit_mapped_{kind}"
+            mapped.append((tables[kind], renamed))
+    qrels, run = tables["qrels"], tables["run"]
     ranked = (f"FROM rankkit.ranks({lit(qrels, 'VARCHAR')}, {lit(run, 'VARCHAR')}, ties := {lit(ties, 'VARCHAR')}, "
               f"scores := {lit(scores, 'VARCHAR')}, depth := {'NULL' if depth is None else int(depth)}, "
               f"judged_only := {'true' if judged_only else 'false'})")
     composed = plan(specs, ties=ties, queries=queries).statement(lit(qrels, "VARCHAR"), "rankkit_ranked_run",
-                                                                [("rankkit_ranked_run", ranked)])
+                                                                [*mapped, ("rankkit_ranked_run", ranked)])
     values = f"WITH rankkit_values AS MATERIALIZED ({composed})\n"
     if per_query:
         return values + "SELECT measure, system, query_id, value FROM rankkit_values ORDER BY i, system, query_id;"
     return values + "FROM rankkit.over_values('rankkit_values');"
+
+
+def _renamed(table: str, names: tuple[str, ...], columns: Mapping[str, str]) -> str | None:
+    """A SELECT over ``table`` (read as the macros read a table's name, by query_table) renaming the
+    columns mapped to one of ``names``; None where none is."""
+    renames = [f"{ident(theirs)} AS {ours}" for theirs, ours in columns.items() if ours in names]
+    if not renames:
+        return None
+    return f"SELECT * RENAME ({', '.join(renames)}) FROM query_table({DUCKDB.literal(table, 'VARCHAR')})"

@@ -32,6 +32,7 @@ class Read:
     frame: object
     label: str
     systems: list = field(default_factory=list)
+    runs: dict = field(default_factory=dict)  # several runs: each system's, as messages name it (rankkit.io.Source's)
     top_grade: float | None = None
     fractional: tuple | None = None
 
@@ -49,22 +50,24 @@ def read_runs(spark, runs, columns=None, split_by_tag: bool = False) -> Read:
 
     if not isinstance(runs, dict):
         frame, label = _read(spark, runs, "run", columns or {}, None, split_by_tag)
-        return Read(frame, label, systems=_systems(frame))
+        systems = _systems(frame)
+        return Read(frame, label, systems=systems,
+                    runs={s: f"{label} (system {s})" for s in systems} if len(systems) > 1 else {})
     from pyspark.sql import functions as F
 
-    frames, labels, systems = [], [], []
+    frames, labels, named = [], [], {}
     for name, path in runs.items():
         frame, label = _read(spark, path, "run", columns or {}, name, split_by_tag)
         inner = _systems(frame)
         if len(inner) > 1:  # as load_runs names them
             frame = frame.withColumn("system", F.concat(F.lit(f"{name}/"), F.col("system")))
-            systems += [f"{name}/{system}" for system in inner]
+            named.update({f"{name}/{system}": f"{label} (system {system})" for system in inner})
         else:
             frame = frame.withColumn("system", F.lit(name))
-            systems.append(name)
+            named[name] = label
         frames.append(frame.select("system", "query_id", "doc_id", "rank", "score"))
         labels.append(label)
-    return Read(reduce(lambda a, b: a.unionAll(b), frames), ", ".join(labels), systems=systems)
+    return Read(reduce(lambda a, b: a.unionAll(b), frames), ", ".join(labels), systems=list(named), runs=named)
 
 
 def _read(spark, path, kind: str, columns, system: str | None, split_by_tag: bool = False):
@@ -205,4 +208,26 @@ def counts(qrels: Read, run: Read, ties: str) -> dict:
     no_rank = run.frame.where(F.col("rank").isNull()).count() if ties == "rank" else 0
     names = ("run_queries", "qrels_queries", "common", "run_only", "run_only_examples", "qrels_only",
              "qrels_only_examples", "run_examples", "qrels_examples")
-    return {**dict(zip(names, [list(v) if isinstance(v, list) else v for v in row])), "no_rank": no_rank}
+    found = {**dict(zip(names, [list(v) if isinstance(v, list) else v for v in row])), "no_rank": no_rank}
+    if len(run.runs) > 1:
+        found["runs"] = _run_counts(qrels, run, found["qrels_queries"], three)
+    return found
+
+
+def _run_counts(qrels: Read, run: Read, judged: int, three) -> list[dict]:
+    """counts' queries on one side only per run, as rankkit.evaluate counts them for several runs."""
+    from pyspark.sql import functions as F
+
+    pairs = run.frame.select("system", "query_id").distinct()
+    ids = qrels.frame.select("query_id").distinct()
+    marked = pairs.join(ids.withColumn("judged", F.lit(True)), "query_id", "left")
+    unjudged = F.col("judged").isNull()
+    per = {r[0]: r for r in marked.groupBy("system").agg(F.count(F.lit(1)), F.count(F.when(unjudged, 1)),
+                                                          three(F.col("query_id"), unjudged),
+                                                          F.count("judged")).collect()}
+    lacking = dict(pairs.select("system").distinct().crossJoin(ids).join(pairs, ["system", "query_id"], "left_anti")
+                   .groupBy("system").agg(three(F.col("query_id"), F.lit(True))).collect())
+    return [{"run": label, "run_queries": per[system][1], "run_only": per[system][2],
+             "run_only_examples": list(per[system][3]) or None, "qrels_only": judged - per[system][4],
+             "qrels_only_examples": list(lacking.get(system) or []) or None}  # None, as DuckDB's min(x, 3) of none
+            for system, label in run.runs.items() if system in per]

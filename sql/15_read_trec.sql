@@ -63,7 +63,7 @@ first_bad AS (
     ORDER BY lines.n
     LIMIT 1
 ),
-file_start AS (SELECT min(n) AS n FROM lines SEMI JOIN first_bad USING (filename)),
+file_start AS (SELECT min(n) AS n, max(n) AS last FROM lines SEMI JOIN first_bad USING (filename)),
 -- a file without content: empty, or (as Python's reader says) only comment lines, counted
 first_empty AS (
     SELECT files.file, count(lines.n) FILTER (WHERE lines.fields[1] <> '') AS comments
@@ -81,7 +81,13 @@ SELECT CASE WHEN EXISTS (FROM first_empty)
                                    || ', expected TREC ' || kind || ' lines (' || names || ')'
                              FROM first_empty, layout))
             WHEN NOT EXISTS (FROM first_bad) THEN true
+            -- DuckDB reads a truncated gzip (or zstd) file up to where it ends, without a word: its last line,
+            -- cut short, is the only sign, said as such (a file cut at a line's end reads as a shorter file)
             ELSE error((SELECT 'rankkit: ' || filename || ':' || (first_bad.n - file_start.n + 1) || ': ' || problem
+                               || CASE WHEN first_bad.n = file_start.last AND regexp_matches(lower(filename), '\.(gz|zst)$')
+                                       THEN ' (the last line of a compressed file: is the file truncated? DuckDB reads '
+                                            || 'a truncated file without a word; gzip -t or zstd -t tests it)'
+                                       ELSE '' END
                         FROM first_bad, file_start)) END AS ok;
 
 CREATE OR REPLACE MACRO rankkit.read_trec_qrels(path) AS TABLE

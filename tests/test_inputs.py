@@ -303,7 +303,7 @@ def test_check_prints_the_diagnosis_without_evaluating(tmp_path, capsys):
     assert main(["check", str(tmp_path / "q.txt"), str(tmp_path / "r.txt")]) == 0
     captured = capsys.readouterr()
     assert "in common 1, run only 1, qrels only 1" in captured.out
-    assert "qrels 1" in captured.out and "2 documents share a score" in captured.out
+    assert "2 queries, 4 judgments, 1 duplicate\n" in captured.out and "2 documents share a score" in captured.out
     assert "judged@10\t0.6667" in captured.out
     assert "warning:" in captured.err and "q3" in captured.err
 

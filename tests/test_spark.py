@@ -219,6 +219,25 @@ def test_eval_engine_spark_prints_what_duckdb_prints(spark, capsys, pair, option
     assert got.err == duck.err  # the same warnings (queries on one side only ...)
 
 
+def test_spark_counts_each_runs_queries_on_one_side_as_duckdb_does(spark, tmp_path):
+    """Queries on one side only are said of the runs concerned, each with its count (issue 33): Spark counts
+    them per run as the DuckDB engine does (the warnings are written from the counts by the same code)."""
+    from rankkit import spark_read
+    from rankkit.evaluate import compare_inputs, load_runs
+    from rankkit.io import load
+
+    (tmp_path / "qrels.txt").write_text("q1 0 a 1\nq2 0 c 1\nq3 0 d 1\n")
+    runs = {"good": "q1 Q0 a 1 2 x\nq2 Q0 c 1 1 x\nq3 Q0 d 1 1 x\n", "bad": "q1 Q0 a 1 2 x\nq9 Q0 c 1 1 x\n"}
+    for name, text in runs.items():
+        (tmp_path / f"{name}.run").write_text(text)
+    given = {name: str(tmp_path / f"{name}.run") for name in runs}
+    got = spark_read.counts(spark_read.read_qrels(spark, str(tmp_path / "qrels.txt")),
+                            spark_read.read_runs(spark, given), "trec")["runs"]
+    con = rankkit.connect()
+    duck = compare_inputs(con, load(con, str(tmp_path / "qrels.txt"), "qrels"), load_runs(con, given))["runs"]
+    assert got == duck and [(run["run_only"], run["qrels_only"]) for run in got] == [(0, 0), (1, 2)]
+
+
 def test_eval_engine_spark_refuses_what_runs_on_duckdb(capsys, tmp_path):
     assert main(["eval", "--engine", "spark", "-o", str(tmp_path / "x.csv"), "q", "r"]) == 2
     assert "--engine spark prints the evaluation: -o and --baseline run on DuckDB" in capsys.readouterr().err

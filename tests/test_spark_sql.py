@@ -139,7 +139,7 @@ def test_rankkit_sql_spark_names_the_columns(capsys):
     assert "CAST(`clicks` AS DOUBLE) AS grade FROM `lake`.`qrels`" in text  # each part quoted (issue 32)
     assert "CAST(NULL AS STRING) AS system" in text and text.rstrip().endswith(";")
     assert main(["sql", "-m", "AP", "--qrels", "q", "--run", "r", "--no-system"]) == 2
-    assert "--column and --no-system are for --dialect spark" in capsys.readouterr().err
+    assert "--no-system is for --dialect spark" in capsys.readouterr().err
     assert main(["sql", "--dialect", "spark", "-m", "AP", "--qrels", "q", "--run", "r", "--column", "x=nope"]) == 2
     assert "expected one of" in capsys.readouterr().err
 

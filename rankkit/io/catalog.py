@@ -25,6 +25,7 @@ class Source:
     number_column: str | None = None  # the source's score or relevance column
     queries: str = ""  # temp table: per (system,) query counts, made by the checking pass
     systems: list = field(default_factory=list)
+    runs: dict = field(default_factory=dict)  # several runs (files, a table's systems): each system's, as warnings name it
     fractional: tuple | None = None  # (query_id, doc_id, grade) of a fractional grade, qrels only
     top_grade: float | None = None
     keyed: str = ""  # parsed text: a view of the table with rankkit_key, the stored hash(query_id, doc_id)

@@ -33,7 +33,9 @@ _IGNORABLE = re.compile(r"iter|iteration|q0|__index_level_\d+__", re.I)
 _ID_TYPES = re.compile(r"VARCHAR|(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)|UUID", re.I)
 
 
-_NUMBER_TYPES = re.compile(r"VARCHAR|BOOLEAN|(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)|FLOAT|DOUBLE|REAL|DECIMAL.*", re.I)
+# (ENUM: a pandas categorical of strings, read value by value as VARCHAR is, a bad one named with its row)
+_NUMBER_TYPES = re.compile(r"VARCHAR|BOOLEAN|(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)|FLOAT|DOUBLE|REAL|DECIMAL.*|ENUM\(.*\)",
+                           re.I | re.S)
 
 
 def describe(con, raw: str, label: str) -> list[tuple[str, str]]:

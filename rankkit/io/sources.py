@@ -19,7 +19,7 @@ from rankkit.names import REQUIRED
 from rankkit.progress import Progress
 from rankkit.io.catalog import Source, first_message, is_table, quote, table_ident, temp_name
 from rankkit.io.checks import check_rows, keep_first, read_error
-from rankkit.io.columns import NUMBER, column_select, describe, match_columns, trec_select
+from rankkit.io.columns import NUMBER, column_select, decimal_comma, describe, match_columns, trec_select
 from rankkit.io.files import (as_given, csv_reader, file_format, forget_copy, is_copy, is_glob, plain_copy, run_name,
                               text_problem)
 from rankkit.io.trec_text import load_trec, load_trec_runs
@@ -120,7 +120,8 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
     known = _known(con, source, kind)
     if known is not None and not columns and system is None and not split_by_tag and duplicates != "keep":
         return replace(known, owned=[])  # the caller's to keep: releasing this copy drops nothing
-    raw, label, text = _raw(con, source, kind, format, label)
+    # read again (a mapping, a system name ...): still named as its first reading named it, never by its temp table
+    raw, label, text = _raw(con, source, kind, format, label or (known.label if known is not None else None))
     loaded = Source(table=temp_name(kind), label=label, kind=kind)
     final = "view" if text is None or text[0] == "trec" else "table"
     loaded.owned = [(final, loaded.table), ("table", loaded.table + "_queries")]
@@ -148,11 +149,13 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
             loaded.select = column_select(con, raw, names, found, kind, system, integer_grades, label, unnamed)
         _materialise(con, loaded, duplicates, text)
         check_rows(con, loaded, duplicates, text)
+        if len(loaded.systems) > 1:  # a table of several systems: each is a run of its own to the warnings
+            loaded.runs = {system: f"{label} (system {system})" for system in loaded.systems}
         if text is not None and text[0] != "parquet" and ("file", text[1]) in loaded.owned:
             forget_copy(text[1])  # text is parsed into a table by now: its copy is disk held for nothing
             loaded.owned.remove(("file", text[1]))
     except InputError as error:
-        message = as_given(_nan_named(str(error), source, loaded.number_column))
+        message = as_given(_cast_named(_nan_named(str(error), source, loaded.number_column), source, loaded))
         release(con, loaded)
         raise InputError(message) from None
     except Exception:
@@ -197,6 +200,7 @@ def load_run_files(con: duckdb.DuckDBPyConnection, runs: list[tuple[str, object]
         release(con, loaded)
         return None
     loaded.systems = list(dict.fromkeys(name for name, _ in runs))  # in the order given, as load_runs lists them
+    loaded.runs = {name: str(run) for name, run in runs}
     _keep(con, loaded)
     return loaded
 
@@ -329,4 +333,23 @@ def _nan_named(message: str, source, column: str | None) -> str:
     value = source[column].iloc[int(found.group(1)) - 1]
     if isinstance(value, float) and math.isnan(value):
         return message.replace(found.group(0), f"row {found.group(1)}: the {found.group(2)} is NaN, not a finite number")
+    return message
+
+
+def _cast_named(message: str, source, loaded: Source) -> str:
+    """DuckDB types a DataFrame's column of Python objects by a sample of its rows: a value of another
+    kind past the sample (a grade 'x' among a thousand integers) fails the whole read, with no row.
+    Said as the checks say a bad value, with its row and column, found in the frame."""
+    found = re.search(r"cannot be read \(.*Could not convert string '(.*)' to (\w+)\)", message)
+    if not found or not is_frame(source):
+        return message
+    value, typed = found.groups()
+    for column in source.columns:
+        rows = (source[column].map(str) == value).to_numpy().nonzero()[0] if source[column].dtype == object else []
+        if len(rows) and column == loaded.number_column:
+            return (f"{loaded.label}: row {rows[0] + 1}: the {NUMBER[loaded.kind]} '{value}' is not a number"
+                    f"{decimal_comma(value)}")
+        if len(rows):
+            return (f"{loaded.label}: row {rows[0] + 1}: column {column}: '{value}' does not fit {typed}, the type "
+                    f"DuckDB gave the column from a sample of its rows; give its values one type (ids as strings)")
     return message
