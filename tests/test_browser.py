@@ -119,7 +119,8 @@ def _drive(page, folder: Path, measure: str, prefix: str, settled=lambda: None):
     chosen.click()
     drill = explorer.locator("h3").filter(has_text=f"query {query_id}")
     sync_api.expect(drill).to_be_visible(timeout=STEP)
-    sync_api.expect(explorer.locator("table").first).to_contain_text("log2(r+1)", timeout=STEP)
+    # the drill-down shows the columns the measure's header names (trace:), what each rank adds among them
+    sync_api.expect(explorer.locator("table").first).to_contain_text(f"+{measure}", timeout=STEP)
     for image, before_mark in zip(plots, unmarked):  # the query is marked in all three
         sync_api.expect(image).not_to_have_attribute("src", before_mark, timeout=STEP)
     settled()
