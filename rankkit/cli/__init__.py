@@ -1103,6 +1103,3 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "explore": ("Serve the explorer (per-query plots, system against system, traces) on 127.0.0.1 with Voila.",
                 _add_explore, _run_explore),
 }
-
-if __name__ == "__main__":
-    sys.exit(main())
