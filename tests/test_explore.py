@@ -502,7 +502,7 @@ def _served_explorer(page: dict) -> Explorer:
 
 def test_cli_names_runs_and_splits_by_tag_as_eval_does(sample, tmp_path):
     """rankkit explore takes NAME=PATH and --split-by-tag as rankkit eval does."""
-    from rankkit.cli import run_arguments
+    from rankkit.arguments import run_arguments
 
     named = run_arguments([f"base={sample['bm25.run']}", f"new={sample['dense.run']}"])
     ex = _served_explorer(notebook(str(sample["qrels.txt"]), named))

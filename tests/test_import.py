@@ -141,17 +141,18 @@ def test_main_called_with_arguments_returns_and_lets_its_connections_go(tmp_path
     import weakref
 
     from rankkit import cli
+    from rankkit.cli import common, eval as command
 
     (tmp_path / "q.txt").write_text("q1 0 a 1\n")
     (tmp_path / "r.txt").write_text("q1 Q0 a 1 2.0 s\n")
     made = []
-    connect = cli._connect
-    cli._connect = lambda *given, **options: made.append(con := connect(*given, **options)) or con
+    connect = command.connect
+    command.connect = lambda *given, **options: made.append(con := connect(*given, **options)) or con
     try:
         assert cli.main(["eval", str(tmp_path / "q.txt"), str(tmp_path / "r.txt")]) == 0
     finally:
-        cli._connect = connect
-    assert made and cli._opened == []
+        command.connect = connect
+    assert made and common.connections == []
     gone = weakref.ref(made.pop())
     gc.collect()
     assert gone() is None

@@ -18,7 +18,7 @@ __all__ = ["call_disagreements"]
 def call_disagreements(record: dict, title: str, con) -> list[tuple[str, object, object]]:
     """Each option the call and the record disagree on: ``(option, what the call says, what the record
     says)``; a call that is not a report's call at all is one disagreement, ``("call", ...)``."""
-    from rankkit.cli import UsageError
+    from rankkit.arguments import UsageError
     from rankkit.evaluate import measure_specs
 
     call = record["call"]
@@ -39,7 +39,7 @@ def call_disagreements(record: dict, title: str, con) -> list[tuple[str, object,
 # ---- the command line ----------------------------------------------------------------------------
 
 def _command(call: str) -> dict:
-    from rankkit.cli import _columns, _conventions, _parser, baseline_name, run_arguments
+    from rankkit.arguments import baseline_name, column_mapping, command_parser, conventions_of, run_arguments
     from rankkit.trec import expand, family_of
 
     words = shlex.split(call)
@@ -48,7 +48,7 @@ def _command(call: str) -> dict:
     quiet = io.StringIO()
     try:
         with contextlib.redirect_stderr(quiet), contextlib.redirect_stdout(quiet):
-            args = _parser().parse_args(words[1:])
+            args = command_parser().parse_args(words[1:])
     except SystemExit:
         said = quiet.getvalue().strip().splitlines()
         raise ValueError(f"not a command line rankkit reads{f' ({said[-1]})' if said else ''}") from None
@@ -58,7 +58,7 @@ def _command(call: str) -> dict:
                                               if (family := family_of(name)) is None or not family.text],
             "baseline": baseline_name(runs, args.baseline), "test": args.test, "correction": args.correction,
             "alpha": args.alpha, "ci": args.ci or None, "seed": args.seed, "resamples": 10000, "by": args.by,
-            "title": args.title, "columns": _columns(args), "conventions": _conventions(args).as_dict(),
+            "title": args.title, "columns": column_mapping(args), "conventions": conventions_of(args).as_dict(),
             "engine": args.engine == "spark"}
 
 

@@ -1,0 +1,157 @@
+"""``rankkit eval``: trec_eval's options and output, and the tables of --format latex and markdown-table."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rankkit.arguments import UsageError, baseline_name, column_mapping, run_arguments
+from rankkit.cli.common import check_options, connect, refuse_outputs, stdin_runs
+
+
+def run(args: argparse.Namespace) -> int:
+    # rows, not frames: printing numbers does not need pandas (half a second to import)
+    from rankkit.evaluate import evaluate_file, evaluate_rows
+    from rankkit.io.sources import read_table
+    from rankkit.output import TABLES, write_eval
+    from rankkit.trec import expand, family_of
+
+    if args.format in TABLES and (args.per_query or not args.summary):
+        raise UsageError(f"--format {args.format} prints the summary of each system (a table of systems x measures): "
+                         f"-q and -n print per-query values, in --format trec, csv, json or markdown")
+    names = expand(args.measures or ["official"])
+    if args.engine == "spark" and (args.output or args.baseline is not None):
+        raise UsageError("--engine spark prints the evaluation: -o and --baseline run on DuckDB")
+    text = [name for name in names if (family := family_of(name)) is not None and family.text]
+    measures = [name for name in names if name not in text]
+    if args.baseline is not None:
+        return _marked_table(args, measures)
+    # the text measures (rankkit.relstring) and the diversity ones (their table macros) read macros
+    # written for SQL users: the lean connection has only those of rankkit's own statements
+    if args.output:
+        refuse_outputs(args, [args.output], qrels=args.qrels, run=run_arguments(args.runs), subtopics=args.subtopics)
+    con = connect(args, lean=not text and args.subtopics is None)
+    check_options(args, con, measures or ["num_q"])
+    columns = column_mapping(args)
+    if _qrels_are_subtopics(args) and len(measures) < len(names):
+        raise UsageError(f"{', '.join(text)} read plain qrels; with the subtopic judgments as qrels, give them apart")
+    # --engine spark: Spark reads the files (relstring, a text measure, reads the qrels on DuckDB)
+    if _qrels_are_subtopics(args):
+        qrels = None
+    elif args.engine == "spark":
+        qrels = args.qrels
+    else:
+        qrels = read_table(con, args.qrels, "qrels", columns=columns, duplicates=args.duplicates)
+    options = dict(con=con, rel=args.rel, depth=args.depth, ties=args.ties, columns=columns,
+                   duplicates=args.duplicates, split_by_tag=args.split_by_tag,
+                   queries="qrels" if args.complete else "both", judged_only=args.judged_only, docs=args.docs,
+                   subtopics=args.subtopics)
+    with stdin_runs(args.runs) as given:
+        runs = run_arguments(given)
+        if args.output:
+            if args.per_query and qrels is not None:
+                _refuse_aggregate_query(con, qrels, args.qrels)
+            evaluate_file(qrels, runs, measures or ["num_q"], args.output, per_query=args.per_query,
+                          summary=args.summary, digits=args.digits, **options)
+            return 0
+        # one evaluation of every run, the same as Python's: each system printed apart, in the order given
+        evaluated = _spark_rows(args, con, measures) if args.engine == "spark" else evaluate_rows
+        systems, aggregate, per_query = evaluated(qrels, runs, measures or ["num_q"], per_query=args.per_query,
+                                                  **options)
+        if not measures:  # text measures only: num_q only named the systems
+            aggregate, per_query = [], None if per_query is None else []
+        aggregate, per_query = _with_text(con, text, systems, runs, qrels, aggregate, per_query, args)
+    frames = [(system, [row for row in aggregate if row["system"] == system],
+               None if per_query is None else [row for row in per_query if row["system"] == system])
+              for system in systems]
+    write_eval(sys.stdout, frames, args.format, args.digits, summary=args.summary, where=args.qrels)
+    return 0
+
+
+def _refuse_aggregate_query(con, qrels: str, label: str) -> None:
+    """-q -o FILE: a query named all would read as a system's aggregate, which the file names so."""
+    from rankkit.errors import InputError
+    from rankkit.output import AGGREGATE
+
+    found = con.execute(f"SELECT query_id FROM {qrels} WHERE trim(query_id) = ? LIMIT 1", [AGGREGATE]).fetchall()
+    if found:
+        raise InputError(f"{label}: a query is named '{found[0][0]}', and the file names each system's aggregate over "
+                         f"queries '{AGGREGATE}' (trec_eval's text does): rename the query")
+
+
+def _qrels_are_subtopics(args: argparse.Namespace) -> bool:
+    """``rankkit eval --subtopics FILE FILE run``: the qrels are the subtopic judgments' own (ndeval's usage)."""
+    return args.subtopics is not None and Path(args.qrels).resolve() == Path(args.subtopics).resolve()
+
+
+def _spark_rows(args: argparse.Namespace, con, measures: list[str]):
+    """evaluate_rows on a Spark session of --master (rankkit.spark.evaluate_rows), started here once the
+    measures are known to run there (a diversity measure is refused before Spark starts)."""
+    from rankkit import spark
+    from rankkit.evaluate import measure_specs
+
+    spark.refuse_diversity(measure_specs(con, measures or ["num_q"], rel=args.rel, docs=args.docs))
+    spark.require_pyspark()
+    session = spark.session(args.master)
+    # the files are read by Spark: DuckDB's connection is not passed on
+    return lambda *given, con=None, **options: spark.evaluate_rows(session, *given, **options)
+
+
+def _marked_table(args: argparse.Namespace, measures: list[str]) -> int:
+    """--baseline: the table with significance marks, made as rankkit report makes its own (one
+    evaluation, paired tests against the baseline) and drawn by the same renderer."""
+    from rankkit.conventions import Conventions
+    from rankkit.output import EVAL_CAPTION, HUMAN_DIGITS, TABLES
+    from rankkit.report.build import build
+    from rankkit.report.render import table
+
+    if args.format not in TABLES:
+        raise UsageError(f"--baseline marks significance in the tables of --format {' or '.join(TABLES)}; "
+                         f"rankkit compare prints the tests themselves")
+    if args.split_by_tag:
+        raise UsageError("--baseline takes runs as files, one run each: give each tag's run as its own file")
+    conventions = Conventions(rel=args.rel, ties=args.ties, depth=args.depth,
+                              queries="qrels" if args.complete else "both", duplicates=args.duplicates,
+                              judged_only=args.judged_only, docs=args.docs)
+    con = connect(args)
+    check_options(args, con, measures, runs=run_arguments(args.runs))
+    with stdin_runs(args.runs) as given:
+        runs = run_arguments(given)
+        made = build(args.qrels, runs, measures, baseline=baseline_name(runs, args.baseline), test="t",
+                     correction="holm", alpha=0.05, ci=None, seed=0, resamples=10000, by=None, queries=None, title=None,
+                     con=con, columns=column_mapping(args), conventions=conventions,
+                     call=f"rankkit eval --baseline {args.baseline}")
+    latex = args.format == "latex"  # Markdown's table, as without --baseline, has no caption line
+    sys.stdout.write(table(made, TABLES[args.format], caption=EVAL_CAPTION if latex else None,
+                           label="tab:results" if latex else None,
+                           digits=HUMAN_DIGITS if args.digits is None else args.digits))
+    return 0
+
+
+def _with_text(con, text: list[str], systems, runs, qrels, aggregate, per_query, args):
+    """The measures whose value is text: runid (the tag of a run file's last line, as trec_eval
+    reads it) in the summary, relstring per query."""
+    from rankkit.io import last_tag
+    from rankkit.io.sources import read_table
+
+    for system in systems:
+        path = runs if isinstance(runs, str) else runs.get(system, runs.get(str(system).split("/")[0]))
+        if "runid" in text:
+            aggregate = [{"measure": "runid", "system": system, "value": last_tag(path) or system,
+                          "queries": None}] + aggregate
+        relstrings = [name for name in text if name != "runid"]
+        if not relstrings or per_query is None:
+            continue
+        if qrels == args.qrels:  # the Spark engine's path (Spark read the files): read here for relstring alone
+            qrels = read_table(con, args.qrels, "qrels", columns=column_mapping(args), duplicates=args.duplicates)
+        run = read_table(con, path, "run", columns=column_mapping(args), duplicates=args.duplicates)
+        for name in relstrings:
+            k = int(name.rsplit("_", 1)[1]) if "_" in name else 10
+            rows = con.execute(
+                "SELECT query_id, value FROM rankkit.relstring(?, ?, k := ?, ties := ?, depth := ?, queries := ?, "
+                "judged_only := ?)", [qrels, run, k, args.ties, args.depth,
+                                      "qrels" if args.complete else "both", args.judged_only]).fetchall()
+            per_query = per_query + [{"measure": name, "system": system, "query_id": q, "value": f"'{v}'"}
+                                     for q, v in rows]
+    return aggregate, per_query
