@@ -110,8 +110,9 @@ def agreement(qrels_a, qrels_b=None, *, judges: tuple[str, str] | None = None, t
     >>> found.pairs, found.only_a, round(float(found.aggregate.set_index("measure").value["kappa_linear"]), 4)
     (3, 1, 0.5714)
     """
-    if not 0 < ci < 1:
-        raise RankkitError(f"ci must be between 0 and 1, got {ci!r}")
+    _check_level(ci)
+    if not np.isfinite(threshold):
+        raise RankkitError(f"threshold must be a finite number, got {threshold!r}")
     con = connect(con) if con is not None else default_connection()
     with label_tables(con, qrels_a, qrels_b, judges, columns) as (table_a, table_b, labels):
         arguments = ("?, qrels_b := ?, judges := ?::VARCHAR[], labels := ?::VARCHAR[]",
@@ -270,6 +271,11 @@ class LeaderboardAgreement:
     swaps: pd.DataFrame
 
 
+def _check_level(ci: float) -> None:
+    if not 0 < ci < 1:
+        raise RankkitError(f"ci must be between 0 and 1, got {ci!r}")
+
+
 def leaderboard_agreement(qrels_a, qrels_b, runs, measure: str, *, top: int | None = None, test: str = "t",
                           correction: str = "holm", alpha: float = 0.05, ci: float | None = None,
                           seed: int | None = 0, resamples: int = 10000,
@@ -311,11 +317,15 @@ def leaderboard_agreement(qrels_a, qrels_b, runs, measure: str, *, top: int | No
     LeaderboardAgreement
         Frames ``leaderboards``, ``correlations`` and ``swaps``.
     """
-    from rankkit.compare import compare
+    from rankkit.compare import check_options, compare
     from rankkit.evaluate import evaluate
 
     if not isinstance(measure, str):
         raise RankkitError(f"measure: one measure name, got {measure!r}")
+    # every option before any input is read, as the command line checks them
+    if ci is not None:
+        _check_level(ci)
+    check_options(test, correction, alpha)
     con = connect(con) if con is not None else default_connection()
     refuse_subtopic_measures(con, measure)
     boards = None
@@ -393,8 +403,7 @@ def _correlation_intervals(con, qrels_a, qrels_b, runs, measure: str, top, *, ci
     """The percentile bootstrap interval of each correlation over queries (see leaderboard_agreement)."""
     from rankkit.evaluate import evaluate, measure_specs
 
-    if not 0 < ci < 1:
-        raise RankkitError(f"ci must be between 0 and 1, got {ci!r}")
+    _check_level(ci)
     aggregate = measure_specs(con, [measure])[0]["agg"]  # a text measure (runid) was refused by the leaderboards
     values = None
     for side, qrels in (("a", qrels_a), ("b", qrels_b)):
@@ -493,8 +502,7 @@ def overlap(run_a, run_b, *, p: float = 0.9, k: int = 10, depth: int | None = No
     ci, seed, resamples:
         The bootstrap interval of each mean over queries.
     """
-    if not 0 < ci < 1:
-        raise RankkitError(f"ci must be between 0 and 1, got {ci!r}")
+    _check_level(ci)
     if ties not in ("trec", "rank", "w", "a", "b"):
         raise RankkitError(f"ties must be trec, rank (equal scores ordered by that rule) or w, a, b (left tied: "
                            f"Corsi and Urbano's variants of RBO), got {ties!r}")

@@ -5,6 +5,7 @@ report: verify reads a report's recorded command line with this same parser (ran
 from __future__ import annotations
 
 import argparse
+import math
 import re
 from pathlib import Path
 from typing import Callable, NoReturn, Sequence
@@ -70,9 +71,12 @@ def positive_int(text: str) -> int:
 
 def number(text: str) -> float:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
+        value = math.nan
+    if not math.isfinite(value):  # nan or inf: no level, alpha or threshold means anything by it
+        raise argparse.ArgumentTypeError(f"expected a finite number, got '{text}'")
+    return value
 
 
 def _add_eval(sub: argparse.ArgumentParser) -> None:

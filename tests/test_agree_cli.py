@@ -162,3 +162,13 @@ def test_bad_judgment_tables_are_named(files, tmp_path, capsys, second, message)
     assert main(["agree", a, str(tmp_path / "b.csv")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("rankkit agree: ") and err.endswith(message) and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("option", [["--threshold", "nan"], ["--threshold", "inf"], ["--ci", "nan"]])
+def test_a_level_that_is_no_number_is_a_usage_error(files, capsys, option):
+    a, b, runs = files
+    with pytest.raises(SystemExit) as stopped:
+        main(["agree", a, b, *runs, "-m", "AP", *option])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert f"expected a finite number, got '{option[1]}'" in err and capsys.readouterr().out == ""

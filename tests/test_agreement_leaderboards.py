@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import rankkit
+from rankkit.errors import RankkitError
 from tests.support import shared_path
 
 metrics = pytest.importorskip("sklearn.metrics")
@@ -327,3 +328,18 @@ def test_values_equal_but_for_float_noise_are_tied():
     assert places.loc[["tasb", "splade"], "rank_a"].tolist() == [1, 1]
     swaps = con.execute("FROM rankkit.system_swaps('boards')").df()
     assert swaps[["above_a", "below_a"]].values.tolist() == [["tasb", "ada2"]]
+
+
+@pytest.mark.parametrize("options, said", [({"ci": 1.5}, "ci must be between 0 and 1"),
+                                           ({"alpha": 2.0}, "alpha"), ({"test": "z"}, "test")])
+def test_python_leaderboard_agreement_checks_its_options_before_reading(tmp_path, options, said):
+    # the qrels do not exist: an option is refused first, as on the command line
+    missing = str(tmp_path / "missing.qrels")
+    with pytest.raises(RankkitError, match=said):
+        rankkit.leaderboard_agreement(missing, missing, [missing], "AP", **options)
+
+
+def test_python_label_agreement_refuses_a_threshold_that_is_no_number():
+    a = pd.DataFrame({"query_id": ["q1"] * 2, "doc_id": ["x", "y"], "relevance": [0, 1]})
+    with pytest.raises(RankkitError, match="threshold must be a finite number, got nan"):
+        rankkit.agreement(a, a, threshold=float("nan"))
