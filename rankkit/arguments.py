@@ -164,7 +164,7 @@ def run_arguments(given: Sequence[str]) -> str | dict[str, str]:
     pairs = []
     for text in given:
         name, sep, path = text.partition("=")
-        if not sep or _exists(text):
+        if not sep or exists(text):
             name, path = "", text
         elif not name or not path:
             raise UsageError(f"a run is PATH or NAME=PATH, got '{text}'")
@@ -178,7 +178,7 @@ def run_arguments(given: Sequence[str]) -> str | dict[str, str]:
     return dict(zip(names, (path for _, path in pairs)))
 
 
-def _exists(path: str) -> bool:
+def exists(path: str) -> bool:
     """Whether a file is there; a name the system cannot hold (longer than 255 bytes: a NAME=PATH whose
     name is long) is none, where Path.exists raises."""
     try:

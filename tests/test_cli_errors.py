@@ -119,3 +119,20 @@ def _help(capsys, command: str) -> str:
     with pytest.raises(SystemExit):
         main([command, "--help"])
     return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["eval", "compare", "check", "agree"])
+def test_a_name_too_long_for_the_system_is_one_line(capsys, tmp_path, monkeypatch, command):
+    """A file name over 255 bytes: as a NAME=PATH run it is a name (the run is read), as a path the
+    system's refusal in one line naming it, never a traceback."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.txt").write_text(RUN)
+    long = "x" * 300
+    qrels = ["qrels.txt", "qrels.txt"] if command == "agree" else ["qrels.txt"]
+    measure = ["-m", "P@2"] if command in ("compare", "agree") else []
+    assert main([command, *qrels, f"{long}=run.txt", "run.txt", *measure]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    assert main([command, *qrels, long, *measure]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"rankkit {command}: {long}: File name too long"]

@@ -92,6 +92,10 @@ def _main(argv: Sequence[str] | None) -> int:
             return 2
         except BrokenPipeError:
             return 0
+        except OSError as error:  # a file the system refuses (a name too long, no permission): one line
+            where = f"{error.filename}: " if error.filename is not None else ""
+            print(f"rankkit {args.command}: {visible(where + (error.strerror or str(error)))}", file=sys.stderr)
+            return 2
 
 
 def _one_line(error: Exception) -> str:

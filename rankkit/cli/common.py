@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from rankkit.arguments import UsageError, baseline_name, column_mapping
+from rankkit.arguments import UsageError, baseline_name, column_mapping, exists
 
 
 connections: list = []  # the command's DuckDB connections (connect), left open to the end of main
@@ -76,9 +76,9 @@ def _read_once(run: str) -> str:
     """A run argument (PATH or NAME=PATH) naming a pipe, naming its plain copy instead (rankkit.io.files)."""
     from rankkit.io.files import plain_copy
 
-    name, sep, path = ("", "", run) if Path(run).exists() else run.partition("=")
+    name, sep, path = ("", "", run) if exists(run) else run.partition("=")
     given = Path(path)
-    if run == "-" or not given.exists() or given.is_file() or given.is_dir():
+    if run == "-" or not exists(path) or given.is_file() or given.is_dir():
         return run
     return f"{name}{sep}{plain_copy(given)}"
 
