@@ -296,7 +296,9 @@ def _check_options(args: argparse.Namespace, con, measures: Sequence[str] = (), 
     and only message, never said after a warning about the inputs: the column mapping, the measures
     (with -l and -N), the digits, the test, correction, alpha and interval level, -o's format and the
     baseline (when the runs given name every system)."""
-    from rankkit.evaluate import OUTPUT_FORMATS, measure_specs, refuse_without_subtopics
+    from rankkit.copying import OUTPUT_FORMATS
+    from rankkit.input_checks import refuse_without_subtopics
+    from rankkit.specs import measure_specs
 
     _columns(args)
     if getattr(args, "digits", None) is not None and args.digits < 0:
@@ -327,8 +329,8 @@ def run_arguments(given: Sequence[str]) -> str | dict[str, str]:
     """The runs as evaluate() takes them, named as Python names them: one PATH as it is (its systems
     are what the file holds), or ``{name: path}`` with names from NAME=PATH or the file stem, made
     unique when stems collide. A glob of TREC run files (quoted, so that rankkit sees it: 'runs/*.run')
-    is its files, sorted, as if each were given (rankkit.evaluate.run_files)."""
-    from rankkit.evaluate import run_files, unique_name
+    is its files, sorted, as if each were given (rankkit.inputs.run_files)."""
+    from rankkit.inputs import run_files, unique_name
     from rankkit.io import run_name
 
     pairs = []
@@ -454,7 +456,7 @@ def _spark_rows(args: argparse.Namespace, con, measures: list[str]):
     """evaluate_rows on a Spark session of --master (rankkit.spark.evaluate_rows), started here once the
     measures are known to run there (a diversity measure is refused before Spark starts)."""
     from rankkit import spark
-    from rankkit.evaluate import measure_specs
+    from rankkit.specs import measure_specs
 
     spark.refuse_diversity(measure_specs(con, measures or ["num_q"], rel=args.rel, docs=args.docs))
     spark.require_pyspark()
@@ -573,7 +575,7 @@ def _add_sql(sub: argparse.ArgumentParser) -> None:
 
 def _run_sql(args: argparse.Namespace) -> int:
     """Print the one statement computing the measures over the two tables."""
-    from rankkit.evaluate import measure_specs
+    from rankkit.specs import measure_specs
     from rankkit.io import default_connection
     from rankkit.spark import ANALYSER_PASSES
     from rankkit.spark_dialect import QRELS_COLUMNS, RUN_COLUMNS, duckdb_statement, statement
@@ -985,7 +987,7 @@ def _meant(name: str) -> list[tuple]:
     names, cutoffs and parameters, families and nicknames): (name, canonical label, Measure)."""
     import rankkit
     from rankkit.errors import MeasureError
-    from rankkit.evaluate import measure_specs
+    from rankkit.specs import measure_specs
     from rankkit.measures import get, label, registry
     from rankkit.trec import expand, family_of
 

@@ -1,6 +1,6 @@
 """One lean statement for the measures asked: the composer.
 
-From measure specs (as :func:`rankkit.evaluate.measure_specs` gives them) it writes one SQL statement
+From measure specs (as :func:`rankkit.specs.measure_specs` gives them) it writes one SQL statement
 over a ranks table (the columns of ``rankkit.ranks``) and the qrels, holding only the features those
 measures need: it walks the declarations of ``sql/features.sql`` and ``sql/metrics/*.sql`` (read by
 :mod:`rankkit.measures`) from each measure's value down to the inputs, fills the parameters in as

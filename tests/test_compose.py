@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import rankkit
 from rankkit.compose import QUERY_SETS, compose, plan
 from rankkit.errors import RankkitError
-from rankkit.evaluate import SPEC_TYPE, measure_specs
+from rankkit.specs import SPEC_TYPE, measure_specs
 from rankkit.macros import per_query_macro
 from rankkit.measures import needs_subtopics, registry
 
