@@ -164,9 +164,3 @@ def unique_name(name: str, taken: list[str]) -> str:
     while candidate in taken:
         candidate, n = f"{name} ({n})", n + 1
     return candidate
-
-
-def resolve(con: duckdb.DuckDBPyConnection, source, kind: str) -> tuple[str, bool]:
-    """The name of a checked table or view in ``con`` holding ``source``, and True (it was checked)."""
-    loaded = load_runs(con, source) if kind == "run" else load(con, source, kind)
-    return loaded.table, True
