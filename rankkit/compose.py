@@ -177,11 +177,14 @@ class Plan:
         measure = registry()[spec["metric"]]
         if measure.value is None:
             raise RankkitError(f"measure {spec['measure']} is text, not a number: the composer computes numbers")
+        self.values.append((spec["i"], spec["measure"], spec["agg"], self._value_column(spec, measure)))
+
+    def _value_column(self, spec: Mapping, measure: Measure) -> str:
+        """The column of ``spec``'s value, planned with everything it reads."""
         self._metric = measure.metric
         sql, scope, depth = self._render(measure.value, spec, measure)
         # a value is per system and query, even one that reads the qrels only (NumRel)
-        column = self._column("value", f"CAST({sql} AS DOUBLE)", "run", depth if scope == "run" else 1)
-        self.values.append((spec["i"], spec["measure"], spec["agg"], column.name))
+        return self._column("value", f"CAST({sql} AS DOUBLE)", "run", depth if scope == "run" else 1).name
 
     def features(self) -> set[str]:
         """The declared names of the features planned (inputs excluded)."""
@@ -368,10 +371,7 @@ class Generic(Plan):
 
     def add(self, spec: Mapping) -> None:
         measure = registry()[spec["metric"]]
-        self._metric = measure.metric
-        sql, scope, depth = self._render(measure.value, spec, measure)
-        column = self._column("value", f"CAST({sql} AS DOUBLE)", "run", depth if scope == "run" else 1)
-        self.by_metric[measure.metric] = column.name
+        self.by_metric[measure.metric] = self._value_column(spec, measure)
 
     def _param(self, name: str, spec: Mapping) -> str:
         return f"s.{name}"

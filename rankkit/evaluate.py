@@ -192,8 +192,8 @@ def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path,
 @contextmanager
 def prepared(qrels, run, measures: str | Iterable[str], conventions: Conventions, *, con=None, columns=None,
              split_by_tag: bool = False, subtopics=None) -> Iterator[tuple[duckdb.DuckDBPyConnection, list, Source, Source]]:
-    """What the command line's evaluations do before their statement (evaluate_rows, evaluate_file, the
-    Spark engine's): the connection, the measures parsed, and the inputs read, checked and compared. The
+    """What the command line's evaluations do before their statement (evaluate_rows, evaluate_file): the
+    connection, the measures parsed, and the inputs read, checked and compared. The
     subtopic judgments' table, if any, rides on the qrels source as ``subtopics``."""
     con = connect(con) if con is not None else default_connection()
     specs = measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs)

@@ -191,8 +191,8 @@ def read(spark, qrels, run, measures, conventions: Conventions, *, columns=None,
     Parquet; the same columns, systems, errors and warnings)."""
     from rankkit import spark_read
     from rankkit.input_checks import checked_counts
-    from rankkit.specs import measure_specs
     from rankkit.io import default_connection
+    from rankkit.specs import measure_specs
 
     specs = measure_specs(default_connection(), measures, rel=conventions.rel, docs=conventions.docs)
     judged = spark_read.read_qrels(spark, qrels, columns)
