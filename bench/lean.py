@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 import rankkit  # noqa: E402
 from rankkit.compose import compose  # noqa: E402
-from rankkit.evaluate import measure_specs  # noqa: E402
+from rankkit.specs import measure_specs  # noqa: E402
 
 MEASURES = ["nDCG@10", "AP", "RR@10", "R@100", "P@10"]
 PROFILE = str(Path(tempfile.gettempdir()) / f"rankkit-lean-profile-{os.getpid()}.json")

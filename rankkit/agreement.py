@@ -21,8 +21,8 @@ import pandas as pd
 from rankkit import stats
 from rankkit._sql import connect
 from rankkit.errors import InputError, RankkitError, warn
-from rankkit.evaluate import run_query
 from rankkit.io import default_connection, is_frame, is_table, load, release
+from rankkit.running import run_query
 
 __all__ = ["agreement", "LabelAgreement", "LABEL_MEASURES", "leaderboard_agreement", "LeaderboardAgreement",
            "CORRELATIONS", "overlap", "RankingOverlap", "OVERLAPS", "merge_judgments", "source_shares"]
@@ -381,7 +381,7 @@ def refuse_subtopic_measures(con, measure: str) -> None:
     """A diversity measure reads subtopic judgments, neither of the tables compared: both leaderboards
     would be the same one (tau 1 said of nothing), so it is refused, naming why. An unknown name is
     refused here as evaluate refuses it."""
-    from rankkit.evaluate import measure_specs
+    from rankkit.specs import measure_specs
     from rankkit.measures import needs_subtopics
 
     if any(needs_subtopics(spec["metric"]) for spec in measure_specs(con, [measure])):
@@ -401,7 +401,8 @@ COMBINED = {"mean": "sum(weight * {v}) / sum(weight) FILTER ({v} IS NOT NULL)",
 def _correlation_intervals(con, qrels_a, qrels_b, runs, measure: str, top, *, ci: float, seed, resamples: int,
                            conventions, columns) -> pd.DataFrame:
     """The percentile bootstrap interval of each correlation over queries (see leaderboard_agreement)."""
-    from rankkit.evaluate import evaluate, measure_specs
+    from rankkit.evaluate import evaluate
+    from rankkit.specs import measure_specs
 
     _check_level(ci)
     aggregate = measure_specs(con, [measure])[0]["agg"]  # a text measure (runid) was refused by the leaderboards

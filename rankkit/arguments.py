@@ -158,7 +158,7 @@ def run_arguments(given: Sequence[str]) -> str | dict[str, str]:
     are what the file holds), or ``{name: path}`` with names from NAME=PATH or the file stem, made
     unique when stems collide. A glob of TREC run files (quoted, so that rankkit sees it: 'runs/*.run')
     is its files, sorted, as if each were given (rankkit.evaluate.run_files)."""
-    from rankkit.evaluate import run_files, unique_name
+    from rankkit.inputs import run_files, unique_name
     from rankkit.io import run_name
 
     pairs = []

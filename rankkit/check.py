@@ -5,9 +5,11 @@ from __future__ import annotations
 import duckdb
 
 from rankkit._sql import connect
-from rankkit.evaluate import SPEC_TYPE, compare_inputs, load_runs, measure_specs
+from rankkit.input_checks import compare_inputs
+from rankkit.inputs import load_runs
 from rankkit.io import default_connection, load, release
 from rankkit.safe.terminal import visible
+from rankkit.specs import SPEC_TYPE, measure_specs
 
 __all__ = ["diagnose"]
 

@@ -21,11 +21,16 @@ from rankkit import stats
 from rankkit._sql import connect
 from rankkit.conventions import Conventions, asked_conventions, resolve_conventions
 from rankkit.errors import InputError, RankkitError, warn
-from rankkit.evaluate import checked_sources, evaluation_query, compare_inputs, measure_specs, run_query, slice_source
+from rankkit.input_checks import compare_inputs
+from rankkit.inputs import checked_sources
 from rankkit.io import default_connection
+from rankkit.running import run_query
 from rankkit.safe import csv as safe_csv
 from rankkit.safe.terminal import visible
+from rankkit.slices import slice_source
 from rankkit.spark_values import per_query_values
+from rankkit.specs import measure_specs
+from rankkit.statement import evaluation_query
 
 __all__ = ["compare", "compare_values", "format_comparison", "format_p", "write_comparison", "OUTPUTS"]
 

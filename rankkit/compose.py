@@ -1,6 +1,6 @@
 """One lean statement for the measures asked: the composer.
 
-From measure specs (as :func:`rankkit.evaluate.measure_specs` gives them) it writes one SQL statement
+From measure specs (as :func:`rankkit.specs.measure_specs` gives them) it writes one SQL statement
 over a ranks table (the columns of ``rankkit.ranks``) and the qrels, holding only the features those
 measures need: it walks the declarations of ``sql/features.sql`` and ``sql/metrics/*.sql`` (read by
 :mod:`rankkit.measures`) from each measure's value down to the inputs, fills the parameters in as
@@ -29,7 +29,7 @@ from rankkit.measures import (CONVENTIONS, REFERENCE, TIE_RULES, Feature, Measur
                               registry, shared_features, spec_fields, spec_types, subtopic_inputs)
 
 __all__ = ["compose", "query_side", "plan", "Plan", "Generic", "PerRank", "Arguments", "DuckDB", "DUCKDB", "LOADED",
-           "default_literal", "checked_argument", "variants"]
+           "default_literal", "checked_argument", "condition", "variants"]
 
 QUERY_SETS = ("both", "qrels")
 
@@ -177,11 +177,14 @@ class Plan:
         measure = registry()[spec["metric"]]
         if measure.value is None:
             raise RankkitError(f"measure {spec['measure']} is text, not a number: the composer computes numbers")
+        self.values.append((spec["i"], spec["measure"], spec["agg"], self._value_column(spec, measure)))
+
+    def _value_column(self, spec: Mapping, measure: Measure) -> str:
+        """The column of ``spec``'s value, planned with everything it reads."""
         self._metric = measure.metric
         sql, scope, depth = self._render(measure.value, spec, measure)
         # a value is per system and query, even one that reads the qrels only (NumRel)
-        column = self._column("value", f"CAST({sql} AS DOUBLE)", "run", depth if scope == "run" else 1)
-        self.values.append((spec["i"], spec["measure"], spec["agg"], column.name))
+        return self._column("value", f"CAST({sql} AS DOUBLE)", "run", depth if scope == "run" else 1).name
 
     def features(self) -> set[str]:
         """The declared names of the features planned (inputs excluded)."""
@@ -220,17 +223,24 @@ class Plan:
 
     def _variant(self, name: str, spec: Mapping, measure: Measure) -> Feature:
         """The declaration of ``name`` for this spec: the measure's own, else the shared one; the variant
-        whose condition holds, else the plain one."""
-        own = tuple(f for f in measure.features if f.name == name)
-        variants = own or shared_features()[name]
-        for feature in variants:
+        whose condition holds, else the plain one. A surface that knows the spec only as its SQL runs
+        (a macro) writes the conditions instead (its _condition)."""
+        written = self._condition()
+        if written is not None:
+            return variants(name, measure, written)
+        declared = tuple(f for f in measure.features if f.name == name) or shared_features()[name]
+        for feature in declared:
             if feature.when and _matches(self._setting(feature.when[0], spec), feature.when[1]):
                 return feature
-        plain = [f for f in variants if f.when is None]
+        plain = [f for f in declared if f.when is None]
         if not plain:
-            raise RankkitError(f"{variants[0].where}: feature {name} has no plain declaration, and no variant "
+            raise RankkitError(f"{declared[0].where}: feature {name} has no plain declaration, and no variant "
                                f"for {spec['measure']}")
         return plain[0]
+
+    def _condition(self):
+        """How a variant's condition is written in SQL (see condition); None: chosen here, by the spec."""
+        return None
 
     def _setting(self, key: str, spec: Mapping):
         return {"ties": self.ties, "queries": self.queries}.get(key, spec.get(key))
@@ -361,25 +371,14 @@ class Generic(Plan):
 
     def add(self, spec: Mapping) -> None:
         measure = registry()[spec["metric"]]
-        self._metric = measure.metric
-        sql, scope, depth = self._render(measure.value, spec, measure)
-        column = self._column("value", f"CAST({sql} AS DOUBLE)", "run", depth if scope == "run" else 1)
-        self.by_metric[measure.metric] = column.name
+        self.by_metric[measure.metric] = self._value_column(spec, measure)
 
     def _param(self, name: str, spec: Mapping) -> str:
         return f"s.{name}"
 
-    def _variant(self, name: str, spec: Mapping, measure: Measure) -> Feature:
-        return variants(name, measure, self._condition)
-
-    def _condition(self, key: str, wanted: str) -> str:
-        """A variant's condition in SQL: a convention is the macro's argument, a parameter the spec's."""
-        subject = key if key in CONVENTIONS else f"{{s.{key}}}"
-        if wanted == "NULL":
-            return f"{subject} IS NULL"
-        if key not in CONVENTIONS and spec_types()[key] in ("DOUBLE", "BIGINT", "INTEGER"):
-            return f"{subject} = {float(wanted)!r}"
-        return f"{subject} = {self.dialect.literal(wanted, 'VARCHAR')}"
+    def _condition(self):
+        """A convention is the macro's argument, a parameter the spec's (compared as a number where it is one)."""
+        return condition(typed=True, dialect=self.dialect)
 
     def _guarded(self, column: Column) -> str:
         metrics = ", ".join(self.dialect.literal(m, "VARCHAR") for m in sorted(column.metrics))
@@ -646,15 +645,37 @@ def default_literal(name: str, type_: str | None = None, dialect: DuckDB = DUCKD
     return "NULL" if value is None else dialect.literal(value, type_ or spec_types()[name])
 
 
-def variants(name: str, measure: Measure, condition) -> Feature:
+def condition(decided: Mapping[str, str] | None = None, *, argument: bool = False, typed: bool = False,
+              dialect: DuckDB = DUCKDB):
+    """The one rule a variant's condition ``[key=wanted]`` is written by where it is SQL (the macros:
+    Generic, PerRank, Arguments and the list macros; compose's statements choose in Python), as the
+    function ``holds(key, wanted)`` that variants() takes. A convention in ``decided`` (its setting,
+    known as the SQL is written) gives True or False; one not decided is the macro's argument of its
+    name. A parameter is its reference ``{s.key}``, filled as the surface fills parameters, or with
+    ``argument`` the macro's argument of its name. The SQL: IS NULL for NULL, else equal to the wanted
+    value, as a number with ``typed`` where the parameter's type is one."""
+    def holds(key: str, wanted: str) -> str | bool:
+        if key in CONVENTIONS and decided is not None:
+            return decided[key] == wanted
+        subject = key if key in CONVENTIONS or argument else f"{{s.{key}}}"
+        if wanted == "NULL":
+            return f"{subject} IS NULL"
+        if typed and key not in CONVENTIONS and spec_types()[key] in ("DOUBLE", "BIGINT", "INTEGER"):
+            return f"{subject} = {float(wanted)!r}"
+        return f"{subject} = {dialect.literal(wanted, 'VARCHAR')}"
+
+    return holds
+
+
+def variants(name: str, measure: Measure, written) -> Feature:
     """The declaration of ``name`` with every variant: CASE WHEN its condition THEN it, the first
-    declared first, ELSE the plain declaration (NULL if none). ``condition(key, wanted)`` is SQL, or
+    declared first, ELSE the plain declaration (NULL if none). ``written(key, wanted)`` is SQL, or
     a bool where it is decided already."""
     declared = tuple(f for f in measure.features if f.name == name) or shared_features()[name]
     plain = [f.expr for f in declared if f.when is None]
     expr = plain[0] if plain else "NULL"
     for feature in reversed([f for f in declared if f.when]):
-        holds = condition(*feature.when)
+        holds = written(*feature.when)
         if holds is True:
             expr = feature.expr
         elif holds is not False:
@@ -674,12 +695,6 @@ class Arguments(Plan):
             return default_literal(name, dialect=self.dialect)
         return checked_argument(name, spec["measure"], self.dialect)
 
-    def _variant(self, name: str, spec: Mapping, measure: Measure) -> Feature:
-        return variants(name, measure, self._condition)
-
-    def _condition(self, key: str, wanted: str) -> str | bool:
-        if key in CONVENTIONS:
-            return {"ties": "trec", "queries": self.queries}[key] == wanted
-        if wanted == "NULL":
-            return f"{key} IS NULL"
-        return f"{key} = {self.dialect.literal(wanted, 'VARCHAR')}"
+    def _condition(self):
+        """The conventions are decided (ties by score, the macro's query set); a parameter is the argument."""
+        return condition({"ties": "trec", "queries": self.queries}, argument=True, dialect=self.dialect)

@@ -16,11 +16,11 @@ from typing import Iterable
 
 from rankkit import trec
 from rankkit._paths import sql_dir
-from rankkit.compose import (CONTRIBUTION, DUCKDB, QUERY_SETS, Arguments, Generic, PerRank, checked_argument, default_literal,
-                             trace_columns, traced, variants)
+from rankkit.compose import (CONTRIBUTION, DUCKDB, QUERY_SETS, Arguments, Generic, PerRank, checked_argument, condition,
+                             default_literal, trace_columns, traced, variants)
 from rankkit.errors import RankkitError
-from rankkit.measures import (CONVENTIONS, REFERENCE, Feature, Measure, SpecField, header, needs_subtopics, params,
-                              registry, spec_fields, spec_types)
+from rankkit.measures import (REFERENCE, Feature, Measure, SpecField, header, needs_subtopics, params, registry,
+                              spec_fields)
 from rankkit.names import fill as fill_names
 
 __all__ = ["script", "sql_files", "fill", "catalog_sql", "spec_sql", "table_macros_sql", "per_query_macro",
@@ -310,6 +310,9 @@ def trace_values_macro() -> str:
 LIST_INPUTS = {"ranks": "[i FOR i IN range(1, len(grades) + 1) IF grades[i] IS NOT NULL]",
                "grades": "[g::DOUBLE FOR g IN grades IF g IS NOT NULL]",
                "num_ret": "len(grades)", "retrieved": "true"}
+# A variant's condition in a list macro: the conventions are trec_eval's (ties by score, the queries of
+# both), decided here; a parameter's is a CASE on its argument (render fills {s.name} with it).
+LIST_CONDITION = condition({"ties": "trec", "queries": "both"})
 
 
 def list_macro(path: Path) -> str:
@@ -337,7 +340,7 @@ def list_macro(path: Path) -> str:
                 return f"({inputs[name]})"
             if name in LIST_INPUTS or name in ("tie_firsts", "tie_sizes", "cum"):
                 raise RankkitError(f"{path}: the list macro cannot give {name}")
-            return f"({render(variants(name, measure, lambda key, wanted: _list_condition(key, wanted, param)))})"
+            return f"({render(variants(name, measure, LIST_CONDITION))})"
 
         return REFERENCE.sub(fill, feature.expr)
 
@@ -347,16 +350,6 @@ def list_macro(path: Path) -> str:
     return (f"-- Generated from {path.name} and the definition of {measure.name} by rankkit.macros.list_macro().\n"
             f"CREATE OR REPLACE MACRO {fields['signature']} AS\n"
             f"    CASE WHEN hash({checked}) IS NOT NULL THEN CAST({render(measure.value)} AS DOUBLE) END;\n")
-
-
-def _list_condition(key: str, wanted: str, param) -> str | bool:
-    """A variant's condition in a list macro: the conventions are trec_eval's (ties by score, the
-    queries of both), decided here; a parameter's is a CASE on its argument."""
-    if key in CONVENTIONS:
-        return {"ties": "trec", "queries": "both"}[key] == wanted
-    if wanted == "NULL":
-        return f"{param(key)} IS NULL"
-    return f"{param(key)} = {DUCKDB.literal(wanted, 'VARCHAR')}"
 
 
 def list_macros_sql() -> str:

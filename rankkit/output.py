@@ -28,7 +28,7 @@ NO_TEST_NOTE = ("No significance marks: with --baseline NAME, rankkit eval marks
 EVAL_CAPTION = "Each system's value per measure."
 
 
-# The table formats' fields, the same as ``-o FILE`` writes (rankkit.evaluate.long_query).
+# The table formats' fields, the same as ``-o FILE`` writes (rankkit.statement.long_query).
 COLUMNS = ["measure", "system", "query_id", "value", "queries"]
 # Decimals the human formats (trec, markdown) print unless --digits says otherwise; csv and json
 # carry full precision unless it does.

@@ -88,7 +88,7 @@ def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool =
     ``"error"``, and the rows are checked as the statement runs (a NULL id, a NULL, NaN or infinite
     score or grade, a duplicate document: the query fails naming it), not before. ``labels``: how
     those messages name the qrels and the run (default: ``qrels DataFrame``, ``run table NAME`` ...)."""
-    from rankkit.evaluate import measure_specs
+    from rankkit.specs import measure_specs
     from rankkit.io import default_connection
     from rankkit.spark_dialect import statement
 
@@ -150,7 +150,7 @@ def evaluate_rows(spark, qrels, run, measures: str | Iterable[str], per_query: b
                   docs: int = 0, subtopics=None) -> tuple[list, list[dict], list[dict] | None]:
     """rankkit.evaluate.evaluate_rows computed by Spark (the command line's ``--engine spark``): the input
     files read by Spark as the DuckDB engine reads them (see read), evaluated by the composed statement."""
-    from rankkit.evaluate import measure_specs
+    from rankkit.specs import measure_specs
     from rankkit.io import default_connection
 
     refuse_diversity(measure_specs(default_connection(), measures, rel=rel, docs=docs))  # subtopics too
@@ -190,8 +190,9 @@ def read(spark, qrels, run, measures, conventions: Conventions, *, columns=None,
     name them: read by Spark (rankkit.spark_read) as the DuckDB engine reads them (TREC text, CSV,
     Parquet; the same columns, systems, errors and warnings)."""
     from rankkit import spark_read
-    from rankkit.evaluate import checked_counts, measure_specs
+    from rankkit.input_checks import checked_counts
     from rankkit.io import default_connection
+    from rankkit.specs import measure_specs
 
     specs = measure_specs(default_connection(), measures, rel=conventions.rel, docs=conventions.docs)
     judged = spark_read.read_qrels(spark, qrels, columns)

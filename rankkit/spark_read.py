@@ -9,7 +9,7 @@ its file and line (``qrels.txt:7: expected 4 fields (...), found 3``), an empty 
 (NULL ids, numbers that are not finite, duplicates) are checked inside the statement
 (rankkit.spark_dialect.checks), under the file's name. The warnings the DuckDB engine gives before
 evaluating (queries on one side only, fractional grades, grades above ERR's scale) are counted by
-Spark and said by the same code (rankkit.evaluate.checked_counts).
+Spark and said by the same code (rankkit.input_checks.checked_counts).
 """
 
 from __future__ import annotations
@@ -192,7 +192,7 @@ def _grades(frame) -> tuple[float | None, tuple | None]:
 
 
 def counts(qrels: Read, run: Read, ties: str) -> dict:
-    """What rankkit.evaluate.compare_inputs counts (queries on each side and in common, examples of
+    """What rankkit.input_checks.compare_inputs counts (queries on each side and in common, examples of
     each, rows without a rank), counted by Spark over the two frames."""
     from pyspark.sql import functions as F
 

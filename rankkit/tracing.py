@@ -8,9 +8,10 @@ import duckdb
 
 from rankkit._sql import connect
 from rankkit.errors import RankkitError
-from rankkit.evaluate import checked_sources, run_query
+from rankkit.inputs import checked_sources
 from rankkit.io import Source, default_connection
 from rankkit.measures import default  # the defaults are the SQL prelude's, declared once there
+from rankkit.running import run_query
 
 if TYPE_CHECKING:
     import pandas as pd

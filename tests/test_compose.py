@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import rankkit
 from rankkit.compose import QUERY_SETS, compose, plan
 from rankkit.errors import RankkitError
-from rankkit.evaluate import SPEC_TYPE, measure_specs
+from rankkit.specs import SPEC_TYPE, measure_specs
 from rankkit.macros import per_query_macro
 from rankkit.measures import needs_subtopics, registry
 
@@ -176,3 +176,16 @@ def test_a_kept_statement_is_kept_for_all_it_is_made_from():
     assert compose(rbp, qrels="'q'", ranks="r", dialect=LOADED) != compose(rbp, qrels="'q'", ranks="r", dialect=DUCKDB)
     assert compose(measure_specs(con, ["nDCG@10"]), qrels="'q'", ranks="r", ties="average") != \
         compose(measure_specs(con, ["nDCG@10"]), qrels="'q'", ranks="r")
+
+
+def test_one_rule_writes_every_macro_s_variant_conditions():
+    """The table, trace, per-measure and list macros write a variant's condition by one rule
+    (rankkit.compose.condition), their differences its arguments (issue 34)."""
+    from rankkit.compose import condition
+
+    listed, generic, argument = condition({"ties": "trec", "queries": "both"}), condition(typed=True), \
+        condition({"ties": "trec", "queries": "qrels"}, argument=True)
+    assert [listed("ties", "average"), listed("queries", "both"), argument("queries", "both")] == [False, True, False]
+    assert generic("ties", "average") == "ties = 'average'"  # not decided: the macro's argument
+    assert [listed("gains", "NULL"), argument("gains", "NULL")] == ["{s.gains} IS NULL", "gains IS NULL"]
+    assert [generic("p", "0.5"), listed("p", "0.5")] == ["{s.p} = 0.5", "{s.p} = '0.5'"]

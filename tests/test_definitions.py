@@ -123,7 +123,7 @@ def test_every_parameter_reaches_the_spec_from_its_prelude_lines():
     ("ERR(max=1024)@5", "max must be a positive number up to 1000 (2^max stays finite), got 1024.0")])
 def test_a_bad_parameter_value_is_refused_by_its_prelude_check(name, message):
     from rankkit.errors import MeasureError
-    from rankkit.evaluate import measure_specs
+    from rankkit.specs import measure_specs
 
     with pytest.raises(MeasureError, match=re.escape(message)):
         measure_specs(rankkit.connect(), [name])

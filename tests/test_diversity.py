@@ -352,7 +352,7 @@ def test_the_explorer_does_not_offer_them():
 
 def test_the_composer_refuses_them_without_subtopic_judgments(con):
     from rankkit.compose import compose
-    from rankkit.evaluate import measure_specs
+    from rankkit.specs import measure_specs
 
     with pytest.raises(rankkit.RankkitError, match=r"nERR-IA, S-recall need subtopic judgments .*subtopics= .*"
                                                    r"FROM rankkit\.nerr_ia\('subtopics', 'run'\)"):

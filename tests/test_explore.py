@@ -163,7 +163,7 @@ NON_DEFAULT = [
 def test_the_explorer_gives_evaluate_s_value_for_every_measure_and_parameter(data, sample):
     """One path per number (issue 21): each name as the explorer keeps it (its measure control, then
     its cutoff, gain and level controls) computes evaluate's per-query values, the same doubles."""
-    from rankkit.evaluate import measure_specs
+    from rankkit.specs import measure_specs
     from rankkit.explore.data import parse_measure
 
     covered = {spec["metric"] for spec in measure_specs(data.con, NON_DEFAULT)}

@@ -344,15 +344,17 @@ def test_equal_keys_of_different_documents_do_not_match():
 
 def test_the_engine_joins_on_the_key_only_where_every_row_stores_it(data, monkeypatch):
     # a key computed on the fly has no statistics: DuckDB would misjudge the join (see 20_engine.sql)
-    import importlib
-    evaluate = importlib.import_module("rankkit.evaluate")
-    monkeypatch.setattr(evaluate, "WINDOW_ROWS", 0)  # these small runs as large ones: rankkit.ranks joins
+    from rankkit import statement
+    from rankkit.inputs import checked_sources
+    from rankkit.specs import measure_specs
+
+    monkeypatch.setattr(statement, "WINDOW_ROWS", 0)  # these small runs as large ones: rankkit.ranks joins
     con = rankkit.connect()
-    specs = evaluate.measure_specs(con, ["AP"])
+    specs = measure_specs(con, ["AP"])
     for run, keyed in ((data["run_path"], True), (data["run"], False), ([data["run_path"], data["run_path"]], True),
                        ([data["run_path"], data["run"]], False)):
-        with evaluate.checked_sources(con, data["qrels_path"], run, None, "error", False) as (qrels, source):
-            query = evaluate.evaluation_query(qrels, source, specs, False, None, rankkit.Conventions())[0]
+        with checked_sources(con, data["qrels_path"], run, None, "error", False) as (qrels, source):
+            query = statement.evaluation_query(qrels, source, specs, False, None, rankkit.Conventions())[0]
             assert f"keyed := {str(keyed).lower()}" in query, run
 
 

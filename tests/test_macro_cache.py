@@ -96,9 +96,9 @@ def test_a_damaged_file_is_replaced(cache):
 
 @pytest.fixture
 def fresh_specs(cache, monkeypatch):
-    evaluate = importlib.import_module("rankkit.evaluate")  # the module, not the function
-    monkeypatch.setattr(evaluate, "_parsed", {})
-    return evaluate
+    specs = importlib.import_module("rankkit.specs")
+    monkeypatch.setattr(specs, "_parsed", {})
+    return specs
 
 
 def test_parsed_measure_names_are_kept_and_read_back_without_sql(fresh_specs, monkeypatch):
@@ -133,15 +133,15 @@ def test_the_kept_lists_are_bounded_oldest_first(fresh_specs, monkeypatch):
 
 
 def test_an_unwritable_cache_still_parses(tmp_path, monkeypatch):
-    evaluate = importlib.import_module("rankkit.evaluate")
+    specs_module = importlib.import_module("rankkit.specs")
 
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the cache folder would be")
     monkeypatch.setenv("RANKKIT_CACHE", str(blocker / "rankkit"))
-    monkeypatch.setattr(evaluate, "_parsed", {})
+    monkeypatch.setattr(specs_module, "_parsed", {})
     _sql._cached_file.cache_clear()
     try:
-        specs = evaluate.measure_specs(_sql.connect(), ["AP"])
+        specs = specs_module.measure_specs(_sql.connect(), ["AP"])
         assert specs[0]["metric"] == "ap" and _sql.stored("specs") == {}
     finally:
         _sql._cached_file.cache_clear()

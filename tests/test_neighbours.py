@@ -67,7 +67,7 @@ SUBTOPIC_RUN = [("0", "A", 9.3), ("0", "D", 8.4), ("0", "E", 8.1), ("0", "B", 7.
 
 def diverse(name) -> bool:
     """Whether a name (or object) reads subtopic judgments."""
-    from rankkit.evaluate import measure_specs
+    from rankkit.specs import measure_specs
     from rankkit.io import default_connection
     from rankkit.measures import needs_subtopics
 

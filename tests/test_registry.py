@@ -118,7 +118,7 @@ def test_list_macro_takes_grades_first_and_k_second_and_names_the_rest(name):
     ("nDCG(gains=[1=3,4=4.5],gain=exp)@5", "nDCG(gain=exp, gains=[1=3,4=4.5])@5")])
 def test_label_names_a_parsed_measure_so_the_parser_reads_it_back(name, label):
     # IPrec's recall is kept in the spec as levels[0]: label raised KeyError('recall')
-    from rankkit.evaluate import measure_specs
+    from rankkit.specs import measure_specs
     from rankkit.measures import label as label_of
 
     con = rankkit.connect()

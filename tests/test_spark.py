@@ -21,7 +21,7 @@ import duckdb
 import rankkit
 from rankkit.cli import main
 from rankkit.errors import RankkitError
-from rankkit.evaluate import measure_specs
+from rankkit.specs import measure_specs
 from rankkit.spark_dialect import statement
 from rankkit.spark_sql import to_spark
 
@@ -223,7 +223,8 @@ def test_spark_counts_each_runs_queries_on_one_side_as_duckdb_does(spark, tmp_pa
     """Queries on one side only are said of the runs concerned, each with its count (issue 33): Spark counts
     them per run as the DuckDB engine does (the warnings are written from the counts by the same code)."""
     from rankkit import spark_read
-    from rankkit.evaluate import compare_inputs, load_runs
+    from rankkit.input_checks import compare_inputs
+    from rankkit.inputs import load_runs
     from rankkit.io import load
 
     (tmp_path / "qrels.txt").write_text("q1 0 a 1\nq2 0 c 1\nq3 0 d 1\n")

@@ -12,7 +12,7 @@ import rankkit
 from rankkit.cli import main
 from rankkit.compose import DUCKDB, compose
 from rankkit.errors import RankkitError
-from rankkit.evaluate import measure_specs
+from rankkit.specs import measure_specs
 from rankkit.measures import needs_subtopics, registry, shared_features
 from rankkit.spark_dialect import duckdb_statement, statement
 from rankkit.spark_sql import macros, spark_type, to_spark

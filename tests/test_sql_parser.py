@@ -101,7 +101,7 @@ LABELLED = ["ndcg_cut.10", "ndcg_cut_10", "nDCG@10", "P.5", "P_5", "P.5,7,3", "P
 def test_sql_and_python_label_a_measure_alike(con):
     """SQL labelled ndcg_cut.10 as given, Python (as trec_eval prints it) ndcg_cut_10; P.5,10 was refused in SQL."""
     import rankkit
-    from rankkit.evaluate import measure_specs
+    from rankkit.specs import measure_specs
 
     # Python's names are the ones its evaluate gives its rows; each name parsed on its own in SQL too
     python = [[spec["measure"] for spec in measure_specs(con, name)] for name in LABELLED]

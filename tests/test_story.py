@@ -190,7 +190,7 @@ def test_trec_format_aligns_the_columns_of_several_runs(capsys, near_one, tmp_pa
 
 
 def test_the_explorer_spells_a_measure_as_the_report_does():
-    from rankkit.evaluate import measure_specs
+    from rankkit.specs import measure_specs
     from rankkit.explore.data import parse_measure
     from rankkit.measures import label
 

@@ -5,7 +5,6 @@ evaluate's values are the same, bit for bit, whichever ranks the run (issue 21).
 
 from __future__ import annotations
 
-import importlib
 import warnings
 
 import pytest
@@ -13,11 +12,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import rankkit
+from rankkit import statement
 from rankkit.io import Source
+from rankkit.specs import measure_specs
 from tests.test_compose import inputs, same_double
 
-# the module (rankkit.evaluate is also the function)
-evaluate_module = importlib.import_module("rankkit.evaluate")
 ARGUMENTS = "ties := ?, scores := ?, depth := ?, judged_only := ?"
 
 
@@ -58,8 +57,8 @@ def test_window_ranks_leave_average_ties_to_ranks():
     with pytest.raises(Exception, match="rankkit.ranks takes average"):
         con.execute("FROM rankkit.window_ranks('q', 'r', ties := 'average')").fetchall()
     qrels, run = Source("q", "q", "qrels", rows=100, lists=1), Source("r", "r", "run", rows=10, lists=1)
-    assert evaluate_module.ranks_by_window(qrels, run, "trec")
-    assert not evaluate_module.ranks_by_window(qrels, run, "average")
+    assert statement.ranks_by_window(qrels, run, "trec")
+    assert not statement.ranks_by_window(qrels, run, "average")
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -71,9 +70,9 @@ def test_evaluate_gives_the_same_values_whichever_ranks_the_run(monkeypatch, dat
     measures = ["AP", "nDCG@5", "P@3", "RR", "R@5", "bpref", "ERR@5", "infAP", "NumRet", "Rprec"]
     found = []
     # every run ranked by a window, then every run counted
-    for limit, judged in ((evaluate_module.WINDOW_ROWS, 0), (0, evaluate_module.JUDGED_COUNTED)):
-        monkeypatch.setattr(evaluate_module, "WINDOW_ROWS", limit)
-        monkeypatch.setattr(evaluate_module, "JUDGED_COUNTED", judged)
+    for limit, judged in ((statement.WINDOW_ROWS, 0), (0, statement.JUDGED_COUNTED)):
+        monkeypatch.setattr(statement, "WINDOW_ROWS", limit)
+        monkeypatch.setattr(statement, "JUDGED_COUNTED", judged)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             found.append(rankkit.evaluate(qrels, run, measures, per_query=True, ties=ties, depth=depth,
@@ -85,10 +84,10 @@ def test_evaluate_gives_the_same_values_whichever_ranks_the_run(monkeypatch, dat
 
 def test_a_small_run_against_dense_judgments_is_ranked_by_a_window(monkeypatch):
     con = rankkit.connect()
-    specs = evaluate_module.measure_specs(con, ["AP"])
+    specs = measure_specs(con, ["AP"])
 
     def engine(qrels: Source, run: Source) -> tuple[str, dict]:
-        return evaluate_module.evaluation_query(qrels, run, specs, False, None, rankkit.Conventions())
+        return statement.evaluation_query(qrels, run, specs, False, None, rankkit.Conventions())
 
     dl19 = Source("q", "q", "qrels", rows=9260, lists=43)  # 215 judged documents a query
     run = Source("r", "r", "run", rows=4300, lists=43)
@@ -97,9 +96,9 @@ def test_a_small_run_against_dense_judgments_is_ranked_by_a_window(monkeypatch):
     # sparse judgments (one a query): counting wins at every size
     query, inputs = engine(Source("q", "q", "qrels", rows=50, lists=43), run)
     assert "rankkit.ranks(" in query and "keyed := false" in query  # Sources made here store no key
-    monkeypatch.setattr(evaluate_module, "WINDOW_ROWS", 4299)  # a large run: counting, no sort
+    monkeypatch.setattr(statement, "WINDOW_ROWS", 4299)  # a large run: counting, no sort
     assert "rankkit.ranks(" in engine(dl19, run)[0]
-    assert not evaluate_module.ranks_by_window(dl19, Source("r", "r", "run"), "trec")  # rows not counted
+    assert not statement.ranks_by_window(dl19, Source("r", "r", "run"), "trec")  # rows not counted
 
 
 def test_window_ranks_name_a_missing_column_and_read_tables_named_as_its_steps():

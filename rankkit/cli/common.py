@@ -30,7 +30,9 @@ def check_options(args: argparse.Namespace, con, measures: Sequence[str] = (), r
     and only message, never said after a warning about the inputs: the column mapping, the measures
     (with -l and -N), the digits, the test, correction, alpha and interval level, -o's format and the
     baseline (when the runs given name every system)."""
-    from rankkit.evaluate import OUTPUT_FORMATS, measure_specs, refuse_without_subtopics
+    from rankkit.copying import OUTPUT_FORMATS
+    from rankkit.input_checks import refuse_without_subtopics
+    from rankkit.specs import measure_specs
 
     column_mapping(args)
     if getattr(args, "digits", None) is not None and args.digits < 0:

@@ -89,7 +89,7 @@ def _spark_rows(args: argparse.Namespace, con, measures: list[str]):
     """evaluate_rows on a Spark session of --master (rankkit.spark.evaluate_rows), started here once the
     measures are known to run there (a diversity measure is refused before Spark starts)."""
     from rankkit import spark
-    from rankkit.evaluate import measure_specs
+    from rankkit.specs import measure_specs
 
     spark.refuse_diversity(measure_specs(con, measures or ["num_q"], rel=args.rel, docs=args.docs))
     spark.require_pyspark()

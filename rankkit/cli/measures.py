@@ -63,7 +63,7 @@ def _meant(name: str) -> list[tuple]:
     names, cutoffs and parameters, families and nicknames): (name, canonical label, Measure)."""
     import rankkit
     from rankkit.errors import MeasureError
-    from rankkit.evaluate import measure_specs
+    from rankkit.specs import measure_specs
     from rankkit.measures import get, label, registry
     from rankkit.trec import expand, family_of
 

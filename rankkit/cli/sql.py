@@ -9,7 +9,7 @@ from rankkit.arguments import UsageError, column_mapping
 
 def run(args: argparse.Namespace) -> int:
     """Print the one statement computing the measures over the two tables."""
-    from rankkit.evaluate import measure_specs
+    from rankkit.specs import measure_specs
     from rankkit.io import default_connection
     from rankkit.spark import ANALYSER_PASSES
     from rankkit.spark_dialect import QRELS_COLUMNS, RUN_COLUMNS, duckdb_statement, statement

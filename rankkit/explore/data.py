@@ -5,7 +5,7 @@ answers the explorer's questions with the engine's macros. The runs are ranked o
 (``rankkit.ranks``, kept in a temp table); per-query values come from that table, in the statement
 rankkit.compose writes (as evaluate's), for the measure asked for and a few common ones (BATCH) of the
 same setting (cutoff, gain, relevance level) in one SQL call, and are cached. Measures are parsed by
-rankkit.evaluate.measure_specs and named by rankkit.measures.label, nowhere else; traces come from
+rankkit.specs.measure_specs and named by rankkit.measures.label, nowhere else; traces come from
 ``rankkit.trace``, other systems' ranks from ``rankkit.ranked``.
 """
 
@@ -19,12 +19,16 @@ from typing import TYPE_CHECKING, Callable, Mapping
 import duckdb
 
 from rankkit._sql import connect
-from rankkit.errors import RankkitError, RankkitWarning
 from rankkit.compose import DUCKDB, LOADED, compose
-from rankkit.evaluate import compare_inputs, load_runs, measure_specs, query_table_view, run_numpy, run_query
+from rankkit.errors import RankkitError, RankkitWarning
+from rankkit.input_checks import compare_inputs
+from rankkit.inputs import load_runs
 from rankkit.io import Source, load, release
 from rankkit.measures import Measure, default, label, registry, written
 from rankkit.progress import Progress
+from rankkit.running import run_numpy, run_query
+from rankkit.slices import query_table_view
+from rankkit.specs import measure_specs
 from rankkit.tracing import trace_sources
 
 if TYPE_CHECKING:
@@ -45,7 +49,7 @@ CONTROLS = ("k", "gain", "rel")
 
 @dataclass(frozen=True)
 class Setting:
-    """One measure as the explorer's controls set it: a parsed spec (rankkit.evaluate.measure_specs),
+    """One measure as the explorer's controls set it: a parsed spec (rankkit.specs.measure_specs),
     the measure with its own parameters (``ideal``, ``p``, IPrec's recall, ...) and the cutoff, gain
     and relevance level controls. It is named by the registry (rankkit.measures.label), which the
     parser reads back to the same spec, and computed by rankkit.compose from that spec."""

@@ -21,9 +21,13 @@ from rankkit.compare import check_options, compare_values
 from rankkit.conventions import Conventions, asked_conventions, resolve_conventions
 from rankkit.errors import InputError, RankkitError
 # a run's name from its file, and a name made unique: evaluate's own rule (one rule for naming runs)
-from rankkit.evaluate import evaluate, listed_run_name, measure_specs, run_files, slice_source, unique_name, with_ci
+from rankkit.evaluate import evaluate
+from rankkit.inputs import listed_run_name, run_files, unique_name
+from rankkit.intervals import with_ci
 from rankkit.io import default_connection, forget, is_frame, read_qrels, read_run
 from rankkit.report.model import Report, in_system_order
+from rankkit.slices import slice_source
+from rankkit.specs import measure_specs
 from rankkit.stats import AGGREGATE_INTERVAL, difference_interval
 
 __all__ = ["report", "build", "fingerprint", "run_names", "shown_measures", "named_runs"]

@@ -19,7 +19,7 @@ def call_disagreements(record: dict, title: str, con) -> list[tuple[str, object,
     """Each option the call and the record disagree on: ``(option, what the call says, what the record
     says)``; a call that is not a report's call at all is one disagreement, ``("call", ...)``."""
     from rankkit.arguments import UsageError
-    from rankkit.evaluate import measure_specs
+    from rankkit.specs import measure_specs
 
     call = record["call"]
     try:

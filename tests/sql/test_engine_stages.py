@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankkit
-from rankkit.evaluate import engine_query, measure_specs
+from rankkit.specs import measure_specs
+from rankkit.statement import engine_query
 from support import shared_path
 
 # every measure but the two text ones, several with their parameters

@@ -1,0 +1,87 @@
+"""Measure names to measure specs, parsed by the SQL parser (rankkit.measure_specs) and kept, in the
+process and on disk, per list of names."""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+from rankkit import _engine as duckdb
+
+from rankkit._sql import store, stored
+from rankkit.errors import MeasureError, warn
+from rankkit.measures import label, registry, spec_type
+from rankkit.running import sql_message
+from rankkit.trec import expand, family_of
+
+
+SPEC_TYPE = spec_type()  # the measure spec's SQL type, from sql/00_prelude.sql
+
+
+def measure_specs(con: duckdb.DuckDBPyConnection, measures: str | Iterable[str], rel: float = 1,
+                  docs: int = 0) -> list[dict]:
+    """Parse measure names with the SQL parser; a bad name raises MeasureError. trec_eval's
+    nicknames (official, all_trec, set), its parameter forms (P.5,10) and family names (P, recall)
+    expand to the measures they stand for, and an ir_measures measure object is read by its name."""
+    names = expand(measures, text=False)
+    if not names:
+        raise MeasureError("no measure given; name at least one, such as nDCG@10 or AP")
+    for name in names:
+        if not isinstance(name, str):
+            raise MeasureError(f"a measure name must be a string, got {name!r}")
+    key = (tuple(names), rel, docs)
+    if key not in _parsed:  # a loop over many runs asks for the same names: parsing them is slow
+        _parsed[key] = _stored_specs(key) or _parse_specs(con, key)
+    specs = [_labelled(dict(spec), rel) for spec in _parsed[key]]
+    if float(rel) != 1 and not any(takes_rel(spec) for spec in specs):
+        # nDCG(rel=4) is refused as a name, so rel=4 beside nDCG alone must not pass unsaid either
+        warn(f"rel={rel:g} changes none of the measures asked ({', '.join(s['measure'] for s in specs[:5])}"
+             f"{', ...' if len(specs) > 5 else ''}): they take no relevance level")
+    return specs
+
+
+def takes_rel(spec: Mapping) -> bool:
+    return "rel" in registry()[spec["metric"]].params
+
+
+def _labelled(spec: dict, rel: float) -> dict:
+    """The spec named for the measure it computes: ``AP`` asked with ``rel=2`` computes
+    ``AP(rel=2)`` and is labelled so, as when asked by that name. A trec_eval name keeps its
+    spelling (trec_eval -l 2 prints ``map``), as does a name that sets its own level."""
+    name = spec["measure"]
+    if (float(rel) == 1 or "rel" not in registry()[spec["metric"]].params or family_of(name) is not None
+            or "rel=" in name.replace(" ", "").lower()):
+        return spec
+    spec["measure"] = label(spec)
+    return spec
+
+
+_parsed: dict[tuple, list[dict]] = {}
+
+
+# The SQL parser's answers are also kept on disk, per version of the SQL: planning its query was much
+# of a fresh process's start (rankkit eval) before any file is read.
+STORED_SPECS = 256  # lists of names kept; the oldest go first
+
+
+def _parse_specs(con: duckdb.DuckDBPyConnection, key: tuple) -> list[dict]:
+    names, rel, docs = key
+    try:
+        rows = con.execute("SELECT spec FROM rankkit.measure_specs(?::VARCHAR[], rel := ?, docs := ?)",
+                           [list(names), rel, docs]).fetchall()
+    except duckdb.Error as error:
+        raise MeasureError(sql_message(error)) from None
+    specs = [row[0] for row in rows]
+    kept = stored("specs")
+    kept[_spec_key(key)] = specs
+    store("specs", dict(list(kept.items())[-STORED_SPECS:]))
+    return specs
+
+
+def _stored_specs(key: tuple) -> list[dict] | None:
+    return stored("specs").get(_spec_key(key))
+
+
+def _spec_key(key: tuple) -> str:
+    import json
+
+    return json.dumps([list(key[0]), *key[1:]])
