@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Iterable
 
-from rankkit import trec
+from rankkit import neighbours, trec
 from rankkit._paths import sql_dir
 from rankkit.compose import (DUCKDB, QUERY_SETS, TRACED, Arguments, Generic, PerRank, checked_argument, default_literal,
                              variants)
@@ -123,7 +123,7 @@ def catalog_sql() -> str:
     """SQL that declares the registry to the SQL side: the catalog, trec_eval's names and the presets."""
     rows = [{"metric": m.metric, "name": m.name, "aliases": list(m.aliases), "params": list(m.params),
              "agg": m.aggregate} for m in registry().values()]
-    return trec_names_sql() + f"""-- Generated from the headers of sql/metrics/*.sql by rankkit.macros.catalog_sql().
+    return trec_names_sql() + neighbour_hint_sql() + f"""-- Generated from the headers of sql/metrics/*.sql by rankkit.macros.catalog_sql().
 -- A constant list, so that the name parser (rankkit.parse_measures) is one scalar expression; as JSON text,
 -- which binds in a quarter of the time of as many struct literals (the parser reads it several times).
 CREATE OR REPLACE MACRO rankkit.catalog_list() AS
@@ -135,22 +135,47 @@ CREATE OR REPLACE MACRO rankkit.catalog() AS TABLE
 
 
 def trec_names_sql() -> str:
-    """rankkit.trec_names(): each nickname and each family name with default parameters (rankkit.trec),
-    and the numeric measures it stands for, so that rankkit.evaluate in SQL reads them as the CLI does."""
-    rows = [(nick, trec.expand(nick, text=False)) for nick in trec.NICKNAMES]
-    rows += [(name, trec.default_names(family)) for name, family in trec.FAMILIES.items() if family.cutoffs]
-    values = _lit(json.dumps([{"name": name, "measures": list(names)} for name, names in rows]))
+    """rankkit.trec_names(): each nickname and each family name (rankkit.trec), the numeric measures it stands
+    for and the families it names, so that rankkit.evaluate in SQL reads them as the CLI does."""
+    rows = [(nick, trec.expand(nick, text=False), [f for f in families if not trec.FAMILIES[f].text])
+            for nick, families in trec.NICKNAMES.items()]
+    rows += [(name, trec.default_names(family), [name]) for name, family in trec.FAMILIES.items()]
+    values = _lit(json.dumps([{"name": name, "measures": list(names), "families": families}
+                              for name, names, families in rows]))
     # each family and the kind of its parameters (None: one measure, its text printed as given), for
     # rankkit.trec_form (sql/30_specs.sql), which reads 'P.5,10' as trec.expand() does
     families = _lit(json.dumps([{"name": name, "number": family.number.__name__ if family.cutoffs else None}
                                 for name, family in trec.FAMILIES.items()]))
     return f"""-- Generated from rankkit/trec.py by rankkit.macros.trec_names_sql(): trec_eval's nicknames and families.
 -- A constant list (JSON text: see rankkit.catalog_list), read by the scalar name parser (rankkit.parse_measures).
-CREATE OR REPLACE MACRO rankkit.trec_name_list() AS from_json({values}, '[{{"name": "VARCHAR", "measures": ["VARCHAR"]}}]');
+CREATE OR REPLACE MACRO rankkit.trec_name_list() AS
+    from_json({values}, '[{{"name": "VARCHAR", "measures": ["VARCHAR"], "families": ["VARCHAR"]}}]');
 CREATE OR REPLACE MACRO rankkit.trec_family_list() AS from_json({families}, '[{{"name": "VARCHAR", "number": "VARCHAR"}}]');
 CREATE OR REPLACE MACRO rankkit.trec_names() AS TABLE
     SELECT t.name, t.measures FROM (SELECT unnest(rankkit.trec_name_list()) AS t);
 """
+
+
+def neighbour_hint_sql() -> str:
+    """rankkit.neighbour_hint(name, param, given): what a name in ir_measures' or ranx's spelling is in
+    rankkit's, for the SQL parser's refusals ('' when nothing is to say; param NULL: the name itself is
+    unknown), in the words of rankkit/neighbours.py, where Python's translate() reads the same names."""
+    def text(template: str, **exprs: str) -> str:  # a template's {field}s as SQL expressions
+        parts = re.split(r"\{(\w+)\}", template)
+        return " || ".join(_lit(part) if i % 2 == 0 else exprs[part] for i, part in enumerate(parts) if part or i % 2)
+
+    rbp = f"(?i){neighbours.RANX_RBP}"
+    whens = [f"WHEN param IS NULL AND rankkit.ranx_rbp(given) THEN '; ' || "
+             + text(neighbours.RANX_RBP_HINT, p=f"regexp_extract(trim(given), {_lit(rbp)}, 1)")]
+    whens += [f"WHEN param IS NULL AND regexp_matches(trim(given), {_lit(f'^{name}[^A-Za-z0-9_]|^{name}$')}) THEN '; ' || "
+              + _lit(neighbours.NOT_OFFERED_HINT.format(name=name, why=why)) for name, why in neighbours.NOT_OFFERED.items()]
+    whens += [f"WHEN param = {_lit(param)}" + (f" AND name IN ({', '.join(map(_lit, measures))})" if measures else "")
+              + " THEN '; ' || " + text(hint, name="name") for (param, measures), hint in neighbours.HINTS.items()]
+    return ("-- Generated from rankkit/neighbours.py by rankkit.macros.neighbour_hint_sql().\n"
+            "-- ranx's rbp.95, refused by name before it reads as trec_eval's rbp with parameters\n"
+            f"CREATE OR REPLACE MACRO rankkit.ranx_rbp(given) AS regexp_full_match(trim(given), {_lit(rbp)});\n"
+            "CREATE OR REPLACE MACRO rankkit.neighbour_hint(name, param, given) AS\n    CASE\n"
+            + "".join(f"        {when}\n" for when in whens) + "        ELSE ''\n    END;\n")
 
 
 def preset_sql() -> str:

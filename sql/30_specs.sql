@@ -40,34 +40,8 @@ CREATE OR REPLACE MACRO rankkit.param_list(text) AS
 CREATE OR REPLACE MACRO rankkit.measure_list(names) AS
     from_json(CASE WHEN json_type(to_json(names)) = 'ARRAY' THEN to_json(names) ELSE to_json([names]) END, '["VARCHAR"]');
 
--- What a name in ir_measures' or ranx's spelling is in rankkit's, for the parser's refusals ('' when
--- nothing is to say): Python's evaluate translates these (rankkit/neighbours.py), the SQL parser reads
--- rankkit's names only, so it refuses them naming rankkit's spelling. param is the parameter refused
--- (NULL: the measure's name itself is unknown).
-CREATE OR REPLACE MACRO rankkit.neighbour_hint(name, param, given) AS
-    CASE
-        WHEN param IS NULL AND regexp_full_match(trim(given), '(?i)rbp[.@]([0-9]+)(-l[0-9]+)?')
-            THEN '; ranx''s rbp weighs raw grades, rankkit''s RBP (trec_eval''s) scales them by the query''s top '
-                 || 'grade (the same on binary judgments): write RBP(p=0.'
-                 || regexp_extract(trim(given), '[.@]([0-9]+)', 1) || ')'
-        WHEN param IS NULL AND regexp_matches(trim(given), '^(BPM|NERR(8|9|10|11)|Compat|Accuracy)\b')
-            THEN '; ir_measures'' ' || regexp_extract(trim(given), '^[A-Za-z0-9]+') || ' is not in rankkit yet '
-                 || '(rankkit measures lists what is)'
-        WHEN param IS NULL THEN ''
-        WHEN param = 'dcg' THEN '; ir_measures'' dcg=exp-log2 is rankkit''s gain=exp (dcg=log2 is gain=linear, the default)'
-        WHEN param = 'max_rel' THEN '; ir_measures'' max_rel is rankkit''s max (' || name || '(max=3))'
-        WHEN param = 'min_rel' THEN '; ir_measures'' min_rel is rankkit''s bottom (' || name || '(max=3,bottom=1))'
-        WHEN param = 'relative' THEN '; ir_measures'' SetP(relative=True) is rankkit''s SetRelP'
-        WHEN param = 'judged_only' THEN '; judged_only is an option of the evaluation in rankkit, not of a measure '
-                 || '(Python''s evaluate(..., judged_only=True), rankkit eval -J)'
-        WHEN param = 'rel' AND name = 'NumRet' THEN '; ir_measures'' NumRet(rel=r) counts the relevant documents '
-                 || 'retrieved: rankkit''s NumRelRet(rel=r)'
-        WHEN param = 'rel' AND name = 'RBP' THEN '; ir_measures'' RBP(rel=r) (binary gains at grade r) is rankkit''s '
-                 || 'RBP(p=0.8,binary_rel=r), p = 0.8 being ir_measures'' default'
-        WHEN param = 'beta' AND name IN ('NRBP', 'nNRBP') THEN '; ndeval''s beta (ir_measures'' ' || name
-                 || '(beta=...)) is rankkit''s patience'
-        ELSE ''
-    END;
+-- rankkit.neighbour_hint(name, param, given), what a name in ir_measures' or ranx's spelling is in rankkit's,
+-- for the parser's refusals, is generated from rankkit/neighbours.py (rankkit.macros.neighbour_hint_sql).
 
 -- The name parser, one scalar expression: rankkit.parse_measures(names, rel := 1, docs := 0) is the list
 -- of specs the names ask for, in the order asked. It reads constant lists (rankkit.catalog_list,
@@ -77,16 +51,6 @@ CREATE OR REPLACE MACRO rankkit.neighbour_hint(name, param, given) AS
 -- macro this replaced (joins over the catalog) was a cost of each SQL call. Each step is a macro over
 -- a lambda's variable, and [f(x) FOR x IN [value]][1] names a value once: DuckDB writes a macro's
 -- argument out at each use, so a long argument used twice is bound twice.
-
--- trec_eval's nicknames (official, all_trec, set) and family names (P, recall, ndcg_cut ...) stand for
--- the measures rankkit.trec_name_list() lists; a preset (ranx's ndcg_burges@10) reads as the measure
--- with its parameters set (nDCG(gain=exp)@10), as in Python (rankkit.preset_name is generated from the
--- presets: of sql/metrics/*.sql). A name given twice is one measure, in its first place (i).
-CREATE OR REPLACE MACRO rankkit.given_measures(names) AS [
-    [{'measure': m, 'i': j} FOR m, j IN flat IF list_position(flat, m) = j]
-    FOR flat IN [flatten([coalesce([(t).measures FOR t IN rankkit.trec_name_list() IF (t).name = n][1], rankkit.trec_form(n),
-                                   [rankkit.preset_name(n)])
-                          FOR n IN rankkit.measure_list(names)])]][1];
 
 -- trec_eval's parameter form 'family.params' as the names trec_eval prints, as Python's expand() (rankkit/trec.py)
 -- writes them, so that SQL and Python name a measure alike: ndcg_cut.10 is ndcg_cut_10, P.5,7,3 is P_3, P_5,
@@ -107,6 +71,29 @@ CREATE OR REPLACE MACRO rankkit.trec_form(n) AS [
     END
     FOR g IN [struct_insert(f, params := substr(n, length((f).name) + 2))
               FOR f IN rankkit.trec_family_list() IF starts_with(n, (f).name || '.')]][1];
+
+-- trec_eval's nicknames (official, all_trec, set) and family names (P, recall, ndcg_cut ...) stand for
+-- the measures rankkit.trec_name_list() lists; a preset (ranx's ndcg_burges@10) reads as the measure
+-- with its parameters set (nDCG(gain=exp)@10), as in Python (rankkit.preset_name is generated from the
+-- presets: of sql/metrics/*.sql). Each name given (n, at j) as entries: the trec_eval family it names
+-- (another name: a key of its own), the names it stands for, and whether it gives parameters (P.5).
+CREATE OR REPLACE MACRO rankkit.name_entries(n, j) AS coalesce(
+    [[{'family': f, 'names': [(x).measures FOR x IN rankkit.trec_name_list() IF (x).name = f][1], 'again': false}
+      FOR f IN (t).families] FOR t IN rankkit.trec_name_list() IF (t).name = n][1],
+    [[{'family': (f).name, 'names': rankkit.trec_form(n), 'again': true}]
+     FOR f IN rankkit.trec_family_list() IF starts_with(n, (f).name || '.') AND NOT rankkit.ranx_rbp(n)][1],
+    [{'family': '#' || j, 'names': [rankkit.preset_name(n)], 'again': false}]);
+
+-- As trec_eval keeps one parameter list per measure, a family named again with parameters replaces the
+-- earlier ones, in the family's first place (['P', 'P.5'] is P_5; -m all_trec -m relstring.20), as
+-- Python's expand() (rankkit/trec.py) reads them. A name given twice is one measure, in its first place (i).
+CREATE OR REPLACE MACRO rankkit.given_measures(names) AS [[[
+    [{'measure': m, 'i': j} FOR m, j IN flat IF list_position(flat, m) = j]
+    FOR flat IN [flatten([
+        (coalesce([e FOR e IN entries IF (e).family = f AND (e).again][-1], [e FOR e IN entries IF (e).family = f][1])).names
+        FOR f, j IN families IF list_position(families, f) = j])]][1]
+    FOR families IN [[(e).family FOR e IN entries]]][1]
+    FOR entries IN [flatten([rankkit.name_entries(n, j) FOR n, j IN rankkit.measure_list(names)])]][1];
 
 -- trec_eval's names carry a parameter in the name: ndcg_cut_10, P_5, recall.100, iprec_at_recall_0.10,
 -- rbp_p=0.8. An alias 'name_{param}' reads 'name_<value>' and 'name.<value>': a pattern each.

@@ -566,3 +566,29 @@ def test_the_sql_parser_refuses_neighbours_spellings_naming_rankkits(con, given,
     if written and python:
         value = con.execute("SELECT value FROM rankkit.evaluate('q', 'r', [?])", [written.group(1)]).fetchall()[0][0]
         assert value == pytest.approx(rankkit.evaluate(qrels, run, [given])["value"][0], abs=1e-12)
+
+
+def test_the_neighbours_hints_are_said_alike_in_sql_and_python(con):
+    """The hints are written once (rankkit/neighbours.py) and generated into SQL (rankkit.neighbour_hint):
+    SQL said 'ranx's rbp weighs raw grades', Python 'weighs each document by its raw grade'."""
+    import duckdb
+
+    from rankkit.neighbours import HINTS, NOT_OFFERED, NOT_OFFERED_HINT, hint
+
+    def sql_refusal(name: str) -> str:
+        with pytest.raises(duckdb.Error) as error:
+            con.execute("SELECT rankkit.parse_measures([?])", [name]).fetchall()
+        return str(error.value)
+
+    for param, measures in HINTS:
+        name = measures[-1] if measures else "nDCG"
+        assert hint(name, param) in sql_refusal(f"{name}({param}=1)"), (name, param)
+    for name, why in NOT_OFFERED.items():
+        said = NOT_OFFERED_HINT.format(name=name, why=why)
+        assert said in sql_refusal(f"{name}@10")
+        with pytest.raises(MeasureError, match=re.escape(said)):
+            expand([f"{name}(max_rel=3)@10"])
+    for given in ("rbp.95", "rbp.9-l2"):
+        with pytest.raises(MeasureError) as python:
+            expand([given])
+        assert str(python.value).split(": ", 1)[1] in sql_refusal(given)

@@ -119,3 +119,14 @@ def test_sql_and_python_label_a_measure_alike(con):
     assert said in error_of(con, "FROM rankkit.evaluate('q', 'r', ['P.x'])")
     with pytest.raises(rankkit.RankkitError, match=said.removeprefix("rankkit: ")):
         rankkit.evaluate(qrels, run, ["P.x"], con=con)
+
+
+@pytest.mark.parametrize("asked", [["P", "P.5"], ["P.5", "P"], ["official", "P.5"], ["map", "P.5,10", "P.3"],
+                                   ["all_trec", "ndcg_cut.10", "recall.7"], ["P.5", "nDCG@10", "P."]])
+def test_a_family_named_again_replaces_its_parameters_in_sql_as_in_python(con, asked):
+    """trec_eval keeps one parameter list per measure: ['P', 'P.5'] is P_5 alone, in P's place. SQL gave
+    P's defaults and P_5."""
+    from rankkit import trec
+
+    sql = [s["measure"] for s in con.execute("SELECT rankkit.parse_measures(?::VARCHAR[])", [asked]).fetchone()[0]]
+    assert sql == trec.expand(asked, text=False)
