@@ -157,25 +157,23 @@ CREATE OR REPLACE MACRO rankkit.trec_names() AS TABLE
 
 
 def neighbour_hint_sql() -> str:
-    """rankkit.neighbour_hint(name, param, given): what a name in ir_measures' or ranx's spelling is in
-    rankkit's, for the SQL parser's refusals ('' when nothing is to say; param NULL: the name itself is
-    unknown), in the words of rankkit/neighbours.py, where Python's translate() reads the same names."""
+    """From rankkit/neighbours.py, in its words, for the SQL parser, which reads rankkit's spelling only:
+    rankkit.refused_name(given), why a name is refused by name (ranx's rbp.95, ir_measures' BPM; NULL if it
+    is not), as Python's translate() refuses it; rankkit.neighbour_hint(name, param), what ir_measures'
+    parameter is in rankkit's spelling ('' if nothing is to say), said where the parser refuses it."""
     def text(template: str, **exprs: str) -> str:  # a template's {field}s as SQL expressions
-        parts = re.split(r"\{(\w+)\}", template)
+        parts = re.split(r"\{(\w*)\}", template)
         return " || ".join(_lit(part) if i % 2 == 0 else exprs[part] for i, part in enumerate(parts) if part or i % 2)
 
-    rbp = f"(?i){neighbours.RANX_RBP}"
-    whens = [f"WHEN param IS NULL AND rankkit.ranx_rbp(given) THEN '; ' || "
-             + text(neighbours.RANX_RBP_HINT, p=f"regexp_extract(trim(given), {_lit(rbp)}, 1)")]
-    whens += [f"WHEN param IS NULL AND regexp_matches(trim(given), {_lit(f'^{name}[^A-Za-z0-9_]|^{name}$')}) THEN '; ' || "
-              + _lit(neighbours.NOT_OFFERED_HINT.format(name=name, why=why)) for name, why in neighbours.NOT_OFFERED.items()]
-    whens += [f"WHEN param = {_lit(param)}" + (f" AND name IN ({', '.join(map(_lit, measures))})" if measures else "")
-              + " THEN '; ' || " + text(hint, name="name") for (param, measures), hint in neighbours.HINTS.items()]
+    refused = "".join(f"        WHEN regexp_full_match(given, {_lit(pattern)}) THEN "
+                      f"{text(why, **{'': f'regexp_extract(given, {_lit(pattern)}, 1)'})}\n"
+                      for pattern, why in neighbours.refusals())
+    hints = "".join(f"        WHEN param = {_lit(param)}"
+                    + (f" AND name IN ({', '.join(map(_lit, measures))})" if measures else "")
+                    + f" THEN '; ' || {text(hint, name='name')}\n" for (param, measures), hint in neighbours.HINTS.items())
     return ("-- Generated from rankkit/neighbours.py by rankkit.macros.neighbour_hint_sql().\n"
-            "-- ranx's rbp.95, refused by name before it reads as trec_eval's rbp with parameters\n"
-            f"CREATE OR REPLACE MACRO rankkit.ranx_rbp(given) AS regexp_full_match(trim(given), {_lit(rbp)});\n"
-            "CREATE OR REPLACE MACRO rankkit.neighbour_hint(name, param, given) AS\n    CASE\n"
-            + "".join(f"        {when}\n" for when in whens) + "        ELSE ''\n    END;\n")
+            f"CREATE OR REPLACE MACRO rankkit.refused_name(given) AS\n    CASE\n{refused}    END;\n"
+            f"CREATE OR REPLACE MACRO rankkit.neighbour_hint(name, param) AS\n    CASE\n{hints}        ELSE ''\n    END;\n")
 
 
 def preset_sql() -> str:

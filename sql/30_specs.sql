@@ -40,8 +40,8 @@ CREATE OR REPLACE MACRO rankkit.param_list(text) AS
 CREATE OR REPLACE MACRO rankkit.measure_list(names) AS
     from_json(CASE WHEN json_type(to_json(names)) = 'ARRAY' THEN to_json(names) ELSE to_json([names]) END, '["VARCHAR"]');
 
--- rankkit.neighbour_hint(name, param, given), what a name in ir_measures' or ranx's spelling is in rankkit's,
--- for the parser's refusals, is generated from rankkit/neighbours.py (rankkit.macros.neighbour_hint_sql).
+-- rankkit.refused_name (ranx's rbp.95, ir_measures' BPM: refused by name) and rankkit.neighbour_hint (what
+-- ir_measures' parameters are in rankkit's spelling), for the parser's refusals, are generated from rankkit/neighbours.py (rankkit.macros.neighbour_hint_sql).
 
 -- The name parser, one scalar expression: rankkit.parse_measures(names, rel := 1, docs := 0) is the list
 -- of specs the names ask for, in the order asked. It reads constant lists (rankkit.catalog_list,
@@ -77,12 +77,13 @@ CREATE OR REPLACE MACRO rankkit.trec_form(n) AS [
 -- with its parameters set (nDCG(gain=exp)@10), as in Python (rankkit.preset_name is generated from the
 -- presets: of sql/metrics/*.sql). Each name given (n, at j) as entries: the trec_eval family it names
 -- (another name: a key of its own), the names it stands for, and whether it gives parameters (P.5).
-CREATE OR REPLACE MACRO rankkit.name_entries(n, j) AS coalesce(
+CREATE OR REPLACE MACRO rankkit.name_entries(n, j) AS CASE WHEN rankkit.refused_name(n) IS NULL THEN coalesce(
     [[{'family': f, 'names': [(x).measures FOR x IN rankkit.trec_name_list() IF (x).name = f][1], 'again': false}
       FOR f IN (t).families] FOR t IN rankkit.trec_name_list() IF (t).name = n][1],
     [[{'family': (f).name, 'names': rankkit.trec_form(n), 'again': true}]
-     FOR f IN rankkit.trec_family_list() IF starts_with(n, (f).name || '.') AND NOT rankkit.ranx_rbp(n)][1],
-    [{'family': '#' || j, 'names': [rankkit.preset_name(n)], 'again': false}]);
+     FOR f IN rankkit.trec_family_list() IF starts_with(n, (f).name || '.')][1],
+    [{'family': '#' || j, 'names': [rankkit.preset_name(n)], 'again': false}])
+    ELSE error('rankkit: measure ''' || trim(n) || ''': ' || rankkit.refused_name(n)) END;
 
 -- As trec_eval keeps one parameter list per measure, a family named again with parameters replaces the
 -- earlier ones, in the family's first place (['P', 'P.5'] is P_5; -m all_trec -m relstring.20), as
@@ -160,7 +161,7 @@ CREATE OR REPLACE MACRO rankkit.pair_problems(r) AS struct_insert(r,
 CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
         CASE
             WHEN (r).metric IS NULL THEN error('rankkit: unknown measure ''' || (r).measure || ''''
-                || coalesce(nullif(rankkit.neighbour_hint(NULL, NULL, (r).measure), ''), '; did you mean ' || array_to_string(
+                || coalesce('; did you mean ' || array_to_string(
                     -- a trec_eval template by the measure's name
                     [CASE WHEN (s).closest = (s).name OR contains((s).closest, '{') THEN (s).name ELSE (s).closest || ' (' || (s).name || ')' END
                      FOR s IN rankkit.nearest_measures(coalesce(nullif((r).base, ''), (r).measure), catalog)], ', ') || '?', ''))
@@ -198,7 +199,7 @@ CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
                     || '''; ' || (r).name || ' takes '
                     || coalesce(nullif(array_to_string(list_filter((r).params, lambda p: p <> 'k'), ', '), ''), 'no parameters')
                     || CASE WHEN list_contains((r).params, 'k') THEN ' and a cutoff @k' ELSE '' END
-                    || rankkit.neighbour_hint((r).name, (r).unknown[1], (r).measure))
+                    || rankkit.neighbour_hint((r).name, (r).unknown[1]))
             WHEN (r).not_number IS NOT NULL
                 THEN error('rankkit: measure ''' || (r).measure || ''': '
                     || (r).not_number[1] || ' must be a number, got ''' || (r).not_number[2] || '''')
