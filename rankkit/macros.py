@@ -19,11 +19,11 @@ from rankkit._paths import sql_dir
 from rankkit.compose import (DUCKDB, QUERY_SETS, TRACED, Arguments, Generic, PerRank, checked_argument, default_literal,
                              variants)
 from rankkit.errors import RankkitError
-from rankkit.measures import (CONVENTIONS, REFERENCE, Feature, Measure, SpecField, header, needs_subtopics, params,
-                              registry, spec_fields, spec_types)
+from rankkit.measures import (AGGREGATIONS, CONVENTIONS, REFERENCE, Feature, Measure, SpecField, header,
+                              needs_subtopics, params, registry, spec_fields, spec_types)
 from rankkit.names import fill as fill_names
 
-__all__ = ["script", "sql_files", "fill", "catalog_sql", "spec_sql", "table_macros_sql", "per_query_macro",
+__all__ = ["script", "sql_files", "fill", "catalog_sql", "aggregation_sql", "spec_sql", "table_macros_sql", "per_query_macro",
            "trace_values_macro", "list_macro", "list_macros_sql", "shell_only_macros"]
 
 
@@ -42,6 +42,8 @@ def script() -> str:
     for p in sql_files():
         if p.name == "30_specs.sql":  # the name parser, a scalar macro, binds the catalog's lists when made
             parts.append(catalog_sql())
+        if p.name == "20_engine.sql":  # its scalar macros bind these when made
+            parts.append(aggregation_sql())
         parts.append(f"-- {p.relative_to(sql_dir()).as_posix()}\n{fill_names(fill(p.read_text(encoding='utf-8')))}")
     parts.append(spec_sql())
     parts.append(per_query_macro())
@@ -194,6 +196,18 @@ def preset_sql() -> str:
             f"CREATE OR REPLACE MACRO rankkit.preset_name(name) AS\n"
             f"    coalesce([CASE lower(p.base){whens}\n        END || coalesce(',' || nullif(trim(p.inside), ''), '') "
             f"|| ')' || coalesce('@' || nullif(p.at, ''), '') FOR p IN [{parts}]][1], name);\n")
+
+
+def aggregation_sql() -> str:
+    """rankkit.query_term(agg, value), a query's term, and rankkit.combined(agg, total, n), the value over
+    queries from the terms' sum and number (NULL over none), from rankkit.measures.AGGREGATIONS."""
+    mean, *others = AGGREGATIONS.values()
+    terms = "".join(f" WHEN {_lit(a.name)} THEN {a.term('value')}" for a in others if a.term("value") != "value")
+    combined = "".join(f"\n         WHEN agg = {_lit(a.name)} THEN {a.combined('total', 'n')}" for a in others)
+    return ("-- Generated from rankkit.measures.AGGREGATIONS by rankkit.macros.aggregation_sql().\n"
+            f"CREATE OR REPLACE MACRO rankkit.query_term(agg, value) AS CASE agg{terms} ELSE {mean.term('value')} END;\n"
+            f"CREATE OR REPLACE MACRO rankkit.combined(agg, total, n) AS\n    CASE WHEN n = 0 THEN NULL{combined}\n"
+            f"         ELSE {mean.combined('total', 'n')} END;\n")
 
 
 # ---- the measure spec and the table macros ---------------------------------------------------------
