@@ -162,7 +162,8 @@ def neighbour_hint_sql() -> str:
     """From rankkit/neighbours.py, in its words, for the SQL parser, which reads rankkit's spelling only:
     rankkit.refused_name(given), why a name is refused by name (ranx's rbp.95, ir_measures' BPM; NULL if it
     is not), as Python's translate() refuses it; rankkit.neighbour_hint(name, param), what ir_measures'
-    parameter is in rankkit's spelling ('' if nothing is to say), said where the parser refuses it."""
+    parameter is in rankkit's spelling ('' if nothing is to say), said where the parser refuses it;
+    rankkit.ranx_level_hint, what ranx's -l level after a cutoff is in rankkit's spelling ('' if none)."""
     def text(template: str, **exprs: str) -> str:  # a template's {field}s as SQL expressions
         parts = re.split(r"\{(\w*)\}", template)
         return " || ".join(_lit(part) if i % 2 == 0 else exprs[part] for i, part in enumerate(parts) if part or i % 2)
@@ -173,9 +174,15 @@ def neighbour_hint_sql() -> str:
     hints = "".join(f"        WHEN param = {_lit(param)}"
                     + (f" AND name IN ({', '.join(map(_lit, measures))})" if measures else "")
                     + f" THEN '; ' || {text(hint, name='name')}\n" for (param, measures), hint in neighbours.HINTS.items())
+    level, at = "split_part(cutoff, '-l', 2)", "split_part(cutoff, '-l', 1)"
+    ranx_level = (f"CREATE OR REPLACE MACRO rankkit.ranx_level_hint(cutoff, base, name, takes_rel) AS\n"
+                  f"    CASE WHEN NOT regexp_full_match(cutoff, '[0-9]+-l[0-9]+') THEN ''\n"
+                  f"         WHEN takes_rel THEN '; ' || {text(neighbours.RANX_LEVEL, level=level, base='base', at=at)}\n"
+                  f"         ELSE '; ' || {text(neighbours.RANX_LEVEL_REFUSED, level=level, name='name')} END;\n")
     return ("-- Generated from rankkit/neighbours.py by rankkit.macros.neighbour_hint_sql().\n"
             f"CREATE OR REPLACE MACRO rankkit.refused_name(given) AS\n    CASE\n{refused}    END;\n"
-            f"CREATE OR REPLACE MACRO rankkit.neighbour_hint(name, param) AS\n    CASE\n{hints}        ELSE ''\n    END;\n")
+            f"CREATE OR REPLACE MACRO rankkit.neighbour_hint(name, param) AS\n    CASE\n{hints}        ELSE ''\n    END;\n"
+            + ranx_level)
 
 
 def preset_sql() -> str:

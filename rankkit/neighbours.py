@@ -92,6 +92,11 @@ def translate(text: str) -> str:
 # ranx's metric names (ranx.metrics.metric_switch), which may end in -l<level> (ranx's rel_lvl)
 RANX = ("hits", "hit_rate", "precision", "recall", "f1", "r-precision", "mrr", "map", "dcg", "dcg_burges", "ndcg",
         "ndcg_burges", "bpref", "rbp")
+# ranx's -l<level> is rankkit's rel (Python translates it, the SQL parser refuses it saying this), or refused
+# where the measure takes no relevance level
+RANX_LEVEL = "ranx's -l{level} is rankkit's rel: write {base}(rel={level})@{at}"
+RANX_LEVEL_REFUSED = ("ranx's -l{level} sets the relevance level, which rankkit's {name} does not take (its gains are "
+                      "the grades; gains='1=0' drops a grade)")
 
 
 @cache
@@ -107,8 +112,7 @@ def refusals() -> tuple[tuple[str, str], ...]:
         measure = preset(base)[0] if preset(base) else get(base)
         if "rel" not in measure.params:
             found.append((rf"(?s)\s*{re.escape(base)}(?:@[0-9]+)?-l([0-9]+)\s*",
-                          f"ranx's -l{{}} sets the relevance level, which rankkit's {measure.name} does not take (its "
-                          f"gains are the grades; gains='1=0' drops a grade)"))
+                          RANX_LEVEL_REFUSED.format(level="{}", name=measure.name)))
     for name, why in NOT_OFFERED.items():
         found.append((rf"(?s)\s*{name}\s*(?:\(.*\))?\s*(?:@\s*\S+)?\s*", not_offered(name)))
     return tuple(found)

@@ -40,8 +40,9 @@ CREATE OR REPLACE MACRO rankkit.param_list(text) AS
 CREATE OR REPLACE MACRO rankkit.measure_list(names) AS
     from_json(CASE WHEN json_type(to_json(names)) = 'ARRAY' THEN to_json(names) ELSE to_json([names]) END, '["VARCHAR"]');
 
--- rankkit.refused_name (ranx's rbp.95, ir_measures' BPM: refused by name) and rankkit.neighbour_hint (what
--- ir_measures' parameters are in rankkit's spelling), for the parser's refusals, are generated from rankkit/neighbours.py (rankkit.macros.neighbour_hint_sql).
+-- rankkit.refused_name (ranx's rbp.95, ir_measures' BPM: refused by name), rankkit.neighbour_hint (what
+-- ir_measures' parameters are in rankkit's spelling) and rankkit.ranx_level_hint (ranx's -l), for the
+-- parser's refusals, are generated from rankkit/neighbours.py (rankkit.macros.neighbour_hint_sql).
 
 -- The name parser, one scalar expression: rankkit.parse_measures(names, rel := 1, docs := 0) is the list
 -- of specs the names ask for, in the order asked. It reads constant lists (rankkit.catalog_list,
@@ -176,12 +177,7 @@ CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
             WHEN (r).cutoff IS NOT NULL AND (NOT regexp_full_match((r).cutoff, '[0-9]+') OR (r).cutoff::DOUBLE < 1)
                 THEN error('rankkit: measure ''' || (r).measure || ''': the cutoff after @ must be a positive integer, got ''' || (r).cutoff || ''''
                     -- ranx's map@100-l2: its relevance level, rankkit's rel
-                    || CASE WHEN NOT regexp_full_match((r).cutoff, '[0-9]+-l[0-9]+') THEN ''
-                            WHEN list_contains((r).params, 'rel')
-                                THEN '; ranx''s -l' || split_part((r).cutoff, '-l', 2) || ' is rankkit''s rel: write '
-                                     || (r).base || '(rel=' || split_part((r).cutoff, '-l', 2) || ')@' || split_part((r).cutoff, '-l', 1)
-                            ELSE '; ranx''s -l' || split_part((r).cutoff, '-l', 2) || ' sets the relevance level, which '
-                                 || 'rankkit''s ' || (r).name || ' does not take (its gains are the grades)' END)
+                    || rankkit.ranx_level_hint((r).cutoff, (r).base, (r).name, list_contains((r).params, 'rel')))
             -- past BIGINT: said here, not as DuckDB's "Could not convert string ... to INT64"
             WHEN TRY_CAST((r).cutoff AS DOUBLE) >= 9223372036854775807
                 THEN error('rankkit: measure ''' || (r).measure || ''': the cutoff ' || (r).cutoff

@@ -200,3 +200,16 @@ def test_python_and_sql_read_every_name_alike(con):
                         "[rankkit.parse_measures(e) FOR e IN ?::VARCHAR[][]]", [list(forms), list(forms.values())]).fetchone()
     differ += [(name, python, sql) for name, sql, python in zip(forms, *given) if sql != python]
     assert len(forms) > 20 and not differ, "\n".join(map(str, differ))
+
+
+def test_the_printers_read_each_label_as_the_parser_made_it(con):
+    """A printed row names its measure by the spec's label (nDCG@10, P(rel=2)@5, P_5): the printers
+    (rankkit.output, the tables) take how it combines over queries from that label, and it is the spec's."""
+    from rankkit.measures import aggregate_of, registry
+
+    names = [re.sub(r"\{(\w+)\}", lambda found: TEMPLATE_VALUES[found.group(1)], alias) + "@10" * ("k" in m.params and "{" not in alias)
+             for m in registry().values() if m.aggregate != "text" for alias in (m.name, *m.aliases)]
+    names += ["official", "set", "NumRelRet(rel=2)@10", "gm_map(rel=2)", "num_rel_ret", "P(rel=2)@5"]
+    specs = con.execute("SELECT flatten([rankkit.parse_measures([n]) FOR n IN ?::VARCHAR[]])", [names]).fetchone()[0]
+    assert len(specs) > 100
+    assert [(s["measure"], aggregate_of(s["measure"])) for s in specs] == [(s["measure"], s["agg"]) for s in specs]
