@@ -146,13 +146,17 @@ def trec_names_sql() -> str:
                               for name, names, families in rows]))
     # each family and the kind of its parameters (None: one measure, its text printed as given), for
     # rankkit.trec_form (sql/30_specs.sql), which reads 'P.5,10' as trec.expand() does
-    families = _lit(json.dumps([{"name": name, "number": family.number.__name__ if family.cutoffs else None}
+    # and how a float parameter is printed (iprec_at_recall_0.10: the spell's format as printf's)
+    families = _lit(json.dumps([{"name": name, "number": family.number.__name__ if family.cutoffs else None,
+                                 "takes": family.takes, "printf": re.sub(r"\{:?([^}]*)\}", r"%\1", family.spell) if family.number is float else None}
                                 for name, family in trec.FAMILIES.items()]))
     return f"""-- Generated from rankkit/trec.py by rankkit.macros.trec_names_sql(): trec_eval's nicknames and families.
 -- A constant list (JSON text: see rankkit.catalog_list), read by the scalar name parser (rankkit.parse_measures).
 CREATE OR REPLACE MACRO rankkit.trec_name_list() AS
     from_json({values}, '[{{"name": "VARCHAR", "measures": ["VARCHAR"], "families": ["VARCHAR"]}}]');
-CREATE OR REPLACE MACRO rankkit.trec_family_list() AS from_json({families}, '[{{"name": "VARCHAR", "number": "VARCHAR"}}]');
+CREATE OR REPLACE MACRO rankkit.trec_family_list() AS
+    from_json({families}, '[{{"name": "VARCHAR", "number": "VARCHAR", "takes": "VARCHAR", "printf": "VARCHAR"}}]');
+CREATE OR REPLACE MACRO rankkit.trec_number() AS {_lit(trec.NUMBER)};
 CREATE OR REPLACE MACRO rankkit.trec_names() AS TABLE
     SELECT t.name, t.measures FROM (SELECT unnest(rankkit.trec_name_list()) AS t);
 """

@@ -61,13 +61,12 @@ CREATE OR REPLACE MACRO rankkit.trec_form(n) AS [
     CASE WHEN (g).params = '' THEN coalesce([(t).measures FOR t IN rankkit.trec_name_list() IF (t).name = (g).name][1], [(g).name])
          WHEN (g).number IS NULL THEN [(g).name || '_' || (g).params]
          ELSE [(g).name || '_' || CASE WHEN (g).number = 'int' THEN coalesce(TRY_CAST(v AS HUGEINT)::VARCHAR, printf('%.0f', v))
-                                       ELSE printf('%.2f', v) END
+                                       ELSE printf((g).printf, v) END
                FOR v IN list_sort(list_distinct([
-                   CASE WHEN regexp_full_match(x, '[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)')
+                   CASE WHEN regexp_full_match(x, rankkit.trec_number())
                         THEN CASE WHEN (g).number = 'int' THEN trunc(x::DOUBLE) + 0.0 ELSE x::DOUBLE END
                         ELSE error('rankkit: measure ''' || n || ''': trec_eval''s ' || (g).name || ' takes '
-                                   || CASE WHEN (g).number = 'int' THEN 'positive integers' ELSE 'numbers' END
-                                   || ' separated by commas, got ''' || x || '''') END
+                                   || (g).takes || ' separated by commas, got ''' || x || '''') END
                    FOR x IN string_split((g).params, ',') IF x <> '']))]
     END
     FOR g IN [struct_insert(f, params := substr(n, length((f).name) + 2))

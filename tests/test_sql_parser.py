@@ -153,7 +153,7 @@ def every_name() -> list[str]:
         names += [given for given, _ in m.presets] + [f"{given}@10" for given, _ in m.presets]
     names += [*trec.NICKNAMES, *trec.FAMILIES]
     names += [f"{family.name}.{','.join(str(v) for v in family.cutoffs[:2])}" for family in trec.FAMILIES.values()
-              if family.cutoffs]
+              if family.cutoffs] + ["P.x", "iprec_at_recall..5,y", "Rprec_mult.0.2,5", "utility.2,-1,0,0", "P.5,7,3"]
     names += [f"{name}@10" for name in neighbours.RANX]  # their -l levels and ir_measures' parameters: test_neighbours
     names += ["NumRet(rel=1)", "nDCG(dcg=exp-log2)@10", "SetP(relative=True)", "INST(max_rel=3,T=2)", "RBP(rel=2)"]
     names += [f"{name}@10" for name in neighbours.NOT_OFFERED] + ["rbp.95", "nDCG(gains={0: 1, 1: 4})@10"]
