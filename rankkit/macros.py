@@ -178,6 +178,10 @@ def neighbour_hint_sql() -> str:
     hints = "".join(f"        WHEN param = {_lit(param)}"
                     + (f" AND name IN ({', '.join(map(_lit, measures))})" if measures else "")
                     + f" THEN '; ' || {text(hint, name='name')}\n" for (param, measures), hint in neighbours.HINTS.items())
+    # the name with ir_measures' {0: 1, 1: 4} written as rankkit's [0=1,1=4]
+    written = r"""regexp_replace(regexp_replace(regexp_replace(regexp_replace(measure, '\s*:\s*', '=', 'g'), '\{\s*', '[', 'g'), '\s*\}', ']', 'g'), ',\s+', ',', 'g')"""
+    gains = (f"CREATE OR REPLACE MACRO rankkit.gains_hint(measure) AS "
+             f"{text(neighbours.GAINS_HINT, written=written)};\n")
     level, at = "split_part(cutoff, '-l', 2)", "split_part(cutoff, '-l', 1)"
     ranx_level = (f"CREATE OR REPLACE MACRO rankkit.ranx_level_hint(cutoff, base, name, takes_rel) AS\n"
                   f"    CASE WHEN NOT regexp_full_match(cutoff, '[0-9]+-l[0-9]+') THEN ''\n"
@@ -186,7 +190,7 @@ def neighbour_hint_sql() -> str:
     return ("-- Generated from rankkit/neighbours.py by rankkit.macros.neighbour_hint_sql().\n"
             f"CREATE OR REPLACE MACRO rankkit.refused_name(given) AS\n    CASE\n{refused}    END;\n"
             f"CREATE OR REPLACE MACRO rankkit.neighbour_hint(name, param) AS\n    CASE\n{hints}        ELSE ''\n    END;\n"
-            + ranx_level)
+            + ranx_level + gains)
 
 
 def preset_sql() -> str:

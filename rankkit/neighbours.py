@@ -41,6 +41,10 @@ HINTS = {
     ("beta", ("NRBP", "nNRBP")): "ndeval's beta (ir_measures' {name}(beta=...)) is rankkit's patience",
 }
 
+# ir_measures' gains={0: 1, 1: 4}, which Python's translate() writes as rankkit's; the SQL parser refuses it so
+# ({written}: the name as rankkit writes it; the braces of {level: gain} are words)
+GAINS_HINT = "ir_measures' gains={level: gain} is rankkit's gains=[level=gain,...]: write {written}"
+
 # ir_measures' parameters that no rankkit measure takes; a string naming one of them is translated here,
 # anything else is rankkit's own spelling
 _THEIRS = ("cutoff", *(param for param, measures in HINTS if not measures))

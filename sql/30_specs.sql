@@ -185,9 +185,7 @@ CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
                 THEN error('rankkit: measure ''' || (r).measure || ''': ' || (r).name || ' takes no cutoff')
             -- ir_measures' gains={0: 1, 1: 4}: its commas would split the levels into parameters
             WHEN len([p FOR p IN (r).pairs IF contains(p[1] || coalesce(p[2], ''), '{')]) > 0
-                THEN error('rankkit: measure ''' || (r).measure || ''': ir_measures'' gains={level: gain} is rankkit''s '
-                    || 'gains=[level=gain,...]: write ' || regexp_replace(regexp_replace(regexp_replace(regexp_replace(
-                        (r).measure, '\s*:\s*', '=', 'g'), '\{\s*', '[', 'g'), '\s*\}', ']', 'g'), ',\s+', ',', 'g'))
+                THEN error('rankkit: measure ''' || (r).measure || ''': ' || rankkit.gains_hint((r).measure))
             WHEN (r).unknown IS NOT NULL
                 THEN error('rankkit: measure ''' || (r).measure || ''': unknown or empty parameter '''
                     || (r).unknown[1] || CASE WHEN (r).unknown[2] IS NULL THEN '' ELSE '=' || (r).unknown[2] END
