@@ -389,13 +389,12 @@ def refuse_subtopic_measures(con, measure: str) -> None:
                            f"compare the leaderboards under a measure over qrels (nDCG@10, AP, ...)")
 
 
-# A system's value over the queries of one draw, each query counted as often as it was drawn (weight), as
-# evaluate aggregates a measure: a mean, a sum for counts, and for gm_map and gm_bpref the geometric mean,
-# exp of the mean of rankkit.geometric_term (the log of the value floored at trec_eval's 0.00001), the
-# engine's own term. A query without a value (empty := 'skip') counts in no mean.
-COMBINED = {"mean": "sum(weight * {v}) / sum(weight) FILTER ({v} IS NOT NULL)",
-            "sum": "sum(weight * {v})",
-            "gmean": "exp(sum(weight * rankkit.geometric_term({v})) / sum(weight) FILTER ({v} IS NOT NULL))"}
+def _combined(agg: str, value: str) -> str:
+    """A system's value over the queries of one draw, each query counted as often as it was drawn (weight),
+    as evaluate aggregates a measure (rankkit.query_term, rankkit.combined). A query without a value
+    (empty := 'skip') counts in no mean."""
+    return (f"rankkit.combined('{agg}', sum(weight * rankkit.query_term('{agg}', {value})), "
+            f"sum(weight) FILTER (WHERE {value} IS NOT NULL))")
 
 
 def _correlation_intervals(con, qrels_a, qrels_b, runs, measure: str, top, *, ci: float, seed, resamples: int,
@@ -417,12 +416,11 @@ def _correlation_intervals(con, qrels_a, qrels_b, runs, measure: str, top, *, ci
                           "query_id": np.tile(np.asarray(queries, dtype=object), resamples),
                           "weight": counts.ravel()})
     names = f"rankkit_draws_{next(_views)}", f"rankkit_values_{next(_views)}"
-    combine = COMBINED[aggregate]
     con.register(names[0], drawn[drawn.weight > 0])
     con.register(names[1], values)
     try:
         con.execute(f"CREATE OR REPLACE TEMP TABLE {names[0]}_boards AS "
-                    f"SELECT sample, system, {combine.format(v='value_a')} AS value_a, {combine.format(v='value_b')} AS value_b "
+                    f"SELECT sample, system, {_combined(aggregate, 'value_a')} AS value_a, {_combined(aggregate, 'value_b')} AS value_b "
                     f"FROM {names[0]} JOIN {names[1]} USING (query_id) GROUP BY sample, system")
         rows = []
         for k in [None] if top is None else [None, top]:

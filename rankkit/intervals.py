@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from rankkit import _engine as duckdb
 
 from rankkit.errors import RankkitError
+from rankkit.measures import AGGREGATIONS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -17,7 +18,6 @@ def with_ci(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, values: pd.Data
     """The aggregate with its interval over queries (the sum's for counts): the percentile bootstrap
     (rankkit.stats.AGGREGATE_INTERVAL), the one interval every surface shows for an aggregate. It
     stays inside the values' range, so inside a bounded measure's bounds, where Student's t does not."""
-    import numpy as np
     import pandas as pd
 
     from rankkit.stats import bootstrap_ci
@@ -30,10 +30,9 @@ def with_ci(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, values: pd.Data
     rows = []
     for key, group in values.groupby(keys, sort=False, dropna=False):
         agg, found = group["agg"].iloc[0], group["value"].dropna()
-        if agg == "gmean":  # the geometric mean of the values: exp of the mean of their terms, from SQL
-            low, high = bootstrap_ci(geometric_terms(con, found), _exp_mean, level, seed, resamples)
-        else:
-            low, high = bootstrap_ci(found, np.sum if agg == "sum" else np.mean, level, seed, resamples)
+        combined = AGGREGATIONS[agg]  # a geometric mean's terms are the logs of the values, from SQL
+        terms = geometric_terms(con, found) if combined.log else found
+        low, high = bootstrap_ci(terms, combined.of_terms, level, seed, resamples)
         rows.append({**dict(zip(keys, key)), "ci_low": low, "ci_high": high})
     intervals = pd.DataFrame(rows, columns=keys + ["ci_low", "ci_high"]).rename(columns={"slice": by})
     shared = list(intervals.columns[:-2])
@@ -49,7 +48,3 @@ def geometric_terms(con: duckdb.DuckDBPyConnection, values) -> list[float]:
                        {"values": [float(v) for v in values]}).fetchall()[0][0]
 
 
-def _exp_mean(terms, axis=None):
-    import numpy as np
-
-    return np.exp(np.mean(terms, axis=axis))

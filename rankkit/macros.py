@@ -14,16 +14,16 @@ from functools import cache
 from pathlib import Path
 from typing import Iterable
 
-from rankkit import trec
+from rankkit import neighbours, trec
 from rankkit._paths import sql_dir
 from rankkit.compose import (CONTRIBUTION, DUCKDB, QUERY_SETS, Arguments, Generic, PerRank, checked_argument, condition,
                              default_literal, trace_columns, traced, variants)
 from rankkit.errors import RankkitError
-from rankkit.measures import (REFERENCE, Feature, Measure, SpecField, header, needs_subtopics, params, registry,
-                              spec_fields)
+from rankkit.measures import (AGGREGATIONS, REFERENCE, Feature, Measure, SpecField, header, needs_subtopics, params,
+                              registry, spec_fields)
 from rankkit.names import fill as fill_names
 
-__all__ = ["script", "sql_files", "fill", "catalog_sql", "spec_sql", "table_macros_sql", "per_query_macro",
+__all__ = ["script", "sql_files", "fill", "catalog_sql", "aggregation_sql", "spec_sql", "table_macros_sql", "per_query_macro",
            "trace_values_macro", "list_macro", "list_macros_sql", "shell_only_macros"]
 
 
@@ -42,6 +42,8 @@ def script() -> str:
     for p in sql_files():
         if p.name == "30_specs.sql":  # the name parser, a scalar macro, binds the catalog's lists when made
             parts.append(catalog_sql())
+        if p.name == "20_engine.sql":  # its scalar macros bind these when made
+            parts.append(aggregation_sql())
         parts.append(f"-- {p.relative_to(sql_dir()).as_posix()}\n{fill_names(fill(p.read_text(encoding='utf-8')))}")
     parts.append(spec_sql())
     parts.append(per_query_macro())
@@ -123,7 +125,7 @@ def catalog_sql() -> str:
     """SQL that declares the registry to the SQL side: the catalog, trec_eval's names and the presets."""
     rows = [{"metric": m.metric, "name": m.name, "aliases": list(m.aliases), "params": list(m.params),
              "agg": m.aggregate} for m in registry().values()]
-    return trec_names_sql() + f"""-- Generated from the headers of sql/metrics/*.sql by rankkit.macros.catalog_sql().
+    return trec_names_sql() + neighbour_hint_sql() + f"""-- Generated from the headers of sql/metrics/*.sql by rankkit.macros.catalog_sql().
 -- A constant list, so that the name parser (rankkit.parse_measures) is one scalar expression; as JSON text,
 -- which binds in a quarter of the time of as many struct literals (the parser reads it several times).
 CREATE OR REPLACE MACRO rankkit.catalog_list() AS
@@ -135,22 +137,60 @@ CREATE OR REPLACE MACRO rankkit.catalog() AS TABLE
 
 
 def trec_names_sql() -> str:
-    """rankkit.trec_names(): each nickname and each family name with default parameters (rankkit.trec),
-    and the numeric measures it stands for, so that rankkit.evaluate in SQL reads them as the CLI does."""
-    rows = [(nick, trec.expand(nick, text=False)) for nick in trec.NICKNAMES]
-    rows += [(name, trec.default_names(family)) for name, family in trec.FAMILIES.items() if family.cutoffs]
-    values = _lit(json.dumps([{"name": name, "measures": list(names)} for name, names in rows]))
+    """rankkit.trec_names(): each nickname and each family name (rankkit.trec), the numeric measures it stands
+    for and the families it names, so that rankkit.evaluate in SQL reads them as the CLI does."""
+    rows = [(nick, trec.expand(nick, text=False), [f for f in families if not trec.FAMILIES[f].text])
+            for nick, families in trec.NICKNAMES.items()]
+    rows += [(name, trec.default_names(family), [name]) for name, family in trec.FAMILIES.items()]
+    values = _lit(json.dumps([{"name": name, "measures": list(names), "families": families}
+                              for name, names, families in rows]))
     # each family and the kind of its parameters (None: one measure, its text printed as given), for
     # rankkit.trec_form (sql/30_specs.sql), which reads 'P.5,10' as trec.expand() does
-    families = _lit(json.dumps([{"name": name, "number": family.number.__name__ if family.cutoffs else None}
+    # and how a float parameter is printed (iprec_at_recall_0.10: the spell's format as printf's)
+    families = _lit(json.dumps([{"name": name, "number": family.number.__name__ if family.cutoffs else None,
+                                 "takes": family.takes, "printf": re.sub(r"\{:?([^}]*)\}", r"%\1", family.spell) if family.number is float else None}
                                 for name, family in trec.FAMILIES.items()]))
     return f"""-- Generated from rankkit/trec.py by rankkit.macros.trec_names_sql(): trec_eval's nicknames and families.
 -- A constant list (JSON text: see rankkit.catalog_list), read by the scalar name parser (rankkit.parse_measures).
-CREATE OR REPLACE MACRO rankkit.trec_name_list() AS from_json({values}, '[{{"name": "VARCHAR", "measures": ["VARCHAR"]}}]');
-CREATE OR REPLACE MACRO rankkit.trec_family_list() AS from_json({families}, '[{{"name": "VARCHAR", "number": "VARCHAR"}}]');
+CREATE OR REPLACE MACRO rankkit.trec_name_list() AS
+    from_json({values}, '[{{"name": "VARCHAR", "measures": ["VARCHAR"], "families": ["VARCHAR"]}}]');
+CREATE OR REPLACE MACRO rankkit.trec_family_list() AS
+    from_json({families}, '[{{"name": "VARCHAR", "number": "VARCHAR", "takes": "VARCHAR", "printf": "VARCHAR"}}]');
+CREATE OR REPLACE MACRO rankkit.trec_number() AS {_lit(trec.NUMBER)};
 CREATE OR REPLACE MACRO rankkit.trec_names() AS TABLE
     SELECT t.name, t.measures FROM (SELECT unnest(rankkit.trec_name_list()) AS t);
 """
+
+
+def neighbour_hint_sql() -> str:
+    """From rankkit/neighbours.py, in its words, for the SQL parser, which reads rankkit's spelling only:
+    rankkit.refused_name(given), why a name is refused by name (ranx's rbp.95, ir_measures' BPM; NULL if it
+    is not), as Python's translate() refuses it; rankkit.neighbour_hint(name, param), what ir_measures'
+    parameter is in rankkit's spelling ('' if nothing is to say), said where the parser refuses it;
+    rankkit.ranx_level_hint, what ranx's -l level after a cutoff is in rankkit's spelling ('' if none)."""
+    def text(template: str, **exprs: str) -> str:  # a template's {field}s as SQL expressions
+        parts = re.split(r"\{(\w*)\}", template)
+        return " || ".join(_lit(part) if i % 2 == 0 else exprs[part] for i, part in enumerate(parts) if part or i % 2)
+
+    refused = "".join(f"        WHEN regexp_full_match(given, {_lit(pattern)}) THEN "
+                      f"{text(why, **{'': f'regexp_extract(given, {_lit(pattern)}, 1)'})}\n"
+                      for pattern, why in neighbours.refusals())
+    hints = "".join(f"        WHEN param = {_lit(param)}"
+                    + (f" AND name IN ({', '.join(map(_lit, measures))})" if measures else "")
+                    + f" THEN '; ' || {text(hint, name='name')}\n" for (param, measures), hint in neighbours.HINTS.items())
+    # the name with ir_measures' {0: 1, 1: 4} written as rankkit's [0=1,1=4]
+    written = r"""regexp_replace(regexp_replace(regexp_replace(regexp_replace(measure, '\s*:\s*', '=', 'g'), '\{\s*', '[', 'g'), '\s*\}', ']', 'g'), ',\s+', ',', 'g')"""
+    gains = (f"CREATE OR REPLACE MACRO rankkit.gains_hint(measure) AS "
+             f"{text(neighbours.GAINS_HINT, written=written)};\n")
+    level, at = "split_part(cutoff, '-l', 2)", "split_part(cutoff, '-l', 1)"
+    ranx_level = (f"CREATE OR REPLACE MACRO rankkit.ranx_level_hint(cutoff, base, name, takes_rel) AS\n"
+                  f"    CASE WHEN NOT regexp_full_match(cutoff, '[0-9]+-l[0-9]+') THEN ''\n"
+                  f"         WHEN takes_rel THEN '; ' || {text(neighbours.RANX_LEVEL, level=level, base='base', at=at)}\n"
+                  f"         ELSE '; ' || {text(neighbours.RANX_LEVEL_REFUSED, level=level, name='name')} END;\n")
+    return ("-- Generated from rankkit/neighbours.py by rankkit.macros.neighbour_hint_sql().\n"
+            f"CREATE OR REPLACE MACRO rankkit.refused_name(given) AS\n    CASE\n{refused}    END;\n"
+            f"CREATE OR REPLACE MACRO rankkit.neighbour_hint(name, param) AS\n    CASE\n{hints}        ELSE ''\n    END;\n"
+            + ranx_level + gains)
 
 
 def preset_sql() -> str:
@@ -171,6 +211,18 @@ def preset_sql() -> str:
             f"CREATE OR REPLACE MACRO rankkit.preset_name(name) AS\n"
             f"    coalesce([CASE lower(p.base){whens}\n        END || coalesce(',' || nullif(trim(p.inside), ''), '') "
             f"|| ')' || coalesce('@' || nullif(p.at, ''), '') FOR p IN [{parts}]][1], name);\n")
+
+
+def aggregation_sql() -> str:
+    """rankkit.query_term(agg, value), a query's term, and rankkit.combined(agg, total, n), the value over
+    queries from the terms' sum and number (NULL over none), from rankkit.measures.AGGREGATIONS."""
+    mean, *others = AGGREGATIONS.values()
+    terms = "".join(f" WHEN {_lit(a.name)} THEN {a.term('value')}" for a in others if a.term("value") != "value")
+    combined = "".join(f"\n         WHEN agg = {_lit(a.name)} THEN {a.combined('total', 'n')}" for a in others)
+    return ("-- Generated from rankkit.measures.AGGREGATIONS by rankkit.macros.aggregation_sql().\n"
+            f"CREATE OR REPLACE MACRO rankkit.query_term(agg, value) AS CASE agg{terms} ELSE {mean.term('value')} END;\n"
+            f"CREATE OR REPLACE MACRO rankkit.combined(agg, total, n) AS\n    CASE WHEN n = 0 THEN NULL{combined}\n"
+            f"         ELSE {mean.combined('total', 'n')} END;\n")
 
 
 # ---- the measure spec and the table macros ---------------------------------------------------------

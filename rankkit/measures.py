@@ -36,7 +36,7 @@ from rankkit._paths import sql_dir
 
 __all__ = ["Measure", "Param", "Feature", "SpecField", "registry", "read_measure", "header", "params", "get", "preset",
            "label", "spec_value", "default", "written", "shared_features", "inputs", "needs_subtopics", "aggregate_of",
-           "is_count", "spec_fields", "spec_types", "spec_type"]
+           "is_count", "spec_fields", "spec_types", "spec_type", "Aggregation", "AGGREGATIONS"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
 _PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+(?:\[\])?)\s*:=\s*(\S+)\s+(.*?)\s*$")
@@ -211,6 +211,8 @@ def _read_header(path: Path) -> Measure:
     unknown = set(measure.params) - params().keys()
     if unknown:
         raise ValueError(f"{path}: undeclared parameters {', '.join(sorted(unknown))}")
+    if measure.aggregate not in (*AGGREGATIONS, "text"):
+        raise ValueError(f"{path}: aggregate: expected one of {', '.join(AGGREGATIONS)} or text, got {measure.aggregate}")
     if set(measure.ties) - set(TIE_RULES):
         raise ValueError(f"{path}: ties: expected some of {', '.join(TIE_RULES)}, got {fields['ties']}")
     return measure
@@ -394,6 +396,40 @@ def preset(name: str) -> tuple[Measure, str] | None:
             if given.lower() == wanted:
                 return measure, fixed
     return None
+
+
+@dataclass(frozen=True)
+class Aggregation:
+    """How a measure's per-query values combine over queries (its header's ``aggregate:``), the one rule
+    every engine writes out (SQL's rankkit.combined, Spark's, the bootstrap's, agree's): the sum of each
+    query's term, which is the value or, for a geometric mean, its log floored at trec_eval's 0.00001
+    (rankkit.geometric_term); over the number of queries, or not (a count's sum); exp of that for a
+    geometric mean."""
+
+    name: str
+    log: bool
+    divide: bool
+
+    def term(self, value: str) -> str:
+        """A query's term, as SQL over the SQL expression ``value``."""
+        return f"rankkit.geometric_term({value})" if self.log else value
+
+    def combined(self, total: str, n: str) -> str:
+        """The value over queries, as SQL over the terms' sum ``total`` and their number ``n``."""
+        value = f"{total} / {n}" if self.divide else total
+        return f"exp({value})" if self.log else value
+
+    def of_terms(self, terms, axis=None):
+        """The value over queries of the terms (numpy's, for the bootstrap: along ``axis``)."""
+        import numpy as np
+
+        value = np.mean(terms, axis=axis) if self.divide else np.sum(terms, axis=axis)
+        return np.exp(value) if self.log else value
+
+
+# mean first: what a name of no measure is
+AGGREGATIONS = {a.name: a for a in (Aggregation("mean", log=False, divide=True), Aggregation("sum", log=False, divide=False),
+                                    Aggregation("gmean", log=True, divide=True))}
 
 
 def aggregate_of(name: str) -> str:

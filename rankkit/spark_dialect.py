@@ -17,6 +17,7 @@ from typing import Iterable, Mapping
 from rankkit.compose import DUCKDB, plan
 from rankkit.errors import RankkitError
 from rankkit.io.catalog import ident
+from rankkit.measures import AGGREGATIONS
 from rankkit.safe import spark_sql as safe_spark_sql
 from rankkit.spark_sql import _string, to_spark
 
@@ -161,13 +162,14 @@ def over_values(values: str) -> str:
     so that it is DuckDB's double; NULL values (empty := 'skip') left out."""
     ordered = ("array_sort(collect_list(CASE WHEN value IS NOT NULL "
                "THEN named_struct('query_id', query_id, 'value', value) END))")
-    total = to_spark("rankkit.ordered_sum(list_transform(rankkit_sorted_values, lambda x: x.value))")
-    logs = to_spark("rankkit.ordered_sum(list_transform(rankkit_sorted_values, lambda x: rankkit.geometric_term(x.value)))")
-    total, logs = (text.replace("rankkit_sorted_values", ordered) for text in (total, logs))
+    mean, *others = AGGREGATIONS.values()
+
+    def value(a) -> str:
+        total = to_spark(f"rankkit.ordered_sum(list_transform(rankkit_sorted_values, lambda x: {a.term('x.value')}))")
+        return a.combined(total.replace("rankkit_sorted_values", ordered), "count(value)")
     return ("SELECT measure, system, CASE WHEN count(value) = 0 THEN CAST(NULL AS DOUBLE) "
-            f"WHEN max(agg) = 'sum' THEN {total} "
-            f"WHEN max(agg) = 'gmean' THEN exp({logs} / count(value)) "
-            f"ELSE {total} / count(value) END AS value, count(value) AS queries "
+            + "".join(f"WHEN max(agg) = '{a.name}' THEN {value(a)} " for a in others)
+            + f"ELSE {value(mean)} END AS value, count(value) AS queries "
             f"FROM {values} GROUP BY i, measure, system ORDER BY i, system ASC NULLS LAST")
 
 

@@ -18,7 +18,7 @@ from typing import Iterable
 from rankkit.errors import MeasureError
 from rankkit.neighbours import from_ir_measures, translate
 
-__all__ = ["Family", "FAMILIES", "NICKNAMES", "expand", "default_names", "family_of", "trec_sorted", "printed_per_query",
+__all__ = ["Family", "FAMILIES", "NICKNAMES", "NUMBER", "expand", "default_names", "family_of", "trec_sorted", "printed_per_query",
            "printed_in_summary"]
 
 
@@ -40,6 +40,16 @@ class Family:
     per_query: bool = True
     summary: bool = True
     text: bool = False
+
+    @property
+    def takes(self) -> str:
+        """What a parameter of its 'family.params' form must be, as a refusal says it."""
+        return "positive integers" if self.number is int else "numbers"
+
+
+# A parameter of trec_eval's 'family.params' form (P.5,10), as expand() and the SQL parser (rankkit.trec_form,
+# generated from this module) read it
+NUMBER = r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)"
 
 
 _LONG = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -142,9 +152,8 @@ def _with_params(family: Family, params: str) -> list[str]:
     for text in params.split(","):
         if not text:
             continue
-        if not re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)", text):
-            kind = "positive integers" if family.number is int else "numbers"
-            raise MeasureError(f"measure '{family.name}.{params}': trec_eval's {family.name} takes {kind} "
+        if not re.fullmatch(NUMBER, text):
+            raise MeasureError(f"measure '{family.name}.{params}': trec_eval's {family.name} takes {family.takes} "
                                f"separated by commas, got '{text}'")
         values.append(int(float(text)) if family.number is int else float(text))
     return [f"{family.name}_{family.spell.format(v)}" for v in sorted(dict.fromkeys(values))]

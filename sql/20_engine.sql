@@ -344,14 +344,11 @@ WHERE c.ok;
 -- added here in the same order, so the mean is trec_eval's double on any number of threads
 -- (avg() would add them in whatever order its threads meet them). NULL values (empty := 'skip')
 -- are left out of the sum and the count.
--- One ordered list a group (a list per branch cost a sort each): its terms are the
--- values, or for gm_map and gm_bpref their geometric terms (each value floored at trec_eval's 0.00001).
+-- One ordered list a group (a list per branch cost a sort each) of the values' terms (rankkit.query_term),
+-- and the value over queries from their ordered sum and number (rankkit.combined): both generated from the
+-- aggregations' declaration (rankkit.measures.AGGREGATIONS) by rankkit.macros.aggregation_sql().
 CREATE OR REPLACE MACRO rankkit.query_terms(agg, value, query_id) AS
-    list(CASE WHEN agg = 'gmean' THEN rankkit.geometric_term(value) ELSE value END ORDER BY query_id)
-        FILTER (WHERE value IS NOT NULL);
--- The value over queries from the ordered sum of a group's terms and their number.
-CREATE OR REPLACE MACRO rankkit.combined(agg, total, n) AS
-    CASE WHEN n = 0 THEN NULL WHEN agg = 'sum' THEN total WHEN agg = 'gmean' THEN exp(total / n) ELSE total / n END;
+    list(rankkit.query_term(agg, value) ORDER BY query_id) FILTER (WHERE value IS NOT NULL);
 CREATE OR REPLACE MACRO rankkit.over_queries(agg, value, query_id) AS
     rankkit.combined(any_value(agg), rankkit.ordered_sum(rankkit.query_terms(agg, value, query_id)), count(value));
 

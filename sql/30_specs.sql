@@ -40,34 +40,9 @@ CREATE OR REPLACE MACRO rankkit.param_list(text) AS
 CREATE OR REPLACE MACRO rankkit.measure_list(names) AS
     from_json(CASE WHEN json_type(to_json(names)) = 'ARRAY' THEN to_json(names) ELSE to_json([names]) END, '["VARCHAR"]');
 
--- What a name in ir_measures' or ranx's spelling is in rankkit's, for the parser's refusals ('' when
--- nothing is to say): Python's evaluate translates these (rankkit/neighbours.py), the SQL parser reads
--- rankkit's names only, so it refuses them naming rankkit's spelling. param is the parameter refused
--- (NULL: the measure's name itself is unknown).
-CREATE OR REPLACE MACRO rankkit.neighbour_hint(name, param, given) AS
-    CASE
-        WHEN param IS NULL AND regexp_full_match(trim(given), '(?i)rbp[.@]([0-9]+)(-l[0-9]+)?')
-            THEN '; ranx''s rbp weighs raw grades, rankkit''s RBP (trec_eval''s) scales them by the query''s top '
-                 || 'grade (the same on binary judgments): write RBP(p=0.'
-                 || regexp_extract(trim(given), '[.@]([0-9]+)', 1) || ')'
-        WHEN param IS NULL AND regexp_matches(trim(given), '^(BPM|NERR(8|9|10|11)|Compat|Accuracy)\b')
-            THEN '; ir_measures'' ' || regexp_extract(trim(given), '^[A-Za-z0-9]+') || ' is not in rankkit yet '
-                 || '(rankkit measures lists what is)'
-        WHEN param IS NULL THEN ''
-        WHEN param = 'dcg' THEN '; ir_measures'' dcg=exp-log2 is rankkit''s gain=exp (dcg=log2 is gain=linear, the default)'
-        WHEN param = 'max_rel' THEN '; ir_measures'' max_rel is rankkit''s max (' || name || '(max=3))'
-        WHEN param = 'min_rel' THEN '; ir_measures'' min_rel is rankkit''s bottom (' || name || '(max=3,bottom=1))'
-        WHEN param = 'relative' THEN '; ir_measures'' SetP(relative=True) is rankkit''s SetRelP'
-        WHEN param = 'judged_only' THEN '; judged_only is an option of the evaluation in rankkit, not of a measure '
-                 || '(Python''s evaluate(..., judged_only=True), rankkit eval -J)'
-        WHEN param = 'rel' AND name = 'NumRet' THEN '; ir_measures'' NumRet(rel=r) counts the relevant documents '
-                 || 'retrieved: rankkit''s NumRelRet(rel=r)'
-        WHEN param = 'rel' AND name = 'RBP' THEN '; ir_measures'' RBP(rel=r) (binary gains at grade r) is rankkit''s '
-                 || 'RBP(p=0.8,binary_rel=r), p = 0.8 being ir_measures'' default'
-        WHEN param = 'beta' AND name IN ('NRBP', 'nNRBP') THEN '; ndeval''s beta (ir_measures'' ' || name
-                 || '(beta=...)) is rankkit''s patience'
-        ELSE ''
-    END;
+-- rankkit.refused_name (ranx's rbp.95, ir_measures' BPM: refused by name), rankkit.neighbour_hint (what
+-- ir_measures' parameters are in rankkit's spelling) and rankkit.ranx_level_hint (ranx's -l), for the
+-- parser's refusals, are generated from rankkit/neighbours.py (rankkit.macros.neighbour_hint_sql).
 
 -- The name parser, one scalar expression: rankkit.parse_measures(names, rel := 1, docs := 0) is the list
 -- of specs the names ask for, in the order asked. It reads constant lists (rankkit.catalog_list,
@@ -78,16 +53,6 @@ CREATE OR REPLACE MACRO rankkit.neighbour_hint(name, param, given) AS
 -- a lambda's variable, and [f(x) FOR x IN [value]][1] names a value once: DuckDB writes a macro's
 -- argument out at each use, so a long argument used twice is bound twice.
 
--- trec_eval's nicknames (official, all_trec, set) and family names (P, recall, ndcg_cut ...) stand for
--- the measures rankkit.trec_name_list() lists; a preset (ranx's ndcg_burges@10) reads as the measure
--- with its parameters set (nDCG(gain=exp)@10), as in Python (rankkit.preset_name is generated from the
--- presets: of sql/metrics/*.sql). A name given twice is one measure, in its first place (i).
-CREATE OR REPLACE MACRO rankkit.given_measures(names) AS [
-    [{'measure': m, 'i': j} FOR m, j IN flat IF list_position(flat, m) = j]
-    FOR flat IN [flatten([coalesce([(t).measures FOR t IN rankkit.trec_name_list() IF (t).name = n][1], rankkit.trec_form(n),
-                                   [rankkit.preset_name(n)])
-                          FOR n IN rankkit.measure_list(names)])]][1];
-
 -- trec_eval's parameter form 'family.params' as the names trec_eval prints, as Python's expand() (rankkit/trec.py)
 -- writes them, so that SQL and Python name a measure alike: ndcg_cut.10 is ndcg_cut_10, P.5,7,3 is P_3, P_5,
 -- P_7 (a cutoff is an integer: 23.4 reads as 23), iprec_at_recall.0.1 is iprec_at_recall_0.10, and a family
@@ -96,17 +61,40 @@ CREATE OR REPLACE MACRO rankkit.trec_form(n) AS [
     CASE WHEN (g).params = '' THEN coalesce([(t).measures FOR t IN rankkit.trec_name_list() IF (t).name = (g).name][1], [(g).name])
          WHEN (g).number IS NULL THEN [(g).name || '_' || (g).params]
          ELSE [(g).name || '_' || CASE WHEN (g).number = 'int' THEN coalesce(TRY_CAST(v AS HUGEINT)::VARCHAR, printf('%.0f', v))
-                                       ELSE printf('%.2f', v) END
+                                       ELSE printf((g).printf, v) END
                FOR v IN list_sort(list_distinct([
-                   CASE WHEN regexp_full_match(x, '[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)')
+                   CASE WHEN regexp_full_match(x, rankkit.trec_number())
                         THEN CASE WHEN (g).number = 'int' THEN trunc(x::DOUBLE) + 0.0 ELSE x::DOUBLE END
                         ELSE error('rankkit: measure ''' || n || ''': trec_eval''s ' || (g).name || ' takes '
-                                   || CASE WHEN (g).number = 'int' THEN 'positive integers' ELSE 'numbers' END
-                                   || ' separated by commas, got ''' || x || '''') END
+                                   || (g).takes || ' separated by commas, got ''' || x || '''') END
                    FOR x IN string_split((g).params, ',') IF x <> '']))]
     END
     FOR g IN [struct_insert(f, params := substr(n, length((f).name) + 2))
               FOR f IN rankkit.trec_family_list() IF starts_with(n, (f).name || '.')]][1];
+
+-- trec_eval's nicknames (official, all_trec, set) and family names (P, recall, ndcg_cut ...) stand for
+-- the measures rankkit.trec_name_list() lists; a preset (ranx's ndcg_burges@10) reads as the measure
+-- with its parameters set (nDCG(gain=exp)@10), as in Python (rankkit.preset_name is generated from the
+-- presets: of sql/metrics/*.sql). Each name given (n, at j) as entries: the trec_eval family it names
+-- (another name: a key of its own), the names it stands for, and whether it gives parameters (P.5).
+CREATE OR REPLACE MACRO rankkit.name_entries(n, j) AS CASE WHEN rankkit.refused_name(n) IS NULL THEN coalesce(
+    [[{'family': f, 'names': [(x).measures FOR x IN rankkit.trec_name_list() IF (x).name = f][1], 'again': false}
+      FOR f IN (t).families] FOR t IN rankkit.trec_name_list() IF (t).name = n][1],
+    [[{'family': (f).name, 'names': rankkit.trec_form(n), 'again': true}]
+     FOR f IN rankkit.trec_family_list() IF starts_with(n, (f).name || '.')][1],
+    [{'family': '#' || j, 'names': [rankkit.preset_name(n)], 'again': false}])
+    ELSE error('rankkit: measure ''' || trim(n) || ''': ' || rankkit.refused_name(n)) END;
+
+-- As trec_eval keeps one parameter list per measure, a family named again with parameters replaces the
+-- earlier ones, in the family's first place (['P', 'P.5'] is P_5; -m all_trec -m relstring.20), as
+-- Python's expand() (rankkit/trec.py) reads them. A name given twice is one measure, in its first place (i).
+CREATE OR REPLACE MACRO rankkit.given_measures(names) AS [[[
+    [{'measure': m, 'i': j} FOR m, j IN flat IF list_position(flat, m) = j]
+    FOR flat IN [flatten([
+        (coalesce([e FOR e IN entries IF (e).family = f AND (e).again][-1], [e FOR e IN entries IF (e).family = f][1])).names
+        FOR f, j IN families IF list_position(families, f) = j])]][1]
+    FOR families IN [[(e).family FOR e IN entries]]][1]
+    FOR entries IN [flatten([rankkit.name_entries(n, j) FOR n, j IN rankkit.measure_list(names)])]][1];
 
 -- trec_eval's names carry a parameter in the name: ndcg_cut_10, P_5, recall.100, iprec_at_recall_0.10,
 -- rbp_p=0.8. An alias 'name_{param}' reads 'name_<value>' and 'name.<value>': a pattern each.
@@ -173,7 +161,7 @@ CREATE OR REPLACE MACRO rankkit.pair_problems(r) AS struct_insert(r,
 CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
         CASE
             WHEN (r).metric IS NULL THEN error('rankkit: unknown measure ''' || (r).measure || ''''
-                || coalesce(nullif(rankkit.neighbour_hint(NULL, NULL, (r).measure), ''), '; did you mean ' || array_to_string(
+                || coalesce('; did you mean ' || array_to_string(
                     -- a trec_eval template by the measure's name
                     [CASE WHEN (s).closest = (s).name OR contains((s).closest, '{') THEN (s).name ELSE (s).closest || ' (' || (s).name || ')' END
                      FOR s IN rankkit.nearest_measures(coalesce(nullif((r).base, ''), (r).measure), catalog)], ', ') || '?', ''))
@@ -188,12 +176,7 @@ CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
             WHEN (r).cutoff IS NOT NULL AND (NOT regexp_full_match((r).cutoff, '[0-9]+') OR (r).cutoff::DOUBLE < 1)
                 THEN error('rankkit: measure ''' || (r).measure || ''': the cutoff after @ must be a positive integer, got ''' || (r).cutoff || ''''
                     -- ranx's map@100-l2: its relevance level, rankkit's rel
-                    || CASE WHEN NOT regexp_full_match((r).cutoff, '[0-9]+-l[0-9]+') THEN ''
-                            WHEN list_contains((r).params, 'rel')
-                                THEN '; ranx''s -l' || split_part((r).cutoff, '-l', 2) || ' is rankkit''s rel: write '
-                                     || (r).base || '(rel=' || split_part((r).cutoff, '-l', 2) || ')@' || split_part((r).cutoff, '-l', 1)
-                            ELSE '; ranx''s -l' || split_part((r).cutoff, '-l', 2) || ' sets the relevance level, which '
-                                 || 'rankkit''s ' || (r).name || ' does not take (its gains are the grades)' END)
+                    || rankkit.ranx_level_hint((r).cutoff, (r).base, (r).name, list_contains((r).params, 'rel')))
             -- past BIGINT: said here, not as DuckDB's "Could not convert string ... to INT64"
             WHEN TRY_CAST((r).cutoff AS DOUBLE) >= 9223372036854775807
                 THEN error('rankkit: measure ''' || (r).measure || ''': the cutoff ' || (r).cutoff
@@ -202,16 +185,14 @@ CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
                 THEN error('rankkit: measure ''' || (r).measure || ''': ' || (r).name || ' takes no cutoff')
             -- ir_measures' gains={0: 1, 1: 4}: its commas would split the levels into parameters
             WHEN len([p FOR p IN (r).pairs IF contains(p[1] || coalesce(p[2], ''), '{')]) > 0
-                THEN error('rankkit: measure ''' || (r).measure || ''': ir_measures'' gains={level: gain} is rankkit''s '
-                    || 'gains=[level=gain,...]: write ' || regexp_replace(regexp_replace(regexp_replace(regexp_replace(
-                        (r).measure, '\s*:\s*', '=', 'g'), '\{\s*', '[', 'g'), '\s*\}', ']', 'g'), ',\s+', ',', 'g'))
+                THEN error('rankkit: measure ''' || (r).measure || ''': ' || rankkit.gains_hint((r).measure))
             WHEN (r).unknown IS NOT NULL
                 THEN error('rankkit: measure ''' || (r).measure || ''': unknown or empty parameter '''
                     || (r).unknown[1] || CASE WHEN (r).unknown[2] IS NULL THEN '' ELSE '=' || (r).unknown[2] END
                     || '''; ' || (r).name || ' takes '
                     || coalesce(nullif(array_to_string(list_filter((r).params, lambda p: p <> 'k'), ', '), ''), 'no parameters')
                     || CASE WHEN list_contains((r).params, 'k') THEN ' and a cutoff @k' ELSE '' END
-                    || rankkit.neighbour_hint((r).name, (r).unknown[1], (r).measure))
+                    || rankkit.neighbour_hint((r).name, (r).unknown[1]))
             WHEN (r).not_number IS NOT NULL
                 THEN error('rankkit: measure ''' || (r).measure || ''': '
                     || (r).not_number[1] || ' must be a number, got ''' || (r).not_number[2] || '''')

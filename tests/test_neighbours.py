@@ -566,3 +566,29 @@ def test_the_sql_parser_refuses_neighbours_spellings_naming_rankkits(con, given,
     if written and python:
         value = con.execute("SELECT value FROM rankkit.evaluate('q', 'r', [?])", [written.group(1)]).fetchall()[0][0]
         assert value == pytest.approx(rankkit.evaluate(qrels, run, [given])["value"][0], abs=1e-12)
+
+
+def test_the_neighbours_hints_are_said_alike_in_sql_and_python(con):
+    """The hints are written once (rankkit/neighbours.py) and generated into SQL (rankkit.neighbour_hint):
+    SQL said 'ranx's rbp weighs raw grades', Python 'weighs each document by its raw grade'."""
+    import duckdb
+
+    from rankkit.neighbours import GAINS_HINT, HINTS, RANX_LEVEL, RANX_LEVEL_REFUSED, hint, refusals
+
+    def sql_refusal(name: str) -> str:
+        with pytest.raises(duckdb.Error) as error:
+            con.execute("SELECT rankkit.parse_measures([?])", [name]).fetchall()
+        return str(error.value)
+
+    for param, measures in HINTS:
+        name = measures[-1] if measures else "nDCG"
+        assert hint(name, param) in sql_refusal(f"{name}({param}=1)"), (name, param)
+    assert RANX_LEVEL.format(level=2, base="map", at=100) in sql_refusal("map@100-l2")
+    assert RANX_LEVEL_REFUSED.format(level=3, name="nDCG") in sql_refusal("nDCG@10-l3")  # ranx spells it ndcg
+    assert sql_refusal("nDCG(gains={0: 1, 1: 4})@10").endswith(
+        GAINS_HINT.replace("{written}", expand(["nDCG(gains={0: 1, 1: 4})@10"])[0]))
+    assert len(refusals()) == 13  # ranx's rbp.95, -l on its five measures without a level, ir_measures' seven
+    for given in ("rbp.95", "rbp.9-l2", "ndcg_burges@10-l2", "dcg-l1", "BPM(max_rel=3)@10", "Compat"):
+        with pytest.raises(MeasureError) as python:
+            expand([given])
+        assert sql_refusal(given).endswith(f"rankkit: {python.value}")

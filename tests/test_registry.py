@@ -125,3 +125,33 @@ def test_label_names_a_parsed_measure_so_the_parser_reads_it_back(name, label):
     spec = measure_specs(con, [name])[0]
     assert label_of(spec) == label
     assert measure_specs(con, [label])[0] | {"measure": name} == spec
+
+
+@pytest.mark.parametrize("agg", ["mean", "sum", "gmean"])
+def test_the_aggregation_rule_is_declared_once(agg, con):
+    """rankkit.measures.AGGREGATIONS is the rule every engine writes out: SQL's rankkit.combined (evaluate),
+    agree's weighted draws, the bootstrap's statistic and Spark's over_values, each generated from it."""
+    from rankkit.agreement import _combined
+    from rankkit.measures import AGGREGATIONS
+    from rankkit.spark_dialect import over_values
+
+    values = [0.5, 0.0, 0.25]
+    rule = AGGREGATIONS[agg]
+    terms = [float(t) for t in con.execute(f"SELECT [{rule.term('v')} FOR v IN ?::DOUBLE[]]", [values]).fetchone()[0]]
+    expected = rule.of_terms(terms)
+    con.execute("CREATE OR REPLACE TABLE v AS SELECT * FROM (VALUES (1, 'm', ?, 's', 'q1', 0.5), (1, 'm', ?, 's', 'q2', 0.0), "
+                "(1, 'm', ?, 's', 'q3', 0.25)) t(i, measure, agg, system, query_id, value)", [agg] * 3)
+    assert con.execute("SELECT value FROM rankkit.over_values('v')").fetchone()[0] == pytest.approx(expected, rel=1e-12)
+    weighted = con.execute(f"SELECT {_combined(agg, 'value')} FROM (SELECT *, 1 AS weight FROM v)").fetchone()[0]
+    assert weighted == pytest.approx(expected, rel=1e-12)
+    assert f"WHEN max(agg) = '{agg}'" in over_values("v") or agg == next(iter(AGGREGATIONS))
+
+
+def test_a_header_with_an_unknown_aggregate_is_refused(tmp_path):
+    from rankkit.measures import read_measure
+
+    text = (sql_dir() / "metrics" / "ap.sql").read_text(encoding="utf-8")
+    path = tmp_path / "ap.sql"
+    path.write_text(re.sub(r"(?m)^-- aggregate: .*$", "-- aggregate: median", text), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"ap.sql: aggregate: expected one of mean, sum, gmean or text, got median"):
+        read_measure(path)

@@ -3,6 +3,8 @@ aggregates (issue 21): what the SQL user's rankkit.evaluate plans first. These p
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 import pytest
 
@@ -119,3 +121,95 @@ def test_sql_and_python_label_a_measure_alike(con):
     assert said in error_of(con, "FROM rankkit.evaluate('q', 'r', ['P.x'])")
     with pytest.raises(rankkit.RankkitError, match=said.removeprefix("rankkit: ")):
         rankkit.evaluate(qrels, run, ["P.x"], con=con)
+
+
+@pytest.mark.parametrize("asked", [["P", "P.5"], ["P.5", "P"], ["official", "P.5"], ["map", "P.5,10", "P.3"],
+                                   ["all_trec", "ndcg_cut.10", "recall.7"], ["P.5", "nDCG@10", "P."]])
+def test_a_family_named_again_replaces_its_parameters_in_sql_as_in_python(con, asked):
+    """trec_eval keeps one parameter list per measure: ['P', 'P.5'] is P_5 alone, in P's place. SQL gave
+    P's defaults and P_5."""
+    from rankkit import trec
+
+    sql = [s["measure"] for s in con.execute("SELECT rankkit.parse_measures(?::VARCHAR[])", [asked]).fetchone()[0]]
+    assert sql == trec.expand(asked, text=False)
+
+
+# a value for each parameter a trec_eval-style alias carries in its name (ndcg_cut_{k}, G_{gains} ...)
+TEMPLATE_VALUES = {"k": "10", "gains": "1=3,2=9", "levels": ".25,.5", "recall": "0.1", "p": "0.8", "mult": "0.2",
+                   "beta": "0.5", "coef": "2,-1,0,0"}
+
+
+def every_name() -> list[str]:
+    """Every registered name and alias (with @10 where it takes a cutoff), preset, trec_eval nickname,
+    family and parameter form, ranx's names and ir_measures' (some of its spellings too)."""
+    from rankkit import neighbours, trec
+    from rankkit.measures import registry
+
+    names = []
+    for m in registry().values():
+        for alias in (m.name, *m.aliases):
+            alias = re.sub(r"\{(\w+)\}", lambda found: TEMPLATE_VALUES[found.group(1)], alias)
+            names += [alias] + [f"{alias}@10"] * ("k" in m.params and "_" not in alias[-3:])
+        names += [given for given, _ in m.presets] + [f"{given}@10" for given, _ in m.presets]
+    names += [*trec.NICKNAMES, *trec.FAMILIES]
+    names += [f"{family.name}.{','.join(str(v) for v in family.cutoffs[:2])}" for family in trec.FAMILIES.values()
+              if family.cutoffs] + ["P.x", "iprec_at_recall..5,y", "Rprec_mult.0.2,5", "utility.2,-1,0,0", "P.5,7,3"]
+    names += [f"{name}@10" for name in neighbours.RANX]  # their -l levels and ir_measures' parameters: test_neighbours
+    names += ["NumRet(rel=1)", "nDCG(dcg=exp-log2)@10", "SetP(relative=True)", "INST(max_rel=3,T=2)", "RBP(rel=2)"]
+    names += [f"{name}@10" for name in neighbours.NOT_OFFERED] + ["rbp.95", "nDCG(gains={0: 1, 1: 4})@10"]
+    return list(dict.fromkeys(names))
+
+
+def test_python_and_sql_read_every_name_alike(con):
+    """Over every name a user may bring: the same specs, or the same refusal. Python's evaluate reads a name
+    as the SQL parser reads what rankkit.trec.expand() makes of it, so a name expand() leaves as it is reads
+    alike by construction; the others are compared here. A name in ir_measures' spelling, which Python
+    translates, SQL reads alike or refuses saying rankkit's spelling, never 'did you mean'."""
+    from rankkit.errors import MeasureError
+    from rankkit.neighbours import translate
+    from rankkit.trec import expand
+
+    def sql(names: list[str]):
+        try:
+            return [dict(s) for s in con.execute("SELECT rankkit.parse_measures(?::VARCHAR[])", [names]).fetchone()[0]]
+        except duckdb.Error as error:
+            return str(error).split("rankkit: ", 1)[-1]
+
+    differ, forms = [], {}
+    for name in every_name():
+        try:
+            python = expand([name], text=False)
+        except MeasureError as error:
+            python = str(error)
+        try:
+            translated = translate(name) != name
+        except MeasureError:
+            translated = True
+        if translated:  # ir_measures' or ranx's spelling
+            said = sql([name])
+            if said != (sql(python) if isinstance(python, list) else python) and (
+                    isinstance(said, list) or "did you mean" in said):
+                differ.append((name, python, said))
+        elif isinstance(python, str) or python != [name]:
+            forms[name] = python
+    refused = {name: python for name, python in forms.items() if isinstance(python, str)}
+    differ += [(name, python, sql([name])) for name, python in refused.items() if sql([name]) != python]
+    forms = {name: python for name, python in forms.items() if name not in refused}
+    # the trec_eval forms, in one statement each side (a statement costs as much as its names)
+    given = con.execute("SELECT [rankkit.parse_measures([n]) FOR n IN ?::VARCHAR[]], "
+                        "[rankkit.parse_measures(e) FOR e IN ?::VARCHAR[][]]", [list(forms), list(forms.values())]).fetchone()
+    differ += [(name, python, sql) for name, sql, python in zip(forms, *given) if sql != python]
+    assert len(forms) > 20 and not differ, "\n".join(map(str, differ))
+
+
+def test_the_printers_read_each_label_as_the_parser_made_it(con):
+    """A printed row names its measure by the spec's label (nDCG@10, P(rel=2)@5, P_5): the printers
+    (rankkit.output, the tables) take how it combines over queries from that label, and it is the spec's."""
+    from rankkit.measures import aggregate_of, registry
+
+    names = [re.sub(r"\{(\w+)\}", lambda found: TEMPLATE_VALUES[found.group(1)], alias) + "@10" * ("k" in m.params and "{" not in alias)
+             for m in registry().values() if m.aggregate != "text" for alias in (m.name, *m.aliases)]
+    names += ["official", "set", "NumRelRet(rel=2)@10", "gm_map(rel=2)", "num_rel_ret", "P(rel=2)@5"]
+    specs = con.execute("SELECT flatten([rankkit.parse_measures([n]) FOR n IN ?::VARCHAR[]])", [names]).fetchone()[0]
+    assert len(specs) > 100
+    assert [(s["measure"], aggregate_of(s["measure"])) for s in specs] == [(s["measure"], s["agg"]) for s in specs]
