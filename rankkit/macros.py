@@ -23,7 +23,7 @@ from rankkit.measures import (CONVENTIONS, REFERENCE, Feature, Measure, SpecFiel
                               registry, spec_fields, spec_types)
 from rankkit.names import fill as fill_names
 
-__all__ = ["script", "sql_files", "fill", "catalog_sql", "spec_sql", "table_macros_sql", "per_query_macro",
+__all__ = ["script", "sql_files", "fill", "catalog_sql", "param_pattern_sql", "spec_sql", "table_macros_sql", "per_query_macro",
            "trace_values_macro", "list_macro", "list_macros_sql", "shell_only_macros"]
 
 
@@ -131,7 +131,16 @@ CREATE OR REPLACE MACRO rankkit.catalog_list() AS
               '[{{"metric": "VARCHAR", "name": "VARCHAR", "aliases": ["VARCHAR"], "params": ["VARCHAR"], "agg": "VARCHAR"}}]');
 CREATE OR REPLACE MACRO rankkit.catalog() AS TABLE
     SELECT c.metric, c.name, c.aliases, c.params, c.agg FROM (SELECT unnest(rankkit.catalog_list()) AS c);
-""" + preset_sql()
+""" + preset_sql() + param_pattern_sql()
+
+
+def param_pattern_sql() -> str:
+    """rankkit.param_pattern: the text a trec_eval-style name may carry as each parameter's value (the alias
+    ndcg_cut_{k} reads ndcg_cut_10, utility_{coef} utility_2,-1,0,0, ndcg_{gains} ndcg_1=3,2=9), from the
+    declarations (Param.pattern)."""
+    whens = "".join(f"\n        WHEN {_lit(p.name)} THEN {_lit(p.pattern)}" for p in params().values())
+    return ("-- Generated from the parameters' declarations by rankkit.macros.param_pattern_sql().\n"
+            f"CREATE OR REPLACE MACRO rankkit.param_pattern(param) AS\n    CASE param{whens}\n    END;\n")
 
 
 def trec_names_sql() -> str:

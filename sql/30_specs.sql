@@ -17,18 +17,6 @@ CREATE OR REPLACE MACRO rankkit.gain_map(gains, measure) AS
                    FOR pair IN string_split(replace(gains, ' ', ''), ',')]
          ELSE error('rankkit: measure ' || measure || ': gains must read level=gain,level=gain (such as 1=3,2=9), got ''' || gains || '''') END;
 
--- The text a trec_eval-style name may carry as the value of each parameter: ndcg_cut_10 (k, trec_eval
--- reads 23.4 as 23), iprec_at_recall_0.10, utility_2,-1,0,0 and 11pt_avg_.25,.5,.75 (lists),
--- ndcg_1=3,2=9 (gains per relevance level).
-CREATE OR REPLACE MACRO rankkit.param_pattern(param) AS
-    CASE param
-        WHEN 'k' THEN '[0-9]+(?:\.[0-9]*)?'
-        WHEN 'gains' THEN '-?[0-9]+=[-+]?[0-9]*\.?[0-9]+(?:,-?[0-9]+=[-+]?[0-9]*\.?[0-9]+)*'
-        WHEN 'levels' THEN '[-+]?[0-9]*\.?[0-9]+(?:,[-+]?[0-9]*\.?[0-9]+)*'
-        WHEN 'coef' THEN '[-+]?[0-9]*\.?[0-9]+(?:,[-+]?[0-9]*\.?[0-9]+)*'
-        ELSE '[-+]?[0-9]*\.?[0-9]+'
-    END;
-
 -- A list parameter's text ('.25,.5,.75', or '[.25, .5]' in parentheses) as numbers; NULL if not numbers.
 CREATE OR REPLACE MACRO rankkit.param_list(text) AS
     [TRY_CAST(trim(x) AS DOUBLE) FOR x IN string_split(trim(text, '[] '), ',')];
