@@ -24,7 +24,7 @@ from rankkit.measures import (CONVENTIONS, REFERENCE, Feature, Measure, SpecFiel
 from rankkit.names import fill as fill_names
 
 __all__ = ["script", "sql_files", "fill", "catalog_sql", "param_pattern_sql", "spec_sql", "table_macros_sql", "per_query_macro",
-           "trace_values_macro", "list_macro", "list_macros_sql", "shell_only_macros"]
+           "trace_values_macro", "list_macro", "list_signature", "list_macros_sql", "shell_only_macros"]
 
 
 def sql_files() -> list[Path]:
@@ -322,7 +322,7 @@ LIST_INPUTS = {"ranks": "[i FOR i IN range(1, len(grades) + 1) IF grades[i] IS N
 
 
 def list_macro(path: Path) -> str:
-    """The scalar list macro of ``sql/lists/NAME.sql``: its header's signature, and as its body the value
+    """The scalar list macro of ``sql/lists/NAME.sql``: its signature (list_signature), and as its body the value
     of its measure (``-- measure:``) with every feature written in place, parameters its arguments
     (``-- options:``) or else the prelude's defaults, as one expression. The same declarations as
     evaluate's, so a list macro gives evaluate's value for the same grades, bit for bit."""
@@ -354,8 +354,18 @@ def list_macro(path: Path) -> str:
     # cutoff when no grade is relevant, a gain over no grades), and the table macros check them all first
     checked = ", ".join(param(name) for name in sorted(options))
     return (f"-- Generated from {path.name} and the definition of {measure.name} by rankkit.macros.list_macro().\n"
-            f"CREATE OR REPLACE MACRO {fields['signature']} AS\n"
+            f"CREATE OR REPLACE MACRO {list_signature(fields)} AS\n"
             f"    CASE WHEN hash({checked}) IS NOT NULL THEN CAST({render(measure.value)} AS DOUBLE) END;\n")
+
+
+def list_signature(fields: dict[str, str]) -> str:
+    """A list macro's signature: the grades, the cutoff k, the list's own arguments (``-- arguments:``),
+    then its options (``-- options:``) with their declared defaults."""
+    options = [name for name in fields.get("options", "").replace(",", " ").split() if name != "k"]
+    named = [fields["arguments"]] if fields.get("arguments") else []
+    if options:
+        named.append(fill("{{defaults " + " ".join(options) + "}}"))
+    return f"rankkit.{fields['list']}(" + ", ".join(["grades", "k", *named]) + ")"
 
 
 def _list_condition(key: str, wanted: str, param) -> str | bool:
