@@ -23,7 +23,7 @@ from rankkit.errors import RankkitError, RankkitWarning
 from rankkit.compose import DUCKDB, LOADED, compose
 from rankkit.evaluate import compare_inputs, load_runs, measure_specs, query_table_view, run_numpy, run_query
 from rankkit.io import Source, load, release
-from rankkit.measures import Measure, default, label, registry, written
+from rankkit.measures import Measure, default, label, registry, spec_value, written
 from rankkit.progress import Progress
 from rankkit.tracing import trace_sources
 
@@ -82,6 +82,10 @@ class Setting:
         """The name of the measure with its own parameters, the controls left at their defaults
         (``nDCG(ideal=run)``): what the explorer's measure control holds."""
         return label({**self.spec, **{name: default(name) for name in CONTROLS}})
+
+    def spec_value(self, name: str):
+        """A parameter's value in this setting (IPrec's recall level included)."""
+        return spec_value(self.spec, name)
 
     def controlled(self, k: int | None, gain: str, rel: float) -> Setting:
         """This measure at the controls' cutoff, gain and level, each where the measure takes it (a
