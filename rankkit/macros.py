@@ -107,10 +107,11 @@ def _spec_argument(f: SpecField, of: str = "") -> str:
     otherwise = f.name if f.name in PARSER_DEFAULTS else default_literal(f.name, f.type)
     if f.name == "k":
         return f"{of}cutoff::BIGINT"
-    if f.name == "levels":  # IPrec's recall level is the one element of levels (see spec_value)
-        return (f"CASE WHEN list_contains({of}params, 'recall') "
-                f"THEN [coalesce({of}pair_values[list_position({of}pair_names, 'recall')]::DOUBLE, "
-                f"{default_literal('recall', 'DOUBLE')})] "
+    holder = next((p.name for p in params().values() if p.held == f.name), None)
+    if holder:  # IPrec's recall level is the one element of levels (see spec_value)
+        return (f"CASE WHEN list_contains({of}params, '{holder}') "
+                f"THEN [coalesce({of}pair_values[list_position({of}pair_names, '{holder}')]::DOUBLE, "
+                f"{default_literal(holder, 'DOUBLE')})] "
                 f"ELSE coalesce(rankkit.param_list({given}), {otherwise}) END")
     if f.type.endswith("[]") and f.make is None:
         return f"coalesce(rankkit.param_list({given}), {otherwise})"
@@ -218,12 +219,13 @@ def table_macros_sql() -> str:
         if m.value is None:
             continue
         # IPrec's recall level travels as the one level of the spec's list (see spec_value)
-        signature = "".join(f"{name} := {default_literal(name, 'DOUBLE' if name == 'recall' else None)}, "
+        held = {name: params()[name].held for name in m.params if params()[name].held}
+        signature = "".join(f"{name} := {default_literal(name, params()[name].type if name in held else None)}, "
                             for name in m.params)
         if needs_subtopics(m.metric):  # its first table holds subtopic judgments: composed, not rankkit.per_query
             macros.append(subtopic_macro(m, signature + TABLE_CONVENTIONS))
             continue
-        arguments = "".join(f", {'levels := [recall]' if name == 'recall' else f'{name} := {name}'}" for name in m.params)
+        arguments = "".join(f", {held[name]} := [{name}]" if name in held else f", {name} := {name}" for name in m.params)
         macros.append(
             f"CREATE OR REPLACE MACRO {m.macro}(qrels_table, run_table, {signature}{TABLE_CONVENTIONS}) AS TABLE\n"
             f"    SELECT system, query_id, value\n"

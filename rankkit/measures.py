@@ -545,9 +545,10 @@ def default(name: str):
 
 
 def spec_value(spec: Mapping, name: str):
-    """A parameter's value in a parsed spec. The SQL parser keeps IPrec's recall level as the one
-    element of ``levels`` (the list 11pt_avg averages over), so there it is read."""
-    return spec["levels"][0] if name == "recall" else spec[name]
+    """A parameter's value in a parsed spec; one held by another (``held:``) is the one element of that
+    one's list (IPrec's recall level, of ``levels``, the list 11pt_avg averages over)."""
+    held = params()[name].held
+    return spec[held][0] if held else spec[name]
 
 
 def written(value) -> str:

@@ -6,8 +6,9 @@
 
 -- rankkit.spec builds one spec and rejects bad parameter values, and rankkit.checked_<name> checks one
 -- parameter (rankkit.trace checks its options with these alone: binding the whole spec was half of a
--- one-query trace's cost). Both are written from the parameters' declarations in sql/00_prelude.sql
--- (rankkit.macros.spec_sql), as is what the parser below passes to rankkit.spec.
+-- one-query trace's cost). Both are written from the parameters' declarations (sql/00_prelude.sql and
+-- the measures' own, rankkit.macros.spec_sql), as are what the parser below passes to rankkit.spec and
+-- rankkit.param_pattern, the text a trec_eval-style name carries as a parameter's value.
 
 -- trec_eval's gain per relevance level, '1=3,2=9,4=4.5', as a list of {level, gain} (NULL: none given).
 CREATE OR REPLACE MACRO rankkit.gain_map(gains, measure) AS

@@ -36,8 +36,8 @@ TOY_LIST = """-- list:      toy
 -- cite:      none
 """
 
-CACHES = (measures.params, measures.spec_fields, measures.registry, measures.shared_features, measures.inputs,
-          measures.subtopic_inputs, measures.needs_subtopics, macros.script, _sql._script_key, _sql._cached_file)
+CACHES = (measures.params, measures.spec_fields, measures.spec_types, measures.registry, measures.shared_features,
+          measures.inputs, measures.subtopic_inputs, measures.needs_subtopics, macros.script, _sql._script_key, _sql._cached_file)
 
 
 @pytest.fixture
