@@ -20,10 +20,10 @@ import duckdb
 
 from rankkit._sql import connect
 from rankkit.errors import RankkitError, RankkitWarning
-from rankkit.compose import DUCKDB, LOADED, compose
+from rankkit.compose import DUCKDB, LOADED, compose, traced
 from rankkit.evaluate import compare_inputs, load_runs, measure_specs, query_table_view, run_numpy, run_query
 from rankkit.io import Source, load, release
-from rankkit.measures import Measure, default, label, registry, spec_value, written
+from rankkit.measures import Measure, default, label, params, registry, spec_value, written
 from rankkit.progress import Progress
 from rankkit.tracing import trace_sources
 
@@ -95,12 +95,15 @@ class Setting:
         return Setting({**spec, "measure": label(spec)})
 
     def options(self) -> dict:
-        """The keyword arguments of rankkit.trace for this setting: the gain control counts where the
-        measure takes a gain (the trace of AP shows linear gains, as its control is off)."""
-        gain = self.gain if "gain" in self.measure.params else "linear"
-        gains = self.spec["gains"] if "gains" in self.measure.params else None
-        return dict(k=self.k, gain=gain, rel=self.rel, ideal=self.spec["ideal"], empty=self.spec["empty"],
-                    max=self.spec["max"], gains=None if gains is None else written(gains))
+        """The keyword arguments of rankkit.trace for this setting: each parameter of the traced measures
+        (the trace takes those), the measure's value where it takes it, else the declared default (the
+        trace of AP shows linear gains, as its gain control is off); a spec value made of text (gains) as
+        that text."""
+        found = {}
+        for name in dict.fromkeys(p for metric in traced() for p in registry()[metric].params):
+            value = self.spec_value(name) if name in self.measure.params or name in CONTROLS else default(name)
+            found[name] = written(value) if params()[name].made and value is not None else value
+        return found
 
 
 def parse_measure(con: duckdb.DuckDBPyConnection, name: str) -> Setting:
