@@ -29,7 +29,7 @@ from rankkit.measures import (CONVENTIONS, REFERENCE, TIE_RULES, Feature, Measur
                               registry, shared_features, spec_fields, spec_types, subtopic_inputs)
 
 __all__ = ["compose", "query_side", "plan", "Plan", "Generic", "PerRank", "Arguments", "DuckDB", "DUCKDB", "LOADED",
-           "default_literal", "checked_argument", "variants"]
+           "default_literal", "checked_argument", "variants", "trace_params"]
 
 QUERY_SETS = ("both", "qrels")
 
@@ -556,6 +556,11 @@ def traced() -> dict[str, str]:
     """The measures rankkit.trace shows at every rank (those whose header has ``trace:``), by metric id,
     and the column each goes in."""
     return {m.metric: m.trace[0] for m in registry().values() if m.trace is not None}
+
+
+def trace_params() -> list[str]:
+    """The parameters the trace takes: every parameter of the traced measures, the cutoff first."""
+    return list(dict.fromkeys(p for metric in traced() for p in registry()[metric].params))
 
 
 def trace_columns() -> list[str]:

@@ -17,7 +17,7 @@ from typing import Iterable
 from rankkit import trec
 from rankkit._paths import sql_dir
 from rankkit.compose import (CONTRIBUTION, DUCKDB, QUERY_SETS, Arguments, Generic, PerRank, checked_argument, default_literal,
-                             trace_columns, traced, variants)
+                             trace_columns, trace_params, traced, variants)
 from rankkit.errors import RankkitError
 from rankkit.measures import (CONVENTIONS, REFERENCE, Feature, Measure, SpecField, header, needs_subtopics, params,
                               registry, spec_fields, spec_types)
@@ -310,7 +310,7 @@ def trace_values_macro() -> str:
     statement = planned.statement("qrels_table", "rankkit_ranks", before=[RANKS_TABLE])
     return ("-- Generated from sql/features.sql and sql/metrics/*.sql by rankkit.macros.trace_values_macro().\n"
             "CREATE OR REPLACE MACRO rankkit.trace_values(qrels_table, ranks_table, kmax, "
-            f"{fill('{{defaults rel gain gains ideal empty max}}')}, ties := 'trec') AS TABLE\n"
+            f"{fill('{{defaults ' + ' '.join(p for p in trace_params() if p != 'k') + '}}')}, ties := 'trec') AS TABLE\n"
             f"{statement};\n")
 
 

@@ -357,10 +357,10 @@ def test_the_trace_takes_every_parameter_of_the_traced_measures_with_its_declare
     # measure gains is one the trace must take (or this fails)
     import inspect
 
-    from rankkit.compose import traced
-    from rankkit.measures import default, params, registry
+    from rankkit.compose import trace_params
+    from rankkit.measures import default, params
     from rankkit.tracing import trace_sources
-    taken = {name for metric in traced() for name in registry()[metric].params}
+    taken = set(trace_params())
     for function in (rankkit.trace, trace_sources):
         signature = inspect.signature(function).parameters
         shared = [name for name in signature if name in params()]

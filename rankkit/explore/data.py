@@ -20,7 +20,7 @@ import duckdb
 
 from rankkit._sql import connect
 from rankkit.errors import RankkitError, RankkitWarning
-from rankkit.compose import DUCKDB, LOADED, compose, traced
+from rankkit.compose import DUCKDB, LOADED, compose, trace_params
 from rankkit.evaluate import compare_inputs, load_runs, measure_specs, query_table_view, run_numpy, run_query
 from rankkit.io import Source, load, release
 from rankkit.measures import Measure, default, label, params, registry, spec_value, written
@@ -100,7 +100,7 @@ class Setting:
         trace of AP shows linear gains, as its gain control is off); a spec value made of text (gains) as
         that text."""
         found = {}
-        for name in dict.fromkeys(p for metric in traced() for p in registry()[metric].params):
+        for name in trace_params():
             value = self.spec_value(name) if name in self.measure.params or name in CONTROLS else default(name)
             found[name] = written(value) if params()[name].made and value is not None else value
         return found
