@@ -17,7 +17,7 @@ from typing import Iterable
 from rankkit import trec
 from rankkit._paths import sql_dir
 from rankkit.compose import (CONTRIBUTION, DUCKDB, QUERY_SETS, Arguments, Generic, PerRank, checked_argument, default_literal,
-                             trace_columns, trace_params, traced, variants)
+                             trace_columns, trace_option, trace_params, traced, variants)
 from rankkit.errors import RankkitError
 from rankkit.measures import (CONVENTIONS, REFERENCE, Feature, Measure, SpecField, header, needs_subtopics, params,
                               registry, spec_fields, spec_types)
@@ -93,10 +93,31 @@ def fill(sql: str) -> str:
             return ",\n        ".join(f"'{f.name}': {_spec_argument(f, of)}" for f in spec_fields().values())
         if name == "spec_arguments":
             return ", ".join(f"{f.name} := {of}{f.name}" for f in spec_fields().values()) + f", i := {of}i"
+        if name.startswith("trace_"):
+            return _trace_marker(name, match.group(2).split())
         kinds = {"number_params": ("DOUBLE", "INTEGER", "BIGINT"), "list_params": ("DOUBLE[]",)}
         return "(" + ", ".join(f"'{p.name}'" for p in params().values() if p.type in kinds[name] and p.name != "k") + ")"
 
-    return re.sub(r"\{\{(spec_values|spec_arguments|number_params|list_params|defaults)((?: \w+)*)\}\}", marker, sql)
+    return re.sub(r"\{\{(spec_values|spec_arguments|number_params|list_params|defaults|trace_\w+)((?: \w+)*)\}\}",
+                  marker, sql)
+
+
+def _trace_marker(name: str, words: list[str]) -> str:
+    """The trace's markers, over its parameters (compose.trace_params; ``but k``: without the cutoff):
+    ``{{trace_defaults}}`` its macro's parameters with their defaults, ``{{trace_checked}}`` each checked
+    as the spec checks it (``AS name``), ``{{trace_read opt}}`` each read from a CTE, ``{{trace_passed}}``
+    each passed on by name."""
+    taken = [p for p in trace_params() if not (words[-2:] == ["but", "k"] and p == "k")]
+    if name == "trace_defaults":
+        return ", ".join(f"{p} := {default_literal(p, params()[p].type)}" for p in taken)
+    if name == "trace_checked":
+        return ", ".join(f"{trace_option(p) if spec_fields()[p].make else checked_argument(p, 'trace')} AS {p}"
+                         for p in taken)
+    if name == "trace_read":
+        return ", ".join(f"{words[0]}.{p}" for p in taken)
+    if name == "trace_passed":
+        return ", ".join(f"{p} := {p}" for p in taken)
+    raise RankkitError(f"unknown marker {{{{{name}}}}} in the SQL files")
 
 
 def _spec_argument(f: SpecField, of: str = "") -> str:
