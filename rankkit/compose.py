@@ -29,7 +29,7 @@ from rankkit.measures import (CONVENTIONS, REFERENCE, TIE_RULES, Feature, Measur
                               registry, shared_features, spec_fields, spec_types, subtopic_inputs)
 
 __all__ = ["compose", "query_side", "plan", "Plan", "Generic", "PerRank", "Arguments", "DuckDB", "DUCKDB", "LOADED",
-           "default_literal", "checked_argument", "condition", "variants"]
+           "default_literal", "checked_argument", "condition", "variants", "trace_params"]
 
 QUERY_SETS = ("both", "qrels")
 
@@ -535,10 +535,16 @@ def _fields(text: str) -> dict[str, str]:
     return found
 
 
-# The trace's options as its macro has them (rankkit.trace checks them): the cutoff is each row's rank.
-TRACE_OPTIONS = {"k": "rankkit_cutoff", "rel": "CAST(rel AS DOUBLE)", "gain": "gain", "ideal": "ideal",
-                 "empty": "empty", "max": "CAST(max AS DOUBLE)",
-                 "gains": "rankkit.gain_map(trim(gains::VARCHAR, '[] '), 'trace')"}
+def trace_option(name: str) -> str:
+    """A parameter as the trace's values read it from the trace macro's argument (rankkit.trace checks
+    them): the cutoff is each row's rank; a spec value made of a parameter (gains) is made as the spec
+    makes it, its messages naming the trace; any other is its argument as the spec's type."""
+    if name == "k":
+        return "rankkit_cutoff"
+    field_ = spec_fields()[name]
+    if field_.make:
+        return re.sub(r"\bmeasure\b", "'trace'", field_.make)
+    return f"CAST({name} AS {field_.type})"
 # A trace column that is not a measure's value: the feature rank_NAME (sql/features.sql), or what each
 # rank adds to a measure's value (NAME_contribution)
 RANK_FEATURE = "rank_"
@@ -549,6 +555,11 @@ def traced() -> dict[str, str]:
     """The measures rankkit.trace shows at every rank (those whose header has ``trace:``), by metric id,
     and the column each goes in."""
     return {m.metric: m.trace[0] for m in registry().values() if m.trace is not None}
+
+
+def trace_params() -> list[str]:
+    """The parameters the trace takes: every parameter of the traced measures, the cutoff first."""
+    return list(dict.fromkeys(p for metric in traced() for p in registry()[metric].params))
 
 
 def trace_columns() -> list[str]:
@@ -590,7 +601,7 @@ class PerRank(Generic):
         self.shown.append((column, name))
 
     def _param(self, name: str, spec: Mapping) -> str:
-        return TRACE_OPTIONS[name]
+        return trace_option(name)
 
     def _render(self, feature: Feature, spec: Mapping, measure: Measure) -> tuple[str, str, int]:
         sql, scope, depth = super()._render(feature, spec, measure)

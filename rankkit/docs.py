@@ -17,20 +17,28 @@ PAGE = Path("docs") / "measures.md"  # from the repository's root
 
 
 def measure_table() -> str:
-    """One row per measure: name, aliases (trec_eval's, ranx's) and presets, parameters, definition and
-    its SQL file (a path in the repository: the site holds no SQL files to link to)."""
-    rows = ["| measure | aliases | parameters | definition | aggregate | SQL |", "|---|---|---|---|---|---|"]
+    """One row per measure: name, aliases (trec_eval's, ranx's) and presets, parameters, definition,
+    citation and its SQL file (a path in the repository: the site holds no SQL files to link to)."""
+    rows = ["| measure | aliases | parameters | definition | aggregate | citation | SQL |", "|---|---|---|---|---|---|---|"]
     for m in registry().values():
         presets = [f"`{name}` = `{m.name}({fixed})`" for name, fixed in m.presets]
         aliases = ", ".join([*(f"`{a.replace('{k}', 'k')}`" for a in m.aliases), *presets]) or "—"
         taken = ", ".join(f"`{p}`" if p == "k" else f"`{p}={params()[p].default.strip(chr(39))}`" for p in m.params)
         example = (f"`{m.name}@10`" if "k" in m.params else f"`{m.name}@0.5`" if "recall" in m.params
                    else f"`{m.name}`")
-        summary = m.summary.replace("|", "\\|")
-        rows.append(f"| {example} | {aliases} | {taken or '—'} | {summary} | {m.aggregate} | "
+        summary, cite = (text.replace("|", "\\|") for text in (m.summary, m.cite))
+        rows.append(f"| {example} | {aliases} | {taken or '—'} | {summary} | {m.aggregate} | {cite} | "
                     f"`sql/metrics/{m.metric}.sql` |")
-    legend = "\n".join(f"- `{p.name}` ({p.type}, default {p.default}): {p.description}" for p in params().values())
+    legend = "\n".join(f"- `{p.name}` ({p.type}, default {p.default}{_takes(p)}): {p.description}"
+                       for p in params().values())
     return "\n".join(rows) + "\n\nParameters:\n\n" + legend + "\n"
+
+
+def _takes(param) -> str:
+    """What a parameter's declaration allows beyond its type: its words, or the refusal's words."""
+    if param.values:
+        return "; one of " + ", ".join(f"`{v}`" for v in param.values)
+    return f"; {param.must}" if param.must else ""
 
 
 def update_page(path: Path) -> bool:

@@ -17,14 +17,15 @@ from typing import Iterable
 from rankkit import neighbours, trec
 from rankkit._paths import sql_dir
 from rankkit.compose import (CONTRIBUTION, DUCKDB, QUERY_SETS, Arguments, Generic, PerRank, checked_argument, condition,
-                             default_literal, trace_columns, traced, variants)
+                             default_literal, trace_columns, trace_option, trace_params, traced, variants)
 from rankkit.errors import RankkitError
 from rankkit.measures import (AGGREGATIONS, REFERENCE, Feature, Measure, SpecField, header, needs_subtopics, params,
                               registry, spec_fields)
 from rankkit.names import fill as fill_names
 
-__all__ = ["script", "sql_files", "fill", "catalog_sql", "aggregation_sql", "spec_sql", "table_macros_sql", "per_query_macro",
-           "trace_values_macro", "list_macro", "list_macros_sql", "shell_only_macros"]
+__all__ = ["script", "sql_files", "fill", "catalog_sql", "aggregation_sql", "param_pattern_sql", "spec_sql",
+           "table_macros_sql", "per_query_macro", "trace_values_macro", "list_macro", "list_signature", "list_macros_sql",
+           "shell_only_macros"]
 
 
 def sql_files() -> list[Path]:
@@ -95,10 +96,31 @@ def fill(sql: str) -> str:
             return ",\n        ".join(f"'{f.name}': {_spec_argument(f, of)}" for f in spec_fields().values())
         if name == "spec_arguments":
             return ", ".join(f"{f.name} := {of}{f.name}" for f in spec_fields().values()) + f", i := {of}i"
+        if name.startswith("trace_"):
+            return _trace_marker(name, match.group(2).split())
         kinds = {"number_params": ("DOUBLE", "INTEGER", "BIGINT"), "list_params": ("DOUBLE[]",)}
         return "(" + ", ".join(f"'{p.name}'" for p in params().values() if p.type in kinds[name] and p.name != "k") + ")"
 
-    return re.sub(r"\{\{(spec_values|spec_arguments|number_params|list_params|defaults)((?: \w+)*)\}\}", marker, sql)
+    return re.sub(r"\{\{(spec_values|spec_arguments|number_params|list_params|defaults|trace_\w+)((?: \w+)*)\}\}",
+                  marker, sql)
+
+
+def _trace_marker(name: str, words: list[str]) -> str:
+    """The trace's markers, over its parameters (compose.trace_params; ``but k``: without the cutoff):
+    ``{{trace_defaults}}`` its macro's parameters with their defaults, ``{{trace_checked}}`` each checked
+    as the spec checks it (``AS name``), ``{{trace_read opt}}`` each read from a CTE, ``{{trace_passed}}``
+    each passed on by name."""
+    taken = [p for p in trace_params() if not (words[-2:] == ["but", "k"] and p == "k")]
+    if name == "trace_defaults":
+        return ", ".join(f"{p} := {default_literal(p, params()[p].type)}" for p in taken)
+    if name == "trace_checked":
+        return ", ".join(f"{trace_option(p) if spec_fields()[p].make else checked_argument(p, 'trace')} AS {p}"
+                         for p in taken)
+    if name == "trace_read":
+        return ", ".join(f"{words[0]}.{p}" for p in taken)
+    if name == "trace_passed":
+        return ", ".join(f"{p} := {p}" for p in taken)
+    raise RankkitError(f"unknown marker {{{{{name}}}}} in the SQL files")
 
 
 def _spec_argument(f: SpecField, of: str = "") -> str:
@@ -109,10 +131,11 @@ def _spec_argument(f: SpecField, of: str = "") -> str:
     otherwise = f.name if f.name in PARSER_DEFAULTS else default_literal(f.name, f.type)
     if f.name == "k":
         return f"{of}cutoff::BIGINT"
-    if f.name == "levels":  # IPrec's recall level is the one element of levels (see spec_value)
-        return (f"CASE WHEN list_contains({of}params, 'recall') "
-                f"THEN [coalesce({of}pair_values[list_position({of}pair_names, 'recall')]::DOUBLE, "
-                f"{default_literal('recall', 'DOUBLE')})] "
+    holder = next((p.name for p in params().values() if p.held == f.name), None)
+    if holder:  # IPrec's recall level is the one element of levels (see spec_value)
+        return (f"CASE WHEN list_contains({of}params, '{holder}') "
+                f"THEN [coalesce({of}pair_values[list_position({of}pair_names, '{holder}')]::DOUBLE, "
+                f"{default_literal(holder, 'DOUBLE')})] "
                 f"ELSE coalesce(rankkit.param_list({given}), {otherwise}) END")
     if f.type.endswith("[]") and f.make is None:
         return f"coalesce(rankkit.param_list({given}), {otherwise})"
@@ -133,7 +156,16 @@ CREATE OR REPLACE MACRO rankkit.catalog_list() AS
               '[{{"metric": "VARCHAR", "name": "VARCHAR", "aliases": ["VARCHAR"], "params": ["VARCHAR"], "agg": "VARCHAR"}}]');
 CREATE OR REPLACE MACRO rankkit.catalog() AS TABLE
     SELECT c.metric, c.name, c.aliases, c.params, c.agg FROM (SELECT unnest(rankkit.catalog_list()) AS c);
-""" + preset_sql()
+""" + preset_sql() + param_pattern_sql()
+
+
+def param_pattern_sql() -> str:
+    """rankkit.param_pattern: the text a trec_eval-style name may carry as each parameter's value (the alias
+    ndcg_cut_{k} reads ndcg_cut_10, utility_{coef} utility_2,-1,0,0, ndcg_{gains} ndcg_1=3,2=9), from the
+    declarations (Param.pattern)."""
+    whens = "".join(f"\n        WHEN {_lit(p.name)} THEN {_lit(p.pattern)}" for p in params().values())
+    return ("-- Generated from the parameters' declarations by rankkit.macros.param_pattern_sql().\n"
+            f"CREATE OR REPLACE MACRO rankkit.param_pattern(param) AS\n    CASE param{whens}\n    END;\n")
 
 
 def trec_names_sql() -> str:
@@ -261,12 +293,13 @@ def table_macros_sql() -> str:
         if m.value is None:
             continue
         # IPrec's recall level travels as the one level of the spec's list (see spec_value)
-        signature = "".join(f"{name} := {default_literal(name, 'DOUBLE' if name == 'recall' else None)}, "
+        held = {name: params()[name].held for name in m.params if params()[name].held}
+        signature = "".join(f"{name} := {default_literal(name, params()[name].type if name in held else None)}, "
                             for name in m.params)
         if needs_subtopics(m.metric):  # its first table holds subtopic judgments: composed, not rankkit.per_query
             macros.append(subtopic_macro(m, signature + TABLE_CONVENTIONS))
             continue
-        arguments = "".join(f", {'levels := [recall]' if name == 'recall' else f'{name} := {name}'}" for name in m.params)
+        arguments = "".join(f", {held[name]} := [{name}]" if name in held else f", {name} := {name}" for name in m.params)
         macros.append(
             f"CREATE OR REPLACE MACRO {m.macro}(qrels_table, run_table, {signature}{TABLE_CONVENTIONS}) AS TABLE\n"
             f"    SELECT system, query_id, value\n"
@@ -351,7 +384,7 @@ def trace_values_macro() -> str:
     statement = planned.statement("qrels_table", "rankkit_ranks", before=[RANKS_TABLE])
     return ("-- Generated from sql/features.sql and sql/metrics/*.sql by rankkit.macros.trace_values_macro().\n"
             "CREATE OR REPLACE MACRO rankkit.trace_values(qrels_table, ranks_table, kmax, "
-            f"{fill('{{defaults rel gain gains ideal empty max}}')}, ties := 'trec') AS TABLE\n"
+            f"{fill('{{defaults ' + ' '.join(p for p in trace_params() if p != 'k') + '}}')}, ties := 'trec') AS TABLE\n"
             f"{statement};\n")
 
 
@@ -368,7 +401,7 @@ LIST_CONDITION = condition({"ties": "trec", "queries": "both"})
 
 
 def list_macro(path: Path) -> str:
-    """The scalar list macro of ``sql/lists/NAME.sql``: its header's signature, and as its body the value
+    """The scalar list macro of ``sql/lists/NAME.sql``: its signature (list_signature), and as its body the value
     of its measure (``-- measure:``) with every feature written in place, parameters its arguments
     (``-- options:``) or else the prelude's defaults, as one expression. The same declarations as
     evaluate's, so a list macro gives evaluate's value for the same grades, bit for bit."""
@@ -400,8 +433,18 @@ def list_macro(path: Path) -> str:
     # cutoff when no grade is relevant, a gain over no grades), and the table macros check them all first
     checked = ", ".join(param(name) for name in sorted(options))
     return (f"-- Generated from {path.name} and the definition of {measure.name} by rankkit.macros.list_macro().\n"
-            f"CREATE OR REPLACE MACRO {fields['signature']} AS\n"
+            f"CREATE OR REPLACE MACRO {list_signature(fields)} AS\n"
             f"    CASE WHEN hash({checked}) IS NOT NULL THEN CAST({render(measure.value)} AS DOUBLE) END;\n")
+
+
+def list_signature(fields: dict[str, str]) -> str:
+    """A list macro's signature: the grades, the cutoff k, the list's own arguments (``-- arguments:``),
+    then its options (``-- options:``) with their declared defaults."""
+    options = [name for name in fields.get("options", "").replace(",", " ").split() if name != "k"]
+    named = [fields["arguments"]] if fields.get("arguments") else []
+    if options:
+        named.append(fill("{{defaults " + " ".join(options) + "}}"))
+    return f"rankkit.{fields['list']}(" + ", ".join(["grades", "k", *named]) + ")"
 
 
 def list_macros_sql() -> str:

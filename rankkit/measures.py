@@ -3,8 +3,9 @@
 Each metric file starts with a ``--`` header (name, aliases, params, aggregate, summary, cite, and
 optionally ties: the tie rules it supports, presets: names that stand for it with parameters
 set, such as ranx's ``ndcg_burges(gain=exp)``, and trace: the column rankkit.trace gives its value in
-at each rank and the columns that explain it, ``ndcg; gain, discount, dcg, ideal_gain, idcg``); the parameters themselves are declared once, in
-``sql/00_prelude.sql``. Everything that needs to know about measures (the SQL name parser's catalog,
+at each rank and the columns that explain it, ``ndcg; gain, discount, dcg, ideal_gain, idcg``). Each parameter
+is declared once and completely (``-- param:`` and the lines below it, see Param): in the file of the measure
+that takes it, or in ``sql/00_prelude.sql`` when several measures do. Everything that needs to know about measures (the SQL name parser's catalog,
 the CLI help, report labels, the measure table of docs/measures.md) reads this registry, so a
 measure is declared in exactly one place: its SQL file.
 
@@ -50,14 +51,45 @@ CONVENTIONS = ("ties", "queries")
 TIE_RULES = ("trec", "rank", "average")
 
 
+# A number as a trec_eval-style name writes it (ndcg_cut_10, rbp_p=0.8), and a list of them (utility_2,-1,0,0)
+NUMBER = r"[-+]?[0-9]*\.?[0-9]+"
+NUMBERS = rf"{NUMBER}(?:,{NUMBER})*"
+
+
 @dataclass(frozen=True)
 class Param:
-    """A measure parameter as declared in the prelude."""
+    """A measure parameter, declared once: in the file of the measure that takes it, or in
+    sql/00_prelude.sql when several do. ``where`` is the file and line; ``owner`` the measure whose
+    file declares it (None: the prelude). The lines below the declaration say what its value must be
+    (``check``: a condition, and ``must``: the refusal's words), the spec's value made of it instead
+    (``made``: the spec's type and the expression), its text in a trec_eval-style name (``text``) and
+    the parameter whose spec field holds it (``held``)."""
 
     name: str
     type: str
     default: str
     description: str
+    where: str = ""
+    owner: str | None = None
+    check: str | None = None
+    must: str | None = None
+    values: tuple[str, ...] = ()
+    made: tuple[str, str] | None = None
+    text: str | None = None
+    held: str | None = None
+
+    @property
+    def spec_type(self) -> str:
+        return self.made[0] if self.made else self.type
+
+    @property
+    def pattern(self) -> str:
+        """The text a trec_eval-style name may carry as its value (the alias ``ndcg_cut_{k}`` reads ndcg_cut_10)."""
+        if self.text:
+            return self.text
+        if self.values:
+            return "(?:" + "|".join(self.values) + ")"
+        return NUMBERS if self.type.endswith("[]") else NUMBER
 
 
 @dataclass(frozen=True)
@@ -160,13 +192,74 @@ def _trace(path: Path, text: str) -> tuple[str, tuple[str, ...]]:
 
 @cache
 def params() -> dict[str, Param]:
-    """The parameters any measure may take, declared in the SQL prelude."""
-    found = {}
-    for line in (sql_dir() / "00_prelude.sql").read_text(encoding="utf-8").splitlines():
-        match = _PARAM.match(line)
-        if match:
-            found[match.group(1)] = Param(*match.groups())
+    """Every parameter a measure may take: the prelude's (shared), then each measure file's own."""
+    found: dict[str, Param] = {}
+    files = [(sql_dir() / "00_prelude.sql", None)] + [(path, path.stem) for path in
+                                                       sorted((sql_dir() / "metrics").glob("*.sql"))]
+    for path, owner in files:
+        for param in _read_params(path, owner):
+            if param.name in found:
+                raise ValueError(f"{param.where}: parameter {param.name} is declared again (first at "
+                                 f"{found[param.name].where}); declare it once, in sql/00_prelude.sql if several "
+                                 f"measures take it")
+            found[param.name] = param
+    for param in found.values():
+        if param.held is not None and param.held not in found:
+            raise ValueError(f"{param.where}: {param.name} is held by {param.held}, which no file declares")
     return found
+
+
+_FACTS = ("check", "values", "made", "text", "held")
+
+
+def _read_params(path: Path, owner: str | None) -> list[Param]:
+    """The ``-- param:`` declarations of one file, each with the fact lines below it (``--     check: ...``)."""
+    found: list[tuple[list, dict, str]] = []
+    current = None
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        where = f"{path}:{number}"
+        if match := _PARAM.match(line):
+            current = (list(match.groups()), {}, where)
+            found.append(current)
+        elif current is not None and (fact := re.match(r"^-- {4,}(\w+):\s*(.*?)\s*$", line)):
+            if fact.group(1) not in _FACTS or fact.group(1) in current[1]:
+                raise ValueError(f"{where}: expected one each of {', '.join(f + ':' for f in _FACTS)} below "
+                                 f"-- param: {current[0][0]}, got {fact.group(1)}:")
+            current[1][fact.group(1)] = (fact.group(2), where)
+        elif re.match(r"^--\s*param\s*:", line):
+            raise ValueError(f"{where}: expected '-- param: <name> <TYPE> := <default> <description>'")
+        else:
+            current = None
+    return [_param(fields, facts, where, owner) for fields, facts, where in found]
+
+
+def _param(fields: list, facts: dict, where: str, owner: str | None) -> Param:
+    """One declaration read: ``values: a, b`` checks that the value is one of those words; ``check:
+    condition ; words`` any other condition; ``made: TYPE := expression`` makes the spec's value instead."""
+    name = fields[0]
+    text = {key: value for key, (value, _) in facts.items()}
+    check = must = made = None
+    values = _split(text.get("values", ""))
+    if values:
+        if not all(re.fullmatch(r"\w+", v) for v in values):
+            raise ValueError(f"{facts['values'][1]}: expected 'values: <word>, <word>, ...'")
+        check = f"{name} IN (" + ", ".join(f"'{v}'" for v in values) + ")"
+        must = f"{name} must be {', '.join(values[:-1])} or {values[-1]}" if len(values) > 1 else f"{name} must be {values[0]}"
+    if "check" in text:
+        parts = re.fullmatch(r"(.+?)\s*;\s*(.+)", text["check"])
+        if not parts:
+            raise ValueError(f"{facts['check'][1]}: expected 'check: <condition> ; <what {name} must be>'")
+        check, must = parts.groups()
+    if "made" in text:
+        parts = re.fullmatch(r"(STRUCT\(.*?\)\[\]|[A-Z]+(?:\[\])?)\s*:=\s*(.+)", text["made"])
+        if not parts:
+            raise ValueError(f"{facts['made'][1]}: expected 'made: <spec type> := <expression of {name}>'")
+        made = parts.groups()
+    if sum(key in text for key in ("values", "check", "made", "held")) != 1:
+        raise ValueError(f"{where}: {name} needs one of values: (the words it takes), check: (a condition ; what "
+                         f"it must be), made: (the spec's value made of it) or held: (the parameter holding it)")
+    return Param(*fields, where=where, owner=owner, check=check, must=must, values=values, made=made,
+                 text=text.get("text"), held=text.get("held"))
 
 
 @cache
@@ -213,6 +306,10 @@ def _read_header(path: Path) -> Measure:
         raise ValueError(f"{path}: undeclared parameters {', '.join(sorted(unknown))}")
     if measure.aggregate not in (*AGGREGATIONS, "text"):
         raise ValueError(f"{path}: aggregate: expected one of {', '.join(AGGREGATIONS)} or text, got {measure.aggregate}")
+    foreign = [params()[name] for name in measure.params if params()[name].owner not in (None, measure.metric)]
+    if foreign:
+        raise ValueError(f"{path}: parameter {foreign[0].name} is {foreign[0].owner}'s own ({foreign[0].where}); "
+                         f"a parameter several measures take is declared in sql/00_prelude.sql")
     if set(measure.ties) - set(TIE_RULES):
         raise ValueError(f"{path}: ties: expected some of {', '.join(TIE_RULES)}, got {fields['ties']}")
     return measure
@@ -484,9 +581,10 @@ def default(name: str):
 
 
 def spec_value(spec: Mapping, name: str):
-    """A parameter's value in a parsed spec. The SQL parser keeps IPrec's recall level as the one
-    element of ``levels`` (the list 11pt_avg averages over), so there it is read."""
-    return spec["levels"][0] if name == "recall" else spec[name]
+    """A parameter's value in a parsed spec; one held by another (``held:``) is the one element of that
+    one's list (IPrec's recall level, of ``levels``, the list 11pt_avg averages over)."""
+    held = params()[name].held
+    return spec[held][0] if held else spec[name]
 
 
 def written(value) -> str:
@@ -524,15 +622,12 @@ def label(spec: Mapping) -> str:
     return measure.name + (f"({', '.join(shown)})" if shown else "") + cutoff
 
 
-# ---- the measure spec, read from the prelude ----------------------------------------------------------
-
-_SPEC = re.compile(r"^--\s*spec:\s*(\w+)\s+(STRUCT\(.*?\)\[\]|[A-Z]+(?:\[\])?)\s+(?::=\s*(.*?)|(.*?)\s*;\s*(.*?))\s*$")
-
+# ---- the measure spec, written from the declarations --------------------------------------------------
 
 @dataclass(frozen=True)
 class SpecField:
-    """What a measure spec holds of a parameter (sql/00_prelude.sql's ``-- spec:`` line): its type, and
-    either the condition its value meets and what it must be, or the expression that makes it."""
+    """What a measure spec holds of a parameter: its type there, and either the condition its value
+    meets and what it must be, or the expression that makes it."""
 
     name: str
     type: str
@@ -543,16 +638,9 @@ class SpecField:
 
 @cache
 def spec_fields() -> dict[str, SpecField]:
-    """The spec's parameters, in the prelude's order."""
-    found = {}
-    for number, line in enumerate((sql_dir() / "00_prelude.sql").read_text(encoding="utf-8").splitlines(), 1):
-        if re.match(r"^--\s*spec:", line):
-            match = _SPEC.match(line)
-            if not match or match.group(1) not in params():
-                raise ValueError(f"{sql_dir() / '00_prelude.sql'}:{number}: expected '-- spec: <parameter> <type> "
-                                 f"<condition> ; <what it must be>' or '-- spec: <parameter> <type> := <expression>'")
-            found[match.group(1)] = SpecField(*match.groups())
-    return found
+    """The spec's parameters, in the order of params(); one held by another (recall) has no field."""
+    return {p.name: SpecField(p.name, p.spec_type, p.made[1] if p.made else None, p.check, p.must)
+            for p in params().values() if p.held is None}
 
 
 @cache

@@ -3,50 +3,43 @@
 -- Macros live in an attached in-memory catalog so they never collide with DuckDB built-ins and
 -- nothing is written into a user's database file.
 --
--- The parameters a measure may take; each measure's header says which of these it accepts.
--- param: k      INTEGER := NULL      cutoff: only the top k ranks count (no cutoff: the whole ranked list)
+-- The parameters several measures take; a parameter one measure alone takes is declared in its file
+-- (sql/metrics/NAME.sql), the same way, and each measure's header says which parameters it takes. A
+-- declaration is a parameter's every fact: its name, type, default and description, and on the lines
+-- below it either the words it takes (values:), or a condition its value must meet and what it must be
+-- (check: condition ; words), or the spec's value made of it (made: type := expression), or the
+-- parameter whose spec field holds it (held:); and, where it is not a number or a list of numbers, the
+-- text a trec_eval-style name carries as its value (text: a regular expression). rankkit.measures reads
+-- these; rankkit.macros writes from them rankkit.spec, the rankkit.checked_<name> macros, the name
+-- parser's patterns and arguments, and the table and list macros' signatures.
+-- param: k      BIGINT  := NULL      cutoff: only the top k ranks count (no cutoff: the whole ranked list)
+--     check: k >= 1 AND k = floor(k) AND k < 9223372036854775807  ; the cutoff must be a positive integer below 2^63 - 1
+--     text: [0-9]+(?:\.[0-9]*)?
 -- param: rel    DOUBLE  := 1         relevance level: a document is relevant when its grade >= rel
+--     check: isfinite(rel::DOUBLE)  ; rel must be a number
 -- param: gain   VARCHAR := 'linear'  gain of a grade: linear (rel, trec_eval's) or exp (2^rel - 1, gdeval's)
+--     values: linear, exp
 -- param: ideal  VARCHAR := 'qrels'   ideal ordering: qrels (every judged document, trec_eval's) or run (retrieved documents only, scikit-learn's)
--- param: empty  VARCHAR := 'zero'    a query whose ideal DCG is 0: zero (scores 0, trec_eval's) or skip (left out of the mean)
+--     values: qrels, run
 -- param: max    DOUBLE  := 4         top of the grading scale for ERR's stopping probability (gdeval's 4)
--- param: recall DOUBLE  := 0         recall level at which interpolated precision is read (iprec_at_recall; trec_eval rounds level x R to a number of relevant documents)
--- param: levels DOUBLE[] := [0,.1,.2,.3,.4,.5,.6,.7,.8,.9,1]  recall levels averaged by 11pt_avg (trec_eval's 11 points)
--- param: mult   DOUBLE  := 1         multiple of R, the number of relevant documents, at which Rprec_mult reads precision
--- param: beta   DOUBLE  := 1         weight of recall against precision in set_F (trec_eval's default 1)
+--     check: max::DOUBLE > 0 AND max::DOUBLE <= 1000  ; max must be a positive number up to 1000 (2^max stays finite)
+-- param: levels DOUBLE[] := [0,.1,.2,.3,.4,.5,.6,.7,.8,.9,1] recall levels averaged by 11pt_avg (trec_eval's 11 points)
+--     check: len(levels) > 0 AND len([x FOR x IN levels IF x IS NULL OR NOT isfinite(x::DOUBLE) OR x < 0 OR x > 1]) = 0  ; recall levels must be numbers from 0 to 1
 -- param: p      DOUBLE  := 0.9       persistence of rank-biased precision: the chance of reading on (trec_eval's 0.9)
--- param: coef   DOUBLE[] := [1,-1,0,0]  utility's worth of a relevant retrieved, non-relevant retrieved, relevant missed and non-relevant missed document
+--     check: isfinite(p::DOUBLE) AND p::DOUBLE >= 0 AND p::DOUBLE <= 1  ; p must be a number from 0 to 1
 -- param: gains  VARCHAR := NULL      gain per relevance level as trec_eval writes it ('1=3,2=9,4=4.5'); other levels gain their grade
--- param: docs   INTEGER := 0         documents in the collection (trec_eval -N): the non-relevant missed documents of utility
+--     made: STRUCT(level DOUBLE, gain DOUBLE)[] := rankkit.gain_map(trim(gains::VARCHAR, '[] '), measure)
+--     text: -?[0-9]+=[-+]?[0-9]*\.?[0-9]+(?:,-?[0-9]+=[-+]?[0-9]*\.?[0-9]+)*
+-- param: docs   BIGINT  := 0         documents in the collection (trec_eval -N): the non-relevant missed documents of utility
+--     check: docs >= 0 AND docs = floor(docs)  ; the number of documents must be an integer >= 0
 -- param: alpha  DOUBLE  := 0.5       redundancy intolerance of the diversity measures (ndeval's -alpha): a subtopic met again gains (1 - alpha) times what it gained before
--- param: patience DOUBLE := 0.5     patience of NRBP (ndeval's -beta, ir_measures' beta): the chance of reading on to the next rank
+--     check: isfinite(alpha::DOUBLE) AND alpha::DOUBLE >= 0 AND alpha::DOUBLE <= 1  ; alpha must be a number from 0 to 1
+-- param: patience DOUBLE  := 0.5       patience of NRBP (ndeval's -beta, ir_measures' beta): the chance of reading on to the next rank
+--     check: isfinite(patience::DOUBLE) AND patience::DOUBLE >= 0 AND patience::DOUBLE <= 1  ; patience must be a number from 0 to 1
 -- param: T      DOUBLE  := 1         the gain a C/W/L user wants (INSQ, INST; cwl_eval's T, ir_measures' default 1): a user wanting more reads deeper
--- param: binary_rel DOUBLE := NULL  RBP's binary relevance (ir_measures' RBP(rel=2)): a document of grade >= binary_rel gains 1, others 0 (NULL: trec_eval's graded gains)
+--     check: isfinite(T::DOUBLE) AND T::DOUBLE > 0  ; T must be a positive number
 -- param: bottom DOUBLE  := 0         bottom of the grading scale of the C/W/L measures (SDCG, INSQ, INST; ir_measures' min_rel): a grade gains (grade - bottom) / (max - bottom), clipped to [0, 1]
---
--- What a measure spec (rankkit.spec) holds of each parameter: its type there, the condition its value
--- must meet and what it must be (NULL passes where the default is NULL), or, after :=, the expression
--- that makes it from the value given. rankkit.measures writes rankkit.spec, the rankkit.checked_<name>
--- macros, the spec's type and the name parser's arguments from these lines and the ones above; a
--- parameter with no line here (recall) is held by another (IPrec's level is the one of levels).
--- spec: k      BIGINT    k >= 1 AND k = floor(k) AND k < 9223372036854775807  ; the cutoff must be a positive integer below 2^63 - 1
--- spec: rel    DOUBLE    isfinite(rel::DOUBLE)  ; rel must be a number
--- spec: gain   VARCHAR   gain IN ('linear', 'exp')  ; gain must be linear or exp
--- spec: ideal  VARCHAR   ideal IN ('qrels', 'run')  ; ideal must be qrels or run
--- spec: empty  VARCHAR   empty IN ('zero', 'skip')  ; empty must be zero or skip
--- spec: max    DOUBLE    max::DOUBLE > 0 AND max::DOUBLE <= 1000  ; max must be a positive number up to 1000 (2^max stays finite)
--- spec: levels DOUBLE[]  len(levels) > 0 AND len([x FOR x IN levels IF x IS NULL OR NOT isfinite(x::DOUBLE) OR x < 0 OR x > 1]) = 0  ; recall levels must be numbers from 0 to 1
--- spec: mult   DOUBLE    isfinite(mult::DOUBLE) AND mult::DOUBLE >= 0  ; mult must be a number >= 0
--- spec: beta   DOUBLE    isfinite(beta::DOUBLE) AND beta::DOUBLE >= 0  ; beta must be a number >= 0
--- spec: p      DOUBLE    isfinite(p::DOUBLE) AND p::DOUBLE >= 0 AND p::DOUBLE <= 1  ; p must be a number from 0 to 1
--- spec: coef   DOUBLE[]  len(coef) = 4 AND len([x FOR x IN coef IF x IS NULL OR NOT isfinite(x::DOUBLE)]) = 0  ; utility takes four numbers
--- spec: gains  STRUCT(level DOUBLE, gain DOUBLE)[]  := rankkit.gain_map(trim(gains::VARCHAR, '[] '), measure)
--- spec: docs   BIGINT    docs >= 0 AND docs = floor(docs)  ; the number of documents must be an integer >= 0
--- spec: alpha  DOUBLE    isfinite(alpha::DOUBLE) AND alpha::DOUBLE >= 0 AND alpha::DOUBLE <= 1  ; alpha must be a number from 0 to 1
--- spec: patience DOUBLE  isfinite(patience::DOUBLE) AND patience::DOUBLE >= 0 AND patience::DOUBLE <= 1  ; patience must be a number from 0 to 1
--- spec: T      DOUBLE    isfinite(T::DOUBLE) AND T::DOUBLE > 0  ; T must be a positive number
--- spec: binary_rel DOUBLE  isfinite(binary_rel::DOUBLE)  ; binary_rel must be a number, the lowest grade that gains 1
--- spec: bottom DOUBLE    isfinite(bottom::DOUBLE)  ; bottom must be a number, the bottom of the grading scale
+--     check: isfinite(bottom::DOUBLE)  ; bottom must be a number, the bottom of the grading scale
 
 ATTACH IF NOT EXISTS ':memory:' AS rankkit;
 

@@ -6,8 +6,9 @@
 
 -- rankkit.spec builds one spec and rejects bad parameter values, and rankkit.checked_<name> checks one
 -- parameter (rankkit.trace checks its options with these alone: binding the whole spec was half of a
--- one-query trace's cost). Both are written from the parameters' declarations in sql/00_prelude.sql
--- (rankkit.macros.spec_sql), as is what the parser below passes to rankkit.spec.
+-- one-query trace's cost). Both are written from the parameters' declarations (sql/00_prelude.sql and
+-- the measures' own, rankkit.macros.spec_sql), as are what the parser below passes to rankkit.spec and
+-- rankkit.param_pattern, the text a trec_eval-style name carries as a parameter's value.
 
 -- trec_eval's gain per relevance level, '1=3,2=9,4=4.5', as a list of {level, gain} (NULL: none given).
 CREATE OR REPLACE MACRO rankkit.gain_map(gains, measure) AS
@@ -16,18 +17,6 @@ CREATE OR REPLACE MACRO rankkit.gain_map(gains, measure) AS
              THEN [{'level': split_part(pair, '=', 1)::DOUBLE, 'gain': split_part(pair, '=', 2)::DOUBLE}
                    FOR pair IN string_split(replace(gains, ' ', ''), ',')]
          ELSE error('rankkit: measure ' || measure || ': gains must read level=gain,level=gain (such as 1=3,2=9), got ''' || gains || '''') END;
-
--- The text a trec_eval-style name may carry as the value of each parameter: ndcg_cut_10 (k, trec_eval
--- reads 23.4 as 23), iprec_at_recall_0.10, utility_2,-1,0,0 and 11pt_avg_.25,.5,.75 (lists),
--- ndcg_1=3,2=9 (gains per relevance level).
-CREATE OR REPLACE MACRO rankkit.param_pattern(param) AS
-    CASE param
-        WHEN 'k' THEN '[0-9]+(?:\.[0-9]*)?'
-        WHEN 'gains' THEN '-?[0-9]+=[-+]?[0-9]*\.?[0-9]+(?:,-?[0-9]+=[-+]?[0-9]*\.?[0-9]+)*'
-        WHEN 'levels' THEN '[-+]?[0-9]*\.?[0-9]+(?:,[-+]?[0-9]*\.?[0-9]+)*'
-        WHEN 'coef' THEN '[-+]?[0-9]*\.?[0-9]+(?:,[-+]?[0-9]*\.?[0-9]+)*'
-        ELSE '[-+]?[0-9]*\.?[0-9]+'
-    END;
 
 -- A list parameter's text ('.25,.5,.75', or '[.25, .5]' in parentheses) as numbers; NULL if not numbers.
 CREATE OR REPLACE MACRO rankkit.param_list(text) AS

@@ -33,21 +33,17 @@ CREATE OR REPLACE MACRO rankkit.id_list(ids) AS
 -- doc_id and relevance. Neither the columns nor ties and scores are checked, and no column is matched:
 -- binding the matching and the checks was a fifth of the trace's planning, and the trace's planning
 -- most of a query selection in the explorer (CTE names as the caller's tables would be read instead).
-CREATE OR REPLACE MACRO rankkit.trace_loaded(qrels_table, run_table, query, {{defaults k gain rel ideal max empty}},
-        ties := 'trec', scores := 'double', depth := NULL, {{defaults gains}}) AS TABLE
+CREATE OR REPLACE MACRO rankkit.trace_loaded(qrels_table, run_table, query, {{trace_defaults}},
+        ties := 'trec', scores := 'double', depth := NULL) AS TABLE
 WITH
--- the options checked as a measure's are, by the same macros, and the ranking's as rankkit.run_keys
--- checks them. Columns named like a parameter (gain) are always qualified below: unqualified, the
+-- the options (the traced measures' parameters) checked as a measure's are, by the same macros, and
+-- the ranking's as rankkit.run_keys checks them. Columns named like a parameter (gain) are always qualified below: unqualified, the
 -- name would read the parameter.
-opt AS (SELECT rankkit.checked_k(k, 'trace') AS k, rankkit.checked_rel(rel, 'trace') AS rel,
-               rankkit.checked_gain(gain, 'trace') AS gain, rankkit.checked_ideal(ideal, 'trace') AS ideal,
-               rankkit.checked_empty(empty, 'trace') AS empty, rankkit.checked_max(max, 'trace') AS max,
-               rankkit.gain_map(trim(gains::VARCHAR, '[] '), 'trace') AS gains,
-               rankkit.checked_ranking(ties, scores, depth) AS ok),
+opt AS (SELECT {{trace_checked}}, rankkit.checked_ranking(ties, scores, depth) AS ok),
 -- every option read here, so that each check runs: the values below are computed from the options as
 -- given (a lambda cannot read opt), and an unread column of opt would be planned away, check and all
 wanted AS (SELECT DISTINCT unnest(rankkit.id_list(query)) AS query_id FROM opt
-           WHERE opt.ok AND hash(opt.k, opt.rel, opt.gain, opt.ideal, opt.empty, opt.max, opt.gains) IS NOT NULL),
+           WHERE opt.ok AND hash({{trace_read opt}}) IS NOT NULL),
 rankkit_qrels AS (
     SELECT q.query_id, q.doc_id, q.grade
     FROM rankkit.loaded_qrels_rows(qrels_table) q SEMI JOIN wanted USING (query_id)
@@ -101,8 +97,8 @@ trace_qrels AS (SELECT query_id, doc_id, grade AS relevance FROM rankkit_qrels),
 -- fields, the features they name): the gains and the ideal ordering are the ones the values add up.
 -- The options as the caller gave them: opt has checked them (a lambda cannot read a subquery).
 measured AS (
-    FROM rankkit.trace_values('trace_qrels', 'trace_ranks', (SELECT max(rank) FROM positions), rel := rel,
-                              gain := gain, gains := gains, ideal := ideal, empty := empty, max := max, ties := ties)
+    FROM rankkit.trace_values('trace_qrels', 'trace_ranks', (SELECT max(rank) FROM positions),
+                              {{trace_passed but k}}, ties := ties)
 ),
 traced AS (
     -- qualified: an unqualified gain would read the macro's parameter of that name
@@ -134,8 +130,8 @@ ORDER BY system NULLS FIRST, query_id, rank NULLS LAST, grade DESC, doc_id;
 -- Any tables: their columns matched and checked, and the arguments checked (rankkit.run_keys), into
 -- rankkit's columns for rankkit.trace_loaded (above), which reads the CTEs by name. The check gates the
 -- run's rows, so that a table lacking a column is said even where no row matches the query.
-CREATE OR REPLACE MACRO rankkit.trace(qrels_table, run_table, query, {{defaults k gain rel ideal max empty}},
-        ties := 'trec', scores := 'double', depth := NULL, {{defaults gains}}) AS TABLE
+CREATE OR REPLACE MACRO rankkit.trace(qrels_table, run_table, query, {{trace_defaults}},
+        ties := 'trec', scores := 'double', depth := NULL) AS TABLE
 WITH
 rankkit_trace_checked AS (
     SELECT qrels_columns.ok AND run_columns.ok AS ok
@@ -147,6 +143,5 @@ rankkit_trace_run AS (
     FROM rankkit.run_keys(run_table, ties := ties, scores := scores, depth := depth)
     WHERE (SELECT ok FROM rankkit_trace_checked)
 )
-FROM rankkit.trace_loaded('rankkit_trace_qrels', 'rankkit_trace_run', query, k := k, gain := gain, rel := rel,
-                          ideal := ideal, max := max, empty := empty, ties := ties, scores := scores, depth := depth,
-                          gains := gains);
+FROM rankkit.trace_loaded('rankkit_trace_qrels', 'rankkit_trace_run', query, {{trace_passed}}, ties := ties,
+                          scores := scores, depth := depth);

@@ -100,11 +100,11 @@ def test_a_trace_field_names_the_value_column_and_the_columns_that_explain_it(tm
     with pytest.raises(RankkitError, match=r"mine\.sql: trace: unknown column stop; expected a traced measure's column"):
         compose.trace_columns()
 
-# ---- parameters: declared once, in the prelude --------------------------------------------------
+# ---- parameters: declared once, in the measure's file or the prelude --------------------------
 
-def test_every_parameter_reaches_the_spec_from_its_prelude_lines():
+def test_every_parameter_reaches_the_spec_from_its_declaration():
     """rankkit.spec, its checks, the spec's type and the parser's arguments are written from the
-    prelude's param: and spec: lines; a parameter with no spec: line is held by another (recall)."""
+    parameters' declarations; a parameter held by another (recall) has no field of its own."""
     from rankkit.measures import params, spec_fields, spec_type
     from rankkit.macros import script
 
@@ -113,15 +113,16 @@ def test_every_parameter_reaches_the_spec_from_its_prelude_lines():
     for field in spec_fields().values():
         assert f" {field.name} {field.type}," in spec_type()
         assert f"'{field.name}': " in script()
-    assert "must be a number from 0 to 1" in script()  # p's check, from its spec: line
+    assert "must be a number from 0 to 1" in script()  # p's check, from its declaration
 
 
 @pytest.mark.parametrize("name, message", [
     ("RBP(p=2)", "p must be a number from 0 to 1, got 2.0"), ("nDCG(gain=log)@5", "gain must be linear or exp, got log"),
     ("utility(coef=[1,2])", "utility takes four numbers"),
     ("ERR(max=0)@5", "max must be a positive number up to 1000 (2^max stays finite), got 0.0"),
-    ("ERR(max=1024)@5", "max must be a positive number up to 1000 (2^max stays finite), got 1024.0")])
-def test_a_bad_parameter_value_is_refused_by_its_prelude_check(name, message):
+    ("ERR(max=1024)@5", "max must be a positive number up to 1000 (2^max stays finite), got 1024.0"),
+    ("nDCG(empty=none)", "empty must be zero or skip, got none")])
+def test_a_bad_parameter_value_is_refused_by_its_declared_check(name, message):
     from rankkit.errors import MeasureError
     from rankkit.specs import measure_specs
 
@@ -129,22 +130,67 @@ def test_a_bad_parameter_value_is_refused_by_its_prelude_check(name, message):
         measure_specs(rankkit.connect(), [name])
 
 
-def test_a_spec_line_that_cannot_be_read_is_an_error_naming_the_line(tmp_path, monkeypatch):
+@pytest.fixture
+def sql_copy(tmp_path, monkeypatch):
+    """A copy of sql/ that the registry reads instead, its caches cleared before and after."""
     import shutil
 
     import rankkit.measures as measures
 
     folder = tmp_path / "sql"
     shutil.copytree(measures.sql_dir(), folder)
-    prelude = folder / "00_prelude.sql"
-    prelude.write_text(prelude.read_text(encoding="utf-8").replace("-- spec: mult   DOUBLE", "-- spec: mult"),
-                       encoding="utf-8")
     monkeypatch.setattr(measures, "sql_dir", lambda: folder)
+    cached = (measures.params, measures.spec_fields, measures.registry)
+    for function in cached:
+        function.cache_clear()
+    yield folder
+    monkeypatch.undo()
+    for function in cached:
+        function.cache_clear()
+
+
+@pytest.mark.parametrize("old, new, error", [
+    ("-- param: k      BIGINT", "-- param: k", r"00_prelude\.sql:\d+: expected '-- param: <name> <TYPE> := <default>"),
+    ("--     check: isfinite(rel::DOUBLE)  ; rel must be a number", "--     check: isfinite(rel::DOUBLE)",
+     r"00_prelude\.sql:\d+: expected 'check: <condition> ; <what rel must be>'"),
+    ("--     values: linear, exp", "--     range: linear, exp", r"00_prelude\.sql:\d+: expected one each of check:"),
+    ("--     values: linear, exp", "--     values: linear, 'exp'", r"00_prelude\.sql:\d+: expected 'values: <word>"),
+    ("--     values: linear, exp", "--", r"00_prelude\.sql:\d+: gain needs one of values:")])
+def test_a_declaration_that_cannot_be_read_is_an_error_naming_the_line(sql_copy, old, new, error):
+    import rankkit.measures as measures
+
+    prelude = sql_copy / "00_prelude.sql"
+    assert old in prelude.read_text(encoding="utf-8")
+    prelude.write_text(prelude.read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(ValueError, match=error):
+        measures.params()
+
+
+def test_a_parameter_is_declared_once_and_a_measures_own_is_its_alone(sql_copy):
+    import rankkit.measures as measures
+
+    assert measures.params()["p"].owner is None and measures.params()["empty"].owner == "ndcg"
+    (sql_copy / "metrics" / "zz.sql").write_text("-- param: p DOUBLE := 0.5  again\n--     check: true ; any\n",
+                                                 encoding="utf-8")
     measures.params.cache_clear()
-    measures.spec_fields.cache_clear()
-    try:
-        with pytest.raises(ValueError, match=r"00_prelude\.sql:\d+: expected '-- spec: <parameter> <type>"):
-            measures.spec_fields()
-    finally:
-        measures.params.cache_clear()
-        measures.spec_fields.cache_clear()
+    with pytest.raises(ValueError, match=r"zz\.sql:1: parameter p is declared again \(first at .*00_prelude\.sql:\d+\)"):
+        measures.params()
+    (sql_copy / "metrics" / "zz.sql").unlink()
+    measures.params.cache_clear()
+    idcg = sql_copy / "metrics" / "idcg.sql"
+    idcg.write_text(idcg.read_text(encoding="utf-8").replace("params:    k, gain,", "params:    k, empty, gain,"),
+                    encoding="utf-8")
+    with pytest.raises(ValueError, match=r"idcg\.sql: parameter empty is ndcg's own \(.*ndcg\.sql:\d+\); a parameter "
+                                         r"several measures take is declared in sql/00_prelude\.sql"):
+        measures.read_measure(idcg)
+
+
+def test_the_prelude_declares_only_what_several_measures_take():
+    """A parameter held by another counts as that one (IPrec's recall is the one element of levels);
+    docs is also an option of the evaluation (trec_eval -N, the parser's docs argument)."""
+    from rankkit.measures import params, registry
+
+    for param in params().values():
+        held = {p.name for p in params().values() if p.held == param.name}
+        takers = [m.metric for m in registry().values() if param.name in m.params or held & set(m.params)]
+        assert (len(takers) > 1 or param.name == "docs") if param.owner is None else takers == [param.owner], param

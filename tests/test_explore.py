@@ -15,6 +15,7 @@ import traitlets
 import rankkit
 from rankkit.demo import write_sample
 from rankkit.errors import MeasureError, RankkitError
+from rankkit.measures import params
 from rankkit.explore import Explorer
 from rankkit.explore.data import ExplorerData
 from rankkit.explore.serve import MISSING_VOILA, notebook
@@ -182,16 +183,18 @@ def test_the_explorer_gives_evaluate_s_value_for_every_measure_and_parameter(dat
         assert np.array_equal(got["value"].to_numpy(float), want["value"].to_numpy(float), equal_nan=True), name
 
 
-@pytest.mark.parametrize("name, label, parameter", [
-    ("RBP(p=0.8)", "RBP(p=0.8)", ("p", 0.8)), ("IPrec@0.5", "IPrec@0.5", ("levels", [0.5])),
-    ("iprec_at_recall_0.50", "IPrec@0.5", ("levels", [0.5]))])
-def test_a_measure_s_own_parameter_is_kept_by_the_explorer(sample, name, label, parameter):
+@pytest.mark.parametrize("name, label, parameter, tip", [
+    ("RBP(p=0.8)", "RBP(p=0.8)", ("p", 0.8), "\np=0.8: persistence of rank-biased precision"),
+    ("IPrec@0.5", "IPrec@0.5", ("levels", [0.5]), "\nrecall=0.5: recall level at which"),
+    ("iprec_at_recall_0.50", "IPrec@0.5", ("levels", [0.5]), "\nrecall=0.5: recall level at which")])
+def test_a_measure_s_own_parameter_is_kept_by_the_explorer(sample, name, label, parameter, tip):
     # RBP(p=0.8) showed p = 0.9 (the explorer kept three parameters of its own), IPrec@0.5 recall 0
     ex = rankkit.explore(sample["qrels.txt"], [sample["bm25.run"], sample["dense.run"]], measures=[name])
     shown, want = _by_system_and_query(ex.per_query), _by_system_and_query(_expected(sample, name))
     assert np.array_equal(shown["value"].to_numpy(float), want["value"].to_numpy(float), equal_nan=True)  # bitwise
     assert ex.measure == label and ex.measure_label == label and ex.controls["measure"].options == (label,)
     assert ex.setting.spec[parameter[0]] == parameter[1]
+    assert tip in ex.controls["measure"].tooltip  # the measure control says its own parameters' values
 
 
 def test_k_gain_and_rel_controls(ex, sample):
@@ -608,7 +611,7 @@ def test_a_greyed_out_control_says_why(ex):
     ex.measure = "ERR"
     assert "chance of stopping (grade / max)" in ex.controls["rel"].tooltip
     ex.measure = "AP"
-    assert not ex.controls["rel"].disabled and ex.controls["rel"].tooltip.startswith("the relevance level")
+    assert not ex.controls["rel"].disabled and ex.controls["rel"].tooltip == params()["rel"].description
     assert ex.controls["gain"].disabled and ex.controls["gain"].tooltip.startswith("AP takes no gain: a document is relevant")
     assert "relevance level" not in ex._control_note.value
     ex.measure = "bpref"

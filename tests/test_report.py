@@ -127,9 +127,9 @@ def test_record_says_how_the_numbers_were_made(inputs, made):
     assert record["call"].startswith("rankkit.report(") and "baseline='bm25'" in record["call"]
     assert record["conventions"] == rankkit.Conventions().as_dict()
     ndcg = record["measures"][0]
-    assert (ndcg["name"], ndcg["label"], ndcg["measure"], ndcg["k"], ndcg["gain"], ndcg["ideal"]) == (
-        "ndcg_cut_10", "nDCG@10", "nDCG", 10, "linear", "qrels")
-    assert record["measures"][3]["rel"] == 2.0  # P(rel=2)@5 says its own relevance level
+    assert (ndcg["name"], ndcg["label"], ndcg["measure"]) == ("ndcg_cut_10", "nDCG@10", "nDCG")
+    assert ndcg["params"] == {"k": "10", "gain": "linear", "gains": None, "ideal": "qrels", "empty": "zero"}
+    assert record["measures"][3]["params"] == {"k": "5", "rel": "2"}  # P(rel=2)@5 says its own relevance level
     assert record["statistics"] == {"test": "t", "correction": "holm", "alpha": 0.05, "ci": 0.95, "interval": "bootstrap",
                                     "difference_interval": "t", "seed": 0, "resamples": 10000, "baseline": "bm25"}
     import hashlib
@@ -140,6 +140,20 @@ def test_record_says_how_the_numbers_were_made(inputs, made):
     assert (qrels["rows"], qrels["queries"]) == (16 * 12, 16)
     assert [(i["role"], i["name"], i["rows"]) for i in record["inputs"][1:]] == [
         ("run", "bm25", 320), ("run", "dense_v2", 320), ("run", "hybrid", 320), ("queries", None, 16)]
+
+
+def test_the_table_of_measures_shows_every_parameter_with_its_value_and_verify_remakes_it(inputs, tmp_path):
+    runs = [str(path) for path in inputs["runs"].values()][:1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        made = rankkit.report(inputs["qrels"], runs, ["RBP(p=0.8)", "nDCG(gains=[1=3,2=9])@10", "IPrec@0.5"])
+    markdown = made.to_markdown()
+    assert "| RBP(p=0.8) | RBP(p=0.8) | p=0.8, binary\\_rel=none | mean |" in markdown
+    assert "| k=10, gain=linear, gains=\\[1=3,2=9\\], ideal=qrels, empty=zero |" in markdown
+    assert "| IPrec@0.5 | IPrec@0.5 | recall=0.5, rel=1 |" in markdown
+    made.save(tmp_path / "r.json")
+    assert rankkit.verify(tmp_path / "r.json")
+    assert rankkit.Report.load(tmp_path / "r.json").to_markdown() == markdown
 
 
 def test_warnings_are_raised_and_recorded(inputs, tmp_path):

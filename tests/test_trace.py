@@ -352,14 +352,17 @@ def test_several_runs_trace_side_by_side():
         "first": ["d0", "d1", "d2"], "second": ["d2", "d1", "d0"]}
 
 
-def test_the_trace_takes_the_prelude_defaults():
-    # a parameter's default is declared once, in sql/00_prelude.sql; the Python signatures read it
+def test_the_trace_takes_every_parameter_of_the_traced_measures_with_its_declared_default():
+    # a parameter's default is declared once; the Python signatures read it, and a parameter a traced
+    # measure gains is one the trace must take (or this fails)
     import inspect
 
+    from rankkit.compose import trace_params
     from rankkit.measures import default, params
     from rankkit.tracing import trace_sources
+    taken = set(trace_params())
     for function in (rankkit.trace, trace_sources):
         signature = inspect.signature(function).parameters
         shared = [name for name in signature if name in params()]
-        assert {"k", "gain", "rel", "ideal", "max", "empty", "gains"} <= set(shared)
+        assert set(shared) == taken
         assert all(signature[name].default == default(name) for name in shared)

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Callable, Mapping
 import duckdb
 
 from rankkit._sql import connect
-from rankkit.compose import DUCKDB, LOADED, compose
+from rankkit.compose import DUCKDB, LOADED, compose, trace_params
 from rankkit.errors import RankkitError, RankkitWarning
 from rankkit.input_checks import compare_inputs
 from rankkit.inputs import load_runs
 from rankkit.io import Source, load, release
-from rankkit.measures import Measure, default, label, registry, written
+from rankkit.measures import Measure, default, label, params, registry, spec_value, written
 from rankkit.progress import Progress
 from rankkit.running import run_numpy, run_query
 from rankkit.slices import query_table_view
@@ -87,6 +87,10 @@ class Setting:
         (``nDCG(ideal=run)``): what the explorer's measure control holds."""
         return label({**self.spec, **{name: default(name) for name in CONTROLS}})
 
+    def spec_value(self, name: str):
+        """A parameter's value in this setting (IPrec's recall level included)."""
+        return spec_value(self.spec, name)
+
     def controlled(self, k: int | None, gain: str, rel: float) -> Setting:
         """This measure at the controls' cutoff, gain and level, each where the measure takes it (a
         control the measure does not take keeps the parser's default, as a name would)."""
@@ -95,12 +99,15 @@ class Setting:
         return Setting({**spec, "measure": label(spec)})
 
     def options(self) -> dict:
-        """The keyword arguments of rankkit.trace for this setting: the gain control counts where the
-        measure takes a gain (the trace of AP shows linear gains, as its control is off)."""
-        gain = self.gain if "gain" in self.measure.params else "linear"
-        gains = self.spec["gains"] if "gains" in self.measure.params else None
-        return dict(k=self.k, gain=gain, rel=self.rel, ideal=self.spec["ideal"], empty=self.spec["empty"],
-                    max=self.spec["max"], gains=None if gains is None else written(gains))
+        """The keyword arguments of rankkit.trace for this setting: each parameter of the traced measures
+        (the trace takes those), the measure's value where it takes it, else the declared default (the
+        trace of AP shows linear gains, as its gain control is off); a spec value made of text (gains) as
+        that text."""
+        found = {}
+        for name in trace_params():
+            value = self.spec_value(name) if name in self.measure.params or name in CONTROLS else default(name)
+            found[name] = written(value) if params()[name].made and value is not None else value
+        return found
 
 
 def parse_measure(con: duckdb.DuckDBPyConnection, name: str) -> Setting:

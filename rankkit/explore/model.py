@@ -16,17 +16,16 @@ import pandas as pd
 import traitlets
 from traitlets import Enum, Float, Instance, Int, List, Unicode, observe, validate
 
-from rankkit.explore.data import ExplorerData, Setting, parse_measure
-from rankkit.measures import needs_subtopics, registry
+from rankkit.explore.data import CONTROLS, ExplorerData, Setting, parse_measure
+from rankkit.measures import default, needs_subtopics, params, registry, written
 from rankkit.stats import differences as paired_differences
 
-__all__ = ["ExplorerModel", "PAGE_SIZE", "CONTROL_TIPS", "unused_controls"]
+__all__ = ["ExplorerModel", "PAGE_SIZE", "CONTROL_TIPS", "unused_controls", "measure_tip"]
 
 PAGE_SIZE = 15  # query table rows per page: 10,000 queries stay one click from any page
 
-CONTROL_TIPS = {"k": "the cutoff: only the top k ranks count",
-                "gain": "the gain of a grade: linear (the grade) or exp (2^grade - 1)",
-                "rel": "the relevance level: a document is relevant when its grade is at least this"}
+# the cutoff, gain and level controls say what their parameter's declaration says
+CONTROL_TIPS = {name: params()[name].description for name in CONTROLS}
 
 T = TypeVar("T")
 SECOND = "under B"  # what the query table's and the plots' columns of the second judgment table say
@@ -38,7 +37,7 @@ class ExplorerModel(traitlets.HasTraits):
     measure = Unicode("nDCG", help="the measure, with its own parameters (nDCG(ideal=run)); setting a name sets "
                                    "k, gain and rel as evaluate() reads it: 'AP' is AP over the whole list")
     k = Int(10, allow_none=True, help="the cutoff; None: the whole ranked list")
-    gain = Enum(("linear", "exp"), default_value="linear", help="gain of a grade, for the measures that take one")
+    gain = Enum(params()["gain"].values, default_value=default("gain"), help="gain of a grade, for the measures that take one")
     rel = Float(1.0, help="relevance level, for the measures that take one")
     systems = List(Unicode(), help="the systems shown, in order")
     baseline = Unicode(None, allow_none=True, help="the system the others are measured against")
@@ -401,6 +400,15 @@ def unused_controls(measure) -> dict[str, str]:
                          else f"{name} takes no relevance level: it reads a grade as a chance of stopping (grade / max)."
                          if "max" in takes else f"{name} takes no relevance level.")
     return unused
+
+
+def measure_tip(setting: Setting) -> str:
+    """The measure control's tooltip: what the measure is, and each parameter of its own (those no
+    other control sets, given in its name: nDCG(ideal=run)) with its value and its declaration's words."""
+    measure = setting.measure
+    own = [f"{name}={'none' if setting.spec_value(name) is None else written(setting.spec_value(name))}: "
+           f"{params()[name].description}" for name in measure.params if name not in CONTROLS]
+    return "\n".join([f"{measure.name}: {measure.summary}", *own])
 
 
 def numeric(measure) -> bool:

@@ -12,9 +12,9 @@ from matplotlib.figure import Figure
 from rankkit import plot
 from rankkit.compose import CONTRIBUTION, traced
 from rankkit.explore.data import ExplorerData, Setting
-from rankkit.explore.model import CONTROL_TIPS, PAGE_SIZE, ExplorerModel, unused_controls
+from rankkit.explore.model import CONTROL_TIPS, PAGE_SIZE, ExplorerModel, measure_tip, unused_controls
 from rankkit.explore.render import KeptAxes, Rendered, canvas, layout_key
-from rankkit.measures import registry
+from rankkit.measures import params, registry
 from rankkit.safe.html import text as html_text
 
 __all__ = ["Explorer", "PAGE_SIZE"]
@@ -55,7 +55,7 @@ class Explorer(ExplorerModel, widgets.VBox):
                                   style=style, layout=widgets.Layout(width="140px")),
             # a flex row with the other controls' margin, so that it lines up with them: ipywidgets 8
             # lays ToggleButtons out as a block, its buttons on a line below the label, with no margin
-            "gain": widgets.ToggleButtons(options=["linear", "exp"], description="gain",
+            "gain": widgets.ToggleButtons(options=list(params()["gain"].values), description="gain",
                                           style={"button_width": "60px", "description_width": "initial"},
                                           layout=widgets.Layout(display="flex", align_items="center",
                                                                 margin="var(--jp-widgets-margin)")),
@@ -169,6 +169,7 @@ class Explorer(ExplorerModel, widgets.VBox):
             if self.measure not in measure.options:
                 measure.options = list(measure.options) + [self.measure]
             measure.value = self.measure
+            measure.tooltip = measure_tip(self.setting)
             k = self.controls["k"]
             if self.k is not None and self.k not in [v for _, v in k.options]:
                 k.options = sorted(list(k.options) + [(str(self.k), self.k)], key=lambda o: o[1])

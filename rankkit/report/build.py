@@ -453,10 +453,11 @@ def _measure_record(spec: dict) -> dict:
     from rankkit import measures as registry
 
     measure = registry.registry()[spec["metric"]]
+    # every parameter the measure takes, as its name writes it (None: unset, as k for the whole list)
+    values = {name: registry.spec_value(spec, name) for name in measure.params}
     return {"name": spec["measure"], "label": registry.label(spec), "measure": measure.name, "metric": spec["metric"],
-            "k": spec["k"], "rel": spec["rel"], "gain": spec["gain"], "ideal": spec["ideal"], "empty": spec["empty"],
-            "max": spec["max"], "aggregate": spec["agg"], "summary": measure.summary, "cite": measure.cite,
-            "params": list(measure.params)}
+            "params": {name: None if value is None else registry.written(value) for name, value in values.items()},
+            "aggregate": spec["agg"], "summary": measure.summary, "cite": measure.cite}
 
 
 def _raise_again(caught) -> list[str]:

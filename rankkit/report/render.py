@@ -176,10 +176,7 @@ def record_items(record: dict) -> dict:
     conventions = [(name, _shown(value), DESCRIPTIONS.get(name, "")) for name, value in record["conventions"].items()]
     measures = []
     for m in record["measures"]:
-        params = {"k": m["k"], "rel": m["rel"], "gain": m["gain"], "ideal": m["ideal"], "empty": m["empty"],
-                  "max": m["max"]}
-        used = ", ".join(f"{key}={_shown(params[key])}" for key in m.get("params", []) if key in params
-                         and (key != "k" or m["k"] is not None))
+        used = ", ".join(f"{key}={_shown(value)}" for key, value in m["params"].items())
         measures.append((m["name"], m.get("label", m["name"]), used, m["aggregate"], m["summary"]))
     stats = record["statistics"]
     compared = len(record["systems"]) > 1

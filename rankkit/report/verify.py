@@ -271,6 +271,8 @@ def _checked_record(path, record: dict) -> dict:
     for i, measure in enumerate(measures):
         _expect(path, f"record.measures[{i}].name", _expect(path, f"record.measures[{i}]", measure, dict).get("name"),
                 str)
+        for key, value in _expect(path, f"record.measures[{i}].params", measure.get("params"), dict).items():
+            _expect(path, f"record.measures[{i}].params.{_said(key)}", value, str, none=True)
     _checked_inputs(path, _expect(path, "record.inputs", record["inputs"], list))
     return record
 

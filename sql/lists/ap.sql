@@ -1,5 +1,5 @@
 -- list:      ap
--- signature: rankkit.ap(grades, k, num_rel := NULL, rel := 1)
+-- arguments: num_rel := NULL
 -- measure:   ap
 -- options:   k, rel
 -- qrels:     CASE WHEN num_rel IS NULL THEN grades ELSE [rel FOR i IN range(num_rel)] END

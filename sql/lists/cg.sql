@@ -1,5 +1,4 @@
 -- list:      cg
--- signature: rankkit.cg(grades, k, gain := 'linear')
 -- measure:   cg
 -- options:   k, gain
 -- summary:   cumulative gain of a list of grades in rank order: the sum of the gains of the top k (k NULL: all)

@@ -1,5 +1,4 @@
 -- list:      dcg
--- signature: rankkit.dcg(grades, k, gain := 'linear')
 -- measure:   dcg
 -- options:   k, gain
 -- summary:   discounted cumulative gain of a list of grades in rank order: gain / log2(rank + 1) summed over the top k

@@ -1,5 +1,4 @@
 -- list:      err
--- signature: rankkit.err(grades, k, max := 4)
 -- measure:   err
 -- options:   k, max
 -- summary:   expected reciprocal rank of a list in rank order: sum over r <= k of (1/r) R_r prod_{i<r} (1 - R_i), R = (2^grade - 1) / 2^max

@@ -1,5 +1,4 @@
 -- list:      idcg
--- signature: rankkit.idcg(grades, k, gain := 'linear')
 -- measure:   idcg
 -- options:   k, gain
 -- summary:   ideal DCG: the DCG@k of the same grades sorted best first

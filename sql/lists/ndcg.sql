@@ -1,5 +1,5 @@
 -- list:      ndcg
--- signature: rankkit.ndcg(grades, k, gain := 'linear', ideal := NULL)
+-- arguments: ideal := NULL
 -- measure:   ndcg
 -- options:   k, gain
 -- qrels:     coalesce(ideal, grades)

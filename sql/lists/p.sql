@@ -1,5 +1,4 @@
 -- list:      p
--- signature: rankkit.p(grades, k, rel := 1)
 -- measure:   p
 -- options:   k, rel
 -- summary:   precision: grades >= rel among the top k of a list in rank order, over k (even when the list is shorter, as trec_eval; k NULL: over the list's length)

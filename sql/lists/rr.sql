@@ -1,5 +1,4 @@
 -- list:      rr
--- signature: rankkit.rr(grades, k, rel := 1)
 -- measure:   rr
 -- options:   k, rel
 -- summary:   reciprocal rank of the first grade >= rel within the top k of a list in rank order (0 if none; k NULL: the whole list)
