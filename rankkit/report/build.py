@@ -21,7 +21,7 @@ from rankkit.compare import check_options, compare_values
 from rankkit.conventions import Conventions, asked_conventions, resolve_conventions
 from rankkit.errors import InputError, RankkitError
 # a run's name from its file, and a name made unique: evaluate's own rule (one rule for naming runs)
-from rankkit.evaluate import evaluate
+from rankkit.evaluate import evaluate, prepared
 from rankkit.inputs import listed_run_name, run_files, unique_name
 from rankkit.intervals import with_ci
 from rankkit.io import default_connection, forget, is_frame, read_qrels, read_run
@@ -224,8 +224,13 @@ def _compute(con, inputs: list[dict], qrels_table, run_tables, names: list[str],
     judged = _judged_names(specs)
     every = measure_specs(con, names + judged, rel=conventions.rel)
     wanted = shown_measures(con, names, conventions.rel)
-    per_query = (evaluate(qrels_table, run_tables, wanted, per_query=True, con=con, conventions=conventions)
-                 if given is None else _given(given, wanted, run_tables))
+    if given is None:
+        per_query = evaluate(qrels_table, run_tables, wanted, per_query=True, con=con, conventions=conventions)
+    else:
+        # values computed elsewhere (Spark): the inputs still say what evaluating them says, so that the
+        # record's warnings are those verify's DuckDB recomputation gives
+        with prepared(qrels_table, run_tables, wanted, conventions, con=con):
+            per_query = _given(given, wanted, run_tables)
     values = _values(per_query, run_tables, every)
     aggregate = _aggregate(con, values)
     if ci is not None:  # evaluate's interval: the same numbers for the same seed
