@@ -44,10 +44,18 @@ def read_qrels(spark, path, columns=None) -> Read:
 
 
 def read_runs(spark, runs, columns=None, split_by_tag: bool = False) -> Read:
-    """One path (its systems: the file's name, or a table's system column), or ``{name: path}``: one
+    """One path (its systems: the file's name, or a table's system column), a glob of TREC run files (each
+    file a run named by its stem, as evaluate names them), or ``{name: path}``: one
     frame whose ``system`` names each run (``name/system`` for a table that holds several)."""
     from functools import reduce
 
+    from rankkit.inputs import listed_run_name, run_files, unique_name
+
+    files = run_files(runs)
+    if isinstance(files, list):  # a glob of TREC run files: each a run, named as if listed one by one
+        runs = {}
+        for position, path in enumerate(files):
+            runs[unique_name(listed_run_name(path, position), list(runs))] = path
     if not isinstance(runs, dict):
         frame, label = _read(spark, runs, "run", columns or {}, None, split_by_tag)
         systems = _systems(frame)

@@ -237,6 +237,12 @@ def test_spark_counts_each_runs_queries_on_one_side_as_duckdb_does(spark, tmp_pa
     con = rankkit.connect()
     duck = compare_inputs(con, load(con, str(tmp_path / "qrels.txt"), "qrels"), load_runs(con, given))["runs"]
     assert got == duck and [(run["run_only"], run["qrels_only"]) for run in got] == [(0, 0), (1, 2)]
+    # a glob of TREC run files: each file a run named by its stem, sorted, as evaluate reads it (issue 33)
+    pattern = str(tmp_path / "*.run")
+    globbed = spark_read.read_runs(spark, pattern)
+    assert globbed.systems == ["bad", "good"]
+    duck = compare_inputs(con, load(con, str(tmp_path / "qrels.txt"), "qrels"), load_runs(con, pattern))["runs"]
+    assert spark_read.counts(spark_read.read_qrels(spark, str(tmp_path / "qrels.txt")), globbed, "trec")["runs"] == duck
 
 
 def test_eval_engine_spark_refuses_what_runs_on_duckdb(capsys, tmp_path):
