@@ -88,7 +88,8 @@ def test_a_toy_measure_with_a_new_parameter_is_known_everywhere(toy, tmp_path, c
     run_path.write_text("q1 Q0 a 1 3 toy\nq1 Q0 b 2 2 toy\nq1 Q0 c 3 1 toy\n", encoding="utf-8")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        made = rankkit.report(qrels_path, [run_path], ["Toy(q=3)@2"])
+        # on the toy's connection: the default one may hold an earlier test's macros, without the toy
+        made = rankkit.report(qrels_path, [run_path], ["Toy(q=3)@2"], con=con)
     assert made.record["measures"][0]["params"] == {"k": "2", "q": "3"}
     assert "| Toy(q=3)@2 | Toy(q=3)@2 | k=2, q=3 | mean |" in made.to_markdown()
     # the explorer's measure control names the parameter, its value and its words
