@@ -228,7 +228,7 @@ def input_files(source) -> Iterator[Path]:
     if not isinstance(source, (str, os.PathLike)):
         return
     text = os.fspath(source)
-    if any(c in text for c in "*?["):
+    if any(c in text for c in "*?[") and not os.path.lexists(text):
         import glob
 
         yield from (Path(match) for match in glob.iglob(text, recursive=True))

@@ -10,7 +10,7 @@ from rankkit import _engine as duckdb
 
 from rankkit.errors import InputError
 from rankkit.io import is_frame, is_table, temp_name
-from rankkit.io.catalog import ident, quote
+from rankkit.io.catalog import ident, path_literal, quote
 from rankkit.names import ALIASES
 
 
@@ -51,7 +51,7 @@ def query_table_view(con: duckdb.DuckDBPyConnection, query_table, id_column: str
         name = str(query_table)
     elif isinstance(query_table, (str, Path)) and Path(query_table).exists():
         name = temp_name("query_table")
-        path = quote(str(query_table))
+        path = path_literal(query_table)
         if str(query_table).endswith(".parquet"):
             reader = f"read_parquet({path})"
         else:  # ids are strings: "007" stays "007"

@@ -14,6 +14,8 @@ Spark and said by the same code (rankkit.input_checks.checked_counts).
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -94,11 +96,11 @@ def _read(spark, path, kind: str, columns, system: str | None, split_by_tag: boo
     reader = spark.read
     if fmt == "parquet":
         # a folder as it is: Spark reads it recursively, its partition folders as columns (DuckDB's hive)
-        frame = reader.parquet(str(path) if Path(str(path)).is_dir() else found)
+        frame = reader.parquet(str(path) if Path(str(path)).is_dir() else hadoop_path(found))
     else:  # every field as text, cast below; a value that is not a number is refused naming its line
         # as DuckDB's reader (rankkit.io.files.csv_reader): RFC 4180's quoting, "" a quote inside quotes
         # (Spark's default escape, a backslash, kept "a""b" as it was) and a quoted field across lines
-        frame = reader.csv(found, header=True, sep="\t" if fmt == "tsv" else ",", inferSchema=False, quote='"',
+        frame = reader.csv(hadoop_path(found), header=True, sep="\t" if fmt == "tsv" else ",", inferSchema=False, quote='"',
                            escape='"', multiLine=True)
     read = _columns(frame, kind, columns, label, named)
     if fmt != "parquet":
@@ -141,6 +143,13 @@ def _refuse_text_numbers(frame, read, kind: str, columns, label: str) -> None:
         raise InputError(f"{label}:{row[0] + 1}: the {number} '{row[1]}' is not a number{decimal_comma(row[1])}")
 
 
+def hadoop_path(path) -> str:
+    """A path for Spark's readers, which read ``*?[]{}`` as a glob: one that names a file is escaped
+    (``q[1].csv`` would read ``q1.csv``), a glob is left as it is (DuckDB's: rankkit.io.catalog.path_literal)."""
+    text = str(path)
+    return re.sub(r"([*?\[\]{}\\])", r"\\\1", text) if os.path.lexists(text) else text
+
+
 def _trec(spark, path: str, kind: str, system: str | None):
     """TREC text split as trec_eval splits it; the first line it would refuse is an error naming the
     file and line. ``system``: the run's name (None: each line's tag, --split-by-tag)."""
@@ -148,7 +157,7 @@ def _trec(spark, path: str, kind: str, system: str | None):
 
     fields = QRELS_FIELDS if kind == "qrels" else RUN_FIELDS
     width, at = len(fields), fields.index(NUMBER[kind])
-    lines = spark.read.text(path).select(
+    lines = spark.read.text(hadoop_path(path)).select(
         F.monotonically_increasing_id().alias("n"),  # increasing in the file's order: a line's number is counted
         F.split(F.regexp_replace("value", r"^[ \t\r]+|[ \t\r]+$", ""), "[ \t]+").alias("fields"))
     # try_element_at: past the end is NULL (ANSI Spark raises on fields[i]); it counts from 1

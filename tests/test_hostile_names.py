@@ -503,3 +503,30 @@ def test_argparse_errors_quote_arguments_visibly(capsys, argv):
         main(argv)
     err = capsys.readouterr().err
     assert raised.value.code == 2 and "\x1b" not in err and "\x07" not in err and "\\x1b" in err
+
+
+@pytest.mark.parametrize("name", ["q[1]", "q*", "q?"])
+@pytest.mark.parametrize("suffix", [".txt", ".txt.gz", ".csv", ".parquet"])
+def test_a_file_named_like_a_glob_is_read_as_itself(capsys, tmp_path, name, suffix):
+    """DuckDB's readers take *, ? and [ as a glob: q[1].csv would read q1.csv, the wrong judgments
+    with no error. A path that names a file is that file; the pattern's match is never read."""
+    import gzip
+
+    rows = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "relevance": [1, 1]})
+    decoy = pd.DataFrame({"query_id": ["q1"], "doc_id": ["d9"], "relevance": [1]})
+    for frame, stem in ((rows, name), (decoy, "q1")):
+        path = tmp_path / f"{stem}{suffix}"
+        if suffix == ".parquet":
+            frame.to_parquet(path)
+        elif suffix == ".csv":
+            frame.to_csv(path, index=False)
+        else:
+            text = "".join(f"{q} 0 {d} {r}\n" for q, d, r in frame.itertuples(index=False))
+            path.write_bytes(gzip.compress(text.encode()) if suffix.endswith(".gz") else text.encode())
+    (tmp_path / "a.run").write_text("q1 Q0 d1 1 2.0 s\nq1 Q0 d9 2 1.0 s\n")
+    status, out, err = cli(capsys, "eval", str(tmp_path / f"{name}{suffix}"), str(tmp_path / "a.run"),
+                           "-m", "num_rel", "-m", "P@1")
+    assert status == 0, err
+    assert re.search(r"num_rel\s+all\s+2\b", out) and re.search(r"P@1\s+all\s+1\.0000", out)
+    qrels = rankkit.read_qrels(str(tmp_path / f"{name}{suffix}")).df()
+    assert sorted(qrels["doc_id"]) == ["d1", "d2"]

@@ -406,3 +406,22 @@ def test_a_refused_row_is_one_line_on_stderr_not_the_jvms_stack_trace(tmp_path):
     assert done.returncode == 2 and done.stdout == ""
     said = [line for line in done.stderr.splitlines() if not line.startswith("WARNING: Using incubator modules")]
     assert said == ["rankkit eval: duplicate document a for query q1 in system dup in the run"]
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".csv", ".parquet"])
+def test_spark_reads_a_file_named_like_a_glob_as_itself(spark, tmp_path, suffix):
+    """Spark's readers take *?[]{} as a glob (q[1].csv would read q1.csv): a path naming a file is that
+    file, as on DuckDB (tests/test_hostile_names.py)."""
+    from rankkit import spark_read
+
+    for stem, docs in (("q[1]{a,b}", ["d1", "d2"]), ("q1a", ["d9"])):
+        frame = pd.DataFrame({"query_id": "q1", "doc_id": docs, "relevance": 1})
+        path = tmp_path / f"{stem}{suffix}"
+        if suffix == ".parquet":
+            frame.to_parquet(path)
+        elif suffix == ".csv":
+            frame.to_csv(path, index=False)
+        else:
+            path.write_text("".join(f"q1 0 {d} 1\n" for d in docs))
+    read = spark_read.read_qrels(spark, str(tmp_path / f"q[1]{{a,b}}{suffix}"))
+    assert sorted(row.doc_id for row in read.frame.select("doc_id").collect()) == ["d1", "d2"]

@@ -4,6 +4,7 @@ Source, what rankkit made in the connection for one checked input."""
 from __future__ import annotations
 
 import itertools
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,15 @@ def temp_name(kind: str) -> str:
 
 def quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
+
+
+def path_literal(path) -> str:
+    """A file's path as an SQL string for DuckDB's readers, which read ``*``, ``?`` and ``[`` as a glob:
+    a path that names a file is escaped (``q[1].csv`` would read ``q1.csv``), a glob is left as it is."""
+    text = os.fspath(path)
+    if os.path.lexists(text):
+        text = re.sub(r"([*?\[])", r"[\1]", text)
+    return quote(text)
 
 
 def ident(name: str) -> str:

@@ -10,7 +10,7 @@ from rankkit import _engine as duckdb
 
 from rankkit.errors import InputError
 from rankkit.names import REQUIRED
-from rankkit.io.catalog import Source, first_message, ident, quote
+from rankkit.io.catalog import Source, first_message, ident, path_literal, quote
 from rankkit.io.columns import DECIMAL_COMMA, DECIMAL_COMMA_HINT, NUMBER, decimal_comma
 from rankkit.io.files import compression_option, is_glob, line_of, records
 from rankkit.io.trec_text import raise_bad_line
@@ -186,7 +186,7 @@ def _raise_bad_row(con, loaded: Source, text) -> None:
                f"ELSE 'the {number} ' || {number} || ' is not a finite number' END")
     bad = f"query_id IS NULL OR doc_id IS NULL OR {number} IS NULL OR NOT isfinite({number})"
     if text is not None and text[0] == "parquet":
-        source = (f"read_parquet({quote(text[1])}, hive_partitioning = true, filename = true, "
+        source = (f"read_parquet({path_literal(text[1])}, hive_partitioning = true, filename = true, "
                   f"file_row_number = true)")
         found = con.execute(
             f"SELECT filename, file_row_number + 1, {problem} FROM (SELECT filename, file_row_number, "

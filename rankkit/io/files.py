@@ -12,7 +12,7 @@ from typing import Iterator
 
 from rankkit.errors import InputError
 from rankkit.names import ALIASES, QRELS_FIELDS, RUN_FIELDS, RUN_SUFFIXES
-from rankkit.io.catalog import could_be_table, quote
+from rankkit.io.catalog import could_be_table, path_literal, quote
 
 
 def run_name(path) -> str:
@@ -96,7 +96,9 @@ def _suffix(text: str) -> str:
 
 
 def is_glob(text: str) -> bool:
-    return any(c in text for c in "*?[")
+    """Whether a path is a pattern: it has a glob character and names no file (``run[1].txt`` that
+    exists is that file, as the shell takes it)."""
+    return any(c in text for c in "*?[") and not os.path.lexists(text)
 
 
 # the suffixes of a glob read as one table (DuckDB reads its files together, a system column naming
@@ -158,7 +160,7 @@ def csv_reader(path, fmt: str, label: str) -> str:
         seen.add(name.lower())
     types = "{" + ", ".join(f"{quote(n)}: 'VARCHAR'" for n in names) + "}"
     compression = compression_option(first)
-    return (f"read_csv({quote(str(path))}, header = true, auto_detect = false, delim = E'{delim}', quote = '\"', "
+    return (f"read_csv({path_literal(path)}, header = true, auto_detect = false, delim = E'{delim}', quote = '\"', "
             f"escape = '\"', columns = {types}, strict_mode = true{compression}, max_line_size = {max_line_bytes()})")
 
 

@@ -17,7 +17,7 @@ from rankkit._sql import connect
 from rankkit.errors import InputError
 from rankkit.names import REQUIRED
 from rankkit.progress import Progress
-from rankkit.io.catalog import Source, first_message, is_table, quote, table_ident, temp_name
+from rankkit.io.catalog import Source, first_message, is_table, path_literal, quote, table_ident, temp_name
 from rankkit.io.checks import check_rows, keep_first, read_error
 from rankkit.io.columns import NUMBER, column_select, decimal_comma, describe, match_columns, trec_select
 from rankkit.io.files import (as_given, csv_reader, file_format, forget_copy, is_copy, is_glob, plain_copy, run_name,
@@ -297,7 +297,7 @@ def _raw(con, source, kind: str, format: str | None, label: str | None):
                 forget_copy(copy)
             raise InputError(message) from None
         if fmt == "parquet":
-            return f"read_parquet({quote(path)}, hive_partitioning = true)", shown, (fmt, path)
+            return f"read_parquet({path_literal(path)}, hive_partitioning = true)", shown, (fmt, path)
         if fmt in ("csv", "tsv"):
             return csv_reader(Path(path) if not is_glob(path) else path, fmt, shown), shown, (fmt, path)
         return "", shown, ("trec", Path(path))

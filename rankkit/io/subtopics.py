@@ -13,7 +13,7 @@ from typing import Mapping
 from rankkit import _engine as duckdb
 
 from rankkit.errors import InputError
-from rankkit.io.catalog import first_message, ident, is_table, quote, table_ident, temp_name
+from rankkit.io.catalog import first_message, ident, is_table, path_literal, quote, table_ident, temp_name
 from rankkit.io.columns import describe, match_columns
 from rankkit.io.files import as_given, csv_reader, forget_copy, plain_copy, records
 from rankkit.io.sources import is_frame
@@ -52,7 +52,7 @@ def _load_subtopics(con, source, columns, label: str | None) -> str:
             _check(con, table, label)
             return table
         fmt = "parquet" if suffix.endswith(".parquet") else suffix[-3:]
-        raw = f"read_parquet({quote(str(path))})" if fmt == "parquet" else csv_reader(path, fmt, label)
+        raw = f"read_parquet({path_literal(path)})" if fmt == "parquet" else csv_reader(path, fmt, label)
     else:
         raw, label = _raw(con, source)
     found = match_columns(describe(con, raw, label), "subtopics", columns or {}, label)

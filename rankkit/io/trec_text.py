@@ -11,7 +11,7 @@ from rankkit import _engine as duckdb
 
 from rankkit.errors import InputError
 from rankkit.names import QRELS_FIELDS, RUN_FIELDS
-from rankkit.io.catalog import first_message, quote, temp_name
+from rankkit.io.catalog import first_message, path_literal, quote, temp_name
 from rankkit.io.columns import NUMBER, decimal_comma
 from rankkit.io.files import (compression_option, contains_any, first_line, last_line, magic, max_line_bytes, no_lines,
                               records, text_problem)
@@ -82,7 +82,7 @@ def load_trec_runs(con: duckdb.DuckDBPyConnection, paths: list[Path], names: lis
     marks = " AND ".join(f"rankkit_read.{f} IS NOT NULL" for f in ("q0", "rank", "system"))
     select = (f"rankkit_files.name AS system, CASE WHEN {marks} AND query_id IS NOT NULL THEN query_id "
               f"ELSE error('{_MARKED}') END AS query_id, doc_id, rankkit_read.rank, score")
-    read = (f"read_csv([{', '.join(quote(f) for f in files)}], delim = E'{delim}', header = false, quote = '', "
+    read = (f"read_csv([{', '.join(path_literal(f) for f in files)}], delim = E'{delim}', header = false, quote = '', "
             f"escape = '', auto_detect = false, columns = {_columns('run')}, strict_mode = true, filename = true, "
             f"max_line_size = {max_line_bytes()}) "
             f"AS rankkit_read JOIN (VALUES {named}) AS rankkit_files(filename, name) USING (filename)")
@@ -121,7 +121,7 @@ def _read_trec(con, path: Path, kind: str, name: str, tabs: bool, compressed: bo
     delim = "\\t" if tabs else " "
     try:
         con.execute(
-            f"CREATE TEMP TABLE {name} AS " + _keyed(kind, select, f"read_csv({quote(str(path))}, "
+            f"CREATE TEMP TABLE {name} AS " + _keyed(kind, select, f"read_csv({path_literal(path)}, "
             f"delim = E'{delim}', header = false, quote = '', escape = '', auto_detect = false, "
             f"columns = {_columns(kind)}, strict_mode = true{compression_option(path)}, max_line_size = {max_line_bytes()})")
         )
@@ -167,7 +167,7 @@ def _load_trec_lines(con: duckdb.DuckDBPyConnection, path: Path, kind: str, name
         for f in kept
     )
     compression = "gzip" if magic(path, 2) == b"\x1f\x8b" else "none"  # by its bytes, not its name
-    lines = f"rankkit.trec_lines({quote(str(path))}, codec := '{compression}', max_line := {max_line_bytes()})"
+    lines = f"rankkit.trec_lines({path_literal(path)}, codec := '{compression}', max_line := {max_line_bytes()})"
     try:
         con.execute(f"WITH rankkit_trec_lines AS MATERIALIZED (FROM {lines}) "
                     f"FROM rankkit.trec_checked('rankkit_trec_lines', '{kind}')").fetchall()
