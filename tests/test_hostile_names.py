@@ -530,3 +530,7 @@ def test_a_file_named_like_a_glob_is_read_as_itself(capsys, tmp_path, name, suff
     assert re.search(r"num_rel\s+all\s+2\b", out) and re.search(r"P@1\s+all\s+1\.0000", out)
     qrels = rankkit.read_qrels(str(tmp_path / f"{name}{suffix}")).df()
     assert sorted(qrels["doc_id"]) == ["d1", "d2"]
+    if suffix in (".csv", ".parquet"):  # an output onto the file itself is refused, as onto any input
+        status, _, err = cli(capsys, "eval", "-q", "-o", str(tmp_path / f"{name}{suffix}"),
+                             str(tmp_path / f"{name}{suffix}"), str(tmp_path / "a.run"))
+        assert status == 2 and "would replace it" in err
