@@ -224,3 +224,19 @@ def test_html_on_a_narrow_screen_scrolls_wide_tables_in_their_own_box(files, tmp
                     assert any(table["wide"] for table in laid["tables"]), laid
         finally:
             browser.close()
+
+
+def test_a_report_of_two_systems_shows_both_leaderboards_and_says_why_no_correlation(files, tmp_path):
+    """Two systems have places and a possible swap, as `rankkit agree` shows, but no rank correlation:
+    the report shows the leaderboards and the swap, says so in place of the correlations, and verifies."""
+    qrels, second, runs = files
+    two = {name: runs[name] for name in ("up", "mixed")}
+    made = rankkit.report(qrels, two, ["P@3"], second_qrels=second, resamples=200)
+    boards = rankkit.leaderboard_agreement(qrels, second, two, "P@3", resamples=200)
+    assert made.leaderboards.drop(columns="measure").equals(boards.leaderboards)
+    markdown, html = made.to_markdown(), made.to_html()
+    for text in (markdown, html, made.save(tmp_path / "r.tex").read_text()):
+        assert "Two systems: " in text and "rank correlations need three systems or more" in text
+        assert "tau-b" not in text and "\\tau_b" not in text
+    assert "| up | " in markdown and "| mixed | " in markdown
+    assert rankkit.verify(made.save(tmp_path / "r.json")).holds

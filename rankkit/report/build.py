@@ -76,7 +76,7 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
         the report from them with DuckDB.
     second_qrels:
         A second judgment table (another judge, an LLM): the report gains an agreement section,
-        :func:`rankkit.agreement` of the two tables and, for three systems or more,
+        :func:`rankkit.agreement` of the two tables and, for two systems or more,
         :func:`rankkit.leaderboard_agreement` under the first measure.
 
     Returns
@@ -199,14 +199,14 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
 
 
 def _agreement(con, qrels, second_qrels, runs, measure: str, systems: list, **options) -> dict:
-    """The agreement section's tables: the labels of the two judgment tables and, for three systems or
+    """The agreement section's tables: the labels of the two judgment tables and, for two systems or
     more, the leaderboards under the first measure, as rankkit.agreement and leaderboard_agreement make them."""
     from rankkit.agreement import agreement, leaderboard_agreement
 
     labels = agreement(qrels, second_qrels, seed=options["seed"], resamples=options["resamples"], con=con,
                        columns=options["columns"])
     tables = {"agreement": labels.aggregate, "agreement_per_query": labels.per_query}
-    if len(systems) >= 3:
+    if len(systems) >= 2:
         boards = leaderboard_agreement(qrels, second_qrels, runs, measure, con=con, **options)
         # top None (every system) as JSON keeps it, so that verify matches a recomputed row to the saved one
         correlations = boards.correlations.assign(top=[None if pd.isna(t) else int(t) for t in boards.correlations.top])

@@ -31,7 +31,7 @@ class Report:
     of the ``by`` column; ``record``: versions, date, call, conventions, measures, statistics,
     inputs (path, sha256, rows, queries) and warnings. With a second judgment table
     (``second_qrels``): ``agreement`` and ``agreement_per_query`` (:func:`rankkit.agreement`'s
-    ``aggregate`` and ``per_query``), and for three systems or more ``leaderboards``,
+    ``aggregate`` and ``per_query``), and for two systems or more ``leaderboards``,
     ``correlations`` and ``swaps`` (:func:`rankkit.leaderboard_agreement`'s, for the first measure).
     """
 
@@ -118,7 +118,7 @@ class Report:
     def agreement_tables(self) -> dict[str, pd.DataFrame]:
         """With a second judgment table, the agreement section as the CSV and Parquet files beside the
         report hold it: ``agreement`` (label agreement, each measure described), ``agreement_per_query``
-        and, for three systems or more, ``leaderboards``, ``correlations`` and ``swaps``, columns
+        and, for two systems or more, ``leaderboards``, ``correlations`` (NaN for two) and ``swaps``, columns
         named for what they hold (``value_under_a``, ``p_adjusted_under_a``, the two judgment tables in
         ``qrels_a`` and ``qrels_b``). Empty without a second table."""
         from rankkit.report.render import agreement_tables

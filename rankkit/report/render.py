@@ -238,13 +238,18 @@ def agreement_section(report) -> dict | None:
                               "value_b": number(row["value_b"]), "rank_a": row["rank_a"], "rank_b": row["rank_b"],
                               "moved": row["rank_a"] != row["rank_b"]}
                              for row in report.leaderboards.to_dict("records")]
-        section["correlations"] = [{"scope": "all" if pd.isna(row["top"]) else f"top {int(row['top'])}",
+        # two systems have no rank correlation (any of two is 1 or -1): their places say it all
+        section["correlations"] = [] if len(report.leaderboards) < 3 else [{"scope": "all" if pd.isna(row["top"]) else f"top {int(row['top'])}",
                                     **{name: number(row[name]) for name in ("kendall_tau_b", "tau_ap", "spearman",
                                                                             "pearson")},
                                     "systems": row["systems"], "swaps": row["swaps"]}
                                    for row in report.correlations.to_dict("records")]
         section["swaps"] = [{"above": row["above_a"], "below": row["below_a"], "p_adjusted": format_p(row["p_adjusted"]),
                              "significant": bool(row["significant"])} for row in report.swaps.to_dict("records")]
+        if not section["correlations"]:
+            section["pair_note"] = ("Two systems: " + ("they swap places between the two tables" if report.swaps.size
+                                                       else "the same order under both tables")
+                                    + "; rank correlations need three systems or more.")
     return section
 
 
