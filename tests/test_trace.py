@@ -226,7 +226,7 @@ def test_the_ideal_rows_sum_to_the_idcg_column_under_any_gains_map(seed, k, idea
 def test_the_trace_shows_what_the_measures_headers_name():
     """Beside the document's own columns, a trace column is what some measure's header (trace:) names:
     its value at each rank's cutoff, or a column that explains it, computed from the features."""
-    from rankkit.compose import trace_columns, traced
+    from rankkit.trace_fields import trace_columns, traced
 
     qrels, run = _example([3, 2, 0])
     own = ["system", "query_id", "rank", "doc_id", "score", "grade"]
@@ -357,7 +357,7 @@ def test_the_trace_takes_every_parameter_of_the_traced_measures_with_its_declare
     # measure gains is one the trace must take (or this fails)
     import inspect
 
-    from rankkit.compose import trace_params
+    from rankkit.trace_fields import trace_params
     from rankkit.measures import default, params
     from rankkit.tracing import trace_sources
     taken = set(trace_params())

@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Callable, Mapping
 import duckdb
 
 from rankkit._sql import connect
-from rankkit.compose import DUCKDB, LOADED, compose, trace_params
+from rankkit.compose import compose
+from rankkit.dialect import DUCKDB, LOADED
+from rankkit.trace_fields import trace_params
 from rankkit.errors import RankkitError, RankkitWarning
 from rankkit.input_checks import compare_inputs
 from rankkit.inputs import load_runs

@@ -10,7 +10,7 @@ import traitlets
 from matplotlib.figure import Figure
 
 from rankkit import plot
-from rankkit.compose import CONTRIBUTION, traced
+from rankkit.trace_fields import CONTRIBUTION, traced
 from rankkit.explore.data import ExplorerData, Setting
 from rankkit.explore.model import CONTROL_TIPS, PAGE_SIZE, ExplorerModel, measure_tip, unused_controls
 from rankkit.explore.render import KeptAxes, Rendered, canvas, layout_key
