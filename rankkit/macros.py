@@ -112,7 +112,13 @@ def _trace_marker(name: str, words: list[str]) -> str:
     """The trace's markers, over its parameters (trace_fields.trace_params; ``but k``: without the cutoff):
     ``{{trace_defaults}}`` its macro's parameters with their defaults, ``{{trace_checked}}`` each checked
     as the spec checks it (``AS name``), ``{{trace_read opt}}`` each read from a CTE, ``{{trace_passed}}``
-    each passed on by name."""
+    each passed on by name, ``{{trace_shown m}}`` the columns the headers show, read from a CTE: the rank
+    features, then each traced measure's value, then what a rank adds."""
+    if name == "trace_shown":
+        values = list(traced().values())
+        shown = [c for c in trace_columns() if not c.endswith(CONTRIBUTION)]
+        added = [c for c in trace_columns() if c.endswith(CONTRIBUTION)]
+        return ", ".join(f"{words[0]}.{column}" for column in shown + values + added)
     taken = [p for p in trace_params() if not (words[-2:] == ["but", "k"] and p == "k")]
     if name == "trace_defaults":
         return ", ".join(f"{p} := {default_literal(p, params()[p].type)}" for p in taken)

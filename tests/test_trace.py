@@ -366,3 +366,17 @@ def test_the_trace_takes_every_parameter_of_the_traced_measures_with_its_declare
         shared = [name for name in signature if name in params()]
         assert set(shared) == taken
         assert all(signature[name].default == default(name) for name in shared)
+
+
+
+def test_the_trace_reads_its_options_from_the_declarations_and_refuses_others():
+    # rankkit.trace's signature and docstring are written from the traced measures' declared parameters
+    from rankkit.measures import params
+    from rankkit.trace_fields import trace_params
+
+    for name in trace_params()[1:]:
+        assert f"    {name}: " in rankkit.trace.__doc__ and params()[name].description in rankkit.trace.__doc__
+    assert "{options}" not in rankkit.trace.__doc__
+    qrels, run = _example([1, 0, 2])
+    with pytest.raises(TypeError, match="unexpected keyword argument 'p'; the traced measures' parameters are "):
+        rankkit.trace(qrels, run, "q", p=0.5)
