@@ -221,7 +221,7 @@ class ExplorerData:
         """Each system's value of a setting over its queries, as evaluate gives it: rankkit.over_values,
         the measure's own aggregate (a mean, a sum for counts, a geometric mean for gm_map) added in
         query order. Cached: a system's aggregate does not depend on which others are shown. (Folding
-        it into the values' statement cost more than this second one: 0.19 against 0.13 + 0.03 s.)"""
+        it into the values' statement cost more than this second statement.)"""
         if setting.name not in self._overall:
             self._overall[setting.name] = self._aggregate(setting, self.values(setting))
         return self._overall[setting.name]
