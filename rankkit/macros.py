@@ -16,8 +16,11 @@ from typing import Iterable
 
 from rankkit import neighbours, trec
 from rankkit._paths import sql_dir
-from rankkit.compose import (CONTRIBUTION, DUCKDB, QUERY_SETS, Arguments, Generic, PerRank, checked_argument, condition,
-                             default_literal, trace_columns, trace_option, trace_params, traced, variants)
+from rankkit.conditions import checked_argument, condition, default_literal, variants
+from rankkit.dialect import DUCKDB
+from rankkit.macro_plans import Arguments, Generic, PerRank
+from rankkit.plan import QUERY_SETS
+from rankkit.trace_fields import CONTRIBUTION, trace_columns, trace_option, trace_params, traced
 from rankkit.errors import RankkitError
 from rankkit.measures import (AGGREGATIONS, REFERENCE, Feature, Measure, SpecField, header, needs_subtopics, params,
                               registry, spec_fields)
@@ -106,10 +109,16 @@ def fill(sql: str) -> str:
 
 
 def _trace_marker(name: str, words: list[str]) -> str:
-    """The trace's markers, over its parameters (compose.trace_params; ``but k``: without the cutoff):
+    """The trace's markers, over its parameters (trace_fields.trace_params; ``but k``: without the cutoff):
     ``{{trace_defaults}}`` its macro's parameters with their defaults, ``{{trace_checked}}`` each checked
     as the spec checks it (``AS name``), ``{{trace_read opt}}`` each read from a CTE, ``{{trace_passed}}``
-    each passed on by name."""
+    each passed on by name, ``{{trace_shown m}}`` the columns the headers show, read from a CTE: the rank
+    features, then each traced measure's value, then what a rank adds."""
+    if name == "trace_shown":
+        values = list(traced().values())
+        shown = [c for c in trace_columns() if not c.endswith(CONTRIBUTION)]
+        added = [c for c in trace_columns() if c.endswith(CONTRIBUTION)]
+        return ", ".join(f"{words[0]}.{column}" for column in shown + values + added)
     taken = [p for p in trace_params() if not (words[-2:] == ["but", "k"] and p == "k")]
     if name == "trace_defaults":
         return ", ".join(f"{p} := {default_literal(p, params()[p].type)}" for p in taken)
@@ -356,7 +365,7 @@ RANKS_TABLE = ("rankkit_ranks", "FROM query_table(ranks_table::VARCHAR)")
 
 def per_query_macro(metrics: Iterable[str] | None = None) -> str:
     """rankkit.per_query_ranked, written from the declarations of every measure (see
-    rankkit.compose.Generic); with ``metrics``, of those measures only (a test binds it faster)."""
+    rankkit.macro_plans.Generic); with ``metrics``, of those measures only (a test binds it faster)."""
     planned = Generic()
     for measure in registry().values():
         # the diversity measures read subtopic judgments, which the macro's two tables do not hold
@@ -372,7 +381,7 @@ def per_query_macro(metrics: Iterable[str] | None = None) -> str:
 def trace_values_macro() -> str:
     """rankkit.trace_values: per system, query and rank r from 1 to kmax, each traced measure's value at
     cutoff r and the rank features their headers show (traced, trace_columns), from the same
-    declarations as evaluate's values (rankkit.compose.PerRank), so that the trace's row at rank k is
+    declarations as evaluate's values (rankkit.macro_plans.PerRank), so that the trace's row at rank k is
     evaluate's value at k, bit for bit, and what a row shows is what those values add up."""
     planned = PerRank()
     for metric in traced():

@@ -9,7 +9,7 @@ that takes it, or in ``sql/00_prelude.sql`` when several measures do. Everything
 the CLI help, report labels, the measure table of docs/measures.md) reads this registry, so a
 measure is declared in exactly one place: its SQL file.
 
-After the header, a metric file declares its definition, which rankkit.compose turns into SQL:
+After the header, a metric file declares its definition, which rankkit.plan turns into SQL:
 
     -- value:   rankkit.ratio({ap_sum}, {num_rel})
     -- feature: bing_sum := rankkit.ordered_sum(list_transform({rel_ranks}, lambda r, j: ...))

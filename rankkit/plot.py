@@ -531,7 +531,7 @@ def _histogram(ax, rows: pd.DataFrame, edges: np.ndarray, color: str, title: str
         if stats is not None:
             for line, value in zip((_gid(ax.lines, "mean")[0], _gid(ax.lines, "median")[0]), stats):
                 line.set_xdata([value, value])
-        # the bars' extent, as drawing them adds it (relim measures every bar: a third of this panel)
+        # the bars' extent, as drawing them adds it (relim would measure every bar again)
         ax.ignore_existing_data_limits = True
         ax.update_datalim([(edges[0], 0.0), (edges[-1], float(counts.max()))])
         ax.autoscale_view()

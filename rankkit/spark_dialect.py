@@ -1,9 +1,9 @@
-"""The composed statement in Spark SQL: the Spark dialect of rankkit.compose, and the whole statement
+"""The composed statement in Spark SQL: the Spark dialect of rankkit.dialect, and the whole statement
 (inputs, ranks, values, aggregate) that runs in ``spark-sql`` over two tables, no Python needed.
 
 Measures are never written here: their definitions (sql/features.sql, sql/metrics/*.sql) are composed
 as for DuckDB and translated by rankkit.spark_sql. What is Spark's own is the plumbing around them,
-as DuckDB's is rankkit.compose.DuckDB's and the table macros': reading the two tables under the
+as DuckDB's is rankkit.dialect.DuckDB's and the table macros': reading the two tables under the
 columns found, ranking the run (trec_eval's tie rule, depth, judged_only), the lists per query, the
 unpivot and the mean in query order. Where Spark and DuckDB differ silently, it says so explicitly:
 ``NULLS LAST`` in every ascending order (Spark puts NULLs first), DOUBLE literals, guarded division,
@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from rankkit.compose import DUCKDB, plan
+from rankkit.dialect import DUCKDB
+from rankkit.plan import plan
 from rankkit.errors import RankkitError
 from rankkit.io.catalog import ident
 from rankkit.measures import AGGREGATIONS
@@ -28,7 +29,7 @@ QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
 
 
 class Spark:
-    """What the composed statement says in Spark SQL's words (see rankkit.compose.DuckDB)."""
+    """What the composed statement says in Spark SQL's words (see rankkit.dialect.DuckDB)."""
 
     name = "spark"
     materialized = ""  # Spark has no MATERIALIZED; it plans the CTE once per reference

@@ -614,9 +614,9 @@ def spark_type(duckdb_type: str) -> str:
         return f"ARRAY<{spark_type(text[:-2])}>"
     upper = text.upper()
     if upper.startswith("STRUCT("):
-        from rankkit.compose import _fields
+        from rankkit.dialect import struct_fields
 
-        fields = _fields(text[len("STRUCT("):-1])
+        fields = struct_fields(text[len("STRUCT("):-1])
         return "STRUCT<" + ", ".join(f"{name}: {spark_type(t)}" for name, t in fields.items()) + ">"
     simple = {"INTEGER": "INT", "INT": "INT", "BIGINT": "BIGINT", "DOUBLE": "DOUBLE", "FLOAT": "FLOAT",
               "VARCHAR": "STRING", "TEXT": "STRING", "BOOLEAN": "BOOLEAN", "UBIGINT": "DECIMAL(20, 0)"}

@@ -10,7 +10,8 @@ from typing import Iterable, Mapping
 from rankkit import _engine as duckdb
 
 from rankkit._paths import sql_dir
-from rankkit.compose import DUCKDB, LOADED, compose, query_side
+from rankkit.compose import compose, query_side
+from rankkit.dialect import DUCKDB, LOADED
 from rankkit.conventions import Conventions
 from rankkit.input_checks import refuse_without_subtopics
 from rankkit.io import Source, holder, temp_name

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING, Iterable, Mapping
 
 import duckdb
@@ -10,27 +11,65 @@ from rankkit._sql import connect
 from rankkit.errors import RankkitError
 from rankkit.inputs import checked_sources
 from rankkit.io import Source, default_connection
-from rankkit.measures import default  # the defaults are the SQL prelude's, declared once there
+from rankkit.measures import default, params  # each parameter is declared once, in the SQL
 from rankkit.running import run_query
+from rankkit.trace_fields import trace_params
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["trace", "trace_sources", "TRACE_QUERY"]
+__all__ = ["trace", "trace_sources", "trace_query"]
 
-TRACE_QUERY = ("FROM rankkit.trace(?, ?, ?::VARCHAR[], k := ?, gain := ?, rel := ?, ideal := ?, max := ?, "
-               "empty := ?, ties := ?, scores := ?, depth := ?, gains := ?)")
-# the same over checked sources, in rankkit's own columns: no column matched or checked again (a
-# quarter less planning, most of the explorer's query selection)
-LOADED_TRACE_QUERY = TRACE_QUERY.replace("rankkit.trace(", "rankkit.trace_loaded(")
+# A parameter's declared SQL type as the Python signature writes it
+PYTHON_TYPES = {"BIGINT": "int", "INTEGER": "int", "DOUBLE": "float", "VARCHAR": "str"}
 
 
-def trace(qrels, run, query_id: str | Iterable[str], k: int | None = default("k"), *, gain: str = default("gain"),
-          rel: float = default("rel"), ideal: str = default("ideal"), max: float = default("max"),
-          empty: str = default("empty"), gains: str | None = default("gains"),
-          ties: str = "trec", scores: str = "double", depth: int | None = None,
-          con: duckdb.DuckDBPyConnection | None = None, columns: Mapping[str, str | None] | None = None,
-          duplicates: str = "error") -> pd.DataFrame:
+def trace_query(loaded: bool = False) -> str:
+    """The call of the trace macro, each option a placeholder: the traced measures' parameters (the
+    cutoff first), then ties, scores and depth. ``loaded``: over checked sources in rankkit's own
+    columns (rankkit.trace_loaded: no column matched or checked again)."""
+    macro = "rankkit.trace_loaded" if loaded else "rankkit.trace"
+    options = "".join(f", {name} := ?" for name in trace_params())
+    return f"FROM {macro}(?, ?, ?::VARCHAR[]{options}, ties := ?, scores := ?, depth := ?)"
+
+
+def checked_options(given: Mapping, function: str) -> dict:
+    """The trace's options but the cutoff, in trace_params' order: each as ``given``, else its declared
+    default. A keyword that is no traced measure's parameter is refused as Python refuses one."""
+    taken = [name for name in trace_params() if name != "k"]
+    unknown = [name for name in given if name not in taken]
+    if unknown:
+        raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]!r}; the traced measures' "
+                        f"parameters are {', '.join(taken)}")
+    return {name: given.get(name, default(name)) for name in taken}
+
+
+def with_options(function):
+    """``function`` (ending in ``**options``) with the signature and docstring it takes: each traced
+    measure's parameter but the cutoff, keyword-only, with its declared default and type, before the
+    function's own keyword-only parameters; its docstring's ``{options}`` line lists them with their
+    declared words. help(), inspect and the docs read them from the declarations, as the call does."""
+    signature = inspect.signature(function)
+    own = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    at = next((n for n, p in enumerate(own) if p.kind is p.KEYWORD_ONLY), len(own))
+    declared = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default(name),
+                                  annotation=_annotation(name)) for name in trace_params() if name != "k"]
+    function.__signature__ = signature.replace(parameters=own[:at] + declared + own[at:])
+    if function.__doc__:
+        listed = "\n".join(f"    {name}: {_annotation(name)}, default {default(name)!r}\n        {params()[name].description}"
+                           for name in trace_params() if name != "k")
+        function.__doc__ = function.__doc__.replace("    {options}", listed)
+    return function
+
+
+def _annotation(name: str) -> str:
+    python = PYTHON_TYPES.get(params()[name].type, "object")
+    return python if default(name) is not None else f"{python} | None"
+
+
+def trace(qrels, run, query_id: str | Iterable[str], k: int | None = default("k"), *, ties: str = "trec",
+          scores: str = "double", depth: int | None = None, con: duckdb.DuckDBPyConnection | None = None,
+          columns: Mapping[str, str | None] | None = None, duplicates: str = "error", **options) -> pd.DataFrame:
     """One query's ranked list with the arithmetic of its scores: the table of DESIGN's worked examples.
 
     Parameters
@@ -41,10 +80,10 @@ def trace(qrels, run, query_id: str | Iterable[str], k: int | None = default("k"
     query_id:
         A query id, or a list of them.
     k:
-        The cutoff: rows up to rank k (default: the whole list).
-    gain, rel, ideal, max, empty, gains:
-        As in measure names (``nDCG(gain=exp)@10``, ``P(rel=2)@5``, ``nDCG(ideal=run)``,
-        ``ERR(max=3)``, ``nDCG(empty=skip)``, ``nDCG(gains=[1=3,2=9])``).
+        The cutoff: rows up to rank k (default: the whole list). The options after it, up to ``ties``,
+        are the parameters of the measures the trace shows, as in their names (``nDCG(gain=exp)@10``,
+        ``P(rel=2)@5``), listed here from their declarations.
+    {options}
     ties, scores, depth, columns, duplicates:
         As for :func:`rankkit.evaluate`.
 
@@ -83,28 +122,27 @@ def trace(qrels, run, query_id: str | Iterable[str], k: int | None = default("k"
      <NA>      g    3.0     NaN          NaN     NaN     NaN
      <NA>      h    2.0     NaN          NaN     NaN     NaN
     """
+    values = checked_options(options, "trace")
     con = connect(con) if con is not None else default_connection()
     with checked_sources(con, qrels, run, columns, duplicates, None) as (qrels_source, run_source):
-        return trace_sources(con, qrels_source, run_source, query_id, k, gain=gain, rel=rel, ideal=ideal, max=max,
-                             empty=empty, gains=gains, ties=ties, scores=scores, depth=depth)
+        return trace_sources(con, qrels_source, run_source, query_id, k, ties=ties, scores=scores, depth=depth,
+                             **values)
 
 
 def trace_sources(con: duckdb.DuckDBPyConnection, qrels: Source | str, run: Source | str,
-                  query_id: str | Iterable[str], k: int | None = default("k"), *, gain: str = default("gain"),
-                  rel: float = default("rel"), ideal: str = default("ideal"), max: float = default("max"),
-                  empty: str = default("empty"), gains: str | None = default("gains"),
-                  ties: str = "trec", scores: str = "double", depth: int | None = None) -> pd.DataFrame:
+                  query_id: str | Iterable[str], k: int | None = default("k"), *, ties: str = "trec",
+                  scores: str = "double", depth: int | None = None, **options) -> pd.DataFrame:
     """trace() over checked sources (or table names) already in ``con``: the explorer's path, which
     reads its inputs once. A query no system retrieved is an error naming it."""
+    values = checked_options(options, "trace_sources")
     ids = _ids(query_id)
     qrels_table = qrels.table if isinstance(qrels, Source) else qrels
     run_table = run.engine if isinstance(run, Source) else run
     loaded = isinstance(qrels, Source) and isinstance(run, Source)
-    frame = run_query(con, LOADED_TRACE_QUERY if loaded else TRACE_QUERY,
-                      [qrels_table, run_table, ids, k, gain, rel, ideal, max, empty, ties, scores, depth, gains])
+    frame = run_query(con, trace_query(loaded), [qrels_table, run_table, ids, k, *values.values(), ties, scores, depth])
     missing = [q for q in ids if q not in set(frame["query_id"])]
     if missing:
-        judged = con.execute(f"SELECT count(*) FROM rankkit.qrels_rows(?) WHERE query_id = ?",
+        judged = con.execute("SELECT count(*) FROM rankkit.qrels_rows(?) WHERE query_id = ?",
                              [qrels_table, missing[0]]).fetchall()[0][0]
         documents = f"{judged} document{'s' if judged != 1 else ''}"
         where = f"judged ({documents}) but not" if judged else "neither judged nor"
@@ -120,3 +158,7 @@ def _ids(query_id) -> list[str]:
         if not isinstance(value, (str, int)) or isinstance(value, bool):
             raise RankkitError(f"a query id must be a string, got {value!r}")
     return [str(value) for value in ids]
+
+
+trace = with_options(trace)
+trace_sources = with_options(trace_sources)

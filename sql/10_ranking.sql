@@ -115,8 +115,8 @@ CREATE OR REPLACE MACRO rankkit.run_keys(run_table, ties := 'trec', scores := 'd
     WHERE rankkit.checked_ranking(ties, scores, depth);
 
 -- rankkit.ranked_loaded: rankkit.ranked (below) over a table in rankkit's own columns, as its readers load and
--- check them (system, query_id, doc_id, score, rank): no column matched, no argument checked. Binding
--- run_rows' matching was a third of ranking one query (the explorer's ranks and rankkit.trace_loaded).
+-- check them (system, query_id, doc_id, score, rank): no column matched, no argument checked: binding
+-- run_rows' matching is planning time each ranking of one query pays (the explorer's ranks and rankkit.trace_loaded).
 CREATE OR REPLACE MACRO rankkit.ranked_loaded(run_table, ties := 'trec', scores := 'double', depth := NULL,
         for_queries := NULL) AS TABLE
     SELECT system, query_id, doc_id, score, rank

@@ -163,8 +163,7 @@ WHERE qrels_columns.ok AND run_columns.ok;
 -- rankkit.window_ranks: rankkit.ranks' rows for ties := 'trec' or 'rank', every row of the run ranked by
 -- rankkit.ranked's window (the same order, depth and judged_only rules). Counting ranks (above) saves
 -- sorting a large run, but its joins and its two plans cost more than one sort where most queries
--- retrieved many judged documents (a DL19 run: the whole call 1.5x the plain statement of
--- bench/lean.py, not 2x); rankkit.evaluate.ranks_by_window says when. A query that retrieved no judged document has one row
+-- retrieved many judged documents (a DL19 run); rankkit.evaluate.ranks_by_window says when. A query that retrieved no judged document has one row
 -- with rank and grade NULL, as in rankkit.ranks; so may a query that did (a row the stages skip).
 -- rankkit.window_ranks_loaded is the same over tables in rankkit's own columns, as its readers load and
 -- check them (rankkit.evaluate): a run's system, query_id, doc_id, score and rank, the qrels' query_id,
@@ -175,7 +174,7 @@ CREATE OR REPLACE MACRO rankkit.window_ranks_loaded(qrels_table, run_table, ties
 -- (CTE names prefixed: query_table() inside the row macros would read a CTE named as the caller's table)
 WITH
 -- trec_eval's order, or the given rank first (ties := 'rank'): a branch each, so that the other's sort
--- key is not sorted on as a constant NULL (a tenth of the sort of 200 DL19 runs); a literal ties
+-- key is not sorted on as a constant NULL; a literal ties
 -- leaves one branch.
 rankkit_ranked AS (
     SELECT system, query_id, doc_id,

@@ -31,8 +31,7 @@ CREATE OR REPLACE MACRO rankkit.id_list(ids) AS
 -- rankkit.trace_loaded: rankkit.trace over tables in rankkit's own columns, as its readers load and
 -- check them (the explorer's): a run's system, query_id, doc_id, score and rank, the qrels' query_id,
 -- doc_id and relevance. Neither the columns nor ties and scores are checked, and no column is matched:
--- binding the matching and the checks was a fifth of the trace's planning, and the trace's planning
--- most of a query selection in the explorer (CTE names as the caller's tables would be read instead).
+-- binding the matching and the checks is planning time the explorer pays at each query selection (CTE names as the caller's tables would be read instead).
 CREATE OR REPLACE MACRO rankkit.trace_loaded(qrels_table, run_table, query, {{trace_defaults}},
         ties := 'trec', scores := 'double', depth := NULL) AS TABLE
 WITH
@@ -102,9 +101,7 @@ measured AS (
 ),
 traced AS (
     -- qualified: an unqualified gain would read the macro's parameter of that name
-    SELECT p.system, p.query_id, p.rank, run.doc_id, run.score, run.grade, m.relevant, m.gain, m.discount,
-           m.discounted_gain, m.cg, m.dcg, m.ideal_grade, m.ideal_gain, m.idcg, m.ndcg,
-           m.precision, m.recall, m.ap, m.rr, m.err, m.ap_contribution, m.rr_contribution, m.err_contribution,
+    SELECT p.system, p.query_id, p.rank, run.doc_id, run.score, run.grade, {{trace_shown m}},
            -- without k, the rows go on to the longer of the run and the ideal ordering
            coalesce((SELECT k FROM opt), greatest(p.num_ret, p.span,
                     max(p.rank) FILTER (WHERE m.ideal_grade IS NOT NULL) OVER (PARTITION BY p.system, p.query_id))) AS rows_end

@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankkit
-from rankkit.compose import QUERY_SETS, compose, plan
+from rankkit.compose import compose
+from rankkit.plan import QUERY_SETS, plan
 from rankkit.errors import RankkitError
 from rankkit.specs import SPEC_TYPE, measure_specs
 from rankkit.macros import per_query_macro
@@ -165,7 +166,8 @@ def test_ties_average_is_refused_for_measures_without_it(con):
 
 def test_a_kept_statement_is_kept_for_all_it_is_made_from():
     # compose keeps its statements: a spec, a table or a convention changed is another statement
-    from rankkit.compose import DUCKDB, LOADED, compose
+    from rankkit.compose import compose
+    from rankkit.dialect import DUCKDB, LOADED
     con = rankkit.connect()
     rbp = measure_specs(con, ["RBP"])
     other_p = measure_specs(con, ["RBP(p=0.8)"])
@@ -180,8 +182,8 @@ def test_a_kept_statement_is_kept_for_all_it_is_made_from():
 
 def test_one_rule_writes_every_macro_s_variant_conditions():
     """The table, trace, per-measure and list macros write a variant's condition by one rule
-    (rankkit.compose.condition), their differences its arguments (issue 34)."""
-    from rankkit.compose import condition
+    (rankkit.conditions.condition), their differences its arguments (issue 34)."""
+    from rankkit.conditions import condition
 
     listed, generic, argument = condition({"ties": "trec", "queries": "both"}), condition(typed=True), \
         condition({"ties": "trec", "queries": "qrels"}, argument=True)

@@ -92,13 +92,13 @@ def test_a_trace_field_names_the_value_column_and_the_columns_that_explain_it(tm
     with pytest.raises(ValueError, match=r"mine\.sql: trace: expected 'column; shown, \.\.\.'.*got mine gain"):
         read_measure(metric_file(tmp_path, "-- value: 1.0E0\n", header.replace("mine; gain, dcg", "mine gain")))
     # a column the trace cannot show: neither a traced measure's, nor a rank feature's, nor a contribution
-    import rankkit.compose as compose
+    import rankkit.trace_fields as trace_fields
     from dataclasses import replace
 
     odd = replace(mine, metric="mine", trace=("mine", ("gain", "stop")))
-    monkeypatch.setattr(compose, "registry", lambda: {**registry(), "mine": odd})
+    monkeypatch.setattr(trace_fields, "registry", lambda: {**registry(), "mine": odd})
     with pytest.raises(RankkitError, match=r"mine\.sql: trace: unknown column stop; expected a traced measure's column"):
-        compose.trace_columns()
+        trace_fields.trace_columns()
 
 # ---- parameters: declared once, in the measure's file or the prelude --------------------------
 

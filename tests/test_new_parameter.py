@@ -19,6 +19,7 @@ TOY = """-- name:      Toy
 -- aggregate: mean
 -- summary:   a toy: q times the relevant documents in the top k
 -- cite:      none
+-- trace:     toy
 
 -- Its own parameter:
 -- param: q      DOUBLE  := 2         the toy's weight of a relevant document
@@ -97,3 +98,18 @@ def test_a_toy_measure_with_a_new_parameter_is_known_everywhere(toy, tmp_path, c
     from rankkit.explore.model import measure_tip
 
     assert "\nq=3: the toy's weight of a relevant document" in measure_tip(parse_measure(con, "Toy(q=3)@2"))
+    # the trace: the toy's column at each rank, its parameter taken by rankkit.trace, and written into the
+    # signature and docstring of a function that takes the trace's options
+    import inspect
+
+    from rankkit.tracing import with_options
+
+    assert rankkit.trace(qrels, run, "q1", k=2, q=3, con=con)["toy"].tolist() == [3.0, 3.0]
+
+    def traced(qrels, run, query_id, k=None, *, ties="trec", **options):
+        """The options:
+    {options}
+        """
+
+    assert inspect.signature(with_options(traced)).parameters["q"].default == 2.0
+    assert "    q: float, default 2.0\n        the toy's weight of a relevant document" in traced.__doc__

@@ -10,7 +10,8 @@ import pytest
 
 import rankkit
 from rankkit.cli import main
-from rankkit.compose import DUCKDB, compose
+from rankkit.compose import compose
+from rankkit.dialect import DUCKDB
 from rankkit.errors import RankkitError
 from rankkit.specs import measure_specs
 from rankkit.measures import needs_subtopics, registry, shared_features

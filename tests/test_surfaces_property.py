@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 import rankkit
 from rankkit._paths import sql_dir
-from rankkit.compose import DUCKDB, traced
+from rankkit.dialect import DUCKDB
+from rankkit.trace_fields import traced
 from rankkit.errors import RankkitError
 from rankkit.explore.data import ExplorerData, parse_measure
 from rankkit.measures import default, header, needs_subtopics, registry, spec_types

@@ -226,7 +226,7 @@ def test_the_ideal_rows_sum_to_the_idcg_column_under_any_gains_map(seed, k, idea
 def test_the_trace_shows_what_the_measures_headers_name():
     """Beside the document's own columns, a trace column is what some measure's header (trace:) names:
     its value at each rank's cutoff, or a column that explains it, computed from the features."""
-    from rankkit.compose import trace_columns, traced
+    from rankkit.trace_fields import trace_columns, traced
 
     qrels, run = _example([3, 2, 0])
     own = ["system", "query_id", "rank", "doc_id", "score", "grade"]
@@ -357,7 +357,7 @@ def test_the_trace_takes_every_parameter_of_the_traced_measures_with_its_declare
     # measure gains is one the trace must take (or this fails)
     import inspect
 
-    from rankkit.compose import trace_params
+    from rankkit.trace_fields import trace_params
     from rankkit.measures import default, params
     from rankkit.tracing import trace_sources
     taken = set(trace_params())
@@ -366,3 +366,17 @@ def test_the_trace_takes_every_parameter_of_the_traced_measures_with_its_declare
         shared = [name for name in signature if name in params()]
         assert set(shared) == taken
         assert all(signature[name].default == default(name) for name in shared)
+
+
+
+def test_the_trace_reads_its_options_from_the_declarations_and_refuses_others():
+    # rankkit.trace's signature and docstring are written from the traced measures' declared parameters
+    from rankkit.measures import params
+    from rankkit.trace_fields import trace_params
+
+    for name in trace_params()[1:]:
+        assert f"    {name}: " in rankkit.trace.__doc__ and params()[name].description in rankkit.trace.__doc__
+    assert "{options}" not in rankkit.trace.__doc__
+    qrels, run = _example([1, 0, 2])
+    with pytest.raises(TypeError, match="unexpected keyword argument 'p'; the traced measures' parameters are "):
+        rankkit.trace(qrels, run, "q", p=0.5)

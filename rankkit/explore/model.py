@@ -205,7 +205,7 @@ class ExplorerModel(traitlets.HasTraits):
             second = self.data.second_values(setting)
             self.set_trait("second_per_query", values[["system", "query_id"]].merge(
                 second, on=["system", "query_id"], how="left"))
-        self._query_ids = set(values["query_id"].to_numpy())  # iterating an Arrow-backed column is 10x slower
+        self._query_ids = set(values["query_id"].to_numpy())  # iterating an Arrow-backed column is slower
         self.set_trait("per_query", values)
         self._show_settings()
         # the summary's aggregate, the chosen query's trace and the batch's other measures at this

@@ -1,7 +1,7 @@
 """Drawing the explorer's figures with Agg, fast enough to follow its controls.
 
-A control change draws three figures again. About half of a drawing was text: matplotlib 3.11's Agg
-lays out and renders each tick label glyph by glyph (about 1.5 ms a label), and an axis' ticks
+A control change draws three figures again. Much of a drawing was text: matplotlib 3.11's Agg
+lays out and renders each tick label glyph by glyph, and an axis' ticks
 seldom change when the values do (a distribution's or a scatter's value axis, the differences'
 query axis). So each view keeps the axes it drew, each x and y axis drawn alone on a clear canvas
 (ticks and tick labels, not the axis label, which names the measure), keyed by what it shows. A
@@ -140,7 +140,7 @@ class Rendered:
         width, height = self.canvas.get_width_height()
         image = PIL.Image.frombuffer("RGBA", (width, height), self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
         buffer = io.BytesIO()
-        # speed over bytes (the page is local); the figures are opaque, and RGB encodes a fifth faster
+        # speed over bytes (the page is local); the figures are opaque, and RGB encodes faster
         image.convert("RGB").save(buffer, format="png", compress_level=1)
         return buffer.getvalue()
 

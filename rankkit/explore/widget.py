@@ -10,7 +10,7 @@ import traitlets
 from matplotlib.figure import Figure
 
 from rankkit import plot
-from rankkit.compose import CONTRIBUTION, traced
+from rankkit.trace_fields import CONTRIBUTION, traced
 from rankkit.explore.data import ExplorerData, Setting
 from rankkit.explore.model import CONTROL_TIPS, PAGE_SIZE, ExplorerModel, measure_tip, unused_controls
 from rankkit.explore.render import KeptAxes, Rendered, canvas, layout_key
@@ -429,7 +429,7 @@ def _cell(column, value) -> str:
 
 def _missed_by_all(trace: pd.DataFrame, systems: list[str]) -> list[tuple[str, float]]:
     """The judged documents that no shown system retrieved (of those that retrieved anything), with
-    their grades, best first. A loop over the missed rows: a pandas filter per system cost 3 ms."""
+    their grades, best first. A loop over the missed rows: a pandas filter per system cost more."""
     present = set(trace["system"].to_numpy())
     missed_by = {system: set() for system in systems if system in present}
     missed = trace[trace["rank"].isna()]

@@ -222,15 +222,15 @@ def _row_hash(loaded: Source) -> str:
 
 
 def _may_repeat(con, loaded: Source, split: bool, into: str | None = None) -> bool:
-    """Whether two rows share a hash of (system,) query and document: sorting 64-bit hashes is several
-    times cheaper in time and memory than grouping the strings. Equal rows have equal hashes; equal
+    """Whether two rows share a hash of (system,) query and document: sorting 64-bit hashes is cheaper in
+    time and memory than grouping the strings. Equal rows have equal hashes; equal
     hashes of different rows (a chance in a million for 10^7 rows, in 4,000 for 10^8) cost only the
     exact search.
 
     A large source held in memory (parsed text) has the sort's memory on top of its own: ``split``
     sorts part of the hashes at a time (equal rows fall in the same part), a lower peak for more
     scans. Parsed TREC text stores the hash of query and document, so a scan is cheap: a quarter at
-    a time costs no more time than halves, and a third of their memory.
+    a time costs no more time than halves, and less memory.
 
     ``into`` names a temp table to create holding every repeated hash (all parts searched)."""
     parts = (4 if loaded.keyed else 2) if split else 1

@@ -114,7 +114,7 @@ def _read_trec(con, path: Path, kind: str, name: str, tabs: bool, compressed: bo
         marks += [f"NOT contains({f}, {other}) AND NOT contains({f}, E'\\r')" for f in fields
                   if f not in (NUMBER[kind], "rank")]
     # A marked row (or an empty query id) stops the read: counting them afterwards was a statement of
-    # its own, a tenth of reading a DL19 run.
+    # its own.
     marks.append("query_id IS NOT NULL")
     columns = {"query_id": f"CASE WHEN {' AND '.join(marks)} THEN query_id ELSE error('{_MARKED}') END AS query_id"}
     select = ", ".join(columns.get(f, f) for f in kept)

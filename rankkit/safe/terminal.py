@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["visible", "escape", "CONTROL", "is_control_free"]
+__all__ = ["visible", "escape", "CONTROL"]
 
 # C0 (TAB, newline and ESC among them), DEL and C1 (0x9b is a one-byte CSI): what the readers refuse
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -36,8 +36,3 @@ def visible(text) -> str:
     if text.isprintable():  # no control, separator or format character: the everyday case
         return text
     return _SHOWN.sub(_escape, text)
-
-
-def is_control_free(text: str) -> bool:
-    """Whether ``text`` holds no C0, DEL or C1 character (what the readers accept in an id)."""
-    return CONTROL.search(text) is None
