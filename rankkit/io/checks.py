@@ -176,8 +176,8 @@ def _raise_bad_row(con, loaded: Source, text) -> None:
         raise_bad_line(text[1], loaded.kind)
     number = NUMBER[loaded.kind]
     original = f"CAST({ident(loaded.number_column)} AS VARCHAR)" if loaded.number_column else "NULL"
-    problem = (f"CASE WHEN query_id IS NULL THEN 'the query id is missing (NULL or empty)' "
-               f"WHEN doc_id IS NULL THEN 'the document id is missing (NULL or empty)' "
+    problem = (f"CASE WHEN query_id IS NULL THEN 'the query id is missing (NULL or empty){_column(loaded, 'query_id')}' "
+               f"WHEN doc_id IS NULL THEN 'the document id is missing (NULL or empty){_column(loaded, 'doc_id')}' "
                f"WHEN rankkit_original IS NOT NULL AND {number} IS NULL "
                f"THEN 'the {number} ''' || rankkit_original || ''' is not a number' || CASE WHEN regexp_full_match("
                f"trim(rankkit_original), '{DECIMAL_COMMA}') THEN {quote(DECIMAL_COMMA_HINT)} ELSE '' END "
@@ -212,6 +212,12 @@ def _raise_bad_row(con, loaded: Source, text) -> None:
     else:
         where = f"{loaded.label}: row {found[0]}"
     raise InputError(f"{where}: {found[1]}")
+
+
+def _column(loaded: Source, ours: str) -> str:
+    """`` in column user_id`` where the source calls rankkit's column otherwise (quoted for SQL), else ""."""
+    theirs = loaded.columns.get(ours, ours)
+    return "" if theirs == ours else f" in column {theirs}".replace("'", "''")
 
 
 def _row_hash(loaded: Source) -> str:
