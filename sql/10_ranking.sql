@@ -58,6 +58,15 @@ CREATE OR REPLACE MACRO rankkit.table_columns(table_name) AS TABLE
 -- SQL that reads them as rows: a list cast to text would be one document no qrels judge. Other
 -- columns (a timestamp) are left alone. Columns are taken in the order Python's readers take them,
 -- the first problem said. It reads the table's columns, never its rows.
+-- rankkit.near_misses: the present (lower-case) column names that are no name of a qrels or run column
+-- (kind) and are one letter, or two swapped, from one of names at least four letters long
+-- (rankkit.io.columns.one_edit in Python).
+CREATE OR REPLACE MACRO rankkit.near_misses(present, names, kind) AS
+    [n FOR n IN present
+     IF NOT list_contains(flatten([c.names FOR c IN CASE WHEN kind = 'run' THEN {{columns run}}
+                                                        ELSE {{columns qrels}} END]), n)
+        AND len([a FOR a IN names IF length(a) >= 4 AND damerau_levenshtein(n, a) <= 1]) > 0];
+
 CREATE OR REPLACE MACRO rankkit.columns_ok(table_name, kind) AS TABLE
     SELECT CASE WHEN problem IS NULL THEN true
                 ELSE error('rankkit: ' || kind || ' table ' || table_name || ': ' || problem) END AS ok
@@ -70,14 +79,21 @@ CREATE OR REPLACE MACRO rankkit.columns_ok(table_name, kind) AS TABLE
                                  || c.column
                         WHEN c.column = 'doc_id' AND listed IS NOT NULL
                             THEN 'column ' || listed || ' holds lists (' || listed_type || '); the SQL macros read a '
-                                 || 'row per document: give (SELECT * EXCLUDE (' || listed_ident || '), unnest('
+                                 || 'row per document: give a view of SELECT * EXCLUDE (' || listed_ident || '), unnest('
                                  || listed_ident || ') AS doc_id, generate_subscripts(' || listed_ident
-                                 || ', 1) AS rank FROM ' || table_name || '), rank 1 first'
+                                 || ', 1) AS rank FROM query_table(''' || replace(table_name, '''', '''''')
+                                 || ''') (rank 1 first)'
                         WHEN c.required AND NOT list_has_any(c.names, present)
                              AND NOT (c.column = 'score' AND list_contains(present, 'rank'))
                             THEN 'missing column ' || c.column || ' (also recognised: '
                                  || array_to_string(c.names[2:], ', ') || '); columns are ' || listing
-                                 || '; rename one to ' || c.column END
+                                 || '; rename one to ' || c.column
+                        -- a column one letter from a name of a column not found was more likely meant than
+                        -- spare (a misspelt sytem would merge every system into one): Python's rule
+                        WHEN NOT list_has_any(c.names, present) AND len(rankkit.near_misses(present, c.names, kind)) > 0
+                            THEN 'extra column ' || original[list_position(present, rankkit.near_misses(present, c.names, kind)[1])]
+                                 || ', one letter from the ' || c.column || '; rename it to ' || c.column
+                                 || ', or drop it' END
                    FOR c IN CASE WHEN kind = 'run' THEN {{columns run}} ELSE {{columns qrels}} END],
                lambda p: p IS NOT NULL)[1] AS problem
         FROM (

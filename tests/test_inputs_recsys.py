@@ -95,7 +95,7 @@ def test_sql_reads_a_rank_alone_and_refuses_lists_saying_how(recsys):
         con.execute(f"FROM rankkit.evaluate('{recsys['inter']}', 'lists', ['AP'])").fetchall()
     message = str(caught.value)
     assert "run table lists: column items holds lists (BIGINT[])" in message
-    recipe = message[message.index("give (") + 5:message.index(", rank 1 first")]
+    recipe = message[message.index("give a view of ") + 15:message.index(" (rank 1 first)")]
     con.execute(f"CREATE VIEW unlisted AS {recipe}")
     assert dict(con.execute(f"SELECT measure, value FROM rankkit.evaluate('{recsys['inter']}', 'unlisted', "
                             f"{MEASURES})").fetchall()) == pytest.approx(expected, abs=1e-12)
@@ -145,3 +145,30 @@ def test_a_rating_in_a_run_is_no_score(recsys):
         rankkit.evaluate(recsys["inter"], run, ["AP"])
     both = run.assign(score=[0.5])
     assert diagnose(recsys["inter"], both)["run_ignored"] == ["rating"]
+
+
+@pytest.mark.parametrize("spare, meant", [("sytem", "system"), ("rnak", "rank")])
+def test_a_column_one_letter_from_a_missing_one_is_refused_on_both_surfaces(recsys, spare, meant):
+    con = rankkit.connect()
+    con.execute(f"CREATE TABLE spare AS SELECT user_id, item_id, score, 1 AS timestamp, 'x' AS {spare} "
+                f"FROM '{recsys['recs']}'")
+    said = f"extra column {spare}, one letter from the {meant}"
+    with pytest.raises(InputError, match=said):
+        rankkit.evaluate(recsys["inter"], "spare", ["AP"], con=con)
+    with pytest.raises(duckdb.Error, match=said):
+        con.execute(f"FROM rankkit.evaluate('{recsys['inter']}', 'spare', ['AP'])").fetchall()
+
+
+def test_a_null_score_beside_a_rank_is_no_rank_alone_in_sql(recsys):
+    """The rank stands in for the score only where the table has no score column, never row by row."""
+    con = rankkit.connect()
+    con.execute("CREATE TABLE gap AS SELECT 1 AS user_id, 1 AS item_id, NULL::DOUBLE AS score, 1 AS rank")
+    with pytest.raises(duckdb.Error, match="run table gap: .*score"):
+        con.execute(f"FROM rankkit.evaluate('{recsys['inter']}', 'gap', ['AP'])").fetchall()
+
+
+def test_a_bad_rank_in_a_run_by_rank_alone_is_said_to_be_its_rank(recsys, tmp_path):
+    run = tmp_path / "ranked.csv"
+    run.write_text("user_id,item_id,rank,timestamp\n1,5,1,0\n1,6,x,0\n")
+    with pytest.raises(InputError, match=rf"^{run}:3: the rank 'x' is not a number$"):
+        rankkit.evaluate(recsys["inter"], str(run), ["AP"])

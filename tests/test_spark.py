@@ -380,6 +380,13 @@ def test_eval_engine_spark_reads_csv_and_parquet_columns_by_name(spark, tmp_path
     assert main(["eval", "--engine", "spark", str(tmp_path / "qrels.parquet"), str(tmp_path / "titled.csv")]) == 0
     got = capsys.readouterr()
     assert (got.out, got.err) == (duck.out, duck.err)
+    (tmp_path / "ranked.csv").write_text("qid,docno,rank\n1,b,2\n1,a,1\n")  # by its rank alone: a first
+    assert main(["eval", "-m", "P.1", str(tmp_path / "qrels.parquet"), str(tmp_path / "ranked.csv")]) == 0
+    duck = capsys.readouterr()
+    assert main(["eval", "--engine", "spark", "-m", "P.1", str(tmp_path / "qrels.parquet"),
+                 str(tmp_path / "ranked.csv")]) == 0
+    got = capsys.readouterr()
+    assert (got.out, got.err) == (duck.out, duck.err) and got.out.split() == ["P_1", "all", "1.0000"]
     (tmp_path / "bad.csv").write_text("qid,docno,sim\n1,a,1.5\n1,b,abc\n")
     assert main(["eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "bad.csv")]) == 2
     duck = capsys.readouterr().err
