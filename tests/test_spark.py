@@ -155,6 +155,10 @@ def test_evaluate_matches_columns_and_refuses_what_it_cannot(spark):
         evaluate(spark, qrels, run.withColumnRenamed("sim", "s"), "RR")
     with pytest.raises(RankkitError, match="duplicates='first'"):
         evaluate(spark, qrels, run, "RR", duplicates="first")
+    # a recommender's run by its rank alone, its timestamp left alone: a (rank 1) first, as on DuckDB
+    ranked = spark.createDataFrame(pd.DataFrame({"user_id": ["1", "1"], "item_id": ["b", "a"], "rank": [2, 1],
+                                                 "timestamp": [0, 0]}))
+    assert [tuple(r) for r in evaluate(spark, qrels, ranked, ["RR"]).collect()] == [("RR", None, 1.0, 1)]
 
 
 def test_the_cwl_measures_bottom_runs_and_a_falling_scale_is_refused_as_on_duckdb(spark):
