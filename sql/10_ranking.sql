@@ -79,7 +79,8 @@ CREATE OR REPLACE MACRO rankkit.columns_ok(table_name, kind) AS TABLE
                                  || c.column
                         WHEN c.column = 'doc_id' AND listed IS NOT NULL
                             THEN 'column ' || listed || ' holds lists (' || listed_type || '); the SQL macros read a '
-                                 || 'row per document: give a view of SELECT * EXCLUDE (' || listed_ident || '), unnest('
+                                 || 'row per document: give a view of SELECT * EXCLUDE (' || listed_ident
+                                 || '), unnest('
                                  || listed_ident || ') AS doc_id, generate_subscripts(' || listed_ident
                                  || ', 1) AS rank FROM query_table(''' || replace(table_name, '''', '''''')
                                  || ''') (rank 1 first)'
@@ -91,18 +92,19 @@ CREATE OR REPLACE MACRO rankkit.columns_ok(table_name, kind) AS TABLE
                         -- a column one letter from a name of a column not found was more likely meant than
                         -- spare (a misspelt sytem would merge every system into one): Python's rule
                         WHEN NOT list_has_any(c.names, present) AND len(rankkit.near_misses(present, c.names, kind)) > 0
-                            THEN 'extra column ' || original[list_position(present, rankkit.near_misses(present, c.names, kind)[1])]
+                            THEN 'extra column '
+                                 || original[list_position(present, rankkit.near_misses(present, c.names, kind)[1])]
                                  || ', one letter from the ' || c.column || '; rename it to ' || c.column
                                  || ', or drop it' END
                    FOR c IN CASE WHEN kind = 'run' THEN {{columns run}} ELSE {{columns qrels}} END],
                lambda p: p IS NOT NULL)[1] AS problem
         FROM (
             SELECT list(lower(name)) AS present, list(name) AS original,
-                   first(name) FILTER (WHERE type LIKE '%[]' AND list_contains({{names doc_id}}, lower(name))) AS listed,
-                   first(type) FILTER (WHERE type LIKE '%[]' AND list_contains({{names doc_id}}, lower(name))) AS listed_type,
+                   first(name) FILTER (WHERE lists) AS listed, first(type) FILTER (WHERE lists) AS listed_type,
                    '"' || replace(listed, '"', '""') || '"' AS listed_ident,
                    string_agg(name || ' (' || type || ')', ', ') AS listing
-            FROM rankkit.table_columns(table_name)
+            FROM (SELECT *, type LIKE '%[]' AND list_contains({{names doc_id}}, lower(name)) AS lists
+                  FROM rankkit.table_columns(table_name))
         )
     );
 

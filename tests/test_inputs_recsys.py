@@ -22,8 +22,8 @@ def recsys(tmp_path_factory):
     score) as Parquet, with a tie, and the same recommendations by rank alone and as item lists."""
     folder = tmp_path_factory.mktemp("recsys")
     con = duckdb.connect()
-    con.execute("CREATE TABLE inter AS SELECT u AS user_id, (u * 7 + i * 3) % 20 AS item_id, 1 + (u + i) % 5 AS rating, "
-                "1700000000 + u * 100 + i AS timestamp FROM range(1, 9) a(u), range(4) b(i)")
+    con.execute("CREATE TABLE inter AS SELECT u AS user_id, (u * 7 + i * 3) % 20 AS item_id, "
+                "1 + (u + i) % 5 AS rating, 1700000000 + u * 100 + i AS timestamp FROM range(1, 9) a(u), range(4) b(i)")
     con.execute("CREATE TABLE recs AS SELECT u AS user_id, (u * 5 + r * 2) % 20 AS item_id, "
                 "CASE WHEN r = 3 THEN 0.5 ELSE 1.0 / (r + 1) END AS score FROM range(1, 9) a(u), range(8) b(r)")
     paths = {name: str(folder / f"{name}.parquet") for name in ("inter", "recs", "ranked", "lists")}
@@ -32,7 +32,8 @@ def recsys(tmp_path_factory):
     ordered = "ORDER BY score DESC, item_id::VARCHAR DESC"  # trec_eval's order, ties by doc_id descending
     con.execute(f"COPY (SELECT user_id, item_id, row_number() OVER (PARTITION BY user_id {ordered}) AS rank "
                 f"FROM recs) TO '{paths['ranked']}'")
-    con.execute(f"COPY (SELECT user_id, list(item_id {ordered}) AS items FROM recs GROUP BY user_id) TO '{paths['lists']}'")
+    con.execute(f"COPY (SELECT user_id, list(item_id {ordered}) AS items FROM recs GROUP BY user_id) "
+                f"TO '{paths['lists']}'")
     return paths
 
 

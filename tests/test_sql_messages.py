@@ -51,7 +51,8 @@ def test_a_run_with_retrieval_score_says_score_is_missing(con):
                   "FROM rankkit.evaluate_queries('qrels', 'run', ['RR'])",
                   "FROM rankkit.trace('qrels', 'run', 'q1')", "FROM rankkit.ranks('qrels', 'run')"):
         message = error_of(con, query)
-        assert "run table run: missing column score (also recognised: sim, similarity, prediction, pred, preds, predicted)" in message, query
+        assert ("run table run: missing column score (also recognised: sim, similarity, prediction, pred, preds, "
+                "predicted)") in message, query
         assert "retrieval_score (DECIMAL(2,1))" in message
 
 

@@ -179,8 +179,9 @@ def _raise_bad_row(con, loaded: Source, text) -> None:
     by_rank = loaded.kind == "run" and "score" not in loaded.columns and "rank" in loaded.columns
     said, given = ("rank", loaded.columns["rank"]) if by_rank else (number, loaded.number_column)
     original = f"CAST({ident(given)} AS VARCHAR)" if given else "NULL"
-    problem = (f"CASE WHEN query_id IS NULL THEN 'the query id is missing (NULL or empty){_column(loaded, 'query_id')}' "
-               f"WHEN doc_id IS NULL THEN 'the document id is missing (NULL or empty){_column(loaded, 'doc_id')}' "
+    missing = "is missing (NULL or empty)"
+    problem = (f"CASE WHEN query_id IS NULL THEN 'the query id {missing}{_column(loaded, 'query_id')}' "
+               f"WHEN doc_id IS NULL THEN 'the document id {missing}{_column(loaded, 'doc_id')}' "
                f"WHEN rankkit_original IS NOT NULL AND {number} IS NULL "
                f"THEN 'the {said} ''' || rankkit_original || ''' is not a number' || CASE WHEN regexp_full_match("
                f"trim(rankkit_original), '{DECIMAL_COMMA}') THEN {quote(DECIMAL_COMMA_HINT)} ELSE '' END "

@@ -151,8 +151,9 @@ def column_select(con, raw, names, found, kind, system, integer_grades, label, u
     else:
         tag = quote(unnamed) if unnamed is not None else "CAST(NULL AS VARCHAR)"
     rank = f"TRY_CAST(TRY_CAST({ident(found['rank'])} AS DOUBLE) AS BIGINT)" if "rank" in found else "CAST(NULL AS BIGINT)"
-    return f"{tag} AS system, CAST({q} AS VARCHAR) AS query_id, CAST({d} AS VARCHAR) AS doc_id, {rank} AS rank, " + (
-        f"TRY_CAST({ident(found['score'])} AS DOUBLE) AS score" if "score" in found else f"{RANK_SCORE.format(rank=rank)} AS score")
+    score = f"TRY_CAST({ident(found['score'])} AS DOUBLE)" if "score" in found else RANK_SCORE.format(rank=rank)
+    return (f"{tag} AS system, CAST({q} AS VARCHAR) AS query_id, CAST({d} AS VARCHAR) AS doc_id, "
+            f"{rank} AS rank, {score} AS score")
 
 
 # A run ranked by its rank alone scores each document minus its rank: rank 1 scores highest, equal ranks
