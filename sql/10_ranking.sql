@@ -57,7 +57,8 @@ CREATE OR REPLACE MACRO rankkit.table_columns(table_name) AS TABLE
 -- A run's items given as a list (one row per user, rankkit.io.lists in Python) are refused with the
 -- SQL that reads them as rows: a list cast to text would be one document no qrels judge. Other
 -- columns (a timestamp) are left alone. Columns are taken in the order Python's readers take them,
--- the first problem said. It reads the table's columns, never its rows.
+-- the first problem said. It reads the table's columns, never its rows. Beside ok, the table's names of
+-- the query and document ids (query_column, doc_column), for the messages about their rows.
 -- rankkit.near_misses: the present (lower-case) column names that are no name of a qrels or run column
 -- (kind) and are one letter, or two swapped, from one of names at least four letters long
 -- (rankkit.io.columns.one_edit in Python).
@@ -69,9 +70,14 @@ CREATE OR REPLACE MACRO rankkit.near_misses(present, names, kind) AS
 
 CREATE OR REPLACE MACRO rankkit.columns_ok(table_name, kind) AS TABLE
     SELECT CASE WHEN problem IS NULL THEN true
-                ELSE error('rankkit: ' || kind || ' table ' || table_name || ': ' || problem) END AS ok
+                ELSE error('rankkit: ' || kind || ' table ' || table_name || ': ' || problem) END AS ok,
+           query_column, doc_column
     FROM (
-        SELECT list_filter([
+        SELECT [original[list_position(present, n)] FOR n IN {{names query_id}} IF list_contains(present, n)][1]
+                   AS query_column,
+               [original[list_position(present, n)] FOR n IN {{names doc_id}} IF list_contains(present, n)][1]
+                   AS doc_column,
+               list_filter([
                    CASE WHEN len(list_intersect(c.names, present)) > 1
                             THEN 'columns ' || array_to_string([original[list_position(present, n)]
                                                                 FOR n IN c.names IF list_contains(present, n)], ', ')

@@ -124,11 +124,16 @@ def test_a_bad_list_run_is_one_line_naming_its_column(recsys, lists, said):
     assert "\n" not in str(caught.value)
 
 
-def test_a_null_user_id_names_its_column(recsys):
+def test_a_null_user_id_names_its_column_on_both_surfaces(recsys):
     run = pd.DataFrame({"user_id": ["1", None], "item_id": [1, 2], "score": [1.0, 0.5]})
     with pytest.raises(InputError, match=r"the run DataFrame: row 2: the query id is missing \(NULL or empty\) "
                                          r"in column user_id$"):
         rankkit.evaluate(recsys["inter"], run, ["AP"])
+    con = rankkit.connect()
+    con.register("frame", run)
+    con.execute("CREATE TABLE nulls AS FROM frame")
+    with pytest.raises(duckdb.Error, match=r"run table nulls: a NULL query id in column user_id \(document 2\)"):
+        con.execute(f"FROM rankkit.evaluate('{recsys['inter']}', 'nulls', ['AP'])").fetchall()
 
 
 @pytest.mark.parametrize("columns, said", [
