@@ -22,7 +22,8 @@ def diagnose(qrels, run, *, con: duckdb.DuckDBPyConnection | None = None, column
     qrels_only, judged_at_10`` (mean share of each common query's top 10 that is judged, the
     ``Judged@10`` measure), ``run_duplicates, qrels_duplicates`` (documents listed again for a
     query), ``tied_documents, tied_queries`` (documents sharing a score with another in the same
-    query and system: trec_eval orders them by doc_id). ``system_names`` are the systems
+    query and system: trec_eval orders them by doc_id), ``qrels_ignored, run_ignored`` (the columns
+    left alone, such as a timestamp). ``system_names`` are the systems
     ``evaluate`` makes of the same ``run`` (the rule in :func:`rankkit.read_run`). Unreadable input
     raises InputError; the warnings ``evaluate`` gives are given here too.
     """
@@ -60,6 +61,7 @@ def _diagnose(con, qrels_source, run_source) -> dict:
         "judged_at_10": judged,
         "qrels_duplicates": int(sizes[1] or 0), "run_duplicates": int(sizes[3] or 0),
         "tied_documents": int(ties[0]), "tied_queries": int(ties[1]),
+        "qrels_ignored": qrels_source.ignored, "run_ignored": run_source.ignored,
     }
 
 
@@ -70,9 +72,16 @@ def describe(found: dict) -> list[str]:
 
 
 def describe_qrels(found: dict) -> str:
-    """The qrels' line of the diagnosis: the same for every run checked against them, printed once."""
+    """The qrels' lines of the diagnosis: the same for every run checked against them, printed once."""
     return (f"qrels\t{visible(found['qrels'])}\t{found['qrels_queries']} queries, {found['judgments']} judgments, "
-            f"{found['qrels_duplicates']} duplicate{'s' if found['qrels_duplicates'] != 1 else ''}")
+            f"{found['qrels_duplicates']} duplicate{'s' if found['qrels_duplicates'] != 1 else ''}"
+            + "".join("\n" + line for line in _ignored("qrels", found["qrels_ignored"])))
+
+
+def _ignored(kind: str, columns: list[str]) -> list[str]:
+    """The line naming the columns of the qrels or the run that rankkit leaves alone, if any."""
+    names = ", ".join(visible(c) for c in columns)
+    return [f"ignored\t{kind} columns: {names} (left alone)"] if columns else []
 
 
 def describe_run(found: dict) -> list[str]:
@@ -81,6 +90,7 @@ def describe_run(found: dict) -> list[str]:
     return [
         f"run\t{visible(found['run'])}\t{found['run_queries']} queries, {found['retrieved']} documents, "
         f"{found['systems']} system{'s' if found['systems'] != 1 else ''}",
+        *_ignored("run", found["run_ignored"]),
         f"systems\t{', '.join('(unnamed)' if s is None else visible(s) for s in found['system_names'])}\t"
         f"what rankkit eval and evaluate() evaluate and print",
         f"queries\tin common {found['common']}, run only {found['run_only']}, qrels only {found['qrels_only']}",

@@ -10,12 +10,17 @@ import re
 __all__ = ["ALIASES", "REQUIRED", "OPTIONAL", "QRELS_FIELDS", "RUN_FIELDS", "RUN_SUFFIXES", "fill"]
 
 # Common names of each column, recognised without being told (compared case-insensitively); the
-# first is rankkit's own.
+# first is rankkit's own. A recommender's: RecBole's user_id, item_id, rating; LensKit's user, item,
+# score, rank; Microsoft Recommenders' userID, itemID, rating, prediction; Spark ALS's user, item,
+# rating, prediction; Surprise's uid, iid; MovieLens' userId, movieId. A rating is a judgment: in a
+# run it is no score (a run holding only a rating is missing its score, and says so).
 ALIASES: dict[str, tuple[str, ...]] = {
-    "query_id": ("query_id", "qid", "queryid", "query", "topic", "topic_id", "topicid", "q_id"),
-    "doc_id": ("doc_id", "docid", "docno", "doc", "document", "document_id", "did", "pid", "passage_id"),
-    "relevance": ("relevance", "rel", "grade", "label", "judgment", "judgement", "qrel"),
-    "score": ("score", "sim", "similarity"),
+    "query_id": ("query_id", "qid", "queryid", "query", "topic", "topic_id", "topicid", "q_id",
+                 "user_id", "userid", "user", "uid", "customer_id"),
+    "doc_id": ("doc_id", "docid", "docno", "doc", "document", "document_id", "did", "pid", "passage_id",
+               "item_id", "itemid", "item", "iid", "items", "product_id", "productid", "movie_id", "movieid"),
+    "relevance": ("relevance", "rel", "grade", "label", "judgment", "judgement", "qrel", "rating"),
+    "score": ("score", "sim", "similarity", "prediction", "pred", "preds", "predicted"),
     "system": ("system", "run_id", "runid", "run", "tag", "system_id"),
     "rank": ("rank",),
     # subtopic judgments (the diversity measures): ir_measures keeps the subtopic in the iteration column

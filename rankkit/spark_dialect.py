@@ -107,8 +107,11 @@ def inputs(qrels: str, run: str, qrels_columns: Mapping[str, str], run_columns: 
     rank_key = "try_cast(try_cast(given_rank AS DOUBLE) AS BIGINT)" if ties == "rank" else "CAST(NULL AS BIGINT)"
     qrels_select = (f"SELECT {column(qrels_columns, 'query_id', 'STRING')}, {column(qrels_columns, 'doc_id', 'STRING')}, "
                     f"CAST({quoted(qrels_columns['relevance'])} AS DOUBLE) AS grade FROM {qrels}")
+    # a run by its rank alone scores minus its rank, as the DuckDB readers (rankkit.io.columns.RANK_SCORE)
+    by_rank = f"-CAST(try_cast({quoted(run_columns['rank'])} AS BIGINT) AS DOUBLE) AS score" \
+        if run_columns.get("rank") and not run_columns.get("score") else column(run_columns, 'score', 'DOUBLE')
     read = (f"SELECT {column(run_columns, 'system', 'STRING')}, {column(run_columns, 'query_id', 'STRING')}, "
-            f"{column(run_columns, 'doc_id', 'STRING')}, {column(run_columns, 'score', 'DOUBLE')}, "
+            f"{column(run_columns, 'doc_id', 'STRING')}, {by_rank}, "
             f"{quoted(run_columns['rank']) if run_columns.get('rank') else 'NULL'} AS given_rank FROM {run}")
     if optional_system:
         if run_columns.get("system") != "system":

@@ -121,8 +121,9 @@ def _columns(frame, kind: str, columns, label: str, named: str | None):
         return frame.select(column("query_id", "string"), column("doc_id", "string"), column("relevance", "double"))
     system = column("system", "string") if found.get("system") else F.lit(named).cast("string").alias("system")
     rank = column("rank", "bigint") if found.get("rank") else F.lit(None).cast("bigint").alias("rank")
-    return frame.select(system, column("query_id", "string"), column("doc_id", "string"), rank,
-                        column("score", "double"))
+    # a run by its rank alone scores minus its rank, as the DuckDB readers (rankkit.io.columns.RANK_SCORE)
+    score = column("score", "double") if found.get("score") else (-rank.cast("double")).alias("score")
+    return frame.select(system, column("query_id", "string"), column("doc_id", "string"), rank, score)
 
 
 def _refuse_text_numbers(frame, read, kind: str, columns, label: str) -> None:
@@ -133,7 +134,9 @@ def _refuse_text_numbers(frame, read, kind: str, columns, label: str) -> None:
     from rankkit.io.columns import match_columns
 
     number = NUMBER[kind]
-    theirs = match_columns([(f.name, "VARCHAR") for f in frame.schema.fields], kind, columns, label)[number]
+    theirs = match_columns([(f.name, "VARCHAR") for f in frame.schema.fields], kind, columns, label).get(number)
+    if theirs is None:  # a run by its rank alone: a rank that is no integer reads as none, as in DuckDB
+        return
     given = frame.select(F.monotonically_increasing_id().alias("n"), F.col(f"`{theirs}`").alias("given"))
     bad = F.col("given").isNotNull() & F.expr("try_cast(given AS DOUBLE)").isNull()
     first = given.agg(F.min(F.when(bad, F.col("n")))).collect()[0][0]

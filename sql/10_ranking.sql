@@ -8,18 +8,23 @@
 -- A run's rankkit_key column, if any, passes through to rankkit.run_keys.
 -- Python's readers (rankkit/io.py) do the same matching with errors for ambiguous or extra columns.
 
+-- A run with a rank and no score under any of its names is ranked by its rank: its score is minus
+-- the rank (rank 1 highest, equal ranks tied), as Python's readers (rankkit.io.columns.RANK_SCORE)
+-- read it. Whether the table has a score column is read from its columns, never row by row: a NULL
+-- score beside a rank stays an error.
 CREATE OR REPLACE MACRO rankkit.run_rows(run_table) AS TABLE
     SELECT {{coalesce system VARCHAR}} AS system,
            {{coalesce query_id VARCHAR}} AS query_id,
            {{coalesce doc_id VARCHAR}} AS doc_id,
-           {{coalesce score DOUBLE}} AS score,
+           CASE WHEN scored THEN {{coalesce score DOUBLE}}
+                ELSE -TRY_CAST(TRY_CAST(rank AS DOUBLE) AS BIGINT)::DOUBLE END AS score,
            TRY_CAST(TRY_CAST(rank AS DOUBLE) AS BIGINT) AS given_rank,
            rankkit_key
     FROM (
         FROM query_table(run_table::VARCHAR)
         UNION ALL BY NAME
         (SELECT {{empty_row run}}, NULL::UBIGINT AS rankkit_key LIMIT 0)
-    );
+    ), (SELECT list_has_any(list(lower(name)), {{names score}}) AS scored FROM rankkit.table_columns(run_table));
 
 CREATE OR REPLACE MACRO rankkit.qrels_rows(qrels_table) AS TABLE
     SELECT {{coalesce query_id VARCHAR}} AS query_id,
@@ -47,30 +52,65 @@ CREATE OR REPLACE MACRO rankkit.table_columns(table_name) AS TABLE
 -- rankkit.columns_ok: one row, ok = true, or an error saying, in the words of Python's readers,
 -- which of rankkit's columns a qrels or run table (kind 'qrels' or 'run') lacks under every one of
 -- its names (with the names recognised and the table's columns), or has under two (a run with
--- topic and query, the query's text, would otherwise read the first of them). Columns are taken in
--- the order Python's readers take them, the first problem said. It reads the table's columns,
--- never its rows.
+-- topic and query, the query's text, would otherwise read the first of them; rankkit's own name
+-- and another, user_id and query_id, are two too). A run's score may be missing where it has a rank.
+-- A run's items given as a list (one row per user, rankkit.io.lists in Python) are refused with the
+-- SQL that reads them as rows: a list cast to text would be one document no qrels judge. Other
+-- columns (a timestamp) are left alone. Columns are taken in the order Python's readers take them,
+-- the first problem said. It reads the table's columns, never its rows. Beside ok, the table's names of
+-- the query and document ids (query_column, doc_column), for the messages about their rows.
+-- rankkit.near_misses: the present (lower-case) column names that are no name of a qrels or run column
+-- (kind) and are one letter, or two swapped, from one of names at least four letters long
+-- (rankkit.io.columns.one_edit in Python).
+CREATE OR REPLACE MACRO rankkit.near_misses(present, names, kind) AS
+    [n FOR n IN present
+     IF NOT list_contains(flatten([c.names FOR c IN CASE WHEN kind = 'run' THEN {{columns run}}
+                                                        ELSE {{columns qrels}} END]), n)
+        AND len([a FOR a IN names IF length(a) >= 4 AND damerau_levenshtein(n, a) <= 1]) > 0];
+
 CREATE OR REPLACE MACRO rankkit.columns_ok(table_name, kind) AS TABLE
     SELECT CASE WHEN problem IS NULL THEN true
-                ELSE error('rankkit: ' || kind || ' table ' || table_name || ': ' || problem) END AS ok
+                ELSE error('rankkit: ' || kind || ' table ' || table_name || ': ' || problem) END AS ok,
+           query_column, doc_column
     FROM (
-        SELECT list_filter([
-                   CASE WHEN list_contains(present, c.column) THEN NULL
-                        WHEN len(list_intersect(c.names, present)) > 1
+        SELECT [original[list_position(present, n)] FOR n IN {{names query_id}} IF list_contains(present, n)][1]
+                   AS query_column,
+               [original[list_position(present, n)] FOR n IN {{names doc_id}} IF list_contains(present, n)][1]
+                   AS doc_column,
+               list_filter([
+                   CASE WHEN len(list_intersect(c.names, present)) > 1
                             THEN 'columns ' || array_to_string([original[list_position(present, n)]
                                                                 FOR n IN c.names IF list_contains(present, n)], ', ')
                                  || ' could each be the ' || c.column || '; keep one, or rename the one meant to '
                                  || c.column
+                        WHEN c.column = 'doc_id' AND listed IS NOT NULL
+                            THEN 'column ' || listed || ' holds lists (' || listed_type || '); the SQL macros read a '
+                                 || 'row per document: give a view of SELECT * EXCLUDE (' || listed_ident
+                                 || '), unnest('
+                                 || listed_ident || ') AS doc_id, generate_subscripts(' || listed_ident
+                                 || ', 1) AS rank FROM query_table(''' || replace(table_name, '''', '''''')
+                                 || ''') (rank 1 first)'
                         WHEN c.required AND NOT list_has_any(c.names, present)
+                             AND NOT (c.column = 'score' AND list_contains(present, 'rank'))
                             THEN 'missing column ' || c.column || ' (also recognised: '
                                  || array_to_string(c.names[2:], ', ') || '); columns are ' || listing
-                                 || '; rename one to ' || c.column END
+                                 || '; rename one to ' || c.column
+                        -- a column one letter from a name of a column not found was more likely meant than
+                        -- spare (a misspelt sytem would merge every system into one): Python's rule
+                        WHEN NOT list_has_any(c.names, present) AND len(rankkit.near_misses(present, c.names, kind)) > 0
+                            THEN 'extra column '
+                                 || original[list_position(present, rankkit.near_misses(present, c.names, kind)[1])]
+                                 || ', one letter from the ' || c.column || '; rename it to ' || c.column
+                                 || ', or drop it' END
                    FOR c IN CASE WHEN kind = 'run' THEN {{columns run}} ELSE {{columns qrels}} END],
                lambda p: p IS NOT NULL)[1] AS problem
         FROM (
             SELECT list(lower(name)) AS present, list(name) AS original,
+                   first(name) FILTER (WHERE lists) AS listed, first(type) FILTER (WHERE lists) AS listed_type,
+                   '"' || replace(listed, '"', '""') || '"' AS listed_ident,
                    string_agg(name || ' (' || type || ')', ', ') AS listing
-            FROM rankkit.table_columns(table_name)
+            FROM (SELECT *, type LIKE '%[]' AND list_contains({{names doc_id}}, lower(name)) AS lists
+                  FROM rankkit.table_columns(table_name))
         )
     );
 

@@ -15,11 +15,17 @@ CREATE OR REPLACE MACRO rankkit.has_control(text) AS regexp_matches(text, '[\x00
 CREATE OR REPLACE MACRO rankkit.names_why() AS
     'refused: trec_eval''s text (a TAB between fields, a line per value) and a terminal cannot show it';
 
--- What is wrong with a row the engine refuses, naming its query and document (raw: its caller writes
--- the whole message through rankkit.visible, once).
-CREATE OR REPLACE MACRO rankkit.bad_row(query_id, doc_id, what, number) AS
-    CASE WHEN query_id IS NULL THEN 'a NULL query id (document ' || coalesce(doc_id, 'NULL') || ')'
-         WHEN doc_id IS NULL THEN 'a NULL document id for query ' || query_id
+-- ' in column user_id' where a table calls rankkit's column otherwise, as Python's readers say it.
+CREATE OR REPLACE MACRO rankkit.in_column(theirs, ours) AS
+    CASE WHEN theirs <> ours THEN ' in column ' || theirs ELSE '' END;
+
+-- What is wrong with a row the engine refuses, naming its query and document, and the column of a NULL id
+-- (raw: its caller writes the whole message through rankkit.visible, once).
+CREATE OR REPLACE MACRO rankkit.bad_row(query_id, doc_id, what, number, query_column, doc_column) AS
+    CASE WHEN query_id IS NULL THEN 'a NULL query id' || rankkit.in_column(query_column, 'query_id')
+                                    || ' (document ' || coalesce(doc_id, 'NULL') || ')'
+         WHEN doc_id IS NULL
+             THEN 'a NULL document id' || rankkit.in_column(doc_column, 'doc_id') || ' for query ' || query_id
          ELSE 'the ' || what || ' of document ' || doc_id || ' for query ' || query_id || ' is '
               || CASE WHEN number IS NULL THEN 'NULL' WHEN isnan(number) THEN 'NaN'
                       ELSE number::VARCHAR END
@@ -285,10 +291,12 @@ SELECT qrels_columns.ok AND run_columns.ok AS ok, CASE
     WHEN NOT (qrels_columns.ok AND run_columns.ok) THEN NULL
     WHEN run_bad.bad IS NOT NULL
         THEN 'rankkit: run table ' || run_table || ': '
-             || rankkit.bad_row(run_bad.bad.query_id, run_bad.bad.doc_id, 'score', run_bad.bad.score)
+             || rankkit.bad_row(run_bad.bad.query_id, run_bad.bad.doc_id, 'score', run_bad.bad.score,
+                                run_columns.query_column, run_columns.doc_column)
     WHEN qrels_bad.bad IS NOT NULL
         THEN 'rankkit: qrels table ' || qrels_table || ': '
-             || rankkit.bad_row(qrels_bad.bad.query_id, qrels_bad.bad.doc_id, 'relevance', qrels_bad.bad.grade)
+             || rankkit.bad_row(qrels_bad.bad.query_id, qrels_bad.bad.doc_id, 'relevance', qrels_bad.bad.grade,
+                                qrels_columns.query_column, qrels_columns.doc_column)
     WHEN run_names.query_id IS NOT NULL
         THEN 'rankkit: run table ' || run_table || ': the query id ''' || run_names.query_id
              || ''' holds a control character; ' || rankkit.names_why()

@@ -113,7 +113,7 @@ def test_version_on_the_command_line_and_in_python(capsys):
 
 
 @pytest.mark.parametrize("run, hint", [
-    ("query_id,doc_id,score,title\nq1,a,1.0,x\n", "--column title= ignores it, --column title=rank"),
+    ("query_id,doc_id,score,sytem\nq1,a,1.0,x\n", "--column sytem= ignores it, --column sytem=system"),
     ("query_id,doc_id,score\nq1,a,1.0\nq1,a,0.5\n", "(--duplicates first keeps the first)"),
     ("qid,topic,doc_id,score\nq1,q1,a,1.0\n", "say which with --column qid=query_id"),
 ])

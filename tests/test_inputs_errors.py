@@ -140,8 +140,8 @@ def test_no_such_file_or_table(tmp_path, monkeypatch):
 # ---- CSV --------------------------------------------------------------------------------------
 
 def test_csv_missing_column_lists_what_it_found(tmp_path):
-    q, r = files(tmp_path, run="qid,docno,rank\nq1,a,1\n", run_name="r.csv")
-    fails(q, r, f"{r}: missing column score", "sim", "columns are qid (VARCHAR), docno (VARCHAR), rank (VARCHAR)")
+    q, r = files(tmp_path, run="qid,docno,position\nq1,a,1\n", run_name="r.csv")
+    fails(q, r, f"{r}: missing column score", "sim", "columns are qid (VARCHAR), docno (VARCHAR), position (VARCHAR)")
 
 
 def test_csv_extra_column_is_refused_unless_ignored(tmp_path):
@@ -152,10 +152,10 @@ def test_csv_extra_column_is_refused_unless_ignored(tmp_path):
     assert got["value"].tolist() == [1.0]
 
 
-def test_frame_with_a_column_for_nothing(tmp_path):
+def test_frame_with_a_second_query_id(tmp_path):
     qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1], "query": ["cheap flights"]})
     run = pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "score": [1.0]})
-    fails(qrels, run, "the qrels DataFrame: extra column query")
+    fails(qrels, run, "the qrels DataFrame: columns query_id, query could each be the query_id")
 
 
 def test_csv_row_with_an_extra_field(tmp_path):

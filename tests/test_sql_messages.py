@@ -39,7 +39,8 @@ def test_a_run_with_topic_number_says_query_id_is_missing_and_the_names_recognis
     make(con, "run", RUN, q="topic_number")
     message = error_of(con, "FROM rankkit.evaluate('qrels', 'run', ['nDCG@10'])")
     assert ("rankkit: run table run: missing column query_id (also recognised: qid, queryid, query, topic, "
-            "topic_id, topicid, q_id); columns are topic_number (VARCHAR), doc_id (VARCHAR)") in message
+            "topic_id, topicid, q_id, user_id, userid, user, uid, customer_id); columns are topic_number (VARCHAR), "
+            "doc_id (VARCHAR)") in message
     assert "NULL query id" not in message
 
 
@@ -50,7 +51,8 @@ def test_a_run_with_retrieval_score_says_score_is_missing(con):
                   "FROM rankkit.evaluate_queries('qrels', 'run', ['RR'])",
                   "FROM rankkit.trace('qrels', 'run', 'q1')", "FROM rankkit.ranks('qrels', 'run')"):
         message = error_of(con, query)
-        assert "run table run: missing column score (also recognised: sim, similarity)" in message, query
+        assert ("run table run: missing column score (also recognised: sim, similarity, prediction, pred, preds, "
+                "predicted)") in message, query
         assert "retrieval_score (DECIMAL(2,1))" in message
 
 

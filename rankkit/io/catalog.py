@@ -34,6 +34,8 @@ class Source:
     lists: int = 0
     system_column: bool = False  # a run whose systems are a column's values (a NULL there is refused)
     tags: bool = False  # a TREC run whose systems are its tags (split by tag)
+    columns: dict = field(default_factory=dict)  # rankkit's column -> the source's (a table's or file's), for messages
+    ignored: list = field(default_factory=list)  # the source's columns left alone (a timestamp), for rankkit check
     owned: list = field(default_factory=list)  # (what, name) made for this source, dropped by release()
 
     @property

@@ -175,15 +175,19 @@ def _raise_bad_row(con, loaded: Source, text) -> None:
     if text is not None and text[0] == "trec":
         raise_bad_line(text[1], loaded.kind)
     number = NUMBER[loaded.kind]
-    original = f"CAST({ident(loaded.number_column)} AS VARCHAR)" if loaded.number_column else "NULL"
-    problem = (f"CASE WHEN query_id IS NULL THEN 'the query id is missing (NULL or empty)' "
-               f"WHEN doc_id IS NULL THEN 'the document id is missing (NULL or empty)' "
+    # a run by its rank alone (its score is minus the rank): what is wrong is its rank
+    by_rank = loaded.kind == "run" and "score" not in loaded.columns and "rank" in loaded.columns
+    said, given = ("rank", loaded.columns["rank"]) if by_rank else (number, loaded.number_column)
+    original = f"CAST({ident(given)} AS VARCHAR)" if given else "NULL"
+    missing = "is missing (NULL or empty)"
+    problem = (f"CASE WHEN query_id IS NULL THEN 'the query id {missing}{_column(loaded, 'query_id')}' "
+               f"WHEN doc_id IS NULL THEN 'the document id {missing}{_column(loaded, 'doc_id')}' "
                f"WHEN rankkit_original IS NOT NULL AND {number} IS NULL "
-               f"THEN 'the {number} ''' || rankkit_original || ''' is not a number' || CASE WHEN regexp_full_match("
+               f"THEN 'the {said} ''' || rankkit_original || ''' is not a number' || CASE WHEN regexp_full_match("
                f"trim(rankkit_original), '{DECIMAL_COMMA}') THEN {quote(DECIMAL_COMMA_HINT)} ELSE '' END "
-               f"WHEN {number} IS NULL THEN 'the {number} is missing (NULL or empty)' "
-               f"WHEN isnan({number}) THEN 'the {number} is NaN, not a finite number' "
-               f"ELSE 'the {number} ' || {number} || ' is not a finite number' END")
+               f"WHEN {number} IS NULL THEN 'the {said} is missing (NULL or empty)' "
+               f"WHEN isnan({number}) THEN 'the {said} is NaN, not a finite number' "
+               f"ELSE 'the {said} ' || {number} || ' is not a finite number' END")
     bad = f"query_id IS NULL OR doc_id IS NULL OR {number} IS NULL OR NOT isfinite({number})"
     if text is not None and text[0] == "parquet":
         source = (f"read_parquet({path_literal(text[1])}, hive_partitioning = true, filename = true, "
@@ -212,6 +216,12 @@ def _raise_bad_row(con, loaded: Source, text) -> None:
     else:
         where = f"{loaded.label}: row {found[0]}"
     raise InputError(f"{where}: {found[1]}")
+
+
+def _column(loaded: Source, ours: str) -> str:
+    """`` in column user_id`` where the source calls rankkit's column otherwise (quoted for SQL), else ""."""
+    theirs = loaded.columns.get(ours, ours)
+    return "" if theirs == ours else f" in column {theirs}".replace("'", "''")
 
 
 def _row_hash(loaded: Source) -> str:

@@ -11,6 +11,7 @@ from rankkit import _engine as duckdb
 from rankkit.errors import InputError
 from rankkit.names import ALIASES, OPTIONAL, REQUIRED
 from rankkit.io.catalog import first_message, ident, quote
+from rankkit.io.lists import list_column
 
 
 NUMBER = {"qrels": "relevance", "run": "score"}
@@ -49,9 +50,11 @@ def match_columns(names: list[tuple[str, str]], kind: str, columns: Mapping[str,
                   label: str) -> dict[str, str]:
     """rankkit's column -> the source's column, from the caller's mapping or the common names.
 
-    Every column must be used, or ignored on purpose (``columns={"title": None}``): a column rankkit
-    does not know may be one the caller meant it to read (a misspelt ``sytem`` would otherwise
-    merge every system into one).
+    A column rankkit does not read is left alone (a recommender's timestamp; :func:`unread` names
+    them for ``rankkit check``), unless it is one letter from a name of a column it did not find (a
+    misspelt ``sytem`` would otherwise merge every system into one). A run without a score but with a
+    rank is read by its rank (:func:`column_select`), one with lists of items by their positions
+    (:mod:`rankkit.io.lists`).
     """
     by_lower = {name.lower(): name for name, _ in names}
     fields = REQUIRED[kind] + OPTIONAL[kind]
@@ -66,10 +69,7 @@ def match_columns(names: list[tuple[str, str]], kind: str, columns: Mapping[str,
     for ours in fields:
         if ours in found:
             continue
-        if ours in by_lower and ours not in taken:
-            found[ours] = by_lower[ours]
-            taken.add(ours)
-            continue
+        # rankkit's own name too: a table with user_id and query_id has two query ids, not one and a spare
         candidates = [by_lower[a] for a in ALIASES[ours] if a in by_lower and a not in taken]
         if len(candidates) > 1:
             raise InputError(
@@ -79,21 +79,47 @@ def match_columns(names: list[tuple[str, str]], kind: str, columns: Mapping[str,
         if candidates:
             found[ours] = candidates[0]
             taken.add(candidates[0].lower())
-        elif ours in REQUIRED[kind]:
+    for ours in REQUIRED[kind]:
+        if ours not in found and not (ours == "score" and ("rank" in found or list_column(names, found))):
             mapped = [t for t, o in columns.items() if o == ours]
             said = f"; no column {', '.join(repr(t) for t in mapped)} as mapped" if mapped else ""
             raise InputError(
                 f"{label}: missing column {ours} (also recognised: {', '.join(ALIASES[ours][1:])}){said}; "
                 f"columns are {_listing(names)}; map one with columns={{'yours': {ours!r}}}"
             )
-    extra = [name for name, _ in names if name.lower() not in taken and not _IGNORABLE.fullmatch(name)]
-    if extra:
-        raise InputError(
-            f"{label}: extra column{'s' if len(extra) > 1 else ''} {', '.join(extra)}: rankkit reads "
-            f"{', '.join(fields)}; drop {'them' if len(extra) > 1 else 'it'}, or map it (columns={{{extra[0]!r}: None}} "
-            f"ignores it, columns={{{extra[0]!r}: {fields[-1]!r}}} reads it as the {fields[-1]})"
-        )
+    _refuse_near_misses(unread(names, found, columns), [f for f in fields if f not in found], fields, label)
     return found
+
+
+def unread(names: list[tuple[str, str]], found: Mapping[str, str], columns: Mapping[str, str | None]) -> list[str]:
+    """The source's columns rankkit leaves alone: neither read nor nobody's data (TREC's unused field,
+    pandas' saved index), in the source's order."""
+    taken = {v.lower() for v in found.values()} | {t.lower() for t, o in columns.items() if o is None}
+    return [name for name, _ in names if name.lower() not in taken and not _IGNORABLE.fullmatch(name)]
+
+
+def _refuse_near_misses(extra: list[str], missing: list[str], fields, label: str) -> None:
+    """An unread column one letter (or two swapped) from a name of a column not found is refused: it
+    was more likely meant than spare. Names shorter than four letters are too close to everything."""
+    for name in extra:
+        meant = [ours for ours in missing if any(len(a) >= 4 and one_edit(name.lower(), a) for a in ALIASES[ours])]
+        if meant:
+            raise InputError(
+                f"{label}: extra column {name}, one letter from the {meant[0]}: rankkit reads {', '.join(fields)}; "
+                f"drop it, or map it (columns={{{name!r}: None}} ignores it, columns={{{name!r}: {meant[0]!r}}} "
+                f"reads it as the {meant[0]})"
+            )
+
+
+def one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by at most one letter inserted, deleted or changed, or two
+    neighbours swapped (DuckDB's damerau_levenshtein(a, b) <= 1, which the SQL macros use)."""
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) <= 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long = sorted((a, b), key=len)
+    return len(long) - len(short) == 1 and any(long[:i] + long[i + 1:] == short for i in range(len(long)))
 
 
 def _listing(names: list[tuple[str, str]]) -> str:
@@ -125,8 +151,14 @@ def column_select(con, raw, names, found, kind, system, integer_grades, label, u
     else:
         tag = quote(unnamed) if unnamed is not None else "CAST(NULL AS VARCHAR)"
     rank = f"TRY_CAST(TRY_CAST({ident(found['rank'])} AS DOUBLE) AS BIGINT)" if "rank" in found else "CAST(NULL AS BIGINT)"
+    score = f"TRY_CAST({ident(found['score'])} AS DOUBLE)" if "score" in found else RANK_SCORE.format(rank=rank)
     return (f"{tag} AS system, CAST({q} AS VARCHAR) AS query_id, CAST({d} AS VARCHAR) AS doc_id, "
-            f"{rank} AS rank, TRY_CAST({ident(found['score'])} AS DOUBLE) AS score")
+            f"{rank} AS rank, {score} AS score")
+
+
+# A run ranked by its rank alone scores each document minus its rank: rank 1 scores highest, equal ranks
+# tie (broken by doc_id as trec_eval breaks equal scores). The SQL macros' rankkit.run_rows read it alike.
+RANK_SCORE = "-CAST({rank} AS DOUBLE)"
 
 
 def trec_select(kind: str, system: str | None, integer_grades: bool) -> str:

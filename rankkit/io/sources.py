@@ -19,7 +19,8 @@ from rankkit.names import REQUIRED
 from rankkit.progress import Progress
 from rankkit.io.catalog import Source, first_message, is_table, path_literal, quote, table_ident, temp_name
 from rankkit.io.checks import check_rows, keep_first, read_error
-from rankkit.io.columns import NUMBER, column_select, decimal_comma, describe, match_columns, trec_select
+from rankkit.io.columns import NUMBER, column_select, decimal_comma, describe, match_columns, trec_select, unread
+from rankkit.io.lists import list_column, unnest_lists
 from rankkit.io.files import (as_given, csv_reader, file_format, forget_copy, is_copy, is_glob, plain_copy, run_name,
                               text_problem)
 from rankkit.io.trec_text import load_trec, load_trec_runs
@@ -143,6 +144,12 @@ def load(con: duckdb.DuckDBPyConnection, source, kind: str, *, columns: Mapping[
         else:
             names = describe(con, raw, label)
             found = match_columns(names, kind, columns or {}, label)
+            if kind == "run" and list_column(names, found) is not None:
+                raw = unnest_lists(con, raw, names, found, label)
+                loaded.owned.append(("view", raw))
+                names = describe(con, raw, label)
+                found = match_columns(names, kind, columns or {}, label)
+            loaded.columns, loaded.ignored = found, unread(names, found, columns or {})
             loaded.raw, loaded.number_column = raw, found.get(NUMBER[kind])
             loaded.system_column = kind == "run" and system is None and "system" in found
             unnamed = run_name(text[1]) if text is not None and not is_glob(str(text[1])) and not Path(text[1]).is_dir() else None
