@@ -75,7 +75,7 @@ def describe_qrels(found: dict) -> str:
     """The qrels' lines of the diagnosis: the same for every run checked against them, printed once."""
     return (f"qrels\t{visible(found['qrels'])}\t{found['qrels_queries']} queries, {found['judgments']} judgments, "
             f"{found['qrels_duplicates']} duplicate{'s' if found['qrels_duplicates'] != 1 else ''}"
-            + "".join("\n" + line for line in _ignored("qrels", found["qrels_ignored"])))
+            + "".join("\n" + line for line in _ignored("qrels", found.get("qrels_ignored", []))))
 
 
 def _ignored(kind: str, columns: list[str]) -> list[str]:
@@ -90,7 +90,7 @@ def describe_run(found: dict) -> list[str]:
     return [
         f"run\t{visible(found['run'])}\t{found['run_queries']} queries, {found['retrieved']} documents, "
         f"{found['systems']} system{'s' if found['systems'] != 1 else ''}",
-        *_ignored("run", found["run_ignored"]),
+        *_ignored("run", found.get("run_ignored", [])),
         f"systems\t{', '.join('(unnamed)' if s is None else visible(s) for s in found['system_names'])}\t"
         f"what rankkit eval and evaluate() evaluate and print",
         f"queries\tin common {found['common']}, run only {found['run_only']}, qrels only {found['qrels_only']}",
