@@ -1,0 +1,164 @@
+"""Fusion (sql/80_fusion.sql, rankkit.fuse, rankkit fuse): every method and normalisation against ranx's
+fuse (its answers recorded by bench/fusion_ranx.py: importing and compiling ranx takes longer than the
+suite can spend), RRF's known pitfalls, ties, and bad input refused with one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankkit
+
+GOLDEN = json.loads((Path(__file__).parent / "golden" / "fusion_ranx.json").read_text(encoding="utf-8"))
+RANK_METHODS = ("rrf", "isr", "bordafuse", "condorcet")
+
+
+def frame(runs: dict) -> pd.DataFrame:
+    return pd.DataFrame([(system, q, doc, score) for system, queries in runs.items()
+                         for q, docs in queries.items() for doc, score in docs.items()],
+                        columns=["system", "query_id", "doc_id", "score"])
+
+
+@pytest.fixture(scope="module")
+def con():
+    con = rankkit.connect()
+    con.register("golden_runs", frame(GOLDEN["runs"]))
+    con.register("voting_runs", frame(GOLDEN["condorcet_runs"]))
+    return con
+
+
+def fused(con, table: str, arguments: str = "", params=()) -> dict:
+    rows = con.execute(f"FROM rankkit.fuse('{table}'{arguments})", list(params)).fetchall()
+    out: dict = {}
+    for system, q, doc, score in rows:
+        out.setdefault(q, []).append((doc, score))
+    return out
+
+
+def assert_as_ranx(ours: dict, theirs: dict) -> None:
+    """The same documents with the same scores (to 1e-12), and ranx's order ours up to equal scores."""
+    assert sorted(ours) == sorted(theirs)
+    for q, listed in theirs.items():
+        scores = dict(ours[q])
+        assert sorted(scores) == sorted(doc for doc, _ in listed), q
+        for doc, score in listed:
+            assert scores[doc] == pytest.approx(score, rel=1e-12, abs=1e-12), (q, doc)
+        in_ranx_order = [scores[doc] for doc, _ in listed]
+        assert all(a >= b - 1e-12 for a, b in zip(in_ranx_order, in_ranx_order[1:])), q
+
+
+@pytest.mark.parametrize("case", GOLDEN["cases"], ids=lambda c: f"{c['method']}-{c['norm']}")
+def test_every_method_and_normalisation_equals_ranx(con, case):
+    method, norm = case["method"], case["norm"]
+    weights = dict(zip(GOLDEN["systems"], GOLDEN["weights"]))
+    arguments = ", method := ?, norm := ?"
+    params = [method, None if method in RANK_METHODS else (norm or "none")]
+    if method in ("wsum", "wmnz"):
+        arguments += ", weights := ?::MAP(VARCHAR, DOUBLE)"
+        params.append(weights)
+    assert_as_ranx(fused(con, "golden_runs", arguments, params), case["fused"])
+
+
+def test_condorcet_equals_ranx_where_the_majority_is_an_order(con):
+    ours = fused(con, "voting_runs", ", method := 'condorcet'")
+    for q, listed in ours.items():  # no cycle: the Copeland counts are 1 .. n, each once
+        assert sorted(score for _, score in listed) == list(range(1, len(listed) + 1)), q
+    assert_as_ranx(ours, GOLDEN["condorcet"])
+
+
+def test_dbsf_is_qdrants_three_sigma_scaling(con):
+    ours = fused(con, "golden_runs", ", method := 'combsum', norm := 'dbsf'")
+    expected: dict = {}
+    for queries in GOLDEN["runs"].values():
+        for q, docs in queries.items():
+            scores = np.array(list(docs.values()))
+            mean, sd = scores.mean(), scores.std(ddof=1)
+            for doc, score in docs.items():
+                expected[q, doc] = expected.get((q, doc), 0.0) + (score - (mean - 3 * sd)) / (6 * sd)
+    assert {(q, doc): score for q, docs in ours.items() for doc, score in docs} == pytest.approx(expected, rel=1e-12)
+
+
+# ---- RRF's pitfalls ---------------------------------------------------------------------------------
+
+def run_frame(*rows) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["system", "query_id", "doc_id", "score"])
+
+
+def rrf(con, runs: pd.DataFrame, arguments: str = "") -> dict:
+    con.register("pitfall_runs", runs)
+    return {(q, doc): score for _, q, doc, score in
+            con.execute(f"FROM rankkit.fuse('pitfall_runs'{arguments})").fetchall()}
+
+
+def test_rrf_ranks_start_at_one_and_an_absent_document_adds_nothing(con):
+    runs = run_frame(("a", "q", "x", 9.0), ("a", "q", "y", 8.0), ("b", "q", "x", 0.5))
+    assert rrf(con, runs) == {("q", "x"): 2 / 61, ("q", "y"): 1 / 62}
+
+
+def test_rrf_over_runs_of_different_depths_and_a_depth_cut(con):
+    runs = run_frame(*[("a", "q", f"d{i}", 10.0 - i) for i in range(5)], ("b", "q", "d4", 1.0))
+    values = rrf(con, runs)
+    assert values[("q", "d4")] == 1 / 65 + 1 / 61 and values[("q", "d0")] == 1 / 61 and len(values) == 5
+    assert rrf(con, runs, ", depth := 2") == {("q", "d0"): 1 / 61, ("q", "d1"): 1 / 62, ("q", "d4"): 1 / 61}
+
+
+def test_rrf_orders_equal_scores_by_trec_evals_rule_whatever_the_row_order(con):
+    # b and c tie in system a: doc_id descending puts c at rank 1, b at 2, in any order of the rows
+    rows = [("a", "q", "b", 1.0), ("a", "q", "c", 1.0), ("s", "q", "b", 2.0), ("s", "q", "c", 1.0)]
+    expected = {("q", "c"): 1 / 61 + 1 / 62, ("q", "b"): 1 / 62 + 1 / 61}
+    assert rrf(con, run_frame(*rows)) == rrf(con, run_frame(*reversed(rows))) == expected
+    # ranx ranks ties as its sort leaves them; given trec_eval's order it agrees
+    three = run_frame(("a", "q", "b", 1.0), ("a", "q", "c", 1.0), ("a", "q", "d", 0.5), ("s", "q", "d", 1.0))
+    assert rrf(con, three) == {("q", "c"): 1 / 61, ("q", "b"): 1 / 62, ("q", "d"): 1 / 63 + 1 / 61}
+
+
+def test_a_document_listed_twice_is_refused_naming_system_query_and_document(con):
+    runs = run_frame(("a", "q1", "x", 2.0), ("a", "q1", "x", 1.0), ("b", "q1", "x", 1.0))
+    con.register("twice", runs)
+    with pytest.raises(Exception, match="run table twice: system a lists document x twice for query q1"):
+        con.execute("FROM rankkit.fuse('twice')").fetchall()
+
+
+def test_the_fused_run_is_named_by_its_method_and_arguments(con):
+    runs = run_frame(("a", "q", "x", 2.0), ("b", "q", "y", 1.0))
+    con.register("named", runs)
+    names = {arguments: con.execute(f"SELECT DISTINCT system FROM rankkit.fuse('named'{arguments})").fetchall()[0][0]
+             for arguments in ("", ", k := 10", ", method := 'sum'", ", method := 'combmnz', norm := 'zmuv'",
+                               ", method := 'wsum', weights := MAP {'b': 0.7, 'a': 0.3}", ", method := 'bordafuse'")}
+    assert list(names.values()) == ["rrf(k=60)", "rrf(k=10)", "combsum(norm=min-max)", "combmnz(norm=zmuv)",
+                                    "wsum(norm=min-max,weights=0.3;0.7)", "borda"]
+
+
+# ---- bad input ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("arguments, message", [
+    (", method := 'rff'", "method must be one of rrf, isr, combsum, .* got 'rff'"),
+    (", method := 'combsum', norm := 'l2'", "norm must be one of none, min-max, .* got 'l2'"),
+    (", norm := 'zmuv'", "rrf fuses ranks, not scores: norm 'zmuv' does not apply to it"),
+    (", k := -1", "k must be a number, 0 or more"),
+    (", method := 'wsum'", "wsum needs weights, one for each system: a, b"),
+    (", method := 'combsum', weights := MAP {'a': 1, 'b': 1}", "combsum takes no weights"),
+    (", weights := MAP {'a': 1}", "no weight for system b; the systems are a, b"),
+    (", weights := MAP {'a': 1, 'b': 1, 'c': 2}", "'c' is no system fused"),
+    (", weights := MAP {'a': 1, 'b': 'nan'::DOUBLE}", "the weight of system b must be a finite number, got nan"),
+])
+def test_bad_arguments_are_refused_in_one_line(con, arguments, message):
+    con.register("two", run_frame(("a", "q", "x", 2.0), ("b", "q", "y", 1.0)))
+    with pytest.raises(Exception, match=message):
+        con.execute(f"FROM rankkit.fuse('two'{arguments})").fetchall()
+
+
+def test_a_table_of_one_system_or_rows_without_one_is_refused(con):
+    con.register("one", run_frame(("a", "q", "x", 2.0), ("a", "q", "y", 1.0)))
+    with pytest.raises(Exception, match="run table one: 1 system; fusion combines two or more"):
+        con.execute("FROM rankkit.fuse('one')").fetchall()
+    con.register("unnamed", run_frame(("a", "q", "x", 2.0), (None, "q", "y", 1.0), ("b", "q", "y", 1.0)))
+    with pytest.raises(Exception, match="run table unnamed: some rows have no system"):
+        con.execute("FROM rankkit.fuse('unnamed')").fetchall()
+    con.register("scoreless", pd.DataFrame({"system": ["a", "b"], "query_id": "q", "doc_id": "x"}))
+    with pytest.raises(Exception, match="missing column score"):
+        con.execute("FROM rankkit.fuse('scoreless')").fetchall()
