@@ -5,6 +5,7 @@ suite can spend), RRF's known pitfalls, ties, and bad input refused with one lin
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ import pandas as pd
 import pytest
 
 import rankkit
+from rankkit.errors import InputError, RankkitError
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "fusion_ranx.json").read_text(encoding="utf-8"))
 RANK_METHODS = ("rrf", "isr", "bordafuse", "condorcet")
@@ -121,6 +123,8 @@ def test_a_document_listed_twice_is_refused_naming_system_query_and_document(con
     con.register("twice", runs)
     with pytest.raises(Exception, match="run table twice: system a lists document x twice for query q1"):
         con.execute("FROM rankkit.fuse('twice')").fetchall()
+    with pytest.raises(InputError, match="x"):  # the readers say it first, with the row
+        rankkit.fuse(runs)
 
 
 def test_the_fused_run_is_named_by_its_method_and_arguments(con):
@@ -162,3 +166,60 @@ def test_a_table_of_one_system_or_rows_without_one_is_refused(con):
     con.register("scoreless", pd.DataFrame({"system": ["a", "b"], "query_id": "q", "doc_id": "x"}))
     with pytest.raises(Exception, match="missing column score"):
         con.execute("FROM rankkit.fuse('scoreless')").fetchall()
+
+
+def test_python_pairs_weights_with_the_runs_given():
+    a = pd.DataFrame({"query_id": "q", "doc_id": ["x", "y"], "score": [2.0, 1.0]})
+    b = pd.DataFrame({"query_id": "q", "doc_id": ["y", "x"], "score": [2.0, 1.0]})
+    fused = rankkit.fuse({"a": a, "b": b}, method="wsum", weights=[0.25, 0.75])
+    assert fused.set_index("doc_id").score.to_dict() == {"y": 0.75, "x": 0.25}
+    assert fused.system.iloc[0] == "wsum(norm=min-max,weights=0.25;0.75)"
+    with pytest.raises(RankkitError, match=r"weights: 3 given for 2 runs \(a, b\): give one per run"):
+        rankkit.fuse({"a": a, "b": b}, method="wsum", weights=[1, 2, 3])
+    with pytest.raises(RankkitError, match="a list pairs with runs given as a list"):
+        rankkit.fuse(pd.concat([a.assign(system="a"), b.assign(system="b")]), method="wsum", weights=[1, 2])
+    with pytest.raises(RankkitError, match="k must be a number"):
+        rankkit.fuse([a, b], k="60")
+    assert rankkit.fuse([a, b], k=10.0).system.iloc[0] == "rrf(k=10)"
+
+
+# ---- the command line -------------------------------------------------------------------------------
+
+def write_runs(folder: Path) -> tuple[Path, Path, Path]:
+    (folder / "qrels.txt").write_text("q1 0 x 1\nq1 0 z 2\nq2 0 y 1\n")
+    (folder / "bm25.run").write_text("q1 Q0 x 1 3.0 t\nq1 Q0 y 2 2.0 t\nq2 Q0 y 1 1.0 t\n")
+    (folder / "dense.run").write_text("q1 Q0 z 1 0.9 t\nq1 Q0 x 2 0.8 t\nq2 Q0 x 1 0.7 t\n")
+    return folder / "qrels.txt", folder / "bm25.run", folder / "dense.run"
+
+
+def test_the_command_line_writes_a_run_that_eval_reads(tmp_path, capsys):
+    from rankkit.cli import main
+
+    qrels, bm25, dense = write_runs(tmp_path)
+    out = tmp_path / "fused.run"
+    assert main(["fuse", str(bm25), str(dense), "-k", "1", "-o", str(out)]) == 0, capsys.readouterr().err
+    assert out.read_text().splitlines() == [
+        f"q1 Q0 x 1 {1 / 2 + 1 / 3!r} rrf(k=1)", f"q1 Q0 z 2 {1 / 2!r} rrf(k=1)", f"q1 Q0 y 3 {1 / 3!r} rrf(k=1)",
+        f"q2 Q0 y 1 {1 / 2!r} rrf(k=1)", f"q2 Q0 x 2 {1 / 2!r} rrf(k=1)"]
+    assert main(["eval", str(qrels), str(out), "-m", "P@1"]) == 0
+    assert "P@1" in capsys.readouterr().out
+    assert main(["fuse", str(bm25), str(dense), "--method", "wsum", "--weights", "1,3", "-o",
+                 str(tmp_path / "w.parquet")]) == 0
+    assert pd.read_parquet(tmp_path / "w.parquet").doc_id.tolist() == ["z", "x", "y", "y", "x"]
+
+
+def test_the_command_line_refuses_an_input_as_output_and_ids_text_cannot_hold(tmp_path, capsys):
+    from rankkit.cli import main
+
+    _, bm25, dense = write_runs(tmp_path)
+    assert main(["fuse", str(bm25), str(dense), "-o", str(bm25)]) == 2
+    assert "is the same file as the run" in capsys.readouterr().err
+    assert main(["fuse", str(bm25), str(dense), "--weights", "1,x", "-o", str(tmp_path / "f.run")]) == 2
+    assert "expected numbers separated by commas" in capsys.readouterr().err
+    spaced = pd.DataFrame({"system": ["a", "b"], "query_id": "q", "doc_id": ["x y\x1b", "z"], "score": 1.0})
+    spaced.to_parquet(tmp_path / "spaced.parquet")
+    assert main(["fuse", str(tmp_path / "spaced.parquet"), "-o", str(tmp_path / "f.run")]) == 2
+    said = capsys.readouterr().err
+    assert "cannot be a field of TREC text; write a .parquet file" in said and "\x1b" not in said
+    assert not (tmp_path / "f.run").exists()
+    assert math.isclose(rankkit.fuse(tmp_path / "spaced.parquet").score.sum(), 2 / 61)
