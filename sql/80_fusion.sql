@@ -208,13 +208,14 @@ FROM candidates LEFT JOIN duels USING (query_id, doc_id)
 GROUP BY query_id, doc_id;
 
 -- rankkit.fusion_name: the fused run's system, the method and what it was given: rrf(k=60),
--- combsum(norm=min-max), wsum(norm=min-max,weights=0.3;0.7) (the weights in the order of the systems'
--- names), isr, borda, condorcet.
+-- combsum(norm=min-max), wsum(norm=min-max;weights=0.3/0.7) (the weights in the order of the systems'
+-- names), isr, borda, condorcet. No comma and no space: the name is a TREC run's tag, and rankkit's
+-- readers take a first line with a comma outside the score for a CSV header.
 CREATE OR REPLACE MACRO rankkit.fusion_name(method, k, norm, weights_text) AS
     rankkit.fusion_method(method) || CASE
-        WHEN rankkit.fusion_method(method) = 'rrf' THEN '(k=' || k || coalesce(',weights=' || weights_text, '') || ')'
+        WHEN rankkit.fusion_method(method) = 'rrf' THEN '(k=' || k || coalesce(';weights=' || weights_text, '') || ')'
         WHEN rankkit.fusion_method(method) IN ('isr', 'borda', 'condorcet') THEN ''
-        ELSE '(norm=' || rankkit.fusion_norm(method, norm) || coalesce(',weights=' || weights_text, '') || ')' END;
+        ELSE '(norm=' || rankkit.fusion_norm(method, norm) || coalesce(';weights=' || weights_text, '') || ')' END;
 
 CREATE OR REPLACE MACRO rankkit.fuse(run_table, method := 'rrf', k := 60, norm := NULL, weights := NULL,
         depth := NULL, label := NULL) AS TABLE
@@ -245,7 +246,7 @@ fused AS (
 condorcet AS (FROM rankkit.condorcet_scores('inputs') WHERE rankkit.fusion_method(method) = 'condorcet'),
 named AS (
     SELECT rankkit.fusion_name(method, k, norm, CASE WHEN weights IS NOT NULL THEN
-               (SELECT string_agg(weight::VARCHAR, ';' ORDER BY system) FROM (SELECT DISTINCT system, weight FROM inputs)) END)
+               (SELECT string_agg(weight::VARCHAR, '/' ORDER BY system) FROM (SELECT DISTINCT system, weight FROM inputs)) END)
            AS system
 )
 SELECT named.system, query_id, doc_id, score

@@ -134,7 +134,7 @@ def test_the_fused_run_is_named_by_its_method_and_arguments(con):
              for arguments in ("", ", k := 10", ", method := 'sum'", ", method := 'combmnz', norm := 'zmuv'",
                                ", method := 'wsum', weights := MAP {'b': 0.7, 'a': 0.3}", ", method := 'bordafuse'")}
     assert list(names.values()) == ["rrf(k=60)", "rrf(k=10)", "combsum(norm=min-max)", "combmnz(norm=zmuv)",
-                                    "wsum(norm=min-max,weights=0.3;0.7)", "borda"]
+                                    "wsum(norm=min-max;weights=0.3/0.7)", "borda"]
 
 
 # ---- bad input ------------------------------------------------------------------------------------------
@@ -173,7 +173,7 @@ def test_python_pairs_weights_with_the_runs_given():
     b = pd.DataFrame({"query_id": "q", "doc_id": ["y", "x"], "score": [2.0, 1.0]})
     fused = rankkit.fuse({"a": a, "b": b}, method="wsum", weights=[0.25, 0.75])
     assert fused.set_index("doc_id").score.to_dict() == {"y": 0.75, "x": 0.25}
-    assert fused.system.iloc[0] == "wsum(norm=min-max,weights=0.25;0.75)"
+    assert fused.system.iloc[0] == "wsum(norm=min-max;weights=0.25/0.75)"
     with pytest.raises(RankkitError, match=r"weights: 3 given for 2 runs \(a, b\): give one per run"):
         rankkit.fuse({"a": a, "b": b}, method="wsum", weights=[1, 2, 3])
     with pytest.raises(RankkitError, match="a list pairs with runs given as a list"):
@@ -206,6 +206,9 @@ def test_the_command_line_writes_a_run_that_eval_reads(tmp_path, capsys):
     assert main(["fuse", str(bm25), str(dense), "--method", "wsum", "--weights", "1,3", "-o",
                  str(tmp_path / "w.parquet")]) == 0
     assert pd.read_parquet(tmp_path / "w.parquet").doc_id.tolist() == ["z", "x", "y", "y", "x"]
+    # the tag names the weights without a comma, which the readers would take for a CSV header's
+    assert main(["fuse", str(bm25), str(dense), "--method", "wsum", "--weights", "1,3", "-o", str(tmp_path / "w.run")]) == 0
+    assert main(["eval", str(qrels), str(tmp_path / "w.run"), "-m", "P@1"]) == 0, capsys.readouterr().err
 
 
 def test_the_command_line_refuses_an_input_as_output_and_ids_text_cannot_hold(tmp_path, capsys):
