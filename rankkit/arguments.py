@@ -374,8 +374,9 @@ def _add_explore(sub: argparse.ArgumentParser) -> None:
 
 def _add_fuse(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("runs", nargs="+", metavar="run", help="two or more runs to fuse, " + RUN_FILES)
-    sub.add_argument("-o", "--output", metavar="FILE", required=True,
-                     help="the fused run: TREC text, or .parquet, .csv, .tsv, .json by the suffix; never an input")
+    sub.add_argument("-o", "--output", metavar="FILE",
+                     help="the fused run: TREC text, or .parquet, .csv, .tsv, .json by the suffix; never an input "
+                          "(required unless --sweep; with --sweep, the table as CSV)")
     sub.add_argument("--method", default="rrf",
                      help="rrf (default), isr, combsum, combmnz, combmax, combmin, combmed, combanz, wsum, wmnz, "
                           "borda or condorcet (sql/80_fusion.sql cites each)")
@@ -385,6 +386,15 @@ def _add_fuse(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--weights", metavar="W,W,...", help="one weight per run, in the order given (wsum and wmnz "
                                                           "need them, rrf takes them)")
     sub.add_argument("--depth", type=positive_int, metavar="N", help="fuse each run's top N documents per query")
+    sub.add_argument("--sweep", metavar="QRELS",
+                     help="instead of fusing once, fuse at every point of a grid and judge each against the best "
+                          "point and the best single run under these qrels (wsum, wmnz: weights on the simplex in "
+                          "--step; rrf: k in 1, 5, 10, 20, 60)")
+    sub.add_argument("-m", "--measure", metavar="MEASURE", help="with --sweep: the measure (nDCG@10, AP ...)")
+    sub.add_argument("--step", type=number, default=0.1, help="with --sweep: the weights' step (default 0.1)")
+    _add_significance(sub, test="paired test of each point against the best point and the best single run",
+                      corrected="the points of the grid")
+    sub.add_argument("--seed", type=int, default=0, help="seed of the randomised tests and intervals (default 0)")
     _add_inputs(sub)
 
 

@@ -85,8 +85,9 @@ END;
 -- systems, rows without a system, a document listed twice for a query by one system, a row without
 -- a score, weights that do not name each system once with a finite number. Messages name the table,
 -- or label (what the caller calls it: rankkit.fuse in Python names the runs it read).
+-- gridded := true: the weights come from a grid (rankkit.fuse_grid), not from weights.
 CREATE OR REPLACE MACRO rankkit.fusion_inputs(run_table, method := 'rrf', k := 60, norm := NULL, weights := NULL,
-        depth := NULL, label := NULL) AS TABLE
+        depth := NULL, label := NULL, gridded := false) AS TABLE
 WITH
 ranked AS MATERIALIZED (
     SELECT r.system, r.query_id, r.doc_id, r.score, r.rank
@@ -116,7 +117,7 @@ checks AS (
         WHEN (SELECT sum(unscored) FROM systems) > 0
             THEN (SELECT error(table_said || ': system ' || rankkit.visible(system) || ' has ' || unscored
                                || ' rows without a score') FROM systems WHERE unscored > 0 ORDER BY system LIMIT 1)
-        WHEN rankkit.fusion_method(method) IN ('wsum', 'wmnz') AND weights IS NULL
+        WHEN rankkit.fusion_method(method) IN ('wsum', 'wmnz') AND weights IS NULL AND NOT gridded
             THEN error('rankkit: ' || rankkit.fusion_method(method) || ' needs weights, one for each system: '
                        || (SELECT names FROM listing))
         WHEN weights IS NOT NULL AND rankkit.fusion_method(method) NOT IN ('rrf', 'wsum', 'wmnz')
@@ -252,3 +253,27 @@ named AS (
 SELECT named.system, query_id, doc_id, score
 FROM (FROM fused UNION ALL FROM condorcet), named
 ORDER BY query_id, score DESC, doc_id DESC;
+
+-- rankkit.fuse_grid: rankkit.fuse at every point of a grid, in one statement, for the methods whose
+-- arguments a grid varies: rrf (k, weights), wsum and wmnz (weights). grid_table holds point, system,
+-- weight, k: a row per point and system. The systems are ranked and normalised once; each point is
+-- then one weighted sum. The fused runs are named by their point.
+CREATE OR REPLACE MACRO rankkit.fuse_grid(run_table, grid_table, method := 'wsum', norm := NULL, depth := NULL,
+        label := NULL) AS TABLE
+WITH
+inputs AS MATERIALIZED (
+    FROM rankkit.fusion_inputs(run_table, method := method, norm := norm, depth := depth, label := label, gridded := true)
+    WHERE CASE WHEN rankkit.fusion_method(method) IN ('rrf', 'wsum', 'wmnz') THEN true
+               ELSE error('rankkit: a grid varies the weights of rrf, wsum or wmnz, or the k of rrf; '
+                          || rankkit.fusion_method(method) || ' has neither') END
+),
+normalised AS (FROM rankkit.fusion_normalised('inputs', rankkit.fusion_norm(method, norm))),
+points AS (SELECT point::VARCHAR AS point, system::VARCHAR AS system, weight::DOUBLE AS weight, k::DOUBLE AS k
+           FROM query_table(grid_table::VARCHAR))
+SELECT p.point AS system, n.query_id, n.doc_id, CASE rankkit.fusion_method(method)
+           WHEN 'rrf' THEN sum(p.weight / (p.k + n.rank))
+           WHEN 'wsum' THEN sum(p.weight * n.x)
+           WHEN 'wmnz' THEN sum(n.x) * sum(p.weight)
+       END AS score
+FROM normalised n JOIN points p ON p.system = n.system
+GROUP BY p.point, n.query_id, n.doc_id;

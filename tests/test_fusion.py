@@ -226,3 +226,44 @@ def test_the_command_line_refuses_an_input_as_output_and_ids_text_cannot_hold(tm
     assert "cannot be a field of TREC text; write a .parquet file" in said and "\x1b" not in said
     assert not (tmp_path / "f.run").exists()
     assert math.isclose(rankkit.fuse(tmp_path / "spaced.parquet").score.sum(), 2 / 61)
+
+
+# ---- the sweep ----------------------------------------------------------------------------------------
+
+def test_the_sweep_judges_each_point_as_compare_judges_its_fused_run(tmp_path):
+    qrels, bm25, dense = write_runs(tmp_path)
+    (tmp_path / "qrels.txt").write_text("q1 0 x 1\nq1 0 z 2\nq2 0 y 1\nq3 0 w 1\n")
+    (tmp_path / "bm25.run").write_text(bm25.read_text() + "q3 Q0 w 1 2.0 t\nq3 Q0 v 2 1.0 t\n")
+    (tmp_path / "dense.run").write_text(dense.read_text() + "q3 Q0 v 1 2.0 t\nq3 Q0 w 2 1.5 t\n")
+    runs = {"bm25": str(bm25), "dense": str(dense)}
+    swept = rankkit.fusion_sweep(str(qrels), runs, "RR", step=0.25, correction="none", test="t")
+    assert swept.point.tolist() == [f"wsum(norm=min-max;weights={a}/{1 - a})" for a in (0.0, 0.25, 0.5, 0.75, 1.0)]
+    best, other = swept.attrs["best"], swept.point.iloc[0]
+    fused = {name: rankkit.fuse(runs, method="wsum", weights=[float(w) for w in name.split("=")[-1][:-1].split("/")])
+             for name in (best, other)}
+    assert [run.system.iloc[0] for run in fused.values()] == [best, other]
+    compared = rankkit.compare(str(qrels), fused, "RR", baseline=best, correction="none")
+    row = swept.set_index("point").loc[other]
+    assert row.diff_best == pytest.approx(compared["diff"].iloc[0]) and row.p_best == pytest.approx(compared.p_value.iloc[0])
+    assert swept.set_index("point").loc[best, "mean"] == pytest.approx(compared.baseline_mean.iloc[0])
+    assert swept.attrs["best_single"] in runs
+
+
+def test_the_sweep_over_rrfs_k_and_its_bad_grids(tmp_path, capsys):
+    from rankkit.cli import main
+
+    qrels, bm25, dense = write_runs(tmp_path)
+    runs = [str(bm25), str(dense)]
+    assert rankkit.fusion_sweep(str(qrels), runs, "RR", method="rrf", grid=[1, {"k": 5, "weights": [1, 2]}]).point.tolist() \
+        == ["rrf(k=1;weights=1.0/1.0)", "rrf(k=5;weights=1.0/2.0)"]
+    with pytest.raises(RankkitError, match="varies the weights of wsum, wmnz or rrf"):
+        rankkit.fusion_sweep(str(qrels), runs, "RR", method="combsum")
+    with pytest.raises(RankkitError, match="k is rrf's"):
+        rankkit.fusion_sweep(str(qrels), runs, "RR", grid=[{"k": 3}])
+    with pytest.raises(RankkitError, match="step must divide 1"):
+        rankkit.fusion_sweep(str(qrels), runs, "RR", step=0.3)
+    assert main(["fuse", *runs, "--sweep", str(qrels), "-m", "RR"]) == 0
+    out = capsys.readouterr().out
+    assert "rrf(k=20)" in out and "best single run:" in out
+    assert main(["fuse", *runs, "--sweep", str(qrels)]) == 2
+    assert "give -m" in capsys.readouterr().err
