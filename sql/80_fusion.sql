@@ -4,6 +4,8 @@
 --
 -- rankkit.fuse(run_table, method := 'rrf', k := 60, norm := NULL, weights := NULL, depth := NULL)
 -- (label := TEXT names the runs in messages, in place of the table's name)
+-- rankkit.fuse_grid(run_table, grid_table, method := 'wsum', ...) fuses at every point of a grid at once
+-- (rankkit.fusion_sweep's statement, below).
 --
 -- Ranks are rankkit.ranked's: 1-based, equal scores ordered by trec_eval's rule (doc_id descending),
 -- so a run's ties never depend on the order of its rows (ranx follows the order its dictionaries
