@@ -156,6 +156,14 @@ def test_bad_arguments_are_refused_in_one_line(con, arguments, message):
         con.execute(f"FROM rankkit.fuse('two'{arguments})").fetchall()
 
 
+def test_names_in_messages_are_shown_with_their_control_characters_visible(con):
+    con.register("hostile", run_frame(("a\x1b[2J", "q\n1", "x", 2.0), ("a\x1b[2J", "q\n1", "x", 1.0), ("b", "q", "y", 1.0)))
+    with pytest.raises(Exception) as raised:
+        con.execute("FROM rankkit.fuse('hostile')").fetchall()
+    said = str(raised.value)
+    assert "system a\\x1b[2J lists document x twice for query q\\n1" in said and "\x1b" not in said
+
+
 def test_a_table_of_one_system_or_rows_without_one_is_refused(con):
     con.register("one", run_frame(("a", "q", "x", 2.0), ("a", "q", "y", 1.0)))
     with pytest.raises(Exception, match="run table one: 1 system; fusion combines two or more"):
