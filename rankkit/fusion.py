@@ -186,15 +186,16 @@ def fusion_sweep(qrels, runs, measure: str, method: str = "wsum", grid=None, *, 
         ``diff_single, p_single, significant_single`` (against the best single run). ``attrs``
         names the ``best`` point, the ``best_single`` run and the settings.
     """
-    from rankkit.compare import check_options, compare_values
+    from rankkit.compare import check_options
     from rankkit.evaluate import evaluate
 
     check_options(test, correction, alpha)
-    if rankkit_method(method) not in ("wsum", "wmnz", "rrf"):
-        raise RankkitError(f"fusion_sweep varies the weights of wsum, wmnz or rrf, or rrf's k; got method {method!r}")
     con = connect(con) if con is not None else default_connection()
+    named = run_rows(con, "SELECT rankkit.fusion_method(?::VARCHAR) AS method", [str(method)])[0]["method"]
+    if named not in ("wsum", "wmnz", "rrf"):
+        raise RankkitError(f"fusion_sweep varies the weights of wsum, wmnz or rrf, or rrf's k; got method {method!r}")
     with fusion_source(con, runs, columns) as source:
-        grid_frame = sweep_grid(con, rankkit_method(method), grid, step, norm, runs, source.systems)
+        grid_frame = sweep_grid(con, named, grid, step, norm, runs, source.systems)
         names = list(dict.fromkeys(grid_frame.point))
         clash = set(names) & set(source.systems)
         if clash:
@@ -212,16 +213,8 @@ def fusion_sweep(qrels, runs, measure: str, method: str = "wsum", grid=None, *, 
             con.execute(f"DROP VIEW IF EXISTS {both}")
             con.execute(f"DROP TABLE IF EXISTS {fused}")
             con.unregister(grid_view)
-    return judged_points(values, names, list(source.systems), compare_values, test=test, correction=correction,
+    return judged_points(values, names, list(source.systems), test=test, correction=correction,
                          alpha=alpha, ci=ci, seed=seed, resamples=resamples)
-
-
-def rankkit_method(method) -> str:
-    """The method as SQL's rankkit.fusion_method names it (ranx's names accepted), for the sweep's check."""
-    aliases = {"sum": "combsum", "mnz": "combmnz", "max": "combmax", "min": "combmin", "med": "combmed",
-               "anz": "combanz", "bordafuse": "borda"}
-    text = str(method).lower()
-    return aliases.get(text, text)
 
 
 def sweep_grid(con, method: str, grid, step: float, norm, runs, systems: list) -> pd.DataFrame:
@@ -271,13 +264,14 @@ def default_grid(method: str, step: float, systems: int) -> list[dict]:
             for combo in itertools.product(range(parts + 1), repeat=systems) if sum(combo) == parts]
 
 
-def judged_points(values, names: list[str], singles: list[str], compare_values, **options) -> pd.DataFrame:
+def judged_points(values, names: list[str], singles: list[str], **options) -> pd.DataFrame:
     """Each point's mean and interval, and its paired test against the best point and the best single
-    run, corrected over the grid."""
+    run (rankkit.compare's), corrected over the grid."""
     import numpy as np
     import pandas as pd
 
     from rankkit import stats
+    from rankkit.compare import compare_values
 
     level, test = options.pop("ci"), options["test"]
     means = values.groupby("system")["value"].mean()
