@@ -372,6 +372,32 @@ def _add_explore(sub: argparse.ArgumentParser) -> None:
                      help="pages served at once, each a kernel of some 300 MB (default: 4); one more gets an error page")
 
 
+def _add_fuse(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("runs", nargs="+", metavar="run", help="two or more runs to fuse, " + RUN_FILES)
+    sub.add_argument("-o", "--output", metavar="FILE",
+                     help="the fused run: TREC text, or .parquet, .csv, .tsv, .json by the suffix; never an input "
+                          "(required unless --sweep; with --sweep, the table as CSV)")
+    sub.add_argument("--method", default="rrf",
+                     help="rrf (default), isr, combsum, combmnz, combmax, combmin, combmed, combanz, wsum, wmnz, "
+                          "borda or condorcet (sql/80_fusion.sql cites each)")
+    sub.add_argument("-k", type=number, default=60, help="rrf's constant: each run adds 1 / (k + rank) (default 60)")
+    sub.add_argument("--norm", help="each run's scores normalised per query before a score method fuses them: none, "
+                                    "min-max (default), max, sum, zmuv, rank, borda or dbsf")
+    sub.add_argument("--weights", metavar="W,W,...", help="one weight per run, in the order given (wsum and wmnz "
+                                                          "need them, rrf takes them)")
+    sub.add_argument("--depth", type=positive_int, metavar="N", help="fuse each run's top N documents per query")
+    sub.add_argument("--sweep", metavar="QRELS",
+                     help="instead of fusing once, fuse at every point of a grid and judge each against the best "
+                          "point and the best single run under these qrels (wsum, wmnz: weights on the simplex in "
+                          "--step; rrf: k in 1, 5, 10, 20, 60)")
+    sub.add_argument("-m", "--measure", metavar="MEASURE", help="with --sweep: the measure (nDCG@10, AP ...)")
+    sub.add_argument("--step", type=number, default=0.1, help="with --sweep: the weights' step (default 0.1)")
+    _add_significance(sub, test="paired test of each point against the best point and the best single run",
+                      corrected="the points of the grid")
+    sub.add_argument("--seed", type=int, default=0, help="seed of the randomised tests and intervals (default 0)")
+    _add_inputs(sub)
+
+
 # every command, its help and its options; rankkit/cli/<command>.py runs it
 COMMANDS: dict[str, tuple[str, Callable]] = {
     "eval": ("Evaluate runs against qrels, as trec_eval does.", _add_eval),
@@ -380,6 +406,8 @@ COMMANDS: dict[str, tuple[str, Callable]] = {
     "compare": ("Compare runs measure by measure with paired significance tests.", _add_compare),
     "agree": ("Do two judgment tables agree: on the labels (kappa, alpha, one-sided pairs) and, given runs, on "
               "the leaderboards (Kendall's tau, tau_AP, swapped pairs).", _add_agree),
+    "fuse": ("Fuse runs into one (RRF, CombSUM, Borda ...), written as a run that eval, compare and report read.",
+             _add_fuse),
     "measures": ("List every measure with its aliases and parameters (or one in full).", _add_measures),
     "report": ("Write a report (aggregate with intervals and significance, comparison, per-query values, "
                "judgment coverage, how it was made) as HTML, Markdown, LaTeX, CSV, JSON or Parquet.",

@@ -80,6 +80,7 @@ COMMANDS = {
     "eval qrels csv": (["eval", "-o", "{out}", "{input}", "bm25.run"], "qrels.csv"),
     "eval subtopics": (["eval", "-m", "alpha-nDCG@10", "--subtopics", "{input}", "-o", "{out}", "qrels.txt", "bm25.run"],
                        "subtopics.csv"),
+    "fuse run csv": (["fuse", "-o", "{out}", "{input}", "bm25.run"], "run.csv"),
     "report run csv": (["report", "-m", "AP", "-o", "{out}", "qrels.txt", "{input}"], "run.csv"),
     "report run parquet": (["report", "-m", "AP", "-o", "{out}", "qrels.txt", "{input}"], "run.parquet"),
     "report qrels csv": (["report", "-m", "AP", "-o", "{out}", "{input}", "bm25.run"], "qrels.csv"),

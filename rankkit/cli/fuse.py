@@ -1,0 +1,65 @@
+"""``rankkit fuse``: runs fused into one (sql/80_fusion.sql), written as a run file; with ``--sweep``,
+fused at every point of a grid and each point judged (rankkit.fusion_sweep)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from rankkit.arguments import UsageError, column_mapping, run_arguments
+from rankkit.cli.common import check_options, connect, refuse_outputs, stdin_runs
+
+
+def run(args: argparse.Namespace) -> int:
+    from rankkit.fusion import fuse
+
+    weights = _weights(args.weights)
+    if args.sweep is None and not args.output:
+        raise UsageError("-o FILE: where to write the fused run (or --sweep QRELS -m MEASURE to judge a grid)")
+    if args.sweep is not None and not args.measure:
+        raise UsageError("--sweep judges the grid by one measure: give -m, e.g. -m nDCG@10")
+    with stdin_runs(args.runs) as given:
+        runs = run_arguments(given)
+        if args.output:
+            refuse_outputs(args, [args.output], run=runs, qrels=args.sweep)
+        con = connect(args)
+        check_options(args, con, [args.measure] if args.measure else [])
+        if args.sweep is not None:
+            return _sweep(args, runs, con)
+        fuse(runs, method=args.method, k=args.k, norm=args.norm, weights=weights, depth=args.depth,
+             output=args.output, con=con, columns=column_mapping(args), split_by_tag=args.split_by_tag)
+    return 0
+
+
+def _sweep(args: argparse.Namespace, runs, con) -> int:
+    from rankkit._files import write_text
+    from rankkit.fusion import fusion_sweep
+    from rankkit.safe.terminal import visible
+
+    table = fusion_sweep(args.sweep, runs, args.measure, method=args.method, step=args.step, norm=args.norm,
+                         depth=args.depth, test=args.test, correction=args.correction, alpha=args.alpha,
+                         seed=args.seed, con=con, columns=column_mapping(args))
+    if args.output:
+        from rankkit.safe.csv import frame
+
+        write_text(args.output, frame(table).to_csv(index=False))
+        return 0
+    for line in table.round(4).to_string(index=False).splitlines():
+        print(visible(line))
+    print(f"best: {visible(table.attrs['best'])}; best single run: {visible(table.attrs['best_single'])} "
+          f"({table.attrs['best_single_mean']:.4f}); p: {table.attrs['test']} test, {table.attrs['correction']} "
+          "over the grid")
+    return 0
+
+
+def _weights(text: str | None) -> list[float] | None:
+    """--weights 0.3,0.7: one finite number per run."""
+    if text is None:
+        return None
+    try:
+        weights = [float(part) for part in text.split(",")]
+    except ValueError:
+        weights = [math.nan]
+    if not all(math.isfinite(w) for w in weights):
+        raise UsageError(f"--weights {text}: expected numbers separated by commas, one per run, such as 0.3,0.7")
+    return weights
