@@ -1,0 +1,248 @@
+"""The beyond-accuracy measures (sql/80_beyond.sql) against their formulas restated from the sources they
+follow: Microsoft Recommenders' recommenders/evaluation/python_evaluation.py (catalog_coverage,
+distributional_coverage, historical_item_novelty, novelty, _get_cooccurrence_similarity,
+_get_item_feature_similarity, _get_intralist_similarity, user_diversity) and RecBole's
+recbole/evaluator/metrics.py (ItemCoverage, AveragePopularity, ShannonEntropy, GiniIndex, TailPercentage).
+Neither library is installed (Recommenders pulls in heavy dependencies, RecBole needs NumPy < 1.24): each
+formula is restated below from its source, on a seeded table with tied scores, users with fewer than k
+items and items the catalog lacks."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+
+import pandas as pd
+import pytest
+
+import rankkit
+
+K = 4
+
+
+def _tables():
+    rng = random.Random(35)
+    catalog = [f"i{n:02d}" for n in range(12)]
+    items = pd.DataFrame({"item_id": catalog,
+                          "features": [[float(rng.randint(0, 3)) + 0.5 for _ in range(3)] for _ in catalog],
+                          "category": [rng.choice("abc") for _ in catalog]})
+    log = sorted({(f"u{rng.randint(0, 7)}", rng.choice(catalog[:9])) for _ in range(40)})
+    interactions = pd.DataFrame(log, columns=["user_id", "item_id"])
+    rows = []
+    for system in ("A", "B"):
+        for user in range(6):
+            count = [2, 6, 5, 1, 6, 4][user]  # users 0 and 3 have fewer than k items
+            for item in rng.sample(catalog + ["z1", "z2"], count):  # z1, z2: not in the catalog
+                rows.append((system, f"u{user}", item, float(rng.randint(0, 2))))  # ties
+    run = pd.DataFrame(rows, columns=["system", "query_id", "doc_id", "score"])
+    return items, interactions, run
+
+
+def _top(run: pd.DataFrame) -> pd.DataFrame:
+    """trec_eval's order (score descending, ties by id descending), the first K of each user."""
+    ordered = run.sort_values(["system", "query_id", "score", "doc_id"], ascending=[True, True, False, False])
+    return ordered.groupby(["system", "query_id"]).head(K).rename(columns={"doc_id": "item_id"})
+
+
+@pytest.fixture(scope="module")
+def tables():
+    con = rankkit.connect()
+    items, interactions, run = _tables()
+    for name, frame in (("items", items), ("interactions", interactions), ("run", run)):
+        con.register(f"{name}_frame", frame)
+        con.execute(f"CREATE TABLE {name} AS FROM {name}_frame")
+    return con, items, interactions, _top(run)
+
+
+def _system_values(con, sql: str) -> dict:
+    return {system: value for system, value, _ in con.execute(sql).fetchall()}
+
+
+def _user_values(con, sql: str) -> dict:
+    return {(system, user): value for system, user, value in con.execute(sql).fetchall()}
+
+
+def _close(got: dict, expected: dict) -> None:
+    assert got.keys() == expected.keys()
+    for key, value in expected.items():
+        assert (got[key] is None and value is None) or got[key] == pytest.approx(value, abs=1e-12), key
+
+
+# ---- restated formulas ------------------------------------------------------------------------------
+
+def coverage_recbole(top, catalog):
+    """RecBole ItemCoverage.get_coverage: np.unique(item_matrix).shape[0] / num_items (its ids are the catalog's)."""
+    return len(set(top.item_id) & set(catalog)) / len(catalog)
+
+
+def entropy_recommenders(top):
+    """Recommenders distributional_coverage: -sum p(i) log2 p(i), p(i) = count / rows of reco_df."""
+    counts = top.groupby("item_id").size()
+    p = counts / len(top)
+    return float(-(p * p.map(math.log2)).sum())
+
+
+def entropy_recbole(top):
+    """RecBole ShannonEntropy.get_entropy: sum -p ln p over the items, / len(item_count)."""
+    counts = Counter(top.item_id)
+    total = len(top)
+    return sum(-(c / total) * math.log(c / total) for c in counts.values()) / len(counts)
+
+
+def gini_recbole(top, catalog):
+    """RecBole GiniIndex.get_gini, over the recommendations of catalog items."""
+    kept = top[top.item_id.isin(catalog)]
+    sorted_count = sorted(Counter(kept.item_id).values())
+    num_items, m, total = len(catalog), len(sorted_count), len(kept)
+    idx = range(num_items - m + 1, num_items + 1)
+    return sum((2 * i - num_items - 1) * c for i, c in zip(idx, sorted_count)) / total / num_items
+
+
+def novelty_recommenders(top, train):
+    """Recommenders historical_item_novelty and novelty, on each user's list (rows of reco_df)."""
+    item_novelty = (-(train.groupby("item_id").size() / len(train)).map(math.log2)).to_dict()
+    return {key: sum(item_novelty.get(i, 0.0) for i in g.item_id) / len(g) for key, g in top.groupby(["system", "query_id"])}
+
+
+def arp_recbole(top, train):
+    """RecBole AveragePopularity.get_pop (item_count.get(item, 0)) and metric_info, over the user's items."""
+    count = Counter(train.item_id)
+    return {key: sum(count.get(i, 0) for i in g.item_id) / len(g) for key, g in top.groupby(["system", "query_id"])}
+
+
+def tail_recbole(top, train, tail=0.1):
+    """RecBole TailPercentage.get_tail: a ratio keeps the first max(int(n * tail), 1) of the items sorted by
+    (count, id); a tail above 1 keeps the items of count <= tail."""
+    count = Counter(train.item_id)
+    if tail > 1:
+        tail_items = {i for i, c in count.items() if c <= tail}
+    else:
+        ordered = sorted(count.items(), key=lambda kv: (kv[1], kv[0]))
+        tail_items = {i for i, _ in ordered[:max(int(len(ordered) * tail), 1)]}
+    return {key: sum(i in tail_items for i in g.item_id) / len(g) for key, g in top.groupby(["system", "query_id"])}
+
+
+def ild_recommenders(top, similarity):
+    """Recommenders _get_intralist_similarity and user_diversity: pairs i1 < i2 of a user's items, a missing
+    similarity 0 (fillna), 1 - the mean; a user without a pair has no row (None here)."""
+    found = {}
+    for key, g in top.groupby(["system", "query_id"]):
+        items = sorted(g.item_id)
+        sims = [similarity(a, b) for n, a in enumerate(items) for b in items[n + 1:]]
+        found[key] = 1 - sum(sims) / len(sims) if sims else None
+    return found
+
+
+def cooccurrence_recommenders(train):
+    """Recommenders _get_cooccurrence_similarity: users with both / (sqrt(count i1) * sqrt(count i2))."""
+    users = train.groupby("item_id").user_id.apply(set).to_dict()
+    return lambda a, b: (len(users[a] & users[b]) / math.sqrt(len(users[a]) * len(users[b]))
+                         if a in users and b in users else 0.0)
+
+
+def cosine_recommenders(items):
+    """Recommenders _get_item_feature_similarity: f1.dot(f2) / (norm(f1) * norm(f2))."""
+    vectors = dict(zip(items.item_id, items.features))
+
+    def sim(a, b):
+        if a not in vectors or b not in vectors:
+            return 0.0
+        x, y = vectors[a], vectors[b]
+        return sum(p * q for p, q in zip(x, y)) / math.sqrt(sum(p * p for p in x) * sum(q * q for q in y))
+    return sim
+
+
+# ---- the SQL macros against them --------------------------------------------------------------------
+
+def _per_system(top, f, *args):
+    return {system: f(g, *args) for system, g in top.groupby("system")}
+
+
+def test_system_level_measures_equal_the_restated_formulas(tables):
+    con, items, train, top = tables
+    catalog = list(items.item_id)
+    _close(_system_values(con, f"FROM rankkit.coverage('run', 'items', k := {K})"), _per_system(top, coverage_recbole, catalog))
+    _close(_system_values(con, f"FROM rankkit.entropy('run', k := {K})"), _per_system(top, entropy_recommenders))
+    _close(_system_values(con, f"FROM rankkit.entropy('run', k := {K}, entropy := 'recbole')"),
+           _per_system(top, entropy_recbole))
+    _close(_system_values(con, f"FROM rankkit.gini('run', 'items', k := {K})"), _per_system(top, gini_recbole, catalog))
+    # Recommenders' catalog_coverage: the training log's items are the catalog
+    in_log = set(train.item_id)
+    _close(_system_values(con, f"FROM rankkit.coverage('run', 'interactions', k := {K})"),
+           {s: len(set(g.item_id) & in_log) / len(in_log) for s, g in top.groupby("system")})
+
+
+def test_per_user_measures_equal_the_restated_formulas(tables):
+    con, items, train, top = tables
+    _close(_user_values(con, f"FROM rankkit.novelty('run', 'interactions', k := {K})"), novelty_recommenders(top, train))
+    _close(_user_values(con, f"FROM rankkit.arp('run', 'interactions', k := {K})"), arp_recbole(top, train))
+    _close(_user_values(con, f"FROM rankkit.tail_share('run', 'interactions', k := {K})"), tail_recbole(top, train))
+    _close(_user_values(con, f"FROM rankkit.tail_share('run', 'interactions', k := {K}, tail := 4)"),
+           tail_recbole(top, train, 4))
+    _close(_user_values(con, f"FROM rankkit.ild_cooccurrence('run', 'interactions', k := {K})"),
+           ild_recommenders(top, cooccurrence_recommenders(train)))
+    _close(_user_values(con, f"FROM rankkit.ild_features('run', 'items', k := {K})"),
+           ild_recommenders(top, cosine_recommenders(items)))
+    category = dict(zip(items.item_id, items.category))
+    _close(_user_values(con, f"FROM rankkit.ild_category('run', 'items', k := {K})"),
+           ild_recommenders(top, lambda a, b: float(a in category and category.get(a) == category.get(b))))
+
+
+def test_absent_items_are_counted(tables):
+    con, items, _, top = tables
+    expected = {s: len(set(g.item_id) - set(items.item_id)) for s, g in top.groupby("system")}
+    assert dict(con.execute(f"FROM rankkit.absent_items('run', 'items', k := {K})").fetchall()) == expected
+    assert all(expected.values())  # the fixture does recommend items the catalog lacks
+
+
+@pytest.mark.parametrize("setup, sql, said", [
+    ("CREATE TABLE bad AS SELECT 'x' AS title", "FROM rankkit.coverage('run', 'bad')",
+     "items bad: a row has no item id (column item_id"),
+    ("CREATE TABLE bad AS SELECT * FROM (VALUES ('a', [1.0, 2.0]), ('b', [1.0])) t(item_id, features)",
+     "FROM rankkit.ild_features('run', 'bad')", "items bad: column features: vectors of mixed lengths (1, 2)"),
+    ("CREATE TABLE bad AS SELECT * FROM (VALUES ('u', 'a', 2), ('u', 'b', -1)) t(user_id, item_id, popularity)",
+     "FROM rankkit.arp('run', 'bad')", "interactions bad: column popularity: -1.0 is not a popularity"),
+    ("CREATE TABLE bad AS SELECT 'a' AS item_id", "FROM rankkit.arp('run', 'bad')",
+     "interactions bad: a row has no user id (column user_id"),
+    ("", "FROM rankkit.coverage('run', 'items', k := 0)", "k must be a whole number >= 1, got 0"),
+    ("", "FROM rankkit.tail_share('run', 'interactions', tail := 0)", "tail must be a share in (0, 1]"),
+    ("", "FROM rankkit.entropy('run', entropy := 'shannon')", "entropy must be recommenders or recbole"),
+])
+def test_bad_side_tables_are_refused_naming_table_and_column(tables, setup, sql, said):
+    con = tables[0].cursor()
+    if setup:
+        con.execute("DROP TABLE IF EXISTS bad")
+        con.execute(setup)
+    with pytest.raises(Exception, match=None) as caught:
+        con.execute(sql).fetchall()
+    assert said in str(caught.value)
+
+
+def test_the_macros_run_in_the_plain_duckdb_shell(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from rankkit.macros import script
+
+    shell = Path(sys.executable).parent / "duckdb"
+    if not shell.exists():
+        shell = shutil.which("duckdb")
+    if not shell:
+        pytest.skip("no duckdb shell: pip install duckdb-cli")
+    (tmp_path / "rankkit.sql").write_text(script())
+    commands = f""".read {tmp_path / 'rankkit.sql'}
+.mode csv
+CREATE TABLE run AS SELECT * FROM (VALUES ('u1','a',3.0),('u1','b',2.0),('u2','a',1.0),('u2','c',1.0)) t(query_id, doc_id, score);
+CREATE TABLE items AS SELECT * FROM (VALUES ('a',[1.0,0.0]),('b',[0.0,1.0]),('c',[1.0,1.0]),('d',[2.0,0.0])) t(item_id, features);
+CREATE TABLE log AS SELECT * FROM (VALUES ('x','a'),('y','a'),('y','b')) t(user_id, item_id);
+SELECT round(value, 4) AS coverage FROM rankkit.coverage('run', 'items', k := 2);
+SELECT query_id, round(value, 4) AS ild FROM rankkit.ild_features('run', 'items', k := 2) ORDER BY query_id;
+SELECT query_id, value AS arp FROM rankkit.arp('run', 'log', k := 2) ORDER BY query_id;
+"""
+    out = subprocess.run([str(shell), "-batch"], input=commands, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["coverage", "0.75", "query_id,ild", "u1,1.0", "u2,0.2929",
+                                  "query_id,arp", "u1,1.5", "u2,1.0"]
