@@ -12,12 +12,13 @@ from rankkit import _engine as duckdb
 
 from rankkit._files import named_inputs, refuse_inputs
 from rankkit._sql import connect
+from rankkit.beyond import SideTables, rows, split
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.copying import copy_options, copy_result
-from rankkit.errors import RankkitError
+from rankkit.errors import InputError, RankkitError
 from rankkit.input_checks import compare_inputs, warn_unjudged_subtopics
-from rankkit.inputs import checked_sources, subtopic_judgments
-from rankkit.io import Source, default_connection, temp_name
+from rankkit.inputs import checked_sources, load_runs, subtopic_judgments
+from rankkit.io import Source, default_connection, release, temp_name
 from rankkit.progress import Progress
 from rankkit.running import run_query, run_rows
 from rankkit.specs import measure_specs
@@ -37,7 +38,8 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
              resamples: int = 10000, columns: Mapping[str, str | None] | None = None,
              duplicates: str = "error", output: str | Path | None = None, relation: bool = False,
              progress: bool | None = None, split_by_tag: bool = False,
-             conventions: Conventions | None = None, subtopics=None) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
+             conventions: Conventions | None = None, subtopics=None, items=None,
+             interactions=None) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
     """Evaluate a run (or several systems in one run table, or a list or dict of runs) against qrels.
 
     Parameters
@@ -101,6 +103,14 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         DataFrame, relation or table with a ``subtopic`` column (or ``iteration``, as ir_measures has
         it). ``qrels`` may then be None: the qrels are the subtopic judgments' own, a document graded
         by its best grade over the subtopics, and the queries evaluated are theirs, as in ndeval.
+    items, interactions:
+        The side tables of the beyond-accuracy measures (``Coverage@k``, ``Entropy@k``, ``Gini@k``,
+        ``Novelty@k``, ``ARP@k``, ``TailShare@k``, ``ILD@k``; sql/80_beyond.sql): ``items`` the catalog
+        (an ``item_id`` column, optionally ``features``, a list of numbers, or ``category``),
+        ``interactions`` the training log that defines popularity (``user_id, item_id``); each a path
+        (Parquet, CSV, TSV), a DataFrame, a relation or a table name. A measure whose table is missing is
+        refused naming it; ``qrels`` may be None when only these are asked for. Their rows follow the
+        others'; a system-level one (Coverage, Entropy, Gini) has no interval with ``ci``.
 
     Returns
     -------
@@ -125,6 +135,17 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     """
     if per_query and ci is not None:
         raise RankkitError("ci is an interval over queries: it applies to the aggregate, not to per_query")
+    others, beyond = split(measures)
+    if beyond:
+        if output is not None or relation or by is not None or query_table is not None:
+            raise RankkitError(f"{beyond[0]}: the beyond-accuracy measures do not go with output=, relation=, by= "
+                               f"or query_table= yet")
+        return _with_beyond(qrels, run, others, beyond, per_query, con=con, items=items, interactions=interactions,
+                            ci=ci, seed=seed, resamples=resamples, columns=columns, split_by_tag=split_by_tag,
+                            progress=progress, subtopics=subtopics,
+                            conventions=resolve_conventions(conventions, rel=rel, ties=ties, scores=scores,
+                                                            depth=depth, queries=queries, duplicates=duplicates,
+                                                            judged_only=judged_only, docs=docs))
     if ci is not None and (output is not None or relation):
         raise RankkitError("ci is computed in Python over a frame: it does not go with output= or relation=True")
     if output is not None:  # never written over what it reads
@@ -231,6 +252,38 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
                                                      subtopics, kept)[0], inputs)
         frame = with_ci(con, frame, values, ci, seed, resamples, by)
     return frame
+
+
+def _with_beyond(qrels, run, others: list[str], beyond: list[str], per_query: bool, *, con, items, interactions, ci,
+                 seed, resamples, columns, split_by_tag, progress, subtopics, conventions: Conventions) -> pd.DataFrame:
+    """evaluate() of the beyond-accuracy measures (rankkit.beyond) beside the others: the run read once,
+    the others evaluated on it as usual, these from its top k and the side tables; their rows after."""
+    import pandas as pd
+
+    con = connect(con) if con is not None else default_connection()
+    if others and qrels is None:
+        raise InputError(f"qrels: none given; {others[0]} needs them (the beyond-accuracy measures alone do not)")
+    run_source = load_runs(con, run, columns=columns, duplicates=conventions.duplicates, split_by_tag=split_by_tag)
+    sides = None
+    try:
+        sides = SideTables(con, items, interactions)
+        frames = [evaluate(qrels, run_source.table, others, per_query, con=con, conventions=conventions, ci=ci,
+                           seed=seed, resamples=resamples, progress=progress, subtopics=subtopics)] if others else []
+        keys = ["measure", "system", "query_id", "value"] if per_query else ["measure", "system", "value", "queries"]
+        found = pd.DataFrame([row[:4] for row in rows(con, beyond, sides, run_source.table, conventions.ties, per_query)],
+                             columns=keys)
+        if ci is not None:
+            from rankkit.intervals import with_ci
+
+            values = pd.DataFrame([row[:4] for row in rows(con, beyond, sides, run_source.table, conventions.ties, True)
+                                   if row[4] == "user"], columns=["measure", "system", "query_id", "value"])
+            found = with_ci(con, found, values.assign(agg="mean"), ci, seed, resamples, None)
+        frames.append(found.astype({"value": "float64"}))
+        return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    finally:
+        if sides is not None:
+            sides.close()
+        release(con, run_source)
 
 
 def _result_select(query: str, per_query: bool, slices) -> str:

@@ -17,6 +17,16 @@
 -- interactions has popularity 0: ARP counts 0 for it (RecBole's item_count.get(item, 0)), Novelty 0
 -- (Recommenders' novelty inner-joins the popularity, so it adds nothing while the recommendation counts).
 
+-- The measures by name, as evaluate() and `rankkit eval` take them (rankkit/beyond.py reads these lines):
+--   beyond: name | other names | level | side tables (a/b: a, else b) | parameters (name=default: values) | summary
+-- beyond: Coverage | ItemCoverage, catalog_coverage | system | items/interactions | | share of the catalog recommended in some user's top k (the catalog: items, else the items of interactions, as Recommenders' catalog_coverage)
+-- beyond: Entropy | ShannonEntropy, distributional_coverage | system | | formula=recommenders: recommenders, recbole | distributional coverage: entropy of how often each item is recommended (log2, Recommenders; formula=recbole: ln / items recommended, RecBole)
+-- beyond: Gini | GiniIndex | system | items/interactions | | Gini index of the recommendations over the catalog (RecBole): 0 even, towards 1 concentrated
+-- beyond: Novelty | novelty | user | interactions | | mean self-information -log2(popularity share) of the user's top k (Recommenders)
+-- beyond: ARP | AveragePopularity | user | interactions | | average popularity (interactions in the log) of the user's top k (RecBole)
+-- beyond: TailShare | TailPercentage | user | interactions | tail=0.1: a number | share of long-tail items in the user's top k: tail <= 1 the least popular share of the log's items, above 1 a popularity (RecBole; its default 0.1)
+-- beyond: ILD | diversity, intra_list_diversity | user | items/interactions | similarity=auto: auto, features, category, cooccurrence | intra-list diversity: 1 - mean similarity of the pairs of the user's top k (Recommenders): cosine of items' features, else same category, else co-occurrence in interactions
+
 -- rankkit.catalog_rows: the catalog's distinct items, features as DOUBLE[]; a row without an id, or
 -- vectors of mixed lengths, is an error naming the table and column.
 CREATE OR REPLACE MACRO rankkit.catalog_rows(items_table) AS TABLE
@@ -95,11 +105,11 @@ CREATE OR REPLACE MACRO rankkit.coverage(run_table, items_table, k := 10, ties :
 -- Entropy@k: the distributional coverage, the entropy of how often each item is recommended over all
 -- recommendations (p(i) = its recommendations / all recommendations of rank <= k).
 -- cite: Microsoft Recommenders, recommenders/evaluation/python_evaluation.py, distributional_coverage:
--- -sum p(i) log2 p(i) (the default, entropy := 'recommenders'); RecBole, recbole/evaluator/metrics.py,
+-- -sum p(i) log2 p(i) (the default, formula := 'recommenders'); RecBole, recbole/evaluator/metrics.py,
 -- ShannonEntropy.get_entropy: -sum p(i) ln p(i) divided by the number of distinct items recommended
--- (entropy := 'recbole'). Both count the recommendations there are (RecBole's matrix always has k a user).
+-- (formula := 'recbole'). Both count the recommendations there are (RecBole's matrix always has k a user).
 CREATE OR REPLACE MACRO rankkit.entropy(run_table, k := 10, ties := 'trec', scores := 'double',
-        entropy := 'recommenders') AS TABLE
+        formula := 'recommenders') AS TABLE
     WITH rankkit_counts AS (
         SELECT system, item_id, count(*) AS n, list(DISTINCT query_id) AS users
         FROM rankkit.top_items(run_table, k := k, ties := ties, scores := scores)
@@ -108,9 +118,9 @@ CREATE OR REPLACE MACRO rankkit.entropy(run_table, k := 10, ties := 'trec', scor
         SELECT system, n / sum(n) OVER (PARTITION BY system) AS p, users FROM rankkit_counts
     )
     SELECT system,
-           CASE entropy WHEN 'recommenders' THEN -sum(p * log2(p))
+           CASE formula WHEN 'recommenders' THEN -sum(p * log2(p))
                         WHEN 'recbole' THEN -sum(p * ln(p)) / count(*)
-                        ELSE error('entropy must be recommenders or recbole, got ' || coalesce(entropy, 'NULL')) END AS value,
+                        ELSE error('formula must be recommenders or recbole, got ' || coalesce(formula, 'NULL')) END AS value,
            len(list_distinct(flatten(list(users)))) AS users
     FROM rankkit_shares
     GROUP BY system;

@@ -164,7 +164,7 @@ def test_system_level_measures_equal_the_restated_formulas(tables):
     catalog = list(items.item_id)
     _close(_system_values(con, f"FROM rankkit.coverage('run', 'items', k := {K})"), _per_system(top, coverage_recbole, catalog))
     _close(_system_values(con, f"FROM rankkit.entropy('run', k := {K})"), _per_system(top, entropy_recommenders))
-    _close(_system_values(con, f"FROM rankkit.entropy('run', k := {K}, entropy := 'recbole')"),
+    _close(_system_values(con, f"FROM rankkit.entropy('run', k := {K}, formula := 'recbole')"),
            _per_system(top, entropy_recbole))
     _close(_system_values(con, f"FROM rankkit.gini('run', 'items', k := {K})"), _per_system(top, gini_recbole, catalog))
     # Recommenders' catalog_coverage: the training log's items are the catalog
@@ -207,7 +207,7 @@ def test_absent_items_are_counted(tables):
      "interactions bad: a row has no user id (column user_id"),
     ("", "FROM rankkit.coverage('run', 'items', k := 0)", "k must be a whole number >= 1, got 0"),
     ("", "FROM rankkit.tail_share('run', 'interactions', tail := 0)", "tail must be a share in (0, 1]"),
-    ("", "FROM rankkit.entropy('run', entropy := 'shannon')", "entropy must be recommenders or recbole"),
+    ("", "FROM rankkit.entropy('run', formula := 'shannon')", "formula must be recommenders or recbole"),
 ])
 def test_bad_side_tables_are_refused_naming_table_and_column(tables, setup, sql, said):
     con = tables[0].cursor()
@@ -246,3 +246,55 @@ SELECT query_id, value AS arp FROM rankkit.arp('run', 'log', k := 2) ORDER BY qu
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["coverage", "0.75", "query_id,ild", "u1,1.0", "u2,0.2929",
                                   "query_id,arp", "u1,1.5", "u2,1.0"]
+
+
+# ---- evaluate(items=, interactions=) -----------------------------------------------------------------
+
+def test_evaluate_adds_them_beside_the_accuracy_measures_per_user_and_with_intervals():
+    items, train, run = _tables()
+    top = _top(run)
+    qrels = pd.DataFrame({"query_id": [f"u{n}" for n in range(6)], "doc_id": ["i01"] * 6, "relevance": [1] * 6})
+    names = ["nDCG@4", "Coverage@4", "ARP@4", "ILD@4", "Entropy(formula=recbole)@4", "TailShare(tail=4)@4"]
+    with pytest.warns(rankkit.RankkitWarning, match=r"Coverage@4, ILD@4: 3 items recommended in the top 4 are not "
+                                                     r"in the items DataFrame"):
+        result = rankkit.evaluate(qrels, run, names, items=items, interactions=train, ci=0.9)
+    got = {(m, s): v for m, s, v in result[["measure", "system", "value"]].itertuples(index=False)}
+    catalog = list(items.item_id)
+    for system, g in top.groupby("system"):
+        assert got["Coverage@4", system] == pytest.approx(coverage_recbole(g, catalog))
+        assert got["Entropy(formula=recbole)@4", system] == pytest.approx(entropy_recbole(g))
+        arp = [v for (s, _), v in arp_recbole(top, train).items() if s == system]
+        assert got["ARP@4", system] == pytest.approx(sum(arp) / len(arp))
+        tail = [v for (s, _), v in tail_recbole(top, train, 4).items() if s == system]
+        assert got["TailShare(tail=4)@4", system] == pytest.approx(sum(tail) / len(tail))
+    assert list(result.measure.drop_duplicates()) == names  # nDCG first: the composer's measures come first
+    intervals = result.set_index(["measure", "system"])
+    assert intervals.loc[("Coverage@4", "A"), "ci_low"] != intervals.loc[("Coverage@4", "A"), "ci_low"]  # NaN
+    assert intervals.loc[("ARP@4", "A"), "ci_low"] <= got["ARP@4", "A"] <= intervals.loc[("ARP@4", "A"), "ci_high"]
+    with pytest.warns(rankkit.RankkitWarning):
+        per_user = rankkit.evaluate(None, run, ["ILD@4"], items=items, per_query=True)
+    expected = ild_recommenders(top, cosine_recommenders(items))
+    assert {(s, q): v for _, s, q, v in per_user.itertuples(index=False)} == pytest.approx(
+        {key: (float("nan") if v is None else v) for key, v in expected.items()}, nan_ok=True)
+
+
+@pytest.mark.parametrize("keywords, said", [
+    ({}, "measure Novelty@4 needs interactions= (--interactions: the training log: user and item); none was given"),
+    ({"items": pd.DataFrame({"title": ["x"]})}, "the items DataFrame: no item_id column (also recognised: itemid"),
+    ({"items": pd.DataFrame({"item_id": ["a"], "features": [["x"]]})},
+     "the items DataFrame: column features: expected a LIST or ARRAY of numbers (a feature vector), got VARCHAR[]"),
+    ({"items": pd.DataFrame({"item_id": ["a", "b"], "features": [[1.0], [1.0, 2.0]]})},
+     "the items DataFrame: column features: vectors of mixed lengths (1, 2)"),
+    ({"interactions": "PARQUET"}, "column popularity: -1.0 is not a popularity; expected a number >= 0"),
+])
+def test_evaluate_refuses_a_missing_or_bad_side_table_in_one_line(tmp_path, keywords, said):
+    if keywords.get("interactions") == "PARQUET":
+        path = tmp_path / "log.parquet"
+        pd.DataFrame({"user_id": ["u", "v"], "item_id": ["a", "b"], "popularity": [1, -1]}).to_parquet(path)
+        keywords = {"interactions": str(path)}
+        said = f"interactions {path}: " + said
+    run = pd.DataFrame({"query_id": ["u", "u"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    measure = "ILD@4" if "items" in keywords else "Novelty@4"
+    with pytest.raises(rankkit.RankkitError) as caught:
+        rankkit.evaluate(None, run, [measure], **keywords)
+    assert said in str(caught.value) and "\n" not in str(caught.value)
