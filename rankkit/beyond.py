@@ -20,7 +20,7 @@ from rankkit.io.files import csv_reader
 from rankkit.io.sources import is_frame
 from rankkit.names import ALIASES
 
-__all__ = ["Beyond", "declared", "parse", "split", "SideTables", "rows"]
+__all__ = ["Beyond", "declared", "parse", "split", "refuse_missing", "SideTables", "rows"]
 
 EVERY = 2147483647  # no cutoff: the whole list
 SIDES = {"items": "the catalog: an item id, optionally features or a category",
@@ -160,10 +160,18 @@ class SideTables:
                 self.con.execute(f"DROP VIEW IF EXISTS {name}")
 
 
-def _table_for(measure: Beyond, text: str, sides: SideTables) -> str | None:
+def refuse_missing(names: list[str], given: set[str]) -> None:
+    """A measure none of whose side tables is among those ``given`` (items, interactions): refused before
+    anything is read, naming the measure and the option."""
+    for text in names:
+        measure = parse(text)[0]
+        _table_for(measure, text, given)
+
+
+def _table_for(measure: Beyond, text: str, given) -> str | None:
     """The side table the measure reads: the first of its needs given; refused when none is."""
     for side in measure.needs:
-        if side in sides.names:
+        if side in given:
             return side
     if measure.needs:
         options = " or ".join(f"{side}= (--{side}: {SIDES[side]})" for side in measure.needs)
@@ -174,7 +182,7 @@ def _table_for(measure: Beyond, text: str, sides: SideTables) -> str | None:
 def _call(measure: Beyond, text: str, params: dict, k: int | None, sides: SideTables, run: str,
           ties: str) -> tuple[str, str | None]:
     """The table macro call of one measure, and the side table it reads."""
-    side = _table_for(measure, text, sides)
+    side = _table_for(measure, text, sides.names)
     macro = {"TailShare": "tail_share"}.get(measure.name, measure.name.lower())
     if measure.name == "ILD":
         macro = "ild_" + _similarity(text, params["similarity"], side, sides)

@@ -12,7 +12,7 @@ from rankkit import _engine as duckdb
 
 from rankkit._files import named_inputs, refuse_inputs
 from rankkit._sql import connect
-from rankkit.beyond import SideTables, rows, split
+from rankkit.beyond import SideTables, refuse_missing, rows, split
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.copying import copy_options, copy_result
 from rankkit.errors import InputError, RankkitError
@@ -27,7 +27,7 @@ from rankkit.statement import evaluation_query, kept_query_side, long_query, ran
 if TYPE_CHECKING:  # pandas loads with the first frame: the command line's path never needs it
     import pandas as pd
 
-__all__ = ["evaluate", "evaluate_rows", "evaluate_file"]
+__all__ = ["evaluate", "evaluate_rows", "evaluate_file", "beyond_rows"]
 
 
 def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
@@ -260,6 +260,7 @@ def _with_beyond(qrels, run, others: list[str], beyond: list[str], per_query: bo
     the others evaluated on it as usual, these from its top k and the side tables; their rows after."""
     import pandas as pd
 
+    refuse_missing(beyond, {side for side, given in (("items", items), ("interactions", interactions)) if given is not None})
     con = connect(con) if con is not None else default_connection()
     if others and qrels is None:
         raise InputError(f"qrels: none given; {others[0]} needs them (the beyond-accuracy measures alone do not)")
@@ -280,6 +281,23 @@ def _with_beyond(qrels, run, others: list[str], beyond: list[str], per_query: bo
             found = with_ci(con, found, values.assign(agg="mean"), ci, seed, resamples, None)
         frames.append(found.astype({"value": "float64"}))
         return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    finally:
+        if sides is not None:
+            sides.close()
+        release(con, run_source)
+
+
+def beyond_rows(run, measures: list[str], per_query: bool, *, con, items=None, interactions=None, ties: str = "trec",
+                columns=None, duplicates: str = "error", split_by_tag: bool = False) -> list[dict]:
+    """The command line's rows of the beyond-accuracy measures (rankkit.beyond), as evaluate_rows gives
+    the others': the aggregate's (``measure, system, value, queries``) or, with ``per_query``, the
+    per-user ones (``measure, system, query_id, value``; a system-level measure has none)."""
+    run_source = load_runs(con, run, columns=columns, duplicates=duplicates, split_by_tag=split_by_tag)
+    sides = None
+    try:
+        sides = SideTables(con, items, interactions)
+        keys = ("measure", "system", "query_id", "value") if per_query else ("measure", "system", "value", "queries")
+        return [dict(zip(keys, row[:4])) for row in rows(con, measures, sides, run_source.table, ties, per_query)]
     finally:
         if sides is not None:
             sides.close()

@@ -257,7 +257,7 @@ def test_evaluate_adds_them_beside_the_accuracy_measures_per_user_and_with_inter
     names = ["nDCG@4", "Coverage@4", "ARP@4", "ILD@4", "Entropy(formula=recbole)@4", "TailShare(tail=4)@4"]
     with pytest.warns(rankkit.RankkitWarning, match=r"Coverage@4, ILD@4: 3 items recommended in the top 4 are not "
                                                      r"in the items DataFrame"):
-        result = rankkit.evaluate(qrels, run, names, items=items, interactions=train, ci=0.9)
+        result = rankkit.evaluate(qrels, run, names, items=items, interactions=train, ci=0.9, resamples=200)
     got = {(m, s): v for m, s, v in result[["measure", "system", "value"]].itertuples(index=False)}
     catalog = list(items.item_id)
     for system, g in top.groupby("system"):
@@ -298,3 +298,34 @@ def test_evaluate_refuses_a_missing_or_bad_side_table_in_one_line(tmp_path, keyw
     with pytest.raises(rankkit.RankkitError) as caught:
         rankkit.evaluate(None, run, [measure], **keywords)
     assert said in str(caught.value) and "\n" not in str(caught.value)
+
+
+# ---- rankkit eval --items --interactions ---------------------------------------------------------------
+
+def _eval(capsys, *args):
+    from rankkit.cli import main
+
+    status = main(["eval", *map(str, args)])
+    out, err = capsys.readouterr()
+    return status, out.splitlines(), err.splitlines()
+
+
+def test_eval_prints_them_after_the_others_and_refuses_a_missing_table(capsys, tmp_path):
+    items, train, run = _tables()
+    items.to_parquet(tmp_path / "items.parquet")
+    train.to_csv(tmp_path / "train.csv", index=False)
+    run.to_csv(tmp_path / "recs.csv", index=False)
+    (tmp_path / "test.csv").write_text("query_id,doc_id,relevance\nu1,i01,1\n")
+    status, out, err = _eval(capsys, tmp_path / "test.csv", tmp_path / "recs.csv", "-m", "P@4", "-m", "Gini@4",
+                             "-m", "TailShare@4", "--items", tmp_path / "items.parquet", "--interactions",
+                             tmp_path / "train.csv", "--format", "csv")
+    top = _top(run)
+    assert status == 0 and err[-1:] == [f"rankkit eval: warning: Gini@4: 3 items recommended in the top 4 are not in "
+                                   f"items {tmp_path / 'items.parquet'}: left out of the catalog's counts (of each "
+                                   f"system's, summed)"]
+    gini = {line.split(",")[1]: float(line.split(",")[3]) for line in out if line.startswith("Gini@4")}
+    assert gini == pytest.approx(_per_system(top, gini_recbole, list(items.item_id)))
+    assert [line.split(",")[:2] for line in out[1:]] == [[m, s] for s in "AB" for m in ("P@4", "Gini@4", "TailShare@4")]
+    status, out, err = _eval(capsys, tmp_path / "test.csv", tmp_path / "recs.csv", "-m", "ARP@4")
+    assert status == 2 and err == ["rankkit eval: measure ARP@4 needs interactions= (--interactions: the training "
+                                   "log: user and item); none was given"]
