@@ -114,6 +114,11 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
                      help="a document listed twice for a query: error (trec_eval) or keep the first")
     _add_engine(sub)
     _add_inputs(sub, subtopics=True)
+    _add_side_tables(sub)
+
+
+def _add_side_tables(sub: argparse.ArgumentParser) -> None:
+    """--items and --interactions: the side tables of the beyond-accuracy measures (rankkit.beyond)."""
     sub.add_argument("--items", metavar="FILE",
                      help="the catalog for the beyond-accuracy measures (Coverage@10, Gini@10, ILD@10): CSV/TSV/"
                           "Parquet with an item_id column, optionally features (a list of numbers) or category")
@@ -254,6 +259,7 @@ def _add_compare(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--digits", type=int, default=None,
                      help="decimals (default: 4 in text, full precision in csv and json)")
     _add_inputs(sub)
+    _add_side_tables(sub)
 
 
 def _add_agree(sub: argparse.ArgumentParser) -> None:

@@ -65,7 +65,9 @@ def _params(text: str) -> dict:
 
 
 def parse(text: str) -> tuple[Beyond, dict, int | None] | None:
-    """``TailShare(tail=0.2)@10`` as its measure, parameters and cutoff; None for a name not of these."""
+    """``TailShare(tail=0.2)@10`` as its measure, parameters and cutoff; None for anything else."""
+    if not isinstance(text, str):  # an ir_measures measure object: the name parser's
+        return None
     match = re.fullmatch(r"\s*(\w+)\s*(?:\((.*)\))?\s*(?:@\s*(\w+))?\s*", text)
     if not match or match.group(1).lower() not in declared():
         return None
@@ -248,7 +250,8 @@ def _warn_absent(con, on_items: dict, sides: SideTables, run: str, ties: str) ->
     if absent:
         warn(f"{', '.join(on_items)}: {absent} item{'s' if absent > 1 else ''} recommended "
              f"{f'in the top {k} ' if k < EVERY else ''}{'are' if absent > 1 else 'is'} not in "
-             f"{sides.labels['items']}: left out of the catalog's counts (of each system's, summed)")
+             f"{sides.labels['items']} (summed over systems): Coverage and Gini leave them out, ILD counts their "
+             f"similarities 0")
 
 
 def _named(message: str, sides: SideTables) -> str:

@@ -311,6 +311,8 @@ def _eval(capsys, *args):
 
 
 def test_eval_prints_them_after_the_others_and_refuses_a_missing_table(capsys, tmp_path):
+    from rankkit.cli import main
+
     items, train, run = _tables()
     items.to_parquet(tmp_path / "items.parquet")
     train.to_csv(tmp_path / "train.csv", index=False)
@@ -321,11 +323,55 @@ def test_eval_prints_them_after_the_others_and_refuses_a_missing_table(capsys, t
                              tmp_path / "train.csv", "--format", "csv")
     top = _top(run)
     assert status == 0 and err[-1:] == [f"rankkit eval: warning: Gini@4: 3 items recommended in the top 4 are not in "
-                                   f"items {tmp_path / 'items.parquet'}: left out of the catalog's counts (of each "
-                                   f"system's, summed)"]
+                                   f"items {tmp_path / 'items.parquet'} (summed over systems): Coverage and Gini "
+                                   f"leave them out, ILD counts their similarities 0"]
     gini = {line.split(",")[1]: float(line.split(",")[3]) for line in out if line.startswith("Gini@4")}
     assert gini == pytest.approx(_per_system(top, gini_recbole, list(items.item_id)))
     assert [line.split(",")[:2] for line in out[1:]] == [[m, s] for s in "AB" for m in ("P@4", "Gini@4", "TailShare@4")]
     status, out, err = _eval(capsys, tmp_path / "test.csv", tmp_path / "recs.csv", "-m", "ARP@4")
     assert status == 2 and err == ["rankkit eval: measure ARP@4 needs interactions= (--interactions: the training "
                                    "log: user and item); none was given"]
+    status = main(["compare", str(tmp_path / "test.csv"), str(tmp_path / "recs.csv"), "-m", "ARP@4", "--interactions",
+                   str(tmp_path / "train.csv"), "--baseline", "A", "--format", "csv"])
+    out = capsys.readouterr().out.splitlines()
+    arp = pd.Series(arp_recbole(top, train))
+    assert status == 0 and float(out[1].split(",")[out[0].split(",").index("diff")]) == pytest.approx(
+        arp["B"].mean() - arp["A"].mean())
+
+
+def test_rankkit_measures_lists_and_describes_them(capsys):
+    from rankkit.cli import main
+
+    assert main(["measures"]) == 0
+    listing = capsys.readouterr().out
+    assert "beyond accuracy (the run's top k and a side table: eval --items FILE, --interactions FILE):" in listing
+    assert any(line.split()[:2] == ["TailShare", "TailPercentage"] and line.endswith("reads interactions")
+               for line in listing.splitlines())
+    assert main(["measures", "ild_at_0"]) == 2  # not one of them: the name parser's own refusal
+    capsys.readouterr()
+    assert main(["measures", "Entropy(formula=recbole)@10"]) == 0
+    described = capsys.readouterr().out.splitlines()
+    assert described[0].startswith("Entropy: distributional coverage") and "  reads:     the run alone" in described
+
+
+def test_names_that_are_not_theirs_are_left_to_the_name_parser():
+    from rankkit.beyond import split
+
+    class Measure:  # an ir_measures measure object
+        def __str__(self):
+            return "AP_IA(rel=2)"
+    measure = Measure()
+    assert split(["nDCG@10", measure, "ild@5", "Coverage"]) == (["nDCG@10", measure], ["ild@5", "Coverage"])
+
+
+def test_compare_pairs_the_per_user_ones_user_by_user_and_refuses_the_system_level_ones():
+    from rankkit.compare import compare
+
+    items, train, run = _tables()
+    qrels = pd.DataFrame({"query_id": [f"u{n}" for n in range(6)], "doc_id": ["i01"] * 6, "relevance": [1] * 6})
+    result = compare(qrels, run, ["P@4", "ARP@4"], baseline="A", interactions=train).set_index("measure")
+    arp = pd.Series(arp_recbole(_top(run), train))
+    assert result.loc["ARP@4", "diff"] == pytest.approx(arp["B"].mean() - arp["A"].mean())
+    assert result.loc["ARP@4", "queries"] == 6 and result.loc["P@4", "queries"] == 6
+    with pytest.raises(rankkit.RankkitError, match=r"^Coverage@4 is one value per system: there are no per-user pairs"):
+        compare(qrels, run, ["Coverage@4"], items=items)
