@@ -221,6 +221,8 @@ def rows(con, names: list[str], sides: SideTables, run: str, ties: str, per_quer
     system, value, queries, level); a per-user measure's aggregate is its mean over the users that have a
     value. Items recommended that the catalog lacks are warned of once, with their number."""
     found, on_items = [], {}
+    if ties not in ("trec", "rank"):  # their lists are the run's top k, one order of it
+        raise MeasureError(f"ties={ties} does not apply to {names[0]}: its top k is one ordering (ties trec or rank)")
     for text in names:
         measure, params, k = parse(text)
         call, side = _call(measure, text, params, k, sides, run, ties)

@@ -207,9 +207,14 @@ CREATE OR REPLACE MACRO rankkit.item_pairs(run_table, k := 10, ties := 'trec', s
     LEFT JOIN rankkit.top_items(run_table, k := k, ties := ties, scores := scores) b
         ON b.system IS NOT DISTINCT FROM a.system AND b.query_id = a.query_id AND b.item_id > a.item_id;
 
+-- A zero vector has no direction: its cosine is undefined (Recommenders' would be NaN), so it is refused.
 CREATE OR REPLACE MACRO rankkit.ild_features(run_table, items_table, k := 10, ties := 'trec', scores := 'double') AS TABLE
     SELECT p.system, p.query_id,
-           1.0E0 - avg(coalesce(list_cosine_similarity(x.features, y.features), 0.0E0)) FILTER (WHERE p.other IS NOT NULL) AS value
+           1.0E0 - avg(coalesce(CASE WHEN list_dot_product(x.features, x.features) = 0 OR list_dot_product(y.features, y.features) = 0
+               THEN error('items ' || items_table || ': column features: item ' ||
+                          CASE WHEN list_dot_product(x.features, x.features) = 0 THEN x.item_id ELSE y.item_id END ||
+                          ' has a zero vector, whose cosine similarity is undefined')
+               ELSE list_cosine_similarity(x.features, y.features) END, 0.0E0)) FILTER (WHERE p.other IS NOT NULL) AS value
     FROM rankkit.item_pairs(run_table, k := k, ties := ties, scores := scores) p
     LEFT JOIN rankkit.catalog_rows(items_table) x ON x.item_id = p.item_id
     LEFT JOIN rankkit.catalog_rows(items_table) y ON y.item_id = p.other

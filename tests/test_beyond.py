@@ -286,6 +286,10 @@ def test_evaluate_adds_them_beside_the_accuracy_measures_per_user_and_with_inter
     ({"items": pd.DataFrame({"item_id": ["a", "b"], "features": [[1.0], [1.0, 2.0]]})},
      "the items DataFrame: column features: vectors of mixed lengths (1, 2)"),
     ({"interactions": "PARQUET"}, "column popularity: -1.0 is not a popularity; expected a number >= 0"),
+    ({"items": pd.DataFrame({"item_id": ["a", "b"], "features": [[0.0, 0.0], [1.0, 2.0]]})},
+     "the items DataFrame: column features: item a has a zero vector, whose cosine similarity is undefined"),
+    ({"items": pd.DataFrame({"item_id": ["a", "b"]}), "ties": "average"},
+     "ties=average does not apply to ILD@4: its top k is one ordering (ties trec or rank)"),
 ])
 def test_evaluate_refuses_a_missing_or_bad_side_table_in_one_line(tmp_path, keywords, said):
     if keywords.get("interactions") == "PARQUET":
