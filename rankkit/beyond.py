@@ -20,9 +20,10 @@ from rankkit.io.files import csv_reader
 from rankkit.io.sources import is_frame
 from rankkit.names import ALIASES
 
-__all__ = ["Beyond", "declared", "parse", "split", "refuse_missing", "SideTables", "rows"]
+__all__ = ["Beyond", "declared", "parse", "split", "refuse_missing", "SideTables", "rows", "system_intervals"]
 
 EVERY = 2147483647  # no cutoff: the whole list
+BOOTSTRAP_ROWS = 10 ** 9  # a system-level interval ranks every resample's users again: above this, none
 SIDES = {"items": "the catalog: an item id, optionally features or a category",
          "interactions": "the training log: user and item"}
 
@@ -262,3 +263,52 @@ def _named(message: str, sides: SideTables) -> str:
     for side, name in sides.names.items():
         message = message.replace(f"{side} {name}", sides.labels[side])
     return message
+
+
+def system_intervals(con, text: str, sides: SideTables, run: str, ties: str, level: float, seed: int | None,
+                     resamples: int) -> dict:
+    """A system-level measure's percentile bootstrap interval over users, per system: each resample of
+    the users (rankkit.stats.bootstrap_ci, as every interval draws them) is a system of a run made of
+    the drawn users' lists (a user drawn twice counted twice), evaluated by the measure's own macro."""
+    import numpy as np
+    import pandas as pd
+
+    from rankkit.stats import bootstrap_ci
+
+    measure, params, k = parse(text)
+    found = {}
+    for (system,) in con.execute(f"SELECT DISTINCT system FROM {run} ORDER BY system").fetchall():
+        users = [q for (q,) in con.execute(f"SELECT DISTINCT query_id FROM {run} WHERE system IS NOT DISTINCT FROM ? "
+                                           f"ORDER BY query_id", [system]).fetchall()]
+        if len(users) * resamples * min(k or EVERY, 1000) > BOOTSTRAP_ROWS:
+            warn(f"{text}: no interval for system {system}: its bootstrap would rank {len(users)} users "
+                 f"{resamples} times; ask for fewer resamples")
+            found[system] = (float("nan"), float("nan"))
+            continue
+        lists = temp_name("beyond_lists")
+        con.execute(f"CREATE TEMP TABLE {lists} AS SELECT * FROM {run} WHERE system IS NOT DISTINCT FROM ?", [system])
+
+        def statistic(drawn, axis=-1):
+            one = np.ndim(drawn) == 1  # scipy asks for the statistic of the sample itself, then of batches
+            drawn = np.atleast_2d(drawn).astype(int)
+            draws = pd.DataFrame({"draw": np.repeat(np.arange(drawn.shape[0]), drawn.shape[1]),
+                                  "copy": np.tile(np.arange(drawn.shape[1]), drawn.shape[0]),
+                                  "query_id": np.asarray(users, dtype=object)[drawn.ravel()]})
+            name, resampled = temp_name("beyond_draws"), temp_name("beyond_resampled")
+            con.register(name, draws)
+            con.execute(f"CREATE TEMP VIEW {resampled} AS SELECT r.* REPLACE (d.draw::VARCHAR AS system, "
+                        f"r.query_id || '#' || d.copy AS query_id) FROM {lists} r JOIN {name} d USING (query_id)")
+            try:
+                call, _ = _call(measure, text, params, k, sides, resampled, ties)
+                values = dict(con.execute(f"SELECT system::INTEGER, value FROM {call}").fetchall())
+            finally:
+                con.execute(f"DROP VIEW {resampled}")
+                con.unregister(name)
+            out = np.array([values.get(b, np.nan) for b in range(drawn.shape[0])], dtype=float)
+            return out[0] if one else out
+
+        try:
+            found[system] = bootstrap_ci(np.arange(len(users), dtype=float), statistic, level, seed, resamples)
+        finally:
+            con.execute(f"DROP TABLE {lists}")
+    return found

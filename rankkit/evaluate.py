@@ -12,7 +12,7 @@ from rankkit import _engine as duckdb
 
 from rankkit._files import named_inputs, refuse_inputs
 from rankkit._sql import connect
-from rankkit.beyond import SideTables, refuse_missing, rows, split
+from rankkit.beyond import SideTables, parse, refuse_missing, rows, split, system_intervals
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.copying import copy_options, copy_result
 from rankkit.errors import InputError, RankkitError
@@ -110,7 +110,8 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         ``interactions`` the training log that defines popularity (``user_id, item_id``); each a path
         (Parquet, CSV, TSV), a DataFrame, a relation or a table name. A measure whose table is missing is
         refused naming it; ``qrels`` may be None when only these are asked for. Their rows follow the
-        others'; a system-level one (Coverage, Entropy, Gini) has no interval with ``ci``.
+        others'; with ``ci`` a system-level one (Coverage, Entropy, Gini) is computed again on each
+        resample of the users.
 
     Returns
     -------
@@ -274,17 +275,31 @@ def _with_beyond(qrels, run, others: list[str], beyond: list[str], per_query: bo
         found = pd.DataFrame([row[:4] for row in rows(con, beyond, sides, run_source.table, conventions.ties, per_query)],
                              columns=keys)
         if ci is not None:
-            from rankkit.intervals import with_ci
-
-            values = pd.DataFrame([row[:4] for row in rows(con, beyond, sides, run_source.table, conventions.ties, True)
-                                   if row[4] == "user"], columns=["measure", "system", "query_id", "value"])
-            found = with_ci(con, found, values.assign(agg="mean"), ci, seed, resamples, None)
+            found = _beyond_intervals(con, found, beyond, sides, run_source.table, conventions.ties, ci, seed, resamples)
         frames.append(found.astype({"value": "float64"}))
         return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     finally:
         if sides is not None:
             sides.close()
         release(con, run_source)
+
+
+def _beyond_intervals(con, found: pd.DataFrame, beyond: list[str], sides: SideTables, run: str, ties: str, ci: float,
+                      seed, resamples: int) -> pd.DataFrame:
+    """The beyond-accuracy measures' aggregate with ci_low, ci_high: a per-user one's the interval of its
+    mean over users (with_ci, as any measure's), a system-level one's from its macro on each resample."""
+    import pandas as pd
+
+    from rankkit.intervals import with_ci
+
+    values = pd.DataFrame([row[:4] for row in rows(con, beyond, sides, run, ties, True) if row[4] == "user"],
+                          columns=["measure", "system", "query_id", "value"])
+    found = with_ci(con, found, values.assign(agg="mean"), ci, seed, resamples, None)
+    for name in (name for name in beyond if parse(name)[0].level == "system"):
+        for system, (low, high) in system_intervals(con, name, sides, run, ties, ci, seed, resamples).items():
+            at = (found.measure == name) & (found.system.isna() if system is None else found.system == system)
+            found.loc[at, ["ci_low", "ci_high"]] = [low, high]
+    return found.astype({"ci_low": "float64", "ci_high": "float64"})  # object when no per-user one had any
 
 
 def beyond_rows(run, measures: list[str], per_query: bool, *, con, items=None, interactions=None, ties: str = "trec",

@@ -269,7 +269,19 @@ def test_evaluate_adds_them_beside_the_accuracy_measures_per_user_and_with_inter
         assert got["TailShare(tail=4)@4", system] == pytest.approx(sum(tail) / len(tail))
     assert list(result.measure.drop_duplicates()) == names  # nDCG first: the composer's measures come first
     intervals = result.set_index(["measure", "system"])
-    assert intervals.loc[("Coverage@4", "A"), "ci_low"] != intervals.loc[("Coverage@4", "A"), "ci_low"]  # NaN
+    # the system-level interval: the users resampled as every interval resamples them, the formula restated
+    import numpy as np
+    from rankkit.stats import bootstrap_ci
+
+    lists = top[top.system == "A"]
+    users = sorted(set(lists.query_id))
+
+    def coverage_of(drawn, axis=-1):
+        values = [coverage_recbole(pd.concat([lists[lists.query_id == users[int(i)]] for i in row]), catalog)
+                  for row in np.atleast_2d(drawn)]
+        return np.array(values) if np.ndim(drawn) > 1 else values[0]
+    expected = bootstrap_ci(np.arange(len(users), dtype=float), coverage_of, 0.9, 0, 200)
+    assert tuple(intervals.loc[("Coverage@4", "A"), ["ci_low", "ci_high"]]) == pytest.approx(expected)
     assert intervals.loc[("ARP@4", "A"), "ci_low"] <= got["ARP@4", "A"] <= intervals.loc[("ARP@4", "A"), "ci_high"]
     with pytest.warns(rankkit.RankkitWarning):
         per_user = rankkit.evaluate(None, run, ["ILD@4"], items=items, per_query=True)
