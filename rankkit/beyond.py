@@ -106,9 +106,13 @@ class SideTables:
 
     def __init__(self, con: duckdb.DuckDBPyConnection, items=None, interactions=None):
         self.con, self.views, self.names, self.labels, self.columns = con, [], {}, {}, {}
-        for side, source in (("items", items), ("interactions", interactions)):
-            if source is not None:
-                self._read(side, source)
+        try:
+            for side, source in (("items", items), ("interactions", interactions)):
+                if source is not None:
+                    self._read(side, source)
+        except BaseException:
+            self.close()
+            raise
 
     def _read(self, side: str, source) -> None:
         name = temp_name(side)
@@ -129,9 +133,11 @@ class SideTables:
                 raise InputError(f"{side}: {source}: expected a Parquet, CSV or TSV file with a header")
             label = f"{side} {source}"
             raw = f"read_parquet({path_literal(source)})" if fmt == "parquet" else csv_reader(Path(source), fmt, label)
+        elif isinstance(source, (str, Path)):
+            raise InputError(f"{side}: {source}: no such file (nor a table of the connection)")
         else:
             raise InputError(f"{side}: expected a Parquet/CSV/TSV path, a DataFrame, a DuckDB relation or a table "
-                             f"name, got {source!r}")
+                             f"name, got {type(source).__name__}")
         columns = describe(self.con, raw, label)
         self._check(side, label, columns)
         self.con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {raw}")

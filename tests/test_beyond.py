@@ -300,6 +300,7 @@ def test_evaluate_adds_them_beside_the_accuracy_measures_per_user_and_with_inter
     ({"interactions": "PARQUET"}, "column popularity: -1.0 is not a popularity; expected a number >= 0"),
     ({"items": pd.DataFrame({"item_id": ["a", "b"], "features": [[0.0, 0.0], [1.0, 2.0]]})},
      "the items DataFrame: column features: item a has a zero vector, whose cosine similarity is undefined"),
+    ({"items": "no-such.parquet"}, "items: no-such.parquet: no such file (nor a table of the connection)"),
     ({"items": pd.DataFrame({"item_id": ["a", "b"]}), "ties": "average"},
      "ties=average does not apply to ILD@4: its top k is one ordering (ties trec or rank)"),
 ])
