@@ -18,7 +18,7 @@ from rankkit.copying import copy_options, copy_result
 from rankkit.errors import InputError, RankkitError
 from rankkit.input_checks import compare_inputs, warn_unjudged_subtopics
 from rankkit.inputs import checked_sources, load_runs, subtopic_judgments
-from rankkit.io import Source, default_connection, release, temp_name
+from rankkit.io import Source, default_connection, load, release, temp_name
 from rankkit.progress import Progress
 from rankkit.running import run_query, run_rows
 from rankkit.specs import measure_specs
@@ -265,23 +265,36 @@ def _with_beyond(qrels, run, others: list[str], beyond: list[str], per_query: bo
     con = connect(con) if con is not None else default_connection()
     if others and qrels is None:
         raise InputError(f"qrels: none given; {others[0]} needs them (the beyond-accuracy measures alone do not)")
-    run_source = load_runs(con, run, columns=columns, duplicates=conventions.duplicates, split_by_tag=split_by_tag)
-    sides = None
-    try:
-        sides = SideTables(con, items, interactions)
-        frames = [evaluate(qrels, run_source.table, others, per_query, con=con, conventions=conventions, ci=ci,
-                           seed=seed, resamples=resamples, progress=progress, subtopics=subtopics)] if others else []
+    with _beyond_inputs(con, run, items, interactions, columns, conventions.duplicates, split_by_tag,
+                        qrels) as (run, sides, qrels):
+        frames = [evaluate(qrels, run, others, per_query, con=con, conventions=conventions, ci=ci, seed=seed,
+                           resamples=resamples, progress=progress, subtopics=subtopics)] if others else []
         keys = ["measure", "system", "query_id", "value"] if per_query else ["measure", "system", "value", "queries"]
-        found = pd.DataFrame([row[:4] for row in rows(con, beyond, sides, run_source.table, conventions.ties, per_query)],
+        found = pd.DataFrame([row[:4] for row in rows(con, beyond, sides, run, conventions.ties, per_query)],
                              columns=keys)
         if ci is not None:
-            found = _beyond_intervals(con, found, beyond, sides, run_source.table, conventions.ties, ci, seed, resamples)
+            found = _beyond_intervals(con, found, beyond, sides, run, conventions.ties, ci, seed, resamples)
         frames.append(found.astype({"value": "float64"}))
         return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    finally:
-        if sides is not None:
+
+
+@contextmanager
+def _beyond_inputs(con, run, items, interactions, columns, duplicates: str, split_by_tag: bool,
+                   qrels=None) -> Iterator[tuple[str, SideTables, str | None]]:
+    """The run and the qrels read once, with the column mapping (their checked tables' names), and the
+    side tables; all gone at the end."""
+    read = [load_runs(con, run, columns=columns, duplicates=duplicates, split_by_tag=split_by_tag)]
+    try:
+        if qrels is not None:
+            read.append(load(con, qrels, "qrels", columns=columns, duplicates=duplicates))
+        sides = SideTables(con, items, interactions)
+        try:
+            yield read[0].table, sides, read[1].table if qrels is not None else None
+        finally:
             sides.close()
-        release(con, run_source)
+    finally:
+        for source in read:
+            release(con, source)
 
 
 def _beyond_intervals(con, found: pd.DataFrame, beyond: list[str], sides: SideTables, run: str, ties: str, ci: float,
@@ -307,16 +320,9 @@ def beyond_rows(run, measures: list[str], per_query: bool, *, con, items=None, i
     """The command line's rows of the beyond-accuracy measures (rankkit.beyond), as evaluate_rows gives
     the others': the aggregate's (``measure, system, value, queries``) or, with ``per_query``, the
     per-user ones (``measure, system, query_id, value``; a system-level measure has none)."""
-    run_source = load_runs(con, run, columns=columns, duplicates=duplicates, split_by_tag=split_by_tag)
-    sides = None
-    try:
-        sides = SideTables(con, items, interactions)
+    with _beyond_inputs(con, run, items, interactions, columns, duplicates, split_by_tag) as (run, sides, _):
         keys = ("measure", "system", "query_id", "value") if per_query else ("measure", "system", "value", "queries")
-        return [dict(zip(keys, row[:4])) for row in rows(con, measures, sides, run_source.table, ties, per_query)]
-    finally:
-        if sides is not None:
-            sides.close()
-        release(con, run_source)
+        return [dict(zip(keys, row[:4])) for row in rows(con, measures, sides, run, ties, per_query)]
 
 
 def _result_select(query: str, per_query: bool, slices) -> str:

@@ -392,3 +392,12 @@ def test_compare_pairs_the_per_user_ones_user_by_user_and_refuses_the_system_lev
     assert result.loc["ARP@4", "queries"] == 6 and result.loc["P@4", "queries"] == 6
     with pytest.raises(rankkit.RankkitError, match=r"^Coverage@4 is one value per system: there are no per-user pairs"):
         compare(qrels, run, ["Coverage@4"], items=items)
+
+
+def test_a_column_mapping_reaches_the_qrels_and_the_run_beside_them():
+    qrels = pd.DataFrame({"query_id": ["u", "v"], "doc_id": ["a", "c"], "clicks": [1, 1]})
+    run = pd.DataFrame({"query_id": ["u", "u", "v"], "doc_id": ["a", "b", "c"], "points": [2.0, 1.0, 1.0]})
+    train = pd.DataFrame({"user_id": ["x", "y", "y"], "item_id": ["a", "a", "b"]})
+    result = rankkit.evaluate(qrels, run, ["P@1", "ARP@2"], interactions=train,
+                              columns={"clicks": "relevance", "points": "score"})
+    assert result[["measure", "value"]].values.tolist() == [["P@1", 1.0], ["ARP@2", 0.75]]
