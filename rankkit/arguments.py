@@ -114,6 +114,17 @@ def _add_eval(sub: argparse.ArgumentParser) -> None:
                      help="a document listed twice for a query: error (trec_eval) or keep the first")
     _add_engine(sub)
     _add_inputs(sub, subtopics=True)
+    _add_side_tables(sub)
+
+
+def _add_side_tables(sub: argparse.ArgumentParser) -> None:
+    """--items and --interactions: the side tables of the beyond-accuracy measures (rankkit.beyond)."""
+    sub.add_argument("--items", metavar="FILE",
+                     help="the catalog for the beyond-accuracy measures (Coverage@10, Gini@10, ILD@10): CSV/TSV/"
+                          "Parquet with an item_id column, optionally features (a list of numbers) or category")
+    sub.add_argument("--interactions", metavar="FILE",
+                     help="the training log for the beyond-accuracy measures (Novelty@10, ARP@10, TailShare@10, "
+                          "ILD@10 by co-occurrence): CSV/TSV/Parquet with user_id and item_id columns")
 
 
 def _add_engine(sub: argparse.ArgumentParser) -> None:
@@ -248,6 +259,7 @@ def _add_compare(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--digits", type=int, default=None,
                      help="decimals (default: 4 in text, full precision in csv and json)")
     _add_inputs(sub)
+    _add_side_tables(sub)
 
 
 def _add_agree(sub: argparse.ArgumentParser) -> None:

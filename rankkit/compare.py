@@ -19,6 +19,7 @@ import pandas as pd
 
 from rankkit import stats
 from rankkit._sql import connect
+from rankkit.beyond import parse, split
 from rankkit.conventions import Conventions, asked_conventions, resolve_conventions
 from rankkit.errors import InputError, RankkitError, warn
 from rankkit.input_checks import compare_inputs
@@ -49,7 +50,8 @@ def compare(qrels=None, runs=None, measures: str | Iterable[str] | None = None, 
             resamples: int = 10000, by: str | None = None, query_table=None,
             con: duckdb.DuckDBPyConnection | None = None, rel: float = 1, ties: str = "trec",
             scores: str = "double", depth: int | None = None, queries: str = "both", columns=None,
-            split_by_tag: bool = False, conventions: Conventions | None = None, values=None) -> pd.DataFrame:
+            split_by_tag: bool = False, conventions: Conventions | None = None, values=None, items=None,
+            interactions=None) -> pd.DataFrame:
     """Compare systems measure by measure: means, paired differences, intervals and p-values.
 
     Parameters
@@ -87,6 +89,11 @@ def compare(qrels=None, runs=None, measures: str | Iterable[str] | None = None, 
         Per-query values computed elsewhere, in place of ``qrels`` and ``runs``: a Spark DataFrame
         from ``rankkit.spark.evaluate(..., per_query=True)`` (or a list of them), compared as they
         are (``measures``, if given, picks some); the conventions they carry must be the call's.
+    items, interactions:
+        The side tables of the per-user beyond-accuracy measures (``Novelty@k``, ``ARP@k``,
+        ``TailShare@k``, ``ILD@k``), as for :func:`rankkit.evaluate`: compared user by user like any
+        measure. The system-level ones (Coverage, Entropy, Gini) have one value per system, no pairs:
+        refused.
 
     Returns
     -------
@@ -126,6 +133,12 @@ def compare(qrels=None, runs=None, measures: str | Iterable[str] | None = None, 
         raise InputError(f"by: the attribute column cannot be called {by!r}; rename it in the query table")
     conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries)
     con = connect(con) if con is not None else default_connection()
+    measures, beyond = split(measures)
+    if beyond:
+        return _with_beyond(qrels, runs, measures, beyond, baseline, con=con, items=items, interactions=interactions,
+                            conventions=conventions, columns=columns, split_by_tag=split_by_tag, by=by,
+                            query_table=query_table, test=test, correction=correction, alpha=alpha, seed=seed,
+                            resamples=resamples)
     specs = measure_specs(con, measures, rel=conventions.rel)
     with checked_sources(con, qrels, runs, columns, conventions.duplicates, None, split_by_tag) as (qrels_source,
                                                                                                    run_source):
@@ -136,6 +149,27 @@ def compare(qrels=None, runs=None, measures: str | Iterable[str] | None = None, 
     systems = [system for system in run_source.systems if system is not None]
     frame = compare_values(values, systems, baseline, test=test, correction=correction, alpha=alpha, seed=seed,
                            resamples=resamples, by=by if slices else None)
+    frame.attrs["conventions"] = conventions.as_dict()
+    return frame
+
+
+def _with_beyond(qrels, runs, others: list[str], beyond: list[str], baseline, *, con, items, interactions,
+                 conventions: Conventions, columns, split_by_tag, by, query_table, **options) -> pd.DataFrame:
+    """compare() with per-user beyond-accuracy measures: the per-query values of evaluate() (which
+    computes both kinds on one reading of the runs), compared as any."""
+    from rankkit.evaluate import evaluate
+
+    system_level = [name for name in beyond if parse(name)[0].level == "system"]
+    if system_level:
+        raise RankkitError(f"{system_level[0]} is one value per system: there are no per-user pairs to compare "
+                           f"(the per-user ones are Novelty, ARP, TailShare and ILD)")
+    if by is not None or query_table is not None:
+        raise RankkitError(f"{beyond[0]}: the beyond-accuracy measures are not compared by slice (by=) yet")
+    values = evaluate(qrels, runs, others + beyond, per_query=True, con=con, conventions=conventions,
+                      columns=columns, split_by_tag=split_by_tag, items=items, interactions=interactions)
+    values["i"] = values.groupby("measure", sort=False).ngroup()
+    systems = [system for system in dict.fromkeys(values["system"]) if system is not None and system == system]
+    frame = compare_values(values, systems, baseline, **options)
     frame.attrs["conventions"] = conventions.as_dict()
     return frame
 

@@ -12,12 +12,13 @@ from rankkit import _engine as duckdb
 
 from rankkit._files import named_inputs, refuse_inputs
 from rankkit._sql import connect
+from rankkit.beyond import SideTables, parse, refuse_missing, rows, split, system_intervals
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.copying import copy_options, copy_result
-from rankkit.errors import RankkitError
+from rankkit.errors import InputError, RankkitError
 from rankkit.input_checks import compare_inputs, warn_unjudged_subtopics
-from rankkit.inputs import checked_sources, subtopic_judgments
-from rankkit.io import Source, default_connection, temp_name
+from rankkit.inputs import checked_sources, load_runs, subtopic_judgments
+from rankkit.io import Source, default_connection, load, release, temp_name
 from rankkit.progress import Progress
 from rankkit.running import run_query, run_rows
 from rankkit.specs import measure_specs
@@ -26,7 +27,7 @@ from rankkit.statement import evaluation_query, kept_query_side, long_query, ran
 if TYPE_CHECKING:  # pandas loads with the first frame: the command line's path never needs it
     import pandas as pd
 
-__all__ = ["evaluate", "evaluate_rows", "evaluate_file"]
+__all__ = ["evaluate", "evaluate_rows", "evaluate_file", "beyond_rows"]
 
 
 def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
@@ -37,7 +38,8 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
              resamples: int = 10000, columns: Mapping[str, str | None] | None = None,
              duplicates: str = "error", output: str | Path | None = None, relation: bool = False,
              progress: bool | None = None, split_by_tag: bool = False,
-             conventions: Conventions | None = None, subtopics=None) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
+             conventions: Conventions | None = None, subtopics=None, items=None,
+             interactions=None) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
     """Evaluate a run (or several systems in one run table, or a list or dict of runs) against qrels.
 
     Parameters
@@ -101,6 +103,15 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         DataFrame, relation or table with a ``subtopic`` column (or ``iteration``, as ir_measures has
         it). ``qrels`` may then be None: the qrels are the subtopic judgments' own, a document graded
         by its best grade over the subtopics, and the queries evaluated are theirs, as in ndeval.
+    items, interactions:
+        The side tables of the beyond-accuracy measures (``Coverage@k``, ``Entropy@k``, ``Gini@k``,
+        ``Novelty@k``, ``ARP@k``, ``TailShare@k``, ``ILD@k``; sql/80_beyond.sql): ``items`` the catalog
+        (an ``item_id`` column, optionally ``features``, a list of numbers, or ``category``),
+        ``interactions`` the training log that defines popularity (``user_id, item_id``); each a path
+        (Parquet, CSV, TSV), a DataFrame, a relation or a table name. A measure whose table is missing is
+        refused naming it; ``qrels`` may be None when only these are asked for. Their rows follow the
+        others'; with ``ci`` a system-level one (Coverage, Entropy, Gini) is computed again on each
+        resample of the users.
 
     Returns
     -------
@@ -125,6 +136,17 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     """
     if per_query and ci is not None:
         raise RankkitError("ci is an interval over queries: it applies to the aggregate, not to per_query")
+    others, beyond = split(measures)
+    if beyond:
+        if output is not None or relation or by is not None or query_table is not None:
+            raise RankkitError(f"{beyond[0]}: the beyond-accuracy measures do not go with output=, relation=, by= "
+                               f"or query_table= yet")
+        return _with_beyond(qrels, run, others, beyond, per_query, con=con, items=items, interactions=interactions,
+                            ci=ci, seed=seed, resamples=resamples, columns=columns, split_by_tag=split_by_tag,
+                            progress=progress, subtopics=subtopics,
+                            conventions=resolve_conventions(conventions, rel=rel, ties=ties, scores=scores,
+                                                            depth=depth, queries=queries, duplicates=duplicates,
+                                                            judged_only=judged_only, docs=docs))
     if ci is not None and (output is not None or relation):
         raise RankkitError("ci is computed in Python over a frame: it does not go with output= or relation=True")
     if output is not None:  # never written over what it reads
@@ -231,6 +253,76 @@ def _evaluate(con, qrels_source: Source, run_source: Source, specs, per_query: b
                                                      subtopics, kept)[0], inputs)
         frame = with_ci(con, frame, values, ci, seed, resamples, by)
     return frame
+
+
+def _with_beyond(qrels, run, others: list[str], beyond: list[str], per_query: bool, *, con, items, interactions, ci,
+                 seed, resamples, columns, split_by_tag, progress, subtopics, conventions: Conventions) -> pd.DataFrame:
+    """evaluate() of the beyond-accuracy measures (rankkit.beyond) beside the others: the run read once,
+    the others evaluated on it as usual, these from its top k and the side tables; their rows after."""
+    import pandas as pd
+
+    refuse_missing(beyond, {side for side, given in (("items", items), ("interactions", interactions)) if given is not None})
+    con = connect(con) if con is not None else default_connection()
+    if others and qrels is None:
+        raise InputError(f"qrels: none given; {others[0]} needs them (the beyond-accuracy measures alone do not)")
+    with _beyond_inputs(con, run, items, interactions, columns, conventions.duplicates, split_by_tag,
+                        qrels) as (run, sides, qrels):
+        frames = [evaluate(qrels, run, others, per_query, con=con, conventions=conventions, ci=ci, seed=seed,
+                           resamples=resamples, progress=progress, subtopics=subtopics)] if others else []
+        keys = ["measure", "system", "query_id", "value"] if per_query else ["measure", "system", "value", "queries"]
+        found = pd.DataFrame([row[:4] for row in rows(con, beyond, sides, run, conventions.ties, per_query)],
+                             columns=keys)
+        if ci is not None:
+            found = _beyond_intervals(con, found, beyond, sides, run, conventions.ties, ci, seed, resamples)
+        frames.append(found.astype({"value": "float64"}))
+        return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+
+@contextmanager
+def _beyond_inputs(con, run, items, interactions, columns, duplicates: str, split_by_tag: bool,
+                   qrels=None) -> Iterator[tuple[str, SideTables, str | None]]:
+    """The run and the qrels read once, with the column mapping (their checked tables' names), and the
+    side tables; all gone at the end."""
+    read = [load_runs(con, run, columns=columns, duplicates=duplicates, split_by_tag=split_by_tag)]
+    try:
+        if qrels is not None:
+            read.append(load(con, qrels, "qrels", columns=columns, duplicates=duplicates))
+        sides = SideTables(con, items, interactions)
+        try:
+            yield read[0].table, sides, read[1].table if qrels is not None else None
+        finally:
+            sides.close()
+    finally:
+        for source in read:
+            release(con, source)
+
+
+def _beyond_intervals(con, found: pd.DataFrame, beyond: list[str], sides: SideTables, run: str, ties: str, ci: float,
+                      seed, resamples: int) -> pd.DataFrame:
+    """The beyond-accuracy measures' aggregate with ci_low, ci_high: a per-user one's the interval of its
+    mean over users (with_ci, as any measure's), a system-level one's from its macro on each resample."""
+    import pandas as pd
+
+    from rankkit.intervals import with_ci
+
+    values = pd.DataFrame([row[:4] for row in rows(con, beyond, sides, run, ties, True) if row[4] == "user"],
+                          columns=["measure", "system", "query_id", "value"])
+    found = with_ci(con, found, values.assign(agg="mean"), ci, seed, resamples, None)
+    for name in (name for name in beyond if parse(name)[0].level == "system"):
+        for system, (low, high) in system_intervals(con, name, sides, run, ties, ci, seed, resamples).items():
+            at = (found.measure == name) & (found.system.isna() if system is None else found.system == system)
+            found.loc[at, ["ci_low", "ci_high"]] = [low, high]
+    return found.astype({"ci_low": "float64", "ci_high": "float64"})  # object when no per-user one had any
+
+
+def beyond_rows(run, measures: list[str], per_query: bool, *, con, items=None, interactions=None, ties: str = "trec",
+                columns=None, duplicates: str = "error", split_by_tag: bool = False) -> list[dict]:
+    """The command line's rows of the beyond-accuracy measures (rankkit.beyond), as evaluate_rows gives
+    the others': the aggregate's (``measure, system, value, queries``) or, with ``per_query``, the
+    per-user ones (``measure, system, query_id, value``; a system-level measure has none)."""
+    with _beyond_inputs(con, run, items, interactions, columns, duplicates, split_by_tag) as (run, sides, _):
+        keys = ("measure", "system", "query_id", "value") if per_query else ("measure", "system", "value", "queries")
+        return [dict(zip(keys, row[:4])) for row in rows(con, measures, sides, run, ties, per_query)]
 
 
 def _result_select(query: str, per_query: bool, slices) -> str:

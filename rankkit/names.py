@@ -25,10 +25,18 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "rank": ("rank",),
     # subtopic judgments (the diversity measures): ir_measures keeps the subtopic in the iteration column
     "subtopic": ("subtopic", "subtopic_id", "subtopicid", "intent", "aspect", "facet", "iteration", "iter"),
+    # the side tables of the beyond-accuracy measures (sql/80_beyond.sql): the catalog and the training log
+    "item_id": ("item_id", "itemid", "item", "product_id", "doc_id", "docid", "docno", "doc"),
+    "user_id": ("user_id", "userid", "user", "customer_id", "query_id", "qid"),
+    "features": ("features", "feature_vector", "vector", "embedding"),
+    "category": ("category", "genre"),
+    "popularity": ("popularity",),
 }
 REQUIRED = {"qrels": ("query_id", "doc_id", "relevance"), "run": ("query_id", "doc_id", "score"),
-            "subtopics": ("query_id", "subtopic", "doc_id", "relevance"), "queries": ("query_id",)}
-OPTIONAL = {"qrels": (), "run": ("system", "rank"), "subtopics": (), "queries": ()}
+            "subtopics": ("query_id", "subtopic", "doc_id", "relevance"), "queries": ("query_id",),
+            "items": ("item_id",), "interactions": ("user_id", "item_id")}
+OPTIONAL = {"qrels": (), "run": ("system", "rank"), "subtopics": (), "queries": (),
+            "items": ("features", "category"), "interactions": ("popularity",)}
 
 # The fields of a TREC line, in order (a run's line may have more after the tag, ignored).
 QRELS_FIELDS = ("query_id", "iteration", "doc_id", "relevance")
@@ -50,7 +58,7 @@ def fill(sql: str) -> str:
     - ``{{run_suffixes}}``: RUN_SUFFIXES as a list of strings
     - ``{{names COLUMN}}``: COLUMN's names (ALIASES) as a list of strings
     """
-    return re.sub(r"\{\{(\w+)((?: \w+)*)\}\}", lambda m: _marker(m.group(1), m.group(2).split()), sql)
+    return re.sub(r"\{\{(\w+)((?: \w+(?:\[\])?)*)\}\}", lambda m: _marker(m.group(1), m.group(2).split()), sql)
 
 
 def _marker(name: str, args: list[str]) -> str:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from rankkit.arguments import UsageError, baseline_name, column_mapping, conventions_of, run_arguments
+from rankkit.beyond import refuse_missing, split
 from rankkit.cli.common import check_options, connect, refuse_outputs
 
 
@@ -24,13 +25,16 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         refuse_outputs(args, [args.output], qrels=args.qrels, run=runs)
     baseline = baseline_name(runs, args.baseline)
+    names, beyond = split(measures)
+    refuse_missing(beyond, {side for side in ("items", "interactions") if getattr(args, side)})
     con = connect(args)
-    check_options(args, con, measures, runs)
+    check_options(args, con, names, runs)
     columns = column_mapping(args)
     # the same runs and names as rankkit eval and Python: a TREC file is one run, whatever its tags say
     result = compare(rankkit.read_qrels(args.qrels, con=con, columns=columns), runs, measures, baseline=baseline,
                      test=args.test, correction=args.correction, alpha=args.alpha, seed=args.seed, con=con,
-                     conventions=conventions_of(args), columns=columns, split_by_tag=args.split_by_tag)
+                     conventions=conventions_of(args), columns=columns, split_by_tag=args.split_by_tag,
+                     items=args.items, interactions=args.interactions)
     if not args.output:
         write_comparison(sys.stdout, result, fmt, args.digits)
         return 0

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from rankkit.arguments import UsageError, baseline_name, column_mapping, run_arguments
+from rankkit.beyond import refuse_missing, split
 from rankkit.cli.common import check_options, connect, refuse_outputs, stdin_runs
 
 
@@ -20,7 +21,14 @@ def run(args: argparse.Namespace) -> int:
     if args.format in TABLES and (args.per_query or not args.summary):
         raise UsageError(f"--format {args.format} prints the summary of each system (a table of systems x measures): "
                          f"-q and -n print per-query values, in --format trec, csv, json or markdown")
-    names = expand(args.measures or ["official"])
+    names, beyond = split(expand(args.measures or ["official"]))
+    if beyond and (args.engine == "spark" or args.output or args.baseline is not None or args.format in TABLES):
+        raise UsageError(f"{beyond[0]}: the beyond-accuracy measures print on DuckDB in --format trec, csv, json or "
+                         f"markdown, without -o or --baseline, for now")
+    refuse_missing(beyond, {side for side in ("items", "interactions") if getattr(args, side)})
+    if not beyond and (args.items or args.interactions):
+        raise UsageError(f"--{'items' if args.items else 'interactions'} is read by the beyond-accuracy measures "
+                         f"(Coverage@10, Novelty@10, ILD@10 ...), and none was asked for")
     if args.engine == "spark" and (args.output or args.baseline is not None):
         raise UsageError("--engine spark prints the evaluation: -o and --baseline run on DuckDB")
     text = [name for name in names if (family := family_of(name)) is not None and family.text]
@@ -62,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
         if not measures:  # text measures only: num_q only named the systems
             aggregate, per_query = [], None if per_query is None else []
         aggregate, per_query = _with_text(con, text, systems, runs, qrels, aggregate, per_query, args)
+        if beyond:
+            aggregate, per_query = _with_beyond(con, beyond, runs, aggregate, per_query, args)
     frames = [(system, [row for row in aggregate if row["system"] == system],
                None if per_query is None else [row for row in per_query if row["system"] == system])
               for system in systems]
@@ -127,6 +137,18 @@ def _marked_table(args: argparse.Namespace, measures: list[str]) -> int:
                            label="tab:results" if latex else None,
                            digits=HUMAN_DIGITS if args.digits is None else args.digits))
     return 0
+
+
+def _with_beyond(con, beyond: list[str], runs, aggregate, per_query, args):
+    """The beyond-accuracy measures' rows after the others' (the run read again, with the side tables)."""
+    from rankkit.evaluate import beyond_rows
+
+    options = dict(con=con, items=args.items, interactions=args.interactions, ties=args.ties,
+                   columns=column_mapping(args), duplicates=args.duplicates, split_by_tag=args.split_by_tag)
+    aggregate = aggregate + beyond_rows(runs, beyond, False, **options)
+    if per_query is not None:
+        per_query = per_query + beyond_rows(runs, beyond, True, **options)
+    return aggregate, per_query
 
 
 def _with_text(con, text: list[str], systems, runs, qrels, aggregate, per_query, args):

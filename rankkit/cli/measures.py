@@ -11,6 +11,8 @@ def run(args: argparse.Namespace) -> int:
     from rankkit.measures import registry
     from rankkit.trec import NICKNAMES
 
+    if args.name and _describe_beyond(args.name):
+        return 0
     if args.name:
         shown = []
         for asked, label, measure in _meant(args.name):
@@ -28,11 +30,50 @@ def run(args: argparse.Namespace) -> int:
     widths = [max(len(row[i]) for row in rows + [head]) for i in range(4)]
     for row in [head] + sorted(rows, key=lambda row: row[0].lower()):
         print("  ".join(f"{cell:<{width}}" for cell, width in zip(row, widths)) + "  " + row[4])
+    _list_beyond()
     print()
     print("nicknames (trec_eval's): " + ", ".join(NICKNAMES) + ". A name without @k is the measure over the whole "
           "ranking, except a trec_eval family name alone (P, recall, success, ndcg_cut ...), which stands for "
           "trec_eval's default cutoffs: the last column says which")
     return 0
+
+
+def _list_beyond() -> None:
+    """The beyond-accuracy measures (rankkit.beyond: sql/80_beyond.sql), which read side tables."""
+    from rankkit.beyond import declared
+
+    print()
+    print("beyond accuracy (the run's top k and a side table: eval --items FILE, --interactions FILE):")
+    measures = {m.name: m for m in declared().values()}.values()
+    rows = [(m.name, ", ".join(m.aliases) or "-", ", ".join(f"{n}={d}" for n, (d, _) in m.params.items()) or "-",
+             "per system" if m.level == "system" else "mean over users", " or ".join(m.needs) or "the run")
+            for m in measures]
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    for row in rows:
+        print("  ".join(f"{cell:<{width}}" for cell, width in zip(row, widths)) + "  reads " + row[4])
+
+
+def _describe_beyond(name: str) -> bool:
+    """``rankkit measures Coverage@10``: a beyond-accuracy measure in full; False for another name."""
+    from rankkit.beyond import parse
+    from rankkit.errors import MeasureError
+    from rankkit.safe.terminal import visible
+
+    try:
+        found = parse(name)
+    except MeasureError as error:
+        raise UsageError(str(error)) from None
+    if found is None:
+        return False
+    measure = found[0]
+    print(visible(f"{measure.name}: {measure.summary}"))
+    print(visible(f"  aliases:   {', '.join(measure.aliases) or '-'}"))
+    print(f"  level:     {'one value per system' if measure.level == 'system' else 'per user, the mean over users'}")
+    print(f"  reads:     {' or '.join(f'--{side}' for side in measure.needs) or 'the run alone'}")
+    for param, (default, words) in measure.params.items():
+        print(f"  {param} (default {default}{'; one of ' + ', '.join(words) if words else ''})")
+    print("  SQL:       80_beyond.sql")
+    return True
 
 
 def _names_of(measure) -> str:

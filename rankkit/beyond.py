@@ -1,0 +1,320 @@
+"""The beyond-accuracy measures (Coverage@k, Entropy@k, Gini@k, Novelty@k, ARP@k, TailShare@k, ILD@k):
+their names read from the ``-- beyond:`` lines of sql/80_beyond.sql, the side tables (``items``, the
+catalog; ``interactions``, the training log) read and checked, and the statement that calls the file's
+table macros. They read the run's top k and those tables, never the qrels, so they are evaluated beside
+the measures the composer writes (rankkit.compose), not by it; evaluate() joins the two."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from rankkit import _engine as duckdb
+from rankkit._paths import sql_dir
+from rankkit.errors import InputError, MeasureError, warn
+from rankkit.io.catalog import first_message, is_table, path_literal, table_ident, temp_name
+from rankkit.io.columns import describe
+from rankkit.io.files import csv_reader
+from rankkit.io.sources import is_frame
+from rankkit.names import ALIASES
+
+__all__ = ["Beyond", "declared", "parse", "split", "refuse_missing", "SideTables", "rows", "system_intervals"]
+
+EVERY = 2147483647  # no cutoff: the whole list
+BOOTSTRAP_ROWS = 10 ** 9  # a system-level interval ranks every resample's users again: above this, none
+SIDES = {"items": "the catalog: an item id, optionally features or a category",
+         "interactions": "the training log: user and item"}
+
+
+@dataclass(frozen=True)
+class Beyond:
+    """One ``-- beyond:`` line: the measure's name, its other names, system or user level, the side
+    tables it reads (the first given of ``a/b``), its parameters (name -> (default, values)) and summary."""
+
+    name: str
+    aliases: tuple[str, ...]
+    level: str
+    needs: tuple[str, ...]
+    params: dict
+    summary: str
+
+
+@cache
+def declared() -> dict[str, Beyond]:
+    """The measures by their lower-case names and aliases."""
+    found = {}
+    for line in (sql_dir() / "80_beyond.sql").read_text(encoding="utf-8").splitlines():
+        if match := re.match(r"^-- beyond: (.*)$", line):
+            name, aliases, level, needs, params, summary = (part.strip() for part in match.group(1).split("|", 5))
+            measure = Beyond(name, tuple(a.strip() for a in aliases.split(",") if a.strip()), level,
+                             tuple(needs.split("/")) if needs else (), _params(params), summary)
+            for each in (name, *measure.aliases):
+                found[each.lower()] = measure
+    return found
+
+
+def _params(text: str) -> dict:
+    """``tail=0.1: a number`` or ``similarity=auto: auto, features``: name -> (default, allowed words or ())."""
+    if not text:
+        return {}
+    name, rest = text.split("=", 1)
+    default, allowed = rest.split(":", 1)
+    words = tuple(w.strip() for w in allowed.split(",")) if "," in allowed or allowed.strip().isidentifier() else ()
+    return {name.strip(): (default.strip(), words if words != ("a number",) else ())}
+
+
+def parse(text: str) -> tuple[Beyond, dict, int | None] | None:
+    """``TailShare(tail=0.2)@10`` as its measure, parameters and cutoff; None for anything else."""
+    if not isinstance(text, str):  # an ir_measures measure object: the name parser's
+        return None
+    match = re.fullmatch(r"\s*(\w+)\s*(?:\((.*)\))?\s*(?:@\s*(\w+))?\s*", text)
+    if not match or match.group(1).lower() not in declared():
+        return None
+    measure = declared()[match.group(1).lower()]
+    given = {}
+    for pair in filter(None, (p.strip() for p in (match.group(2) or "").split(","))):
+        name, _, value = pair.partition("=")
+        name, value = name.strip(), value.strip()
+        if name not in measure.params:
+            raise MeasureError(f"measure {text}: {measure.name} takes {', '.join(measure.params) or 'no parameters'}, "
+                               f"not {name}")
+        words = measure.params[name][1]
+        if words and value not in words:
+            raise MeasureError(f"measure {text}: {name} must be one of {', '.join(words)}, got {value}")
+        if not words and not re.fullmatch(r"[0-9]*\.?[0-9]+", value):
+            raise MeasureError(f"measure {text}: {name} must be a number, got {value}")
+        given[name] = value
+    cutoff = match.group(3)
+    if cutoff is not None and not (cutoff.isdigit() and int(cutoff) >= 1):
+        raise MeasureError(f"measure {text}: the cutoff after @ must be a whole number >= 1, got {cutoff}")
+    params = {name: given.get(name, default) for name, (default, _) in measure.params.items()}
+    return measure, params, int(cutoff) if cutoff is not None else None
+
+
+def split(measures) -> tuple[list[str], list[str]]:
+    """The names asked for, as (the composer's, these); the order of each kept. Anything but a name or a
+    list or tuple of them is left to the name parser to refuse (and a generator unread)."""
+    names = [measures] if isinstance(measures, str) else list(measures) if isinstance(measures, (list, tuple)) else []
+    return [n for n in names if parse(n) is None], [n for n in names if parse(n) is not None]
+
+
+class SideTables:
+    """The side tables given, each read as a view of ``con`` and checked: a missing id column or a
+    feature column that holds no numbers is an InputError naming the table and the column."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, items=None, interactions=None):
+        self.con, self.views, self.names, self.labels, self.columns = con, [], {}, {}, {}
+        try:
+            for side, source in (("items", items), ("interactions", interactions)):
+                if source is not None:
+                    self._read(side, source)
+        except BaseException:
+            self.close()
+            raise
+
+    def _read(self, side: str, source) -> None:
+        name = temp_name(side)
+        if is_frame(source):
+            self.con.register(name + "_frame", source)
+            raw, label = name + "_frame", f"the {side} DataFrame"
+            self.views.append(("frame", raw))
+        elif duckdb.is_relation(source):
+            source.create_view(name + "_relation", replace=True)
+            raw, label = name + "_relation", f"the {side} relation"
+            self.views.append(("view", raw))
+        elif isinstance(source, str) and is_table(self.con, source):
+            raw, label = table_ident(source), f"{side} table {source}"
+        elif isinstance(source, (str, Path)) and Path(source).is_file():
+            suffix = "".join(Path(source).suffixes[-2:]).lower().removesuffix(".gz")
+            fmt = "parquet" if suffix.endswith((".parquet", ".pq")) else suffix[-3:]
+            if fmt not in ("parquet", "csv", "tsv"):
+                raise InputError(f"{side}: {source}: expected a Parquet, CSV or TSV file with a header")
+            label = f"{side} {source}"
+            raw = f"read_parquet({path_literal(source)})" if fmt == "parquet" else csv_reader(Path(source), fmt, label)
+        elif isinstance(source, (str, Path)):
+            raise InputError(f"{side}: {source}: no such file (nor a table of the connection)")
+        else:
+            raise InputError(f"{side}: expected a Parquet/CSV/TSV path, a DataFrame, a DuckDB relation or a table "
+                             f"name, got {type(source).__name__}")
+        columns = describe(self.con, raw, label)
+        self._check(side, label, columns)
+        self.con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {raw}")
+        self.views.append(("view", name))
+        self.names[side], self.labels[side] = name, label
+        self.columns[side] = {column.lower() for column, _ in columns}
+
+    def _check(self, side: str, label: str, columns: list) -> None:
+        present = {column.lower(): kind for column, kind in columns}
+        for needed in ("item_id",) + (("user_id",) if side == "interactions" else ()):
+            if not any(alias in present for alias in ALIASES[needed]):
+                raise InputError(f"{label}: no {needed} column (also recognised: {', '.join(ALIASES[needed][1:])}); "
+                                 f"columns are {', '.join(c for c, _ in columns)}")
+        for alias in ALIASES["features"] if side == "items" else ():
+            kind = present.get(alias)
+            if kind is not None and kind != "VARCHAR" and not re.fullmatch(
+                    r"(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))(\[\d*\])", kind):
+                raise InputError(f"{label}: column {alias}: expected a LIST or ARRAY of numbers (a feature vector), "
+                                 f"got {kind}")
+
+    def has(self, side: str, column: str) -> bool:
+        return any(alias in self.columns.get(side, ()) for alias in ALIASES[column])
+
+    def close(self) -> None:
+        for kind, name in reversed(self.views):
+            if kind == "frame":
+                self.con.unregister(name)
+            else:
+                self.con.execute(f"DROP VIEW IF EXISTS {name}")
+
+
+def refuse_missing(names: list[str], given: set[str]) -> None:
+    """A measure none of whose side tables is among those ``given`` (items, interactions): refused before
+    anything is read, naming the measure and the option."""
+    for text in names:
+        measure = parse(text)[0]
+        _table_for(measure, text, given)
+
+
+def _table_for(measure: Beyond, text: str, given) -> str | None:
+    """The side table the measure reads: the first of its needs given; refused when none is."""
+    for side in measure.needs:
+        if side in given:
+            return side
+    if measure.needs:
+        options = " or ".join(f"{side}= (--{side}: {SIDES[side]})" for side in measure.needs)
+        raise MeasureError(f"measure {text} needs {options}; none was given")
+    return None
+
+
+def _call(measure: Beyond, text: str, params: dict, k: int | None, sides: SideTables, run: str,
+          ties: str) -> tuple[str, str | None]:
+    """The table macro call of one measure, and the side table it reads."""
+    side = _table_for(measure, text, sides.names)
+    macro = {"TailShare": "tail_share"}.get(measure.name, measure.name.lower())
+    if measure.name == "ILD":
+        macro = "ild_" + _similarity(text, params["similarity"], side, sides)
+        side = "interactions" if macro == "ild_cooccurrence" else "items"
+    args = [f"'{run}'"] + ([f"'{sides.names[side]}'"] if side else [])
+    options = {"k": str(k or EVERY), "ties": f"'{ties}'"}
+    if "tail" in params:
+        options["tail"] = params["tail"]
+    if "formula" in params:
+        options["formula"] = f"'{params['formula']}'"
+    return f"rankkit.{macro}({', '.join(args + [f'{n} := {v}' for n, v in options.items()])})", side
+
+
+def _similarity(text: str, asked: str, side: str, sides: SideTables) -> str:
+    """ILD's similarity: as asked, or (auto) the items' features, else their category, else co-occurrence."""
+    if asked == "auto":
+        if side == "items" and sides.has("items", "features"):
+            return "features"
+        if side == "items" and sides.has("items", "category"):
+            return "category"
+        if "interactions" in sides.names:
+            return "cooccurrence"
+        raise MeasureError(f"measure {text}: the items have no features or category column, and no interactions= "
+                           f"(--interactions) was given for co-occurrence")
+    needed = "interactions" if asked == "cooccurrence" else "items"
+    if needed not in sides.names or (asked != "cooccurrence" and not sides.has("items", asked)):
+        raise MeasureError(f"measure {text} needs {needed}= (--{needed}) with a {asked} column" if needed == "items"
+                           else f"measure {text} needs interactions= (--interactions)")
+    return asked
+
+
+def rows(con, names: list[str], sides: SideTables, run: str, ties: str, per_query: bool) -> list[tuple]:
+    """The measures' rows: per query (measure, system, query_id, value, level) or aggregate (measure,
+    system, value, queries, level); a per-user measure's aggregate is its mean over the users that have a
+    value. Items recommended that the catalog lacks are warned of once, with their number."""
+    found, on_items = [], {}
+    if ties not in ("trec", "rank"):  # their lists are the run's top k, one order of it
+        raise MeasureError(f"ties={ties} does not apply to {names[0]}: its top k is one ordering (ties trec or rank)")
+    for text in names:
+        measure, params, k = parse(text)
+        call, side = _call(measure, text, params, k, sides, run, ties)
+        if side == "items":
+            on_items[text] = k or EVERY
+        try:
+            if measure.level == "system":
+                if not per_query:
+                    found += [(text, s, v, n, "system") for s, v, n in con.execute(f"FROM {call} ORDER BY system").fetchall()]
+            elif per_query:
+                found += [(text, s, q, v, "user") for s, q, v in con.execute(f"FROM {call} ORDER BY system, query_id").fetchall()]
+            else:
+                found += [(text, s, v, n, "user") for s, v, n in con.execute(
+                    f"SELECT system, avg(value), count(value) FROM {call} GROUP BY system ORDER BY system").fetchall()]
+        except duckdb.Error as error:
+            raise InputError(_named(first_message(error), sides)) from None
+    if on_items:
+        _warn_absent(con, on_items, sides, run, ties)
+    return found
+
+
+def _warn_absent(con, on_items: dict, sides: SideTables, run: str, ties: str) -> None:
+    """Items recommended (in the largest top k of the measures that read the catalog) that it lacks."""
+    k = max(on_items.values())
+    absent = con.execute(f"SELECT sum(absent) FROM rankkit.absent_items('{run}', '{sides.names['items']}', "
+                         f"k := {k}, ties := '{ties}')").fetchone()[0]
+    if absent:
+        warn(f"{', '.join(on_items)}: {absent} item{'s' if absent > 1 else ''} recommended "
+             f"{f'in the top {k} ' if k < EVERY else ''}{'are' if absent > 1 else 'is'} not in "
+             f"{sides.labels['items']} (summed over systems): Coverage and Gini leave them out, ILD counts their "
+             f"similarities 0")
+
+
+def _named(message: str, sides: SideTables) -> str:
+    """An SQL message with the side table's temp name replaced by what the caller gave."""
+    message = re.sub(r"^[\w ]*Error: ", "", message)
+    for side, name in sides.names.items():
+        message = message.replace(f"{side} {name}", sides.labels[side])
+    return message
+
+
+def system_intervals(con, text: str, sides: SideTables, run: str, ties: str, level: float, seed: int | None,
+                     resamples: int) -> dict:
+    """A system-level measure's percentile bootstrap interval over users, per system: each resample of
+    the users (rankkit.stats.bootstrap_ci, as every interval draws them) is a system of a run made of
+    the drawn users' lists (a user drawn twice counted twice), evaluated by the measure's own macro."""
+    import numpy as np
+    import pandas as pd
+
+    from rankkit.stats import bootstrap_ci
+
+    measure, params, k = parse(text)
+    found = {}
+    for (system,) in con.execute(f"SELECT DISTINCT system FROM {run} ORDER BY system").fetchall():
+        users = [q for (q,) in con.execute(f"SELECT DISTINCT query_id FROM {run} WHERE system IS NOT DISTINCT FROM ? "
+                                           f"ORDER BY query_id", [system]).fetchall()]
+        if len(users) * resamples * min(k or EVERY, 1000) > BOOTSTRAP_ROWS:
+            warn(f"{text}: no interval for system {system}: its bootstrap would rank {len(users)} users "
+                 f"{resamples} times; ask for fewer resamples")
+            found[system] = (float("nan"), float("nan"))
+            continue
+        lists = temp_name("beyond_lists")
+        con.execute(f"CREATE TEMP TABLE {lists} AS SELECT * FROM {run} WHERE system IS NOT DISTINCT FROM ?", [system])
+
+        def statistic(drawn, axis=-1):
+            one = np.ndim(drawn) == 1  # scipy asks for the statistic of the sample itself, then of batches
+            drawn = np.atleast_2d(drawn).astype(int)
+            draws = pd.DataFrame({"draw": np.repeat(np.arange(drawn.shape[0]), drawn.shape[1]),
+                                  "copy": np.tile(np.arange(drawn.shape[1]), drawn.shape[0]),
+                                  "query_id": np.asarray(users, dtype=object)[drawn.ravel()]})
+            name, resampled = temp_name("beyond_draws"), temp_name("beyond_resampled")
+            con.register(name, draws)
+            con.execute(f"CREATE TEMP VIEW {resampled} AS SELECT r.* REPLACE (d.draw::VARCHAR AS system, "
+                        f"r.query_id || '#' || d.copy AS query_id) FROM {lists} r JOIN {name} d USING (query_id)")
+            try:
+                call, _ = _call(measure, text, params, k, sides, resampled, ties)
+                values = dict(con.execute(f"SELECT system::INTEGER, value FROM {call}").fetchall())
+            finally:
+                con.execute(f"DROP VIEW {resampled}")
+                con.unregister(name)
+            out = np.array([values.get(b, np.nan) for b in range(drawn.shape[0])], dtype=float)
+            return out[0] if one else out
+
+        try:
+            found[system] = bootstrap_ci(np.arange(len(users), dtype=float), statistic, level, seed, resamples)
+        finally:
+            con.execute(f"DROP TABLE {lists}")
+    return found

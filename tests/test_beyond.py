@@ -1,0 +1,403 @@
+"""The beyond-accuracy measures (sql/80_beyond.sql) against their formulas restated from the sources they
+follow: Microsoft Recommenders' recommenders/evaluation/python_evaluation.py (catalog_coverage,
+distributional_coverage, historical_item_novelty, novelty, _get_cooccurrence_similarity,
+_get_item_feature_similarity, _get_intralist_similarity, user_diversity) and RecBole's
+recbole/evaluator/metrics.py (ItemCoverage, AveragePopularity, ShannonEntropy, GiniIndex, TailPercentage).
+Neither library is installed (Recommenders pulls in heavy dependencies, RecBole needs NumPy < 1.24): each
+formula is restated below from its source, on a seeded table with tied scores, users with fewer than k
+items and items the catalog lacks."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+
+import pandas as pd
+import pytest
+
+import rankkit
+
+K = 4
+
+
+def _tables():
+    rng = random.Random(35)
+    catalog = [f"i{n:02d}" for n in range(12)]
+    items = pd.DataFrame({"item_id": catalog,
+                          "features": [[float(rng.randint(0, 3)) + 0.5 for _ in range(3)] for _ in catalog],
+                          "category": [rng.choice("abc") for _ in catalog]})
+    log = sorted({(f"u{rng.randint(0, 7)}", rng.choice(catalog[:9])) for _ in range(40)})
+    interactions = pd.DataFrame(log, columns=["user_id", "item_id"])
+    rows = []
+    for system in ("A", "B"):
+        for user in range(6):
+            count = [2, 6, 5, 1, 6, 4][user]  # users 0 and 3 have fewer than k items
+            for item in rng.sample(catalog + ["z1", "z2"], count):  # z1, z2: not in the catalog
+                rows.append((system, f"u{user}", item, float(rng.randint(0, 2))))  # ties
+    run = pd.DataFrame(rows, columns=["system", "query_id", "doc_id", "score"])
+    return items, interactions, run
+
+
+def _top(run: pd.DataFrame) -> pd.DataFrame:
+    """trec_eval's order (score descending, ties by id descending), the first K of each user."""
+    ordered = run.sort_values(["system", "query_id", "score", "doc_id"], ascending=[True, True, False, False])
+    return ordered.groupby(["system", "query_id"]).head(K).rename(columns={"doc_id": "item_id"})
+
+
+@pytest.fixture(scope="module")
+def tables():
+    con = rankkit.connect()
+    items, interactions, run = _tables()
+    for name, frame in (("items", items), ("interactions", interactions), ("run", run)):
+        con.register(f"{name}_frame", frame)
+        con.execute(f"CREATE TABLE {name} AS FROM {name}_frame")
+    return con, items, interactions, _top(run)
+
+
+def _system_values(con, sql: str) -> dict:
+    return {system: value for system, value, _ in con.execute(sql).fetchall()}
+
+
+def _user_values(con, sql: str) -> dict:
+    return {(system, user): value for system, user, value in con.execute(sql).fetchall()}
+
+
+def _close(got: dict, expected: dict) -> None:
+    assert got.keys() == expected.keys()
+    for key, value in expected.items():
+        assert (got[key] is None and value is None) or got[key] == pytest.approx(value, abs=1e-12), key
+
+
+# ---- restated formulas ------------------------------------------------------------------------------
+
+def coverage_recbole(top, catalog):
+    """RecBole ItemCoverage.get_coverage: np.unique(item_matrix).shape[0] / num_items (its ids are the catalog's)."""
+    return len(set(top.item_id) & set(catalog)) / len(catalog)
+
+
+def entropy_recommenders(top):
+    """Recommenders distributional_coverage: -sum p(i) log2 p(i), p(i) = count / rows of reco_df."""
+    counts = top.groupby("item_id").size()
+    p = counts / len(top)
+    return float(-(p * p.map(math.log2)).sum())
+
+
+def entropy_recbole(top):
+    """RecBole ShannonEntropy.get_entropy: sum -p ln p over the items, / len(item_count)."""
+    counts = Counter(top.item_id)
+    total = len(top)
+    return sum(-(c / total) * math.log(c / total) for c in counts.values()) / len(counts)
+
+
+def gini_recbole(top, catalog):
+    """RecBole GiniIndex.get_gini, over the recommendations of catalog items."""
+    kept = top[top.item_id.isin(catalog)]
+    sorted_count = sorted(Counter(kept.item_id).values())
+    num_items, m, total = len(catalog), len(sorted_count), len(kept)
+    idx = range(num_items - m + 1, num_items + 1)
+    return sum((2 * i - num_items - 1) * c for i, c in zip(idx, sorted_count)) / total / num_items
+
+
+def novelty_recommenders(top, train):
+    """Recommenders historical_item_novelty and novelty, on each user's list (rows of reco_df)."""
+    item_novelty = (-(train.groupby("item_id").size() / len(train)).map(math.log2)).to_dict()
+    return {key: sum(item_novelty.get(i, 0.0) for i in g.item_id) / len(g) for key, g in top.groupby(["system", "query_id"])}
+
+
+def arp_recbole(top, train):
+    """RecBole AveragePopularity.get_pop (item_count.get(item, 0)) and metric_info, over the user's items."""
+    count = Counter(train.item_id)
+    return {key: sum(count.get(i, 0) for i in g.item_id) / len(g) for key, g in top.groupby(["system", "query_id"])}
+
+
+def tail_recbole(top, train, tail=0.1):
+    """RecBole TailPercentage.get_tail: a ratio keeps the first max(int(n * tail), 1) of the items sorted by
+    (count, id); a tail above 1 keeps the items of count <= tail."""
+    count = Counter(train.item_id)
+    if tail > 1:
+        tail_items = {i for i, c in count.items() if c <= tail}
+    else:
+        ordered = sorted(count.items(), key=lambda kv: (kv[1], kv[0]))
+        tail_items = {i for i, _ in ordered[:max(int(len(ordered) * tail), 1)]}
+    return {key: sum(i in tail_items for i in g.item_id) / len(g) for key, g in top.groupby(["system", "query_id"])}
+
+
+def ild_recommenders(top, similarity):
+    """Recommenders _get_intralist_similarity and user_diversity: pairs i1 < i2 of a user's items, a missing
+    similarity 0 (fillna), 1 - the mean; a user without a pair has no row (None here)."""
+    found = {}
+    for key, g in top.groupby(["system", "query_id"]):
+        items = sorted(g.item_id)
+        sims = [similarity(a, b) for n, a in enumerate(items) for b in items[n + 1:]]
+        found[key] = 1 - sum(sims) / len(sims) if sims else None
+    return found
+
+
+def cooccurrence_recommenders(train):
+    """Recommenders _get_cooccurrence_similarity: users with both / (sqrt(count i1) * sqrt(count i2))."""
+    users = train.groupby("item_id").user_id.apply(set).to_dict()
+    return lambda a, b: (len(users[a] & users[b]) / math.sqrt(len(users[a]) * len(users[b]))
+                         if a in users and b in users else 0.0)
+
+
+def cosine_recommenders(items):
+    """Recommenders _get_item_feature_similarity: f1.dot(f2) / (norm(f1) * norm(f2))."""
+    vectors = dict(zip(items.item_id, items.features))
+
+    def sim(a, b):
+        if a not in vectors or b not in vectors:
+            return 0.0
+        x, y = vectors[a], vectors[b]
+        return sum(p * q for p, q in zip(x, y)) / math.sqrt(sum(p * p for p in x) * sum(q * q for q in y))
+    return sim
+
+
+# ---- the SQL macros against them --------------------------------------------------------------------
+
+def _per_system(top, f, *args):
+    return {system: f(g, *args) for system, g in top.groupby("system")}
+
+
+def test_system_level_measures_equal_the_restated_formulas(tables):
+    con, items, train, top = tables
+    catalog = list(items.item_id)
+    _close(_system_values(con, f"FROM rankkit.coverage('run', 'items', k := {K})"), _per_system(top, coverage_recbole, catalog))
+    _close(_system_values(con, f"FROM rankkit.entropy('run', k := {K})"), _per_system(top, entropy_recommenders))
+    _close(_system_values(con, f"FROM rankkit.entropy('run', k := {K}, formula := 'recbole')"),
+           _per_system(top, entropy_recbole))
+    _close(_system_values(con, f"FROM rankkit.gini('run', 'items', k := {K})"), _per_system(top, gini_recbole, catalog))
+    # Recommenders' catalog_coverage: the training log's items are the catalog
+    in_log = set(train.item_id)
+    _close(_system_values(con, f"FROM rankkit.coverage('run', 'interactions', k := {K})"),
+           {s: len(set(g.item_id) & in_log) / len(in_log) for s, g in top.groupby("system")})
+
+
+def test_per_user_measures_equal_the_restated_formulas(tables):
+    con, items, train, top = tables
+    _close(_user_values(con, f"FROM rankkit.novelty('run', 'interactions', k := {K})"), novelty_recommenders(top, train))
+    _close(_user_values(con, f"FROM rankkit.arp('run', 'interactions', k := {K})"), arp_recbole(top, train))
+    _close(_user_values(con, f"FROM rankkit.tail_share('run', 'interactions', k := {K})"), tail_recbole(top, train))
+    _close(_user_values(con, f"FROM rankkit.tail_share('run', 'interactions', k := {K}, tail := 4)"),
+           tail_recbole(top, train, 4))
+    _close(_user_values(con, f"FROM rankkit.ild_cooccurrence('run', 'interactions', k := {K})"),
+           ild_recommenders(top, cooccurrence_recommenders(train)))
+    _close(_user_values(con, f"FROM rankkit.ild_features('run', 'items', k := {K})"),
+           ild_recommenders(top, cosine_recommenders(items)))
+    category = dict(zip(items.item_id, items.category))
+    _close(_user_values(con, f"FROM rankkit.ild_category('run', 'items', k := {K})"),
+           ild_recommenders(top, lambda a, b: float(a in category and category.get(a) == category.get(b))))
+
+
+def test_absent_items_are_counted(tables):
+    con, items, _, top = tables
+    expected = {s: len(set(g.item_id) - set(items.item_id)) for s, g in top.groupby("system")}
+    assert dict(con.execute(f"FROM rankkit.absent_items('run', 'items', k := {K})").fetchall()) == expected
+    assert all(expected.values())  # the fixture does recommend items the catalog lacks
+
+
+@pytest.mark.parametrize("setup, sql, said", [
+    ("CREATE TABLE bad AS SELECT 'x' AS title", "FROM rankkit.coverage('run', 'bad')",
+     "items bad: a row has no item id (column item_id"),
+    ("CREATE TABLE bad AS SELECT * FROM (VALUES ('a', [1.0, 2.0]), ('b', [1.0])) t(item_id, features)",
+     "FROM rankkit.ild_features('run', 'bad')", "items bad: column features: vectors of mixed lengths (1, 2)"),
+    ("CREATE TABLE bad AS SELECT * FROM (VALUES ('u', 'a', 2), ('u', 'b', -1)) t(user_id, item_id, popularity)",
+     "FROM rankkit.arp('run', 'bad')", "interactions bad: column popularity: -1.0 is not a popularity"),
+    ("CREATE TABLE bad AS SELECT 'a' AS item_id", "FROM rankkit.arp('run', 'bad')",
+     "interactions bad: a row has no user id (column user_id"),
+    ("", "FROM rankkit.coverage('run', 'items', k := 0)", "k must be a whole number >= 1, got 0"),
+    ("", "FROM rankkit.tail_share('run', 'interactions', tail := 0)", "tail must be a share in (0, 1]"),
+    ("", "FROM rankkit.entropy('run', formula := 'shannon')", "formula must be recommenders or recbole"),
+])
+def test_bad_side_tables_are_refused_naming_table_and_column(tables, setup, sql, said):
+    con = tables[0].cursor()
+    if setup:
+        con.execute("DROP TABLE IF EXISTS bad")
+        con.execute(setup)
+    with pytest.raises(Exception, match=None) as caught:
+        con.execute(sql).fetchall()
+    assert said in str(caught.value)
+
+
+def test_the_macros_run_in_the_plain_duckdb_shell(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from rankkit.macros import script
+
+    shell = Path(sys.executable).parent / "duckdb"
+    if not shell.exists():
+        shell = shutil.which("duckdb")
+    if not shell:
+        pytest.skip("no duckdb shell: pip install duckdb-cli")
+    (tmp_path / "rankkit.sql").write_text(script())
+    commands = f""".read {tmp_path / 'rankkit.sql'}
+.mode csv
+CREATE TABLE run AS SELECT * FROM (VALUES ('u1','a',3.0),('u1','b',2.0),('u2','a',1.0),('u2','c',1.0)) t(query_id, doc_id, score);
+CREATE TABLE items AS SELECT * FROM (VALUES ('a',[1.0,0.0]),('b',[0.0,1.0]),('c',[1.0,1.0]),('d',[2.0,0.0])) t(item_id, features);
+CREATE TABLE log AS SELECT * FROM (VALUES ('x','a'),('y','a'),('y','b')) t(user_id, item_id);
+SELECT round(value, 4) AS coverage FROM rankkit.coverage('run', 'items', k := 2);
+SELECT query_id, round(value, 4) AS ild FROM rankkit.ild_features('run', 'items', k := 2) ORDER BY query_id;
+SELECT query_id, value AS arp FROM rankkit.arp('run', 'log', k := 2) ORDER BY query_id;
+"""
+    out = subprocess.run([str(shell), "-batch"], input=commands, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["coverage", "0.75", "query_id,ild", "u1,1.0", "u2,0.2929",
+                                  "query_id,arp", "u1,1.5", "u2,1.0"]
+
+
+# ---- evaluate(items=, interactions=) -----------------------------------------------------------------
+
+def test_evaluate_adds_them_beside_the_accuracy_measures_per_user_and_with_intervals():
+    items, train, run = _tables()
+    top = _top(run)
+    qrels = pd.DataFrame({"query_id": [f"u{n}" for n in range(6)], "doc_id": ["i01"] * 6, "relevance": [1] * 6})
+    names = ["nDCG@4", "Coverage@4", "ARP@4", "ILD@4", "Entropy(formula=recbole)@4", "TailShare(tail=4)@4"]
+    with pytest.warns(rankkit.RankkitWarning, match=r"Coverage@4, ILD@4: 3 items recommended in the top 4 are not "
+                                                     r"in the items DataFrame"):
+        result = rankkit.evaluate(qrels, run, names, items=items, interactions=train, ci=0.9, resamples=200)
+    got = {(m, s): v for m, s, v in result[["measure", "system", "value"]].itertuples(index=False)}
+    catalog = list(items.item_id)
+    for system, g in top.groupby("system"):
+        assert got["Coverage@4", system] == pytest.approx(coverage_recbole(g, catalog))
+        assert got["Entropy(formula=recbole)@4", system] == pytest.approx(entropy_recbole(g))
+        arp = [v for (s, _), v in arp_recbole(top, train).items() if s == system]
+        assert got["ARP@4", system] == pytest.approx(sum(arp) / len(arp))
+        tail = [v for (s, _), v in tail_recbole(top, train, 4).items() if s == system]
+        assert got["TailShare(tail=4)@4", system] == pytest.approx(sum(tail) / len(tail))
+    assert list(result.measure.drop_duplicates()) == names  # nDCG first: the composer's measures come first
+    intervals = result.set_index(["measure", "system"])
+    # the system-level interval: the users resampled as every interval resamples them, the formula restated
+    import numpy as np
+    from rankkit.stats import bootstrap_ci
+
+    lists = top[top.system == "A"]
+    users = sorted(set(lists.query_id))
+
+    def coverage_of(drawn, axis=-1):
+        values = [coverage_recbole(pd.concat([lists[lists.query_id == users[int(i)]] for i in row]), catalog)
+                  for row in np.atleast_2d(drawn)]
+        return np.array(values) if np.ndim(drawn) > 1 else values[0]
+    expected = bootstrap_ci(np.arange(len(users), dtype=float), coverage_of, 0.9, 0, 200)
+    assert tuple(intervals.loc[("Coverage@4", "A"), ["ci_low", "ci_high"]]) == pytest.approx(expected)
+    assert intervals.loc[("ARP@4", "A"), "ci_low"] <= got["ARP@4", "A"] <= intervals.loc[("ARP@4", "A"), "ci_high"]
+    with pytest.warns(rankkit.RankkitWarning):
+        per_user = rankkit.evaluate(None, run, ["ILD@4"], items=items, per_query=True)
+    expected = ild_recommenders(top, cosine_recommenders(items))
+    assert {(s, q): v for _, s, q, v in per_user.itertuples(index=False)} == pytest.approx(
+        {key: (float("nan") if v is None else v) for key, v in expected.items()}, nan_ok=True)
+
+
+@pytest.mark.parametrize("keywords, said", [
+    ({}, "measure Novelty@4 needs interactions= (--interactions: the training log: user and item); none was given"),
+    ({"items": pd.DataFrame({"title": ["x"]})}, "the items DataFrame: no item_id column (also recognised: itemid"),
+    ({"items": pd.DataFrame({"item_id": ["a"], "features": [["x"]]})},
+     "the items DataFrame: column features: expected a LIST or ARRAY of numbers (a feature vector), got VARCHAR[]"),
+    ({"items": pd.DataFrame({"item_id": ["a", "b"], "features": [[1.0], [1.0, 2.0]]})},
+     "the items DataFrame: column features: vectors of mixed lengths (1, 2)"),
+    ({"interactions": "PARQUET"}, "column popularity: -1.0 is not a popularity; expected a number >= 0"),
+    ({"items": pd.DataFrame({"item_id": ["a", "b"], "features": [[0.0, 0.0], [1.0, 2.0]]})},
+     "the items DataFrame: column features: item a has a zero vector, whose cosine similarity is undefined"),
+    ({"items": "no-such.parquet"}, "items: no-such.parquet: no such file (nor a table of the connection)"),
+    ({"items": pd.DataFrame({"item_id": ["a", "b"]}), "ties": "average"},
+     "ties=average does not apply to ILD@4: its top k is one ordering (ties trec or rank)"),
+])
+def test_evaluate_refuses_a_missing_or_bad_side_table_in_one_line(tmp_path, keywords, said):
+    if keywords.get("interactions") == "PARQUET":
+        path = tmp_path / "log.parquet"
+        pd.DataFrame({"user_id": ["u", "v"], "item_id": ["a", "b"], "popularity": [1, -1]}).to_parquet(path)
+        keywords = {"interactions": str(path)}
+        said = f"interactions {path}: " + said
+    run = pd.DataFrame({"query_id": ["u", "u"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    measure = "ILD@4" if "items" in keywords else "Novelty@4"
+    with pytest.raises(rankkit.RankkitError) as caught:
+        rankkit.evaluate(None, run, [measure], **keywords)
+    assert said in str(caught.value) and "\n" not in str(caught.value)
+
+
+# ---- rankkit eval --items --interactions ---------------------------------------------------------------
+
+def _eval(capsys, *args):
+    from rankkit.cli import main
+
+    status = main(["eval", *map(str, args)])
+    out, err = capsys.readouterr()
+    return status, out.splitlines(), err.splitlines()
+
+
+def test_eval_prints_them_after_the_others_and_refuses_a_missing_table(capsys, tmp_path):
+    from rankkit.cli import main
+
+    items, train, run = _tables()
+    items.to_parquet(tmp_path / "items.parquet")
+    train.to_csv(tmp_path / "train.csv", index=False)
+    run.to_csv(tmp_path / "recs.csv", index=False)
+    (tmp_path / "test.csv").write_text("query_id,doc_id,relevance\nu1,i01,1\n")
+    status, out, err = _eval(capsys, tmp_path / "test.csv", tmp_path / "recs.csv", "-m", "P@4", "-m", "Gini@4",
+                             "-m", "TailShare@4", "--items", tmp_path / "items.parquet", "--interactions",
+                             tmp_path / "train.csv", "--format", "csv")
+    top = _top(run)
+    assert status == 0 and err[-1:] == [f"rankkit eval: warning: Gini@4: 3 items recommended in the top 4 are not in "
+                                   f"items {tmp_path / 'items.parquet'} (summed over systems): Coverage and Gini "
+                                   f"leave them out, ILD counts their similarities 0"]
+    gini = {line.split(",")[1]: float(line.split(",")[3]) for line in out if line.startswith("Gini@4")}
+    assert gini == pytest.approx(_per_system(top, gini_recbole, list(items.item_id)))
+    assert [line.split(",")[:2] for line in out[1:]] == [[m, s] for s in "AB" for m in ("P@4", "Gini@4", "TailShare@4")]
+    status, out, err = _eval(capsys, tmp_path / "test.csv", tmp_path / "recs.csv", "-m", "ARP@4")
+    assert status == 2 and err == ["rankkit eval: measure ARP@4 needs interactions= (--interactions: the training "
+                                   "log: user and item); none was given"]
+    status = main(["compare", str(tmp_path / "test.csv"), str(tmp_path / "recs.csv"), "-m", "ARP@4", "--interactions",
+                   str(tmp_path / "train.csv"), "--baseline", "A", "--format", "csv"])
+    out = capsys.readouterr().out.splitlines()
+    arp = pd.Series(arp_recbole(top, train))
+    assert status == 0 and float(out[1].split(",")[out[0].split(",").index("diff")]) == pytest.approx(
+        arp["B"].mean() - arp["A"].mean())
+
+
+def test_rankkit_measures_lists_and_describes_them(capsys):
+    from rankkit.cli import main
+
+    assert main(["measures"]) == 0
+    listing = capsys.readouterr().out
+    assert "beyond accuracy (the run's top k and a side table: eval --items FILE, --interactions FILE):" in listing
+    assert any(line.split()[:2] == ["TailShare", "TailPercentage"] and line.endswith("reads interactions")
+               for line in listing.splitlines())
+    assert main(["measures", "ild_at_0"]) == 2  # not one of them: the name parser's own refusal
+    capsys.readouterr()
+    assert main(["measures", "Entropy(formula=recbole)@10"]) == 0
+    described = capsys.readouterr().out.splitlines()
+    assert described[0].startswith("Entropy: distributional coverage") and "  reads:     the run alone" in described
+
+
+def test_names_that_are_not_theirs_are_left_to_the_name_parser():
+    from rankkit.beyond import split
+
+    class Measure:  # an ir_measures measure object
+        def __str__(self):
+            return "AP_IA(rel=2)"
+    measure = Measure()
+    assert split(["nDCG@10", measure, "ild@5", "Coverage"]) == (["nDCG@10", measure], ["ild@5", "Coverage"])
+
+
+def test_compare_pairs_the_per_user_ones_user_by_user_and_refuses_the_system_level_ones():
+    from rankkit.compare import compare
+
+    items, train, run = _tables()
+    qrels = pd.DataFrame({"query_id": [f"u{n}" for n in range(6)], "doc_id": ["i01"] * 6, "relevance": [1] * 6})
+    result = compare(qrels, run, ["P@4", "ARP@4"], baseline="A", interactions=train).set_index("measure")
+    arp = pd.Series(arp_recbole(_top(run), train))
+    assert result.loc["ARP@4", "diff"] == pytest.approx(arp["B"].mean() - arp["A"].mean())
+    assert result.loc["ARP@4", "queries"] == 6 and result.loc["P@4", "queries"] == 6
+    with pytest.raises(rankkit.RankkitError, match=r"^Coverage@4 is one value per system: there are no per-user pairs"):
+        compare(qrels, run, ["Coverage@4"], items=items)
+
+
+def test_a_column_mapping_reaches_the_qrels_and_the_run_beside_them():
+    qrels = pd.DataFrame({"query_id": ["u", "v"], "doc_id": ["a", "c"], "clicks": [1, 1]})
+    run = pd.DataFrame({"query_id": ["u", "u", "v"], "doc_id": ["a", "b", "c"], "points": [2.0, 1.0, 1.0]})
+    train = pd.DataFrame({"user_id": ["x", "y", "y"], "item_id": ["a", "a", "b"]})
+    result = rankkit.evaluate(qrels, run, ["P@1", "ARP@2"], interactions=train,
+                              columns={"clicks": "relevance", "points": "score"})
+    assert result[["measure", "value"]].values.tolist() == [["P@1", 1.0], ["ARP@2", 0.75]]
