@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["trace", "trace_sources", "TRACE_QUERY"]
 
 TRACE_QUERY = ("FROM rankkit.trace(?, ?, ?::VARCHAR[], k := ?, gain := ?, rel := ?, ideal := ?, max := ?, "
-               "empty := ?, ties := ?, scores := ?, depth := ?, gains := ?)")
+               "empty := ?, ties := ?, scores := ?, depth := ?, gains := ?, denom := ?)")
 # the same over checked sources, in rankkit's own columns: no column matched or checked again (a
 # quarter less planning, most of the explorer's query selection)
 LOADED_TRACE_QUERY = TRACE_QUERY.replace("rankkit.trace(", "rankkit.trace_loaded(")
@@ -27,7 +27,7 @@ LOADED_TRACE_QUERY = TRACE_QUERY.replace("rankkit.trace(", "rankkit.trace_loaded
 
 def trace(qrels, run, query_id: str | Iterable[str], k: int | None = default("k"), *, gain: str = default("gain"),
           rel: float = default("rel"), ideal: str = default("ideal"), max: float = default("max"),
-          empty: str = default("empty"), gains: str | None = default("gains"),
+          empty: str = default("empty"), gains: str | None = default("gains"), denom: str = default("denom"),
           ties: str = "trec", scores: str = "double", depth: int | None = None,
           con: duckdb.DuckDBPyConnection | None = None, columns: Mapping[str, str | None] | None = None,
           duplicates: str = "error") -> pd.DataFrame:
@@ -42,9 +42,9 @@ def trace(qrels, run, query_id: str | Iterable[str], k: int | None = default("k"
         A query id, or a list of them.
     k:
         The cutoff: rows up to rank k (default: the whole list).
-    gain, rel, ideal, max, empty, gains:
+    gain, rel, ideal, max, empty, gains, denom:
         As in measure names (``nDCG(gain=exp)@10``, ``P(rel=2)@5``, ``nDCG(ideal=run)``,
-        ``ERR(max=3)``, ``nDCG(empty=skip)``, ``nDCG(gains=[1=3,2=9])``).
+        ``ERR(max=3)``, ``nDCG(empty=skip)``, ``nDCG(gains=[1=3,2=9])``, ``AP(denom=min)@10``).
     ties, scores, depth, columns, duplicates:
         As for :func:`rankkit.evaluate`.
 
@@ -86,13 +86,13 @@ def trace(qrels, run, query_id: str | Iterable[str], k: int | None = default("k"
     con = connect(con) if con is not None else default_connection()
     with checked_sources(con, qrels, run, columns, duplicates, None) as (qrels_source, run_source):
         return trace_sources(con, qrels_source, run_source, query_id, k, gain=gain, rel=rel, ideal=ideal, max=max,
-                             empty=empty, gains=gains, ties=ties, scores=scores, depth=depth)
+                             empty=empty, gains=gains, denom=denom, ties=ties, scores=scores, depth=depth)
 
 
 def trace_sources(con: duckdb.DuckDBPyConnection, qrels: Source | str, run: Source | str,
                   query_id: str | Iterable[str], k: int | None = default("k"), *, gain: str = default("gain"),
                   rel: float = default("rel"), ideal: str = default("ideal"), max: float = default("max"),
-                  empty: str = default("empty"), gains: str | None = default("gains"),
+                  empty: str = default("empty"), gains: str | None = default("gains"), denom: str = default("denom"),
                   ties: str = "trec", scores: str = "double", depth: int | None = None) -> pd.DataFrame:
     """trace() over checked sources (or table names) already in ``con``: the explorer's path, which
     reads its inputs once. A query no system retrieved is an error naming it."""
@@ -101,7 +101,7 @@ def trace_sources(con: duckdb.DuckDBPyConnection, qrels: Source | str, run: Sour
     run_table = run.engine if isinstance(run, Source) else run
     loaded = isinstance(qrels, Source) and isinstance(run, Source)
     frame = run_query(con, LOADED_TRACE_QUERY if loaded else TRACE_QUERY,
-                      [qrels_table, run_table, ids, k, gain, rel, ideal, max, empty, ties, scores, depth, gains])
+                      [qrels_table, run_table, ids, k, gain, rel, ideal, max, empty, ties, scores, depth, gains, denom])
     missing = [q for q in ids if q not in set(frame["query_id"])]
     if missing:
         judged = con.execute(f"SELECT count(*) FROM rankkit.qrels_rows(?) WHERE query_id = ?",

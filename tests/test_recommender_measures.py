@@ -1,0 +1,97 @@
+"""The recommender libraries' measures (issue 35), each asked for by its parameters, against the library
+where it is installed and otherwise against its formula restated from its source (the file cited).
+
+One seeded interaction table serves every test: users without relevant items, users with fewer than k
+recommendations, and distinct scores (the libraries break ties each its own way: argsort, input order)."""
+
+from __future__ import annotations
+
+import random
+
+import pandas as pd
+import pytest
+
+import rankkit
+
+K = 5
+
+
+def interactions(seed: int = 35):
+    """held-out (user, item, rating) and recommended (user, item, score): per user, its items in rank order
+    and which of them are relevant, with the number of relevant items it holds out."""
+    rng = random.Random(seed)
+    held, recommended, users = [], [], {}
+    for u in range(40):
+        user = f"u{u}"
+        items = [f"i{j}" for j in rng.sample(range(60), rng.randint(1, 9))]       # some fewer than K
+        relevant = set(rng.sample(range(60), rng.choice([0, 0, 1, 2, 3, 8])))      # some none, some > K
+        held += [(user, f"i{j}", 1) for j in relevant]
+        scores = rng.sample(range(1, 1000), len(items))                            # distinct, > 0
+        ranked = [item for _, item in sorted(zip(scores, items), reverse=True)]
+        recommended += [(user, item, float(score)) for score, item in zip(scores, items)]
+        users[user] = ([item in {f"i{j}" for j in relevant} for item in ranked], len(relevant))
+    qrels = pd.DataFrame(held, columns=["query_id", "doc_id", "relevance"])
+    run = pd.DataFrame(recommended, columns=["query_id", "doc_id", "score"])
+    return qrels, run, users
+
+
+@pytest.fixture(scope="module")
+def table():
+    return interactions()
+
+
+pytestmark = pytest.mark.filterwarnings("ignore:the run DataFrame.*no judgments:UserWarning")
+
+
+def recbole_map(hits: list[bool], n_rel: int, k: int) -> float:
+    """RecBole 1.2's MAP@k (recbole/evaluator/metrics.py, MAP.metric_info): the precisions at the hits
+    within k, summed (sum_pre), over min(k, the user's relevant items) (actual_len). Spark MLlib 3.5's
+    meanAveragePrecisionAt (mllib/.../evaluation/RankingMetrics.scala: precSum / min(labSet.size, k)) and
+    Microsoft Recommenders 1.2's map_at_k (recommenders/evaluation/python_evaluation.py) divide alike."""
+    found, total = 0, 0.0
+    for rank, hit in enumerate(hits[:k], start=1):
+        if hit:
+            found += 1
+            total += found / rank
+    return total / min(k, n_rel) if n_rel else 0.0
+
+
+def torchmetrics_ap(hits: list[bool], k: int) -> float:
+    """torchmetrics 1.x's retrieval_average_precision (src/torchmetrics/functional/retrieval/
+    average_precision.py): the top k by score, then the mean over the hits among them of (j / rank),
+    0 when none is in the top k: divided by the relevant items retrieved."""
+    positions = [rank for rank, hit in enumerate(hits[:k], start=1) if hit]
+    return sum(j / rank for j, rank in enumerate(positions, start=1)) / len(positions) if positions else 0.0
+
+
+def trec_eval_ap(hits: list[bool], n_rel: int, k: int) -> float:
+    found, total = 0, 0.0
+    for rank, hit in enumerate(hits[:k], start=1):
+        if hit:
+            found += 1
+            total += found / rank
+    return total / n_rel if n_rel else 0.0
+
+
+AP_FORMULAS = {f"AP@{K}": trec_eval_ap, f"AP(denom=min)@{K}": recbole_map,
+               f"AP(denom=retrieved)@{K}": lambda hits, n_rel, k: torchmetrics_ap(hits, k)}
+
+
+def test_ap_denominators_give_each_library_its_number(table):
+    """0.1007 (trec_eval), 0.1083 (RecBole, Spark, Microsoft Recommenders) and 0.3965 (torchmetrics) on
+    the issue's input: one sum, three denominators, each asked for by AP's denom parameter."""
+    qrels, run, users = table
+    frame = rankkit.evaluate(qrels, run, list(AP_FORMULAS), per_query=True)
+    assert len(frame) == len(AP_FORMULAS) * qrels["query_id"].nunique()
+    for measure, user, value in zip(frame["measure"], frame["query_id"], frame["value"]):
+        hits, n_rel = users[user]
+        assert value == pytest.approx(AP_FORMULAS[measure](hits, n_rel, K), abs=1e-9), (measure, user)
+
+
+def test_hit_rate_names_the_same_value_as_success(table):
+    qrels, run, users = table
+    frame = rankkit.evaluate(qrels, run, ["HitRate@5", "HR@5", "Hit@5", "hit_rate@5", "Success@5"], per_query=True)
+    values = frame.pivot(index="query_id", columns="measure", values="value")
+    assert (values.nunique(axis=1) == 1).all()
+    for user, value in values["HitRate@5"].items():
+        assert value == float(any(users[user][0][:5]))
