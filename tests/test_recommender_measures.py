@@ -95,3 +95,38 @@ def test_hit_rate_names_the_same_value_as_success(table):
     assert (values.nunique(axis=1) == 1).all()
     for user, value in values["HitRate@5"].items():
         assert value == float(any(users[user][0][:5]))
+
+
+# torchmetrics' functional retrieval measures see one user's recommended items and their targets, nothing
+# else: the qrels are the judgments of the items recommended (relevant ones held out but not recommended
+# are unknown to it), and a user with no relevant item among them scores 0 (its classes' default
+# empty_target_action="neg"). Its ideal DCG is over the items given (ideal=run), its AP divided by the
+# relevant items in the top k (denom=retrieved), its precision by k even when fewer were recommended.
+TORCHMETRICS = {f"nDCG(ideal=run)@{K}": "retrieval_normalized_dcg", f"AP(denom=retrieved)@{K}": "retrieval_average_precision",
+                f"P@{K}": "retrieval_precision", f"R@{K}": "retrieval_recall", f"RR@{K}": "retrieval_reciprocal_rank",
+                f"HitRate@{K}": "retrieval_hit_rate"}
+
+
+def test_torchmetrics_numbers(table):
+    torch = pytest.importorskip("torch")
+    functional = pytest.importorskip("torchmetrics.functional.retrieval")
+    _, run, users = table
+    relevant = {(user, item) for user, (hits, _) in users.items()
+                for item, hit in zip(ranked_items(run, user), hits) if hit}
+    qrels = run.assign(relevance=[int((u, i) in relevant) for u, i in zip(run["query_id"], run["doc_id"])])
+    frame = rankkit.evaluate(qrels[["query_id", "doc_id", "relevance"]], run, list(TORCHMETRICS), per_query=True)
+    assert len(frame) == len(TORCHMETRICS) * len(users)
+    for measure, user, value in zip(frame["measure"], frame["query_id"], frame["value"]):
+        mine = qrels[qrels["query_id"] == user]
+        preds = torch.tensor(mine["score"].tolist(), dtype=torch.float64)
+        target = torch.tensor(mine["relevance"].tolist())
+        theirs = getattr(functional, TORCHMETRICS[measure])(preds, target, top_k=K).item()
+        # torchmetrics computes in float32 (utilities/checks.py, _check_retrieval_functional_inputs casts
+        # scores and graded targets to it): it agrees to float32's resolution, and the formulas restated
+        # in float64 above (AP's denominators) to 1e-9
+        assert value == pytest.approx(theirs, abs=1e-6), (measure, user)
+
+
+def ranked_items(run, user):
+    mine = run[run["query_id"] == user].sort_values("score", ascending=False)
+    return mine["doc_id"].tolist()
