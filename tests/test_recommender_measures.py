@@ -130,3 +130,23 @@ def test_torchmetrics_numbers(table):
 def ranked_items(run, user):
     mine = run[run["query_id"] == user].sort_values("score", ascending=False)
     return mine["doc_id"].tolist()
+
+
+# Microsoft Recommenders' python_evaluation (1.2.1): every held-out row is a relevant item, the mean is over
+# the users in both tables (rankkit's queries="both"), the top k by prediction; nDCG binary (its natural-log
+# discount gives the same ratio as log2), MAP@k divided by min(k, relevant items). It installs only without
+# its dependencies (pip install --no-deps recommenders: cornac, lightgbm, scikit-surprise ... otherwise), so
+# it is no dev extra: its MAP@k is recbole_map above.
+RECOMMENDERS = {f"P@{K}": "precision_at_k", f"R@{K}": "recall_at_k", f"nDCG@{K}": "ndcg_at_k",
+                f"AP(denom=min)@{K}": "map_at_k"}
+
+
+def test_microsoft_recommenders_numbers(table):
+    python_evaluation = pytest.importorskip("recommenders.evaluation.python_evaluation")
+    qrels, run, _ = table
+    frame = rankkit.evaluate(qrels, run, list(RECOMMENDERS))
+    truth = qrels.rename(columns={"query_id": "userID", "doc_id": "itemID", "relevance": "rating"})
+    predicted = run.rename(columns={"query_id": "userID", "doc_id": "itemID", "score": "prediction"})
+    for measure, value in zip(frame["measure"], frame["value"]):
+        theirs = getattr(python_evaluation, RECOMMENDERS[measure])(truth, predicted, k=K)
+        assert value == pytest.approx(theirs, abs=1e-9), measure
