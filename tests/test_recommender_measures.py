@@ -6,6 +6,7 @@ recommendations, and distinct scores (the libraries break ties each its own way:
 
 from __future__ import annotations
 
+import json
 import random
 
 import pandas as pd
@@ -102,9 +103,11 @@ def test_hit_rate_names_the_same_value_as_success(table):
 # are unknown to it), and a user with no relevant item among them scores 0 (its classes' default
 # empty_target_action="neg"). Its ideal DCG is over the items given (ideal=run), its AP divided by the
 # relevant items in the top k (denom=retrieved), its precision by k even when fewer were recommended.
-TORCHMETRICS = {f"nDCG(ideal=run)@{K}": "retrieval_normalized_dcg", f"AP(denom=retrieved)@{K}": "retrieval_average_precision",
+# conventions="torchmetrics" asks for both by the plain names.
+TORCHMETRICS = {f"nDCG@{K}": "retrieval_normalized_dcg", f"AP@{K}": "retrieval_average_precision",
                 f"P@{K}": "retrieval_precision", f"R@{K}": "retrieval_recall", f"RR@{K}": "retrieval_reciprocal_rank",
                 f"HitRate@{K}": "retrieval_hit_rate"}
+PACKED = {f"nDCG(ideal=run)@{K}": f"nDCG@{K}", f"AP(denom=retrieved)@{K}": f"AP@{K}"}
 
 
 def test_torchmetrics_numbers(table):
@@ -114,13 +117,15 @@ def test_torchmetrics_numbers(table):
     relevant = {(user, item) for user, (hits, _) in users.items()
                 for item, hit in zip(ranked_items(run, user), hits) if hit}
     qrels = run.assign(relevance=[int((u, i) in relevant) for u, i in zip(run["query_id"], run["doc_id"])])
-    frame = rankkit.evaluate(qrels[["query_id", "doc_id", "relevance"]], run, list(TORCHMETRICS), per_query=True)
+    frame = rankkit.evaluate(qrels[["query_id", "doc_id", "relevance"]], run, list(TORCHMETRICS), per_query=True,
+                             conventions="torchmetrics")
+    assert set(frame["measure"]) == {name for name in TORCHMETRICS if name not in PACKED.values()} | set(PACKED)
     assert len(frame) == len(TORCHMETRICS) * len(users)
     for measure, user, value in zip(frame["measure"], frame["query_id"], frame["value"]):
         mine = qrels[qrels["query_id"] == user]
         preds = torch.tensor(mine["score"].tolist(), dtype=torch.float64)
         target = torch.tensor(mine["relevance"].tolist())
-        theirs = getattr(functional, TORCHMETRICS[measure])(preds, target, top_k=K).item()
+        theirs = getattr(functional, TORCHMETRICS[PACKED.get(measure, measure)])(preds, target, top_k=K).item()
         # torchmetrics computes in float32 (utilities/checks.py, _check_retrieval_functional_inputs casts
         # scores and graded targets to it): it agrees to float32's resolution, and the formulas restated
         # in float64 above (AP's denominators) to 1e-9
@@ -137,16 +142,38 @@ def ranked_items(run, user):
 # discount gives the same ratio as log2), MAP@k divided by min(k, relevant items). It installs only without
 # its dependencies (pip install --no-deps recommenders: cornac, lightgbm, scikit-surprise ... otherwise), so
 # it is no dev extra: its MAP@k is recbole_map above.
-RECOMMENDERS = {f"P@{K}": "precision_at_k", f"R@{K}": "recall_at_k", f"nDCG@{K}": "ndcg_at_k",
-                f"AP(denom=min)@{K}": "map_at_k"}
+RECOMMENDERS = {f"P@{K}": "precision_at_k", f"R@{K}": "recall_at_k", f"nDCG@{K}": "ndcg_at_k", f"AP@{K}": "map_at_k"}
 
 
 def test_microsoft_recommenders_numbers(table):
     python_evaluation = pytest.importorskip("recommenders.evaluation.python_evaluation")
     qrels, run, _ = table
-    frame = rankkit.evaluate(qrels, run, list(RECOMMENDERS))
+    frame = rankkit.evaluate(qrels, run, list(RECOMMENDERS), conventions="recommenders")
+    assert frame["measure"].tolist() == [f"P@{K}", f"R@{K}", f"nDCG@{K}", f"AP(denom=min)@{K}"]
     truth = qrels.rename(columns={"query_id": "userID", "doc_id": "itemID", "relevance": "rating"})
     predicted = run.rename(columns={"query_id": "userID", "doc_id": "itemID", "score": "prediction"})
     for measure, value in zip(frame["measure"], frame["value"]):
-        theirs = getattr(python_evaluation, RECOMMENDERS[measure])(truth, predicted, k=K)
+        theirs = getattr(python_evaluation, RECOMMENDERS[measure.replace("(denom=min)", "")])(truth, predicted, k=K)
         assert value == pytest.approx(theirs, abs=1e-9), measure
+
+
+def test_a_pack_by_name_on_the_command_line_is_recorded_and_verified(table, tmp_path, capsys):
+    """--conventions recbole: AP@5 is computed and named AP(denom=min)@5, the report records the pack,
+    and verify recomputes the same numbers from the record."""
+    from rankkit.cli import main
+
+    qrels, run, _ = table
+    qrels.assign(iteration="0")[["query_id", "iteration", "doc_id", "relevance"]].to_csv(
+        tmp_path / "held.qrels", sep=" ", header=False, index=False)
+    for name, scores in (("a", run["score"]), ("b", -run["score"])):
+        run.assign(q0="Q0", rank=1, score=scores, tag=name)[["query_id", "q0", "doc_id", "rank", "score", "tag"]].to_csv(
+            tmp_path / f"{name}.run", sep=" ", header=False, index=False)
+    files = [str(tmp_path / "held.qrels"), str(tmp_path / "a.run"), str(tmp_path / "b.run")]
+    assert main(["report", "--conventions", "recbole", *files, "-m", "AP@5", "-m", "HR@5", "-o", str(tmp_path / "r.json")]) == 0
+    record = json.loads((tmp_path / "r.json").read_text())["record"]
+    assert record["conventions"]["pack"] == "recbole"
+    assert [m["name"] for m in record["measures"]][:2] == ["AP(denom=min)@5", "HR@5"]
+    assert main(["verify", str(tmp_path / "r.json")]) == 0
+    assert "holds" in capsys.readouterr().out
+    with pytest.raises(rankkit.RankkitError, match="unknown conventions 'elliot': known libraries recbole"):
+        rankkit.evaluate(qrels, run, ["AP@5"], conventions="elliot")
