@@ -333,12 +333,18 @@ def _add_conventions(sub: argparse.ArgumentParser, ties: tuple[str, ...] = tuple
                      help="keep only the top N documents of each query")
     sub.add_argument("--ties", choices=ties, default="trec",
                      help="; ".join(f"{rule}: {TIE_RULES[rule]}" for rule in ties))
+    sub.add_argument("--conventions", default=None, metavar="LIBRARY",
+                     help="a library's conventions and measure parameters by its name (recbole, recommenders, spark, "
+                          "torchmetrics; rankkit measures NAME says what each changes): its numbers")
 
 
 def conventions_of(args: argparse.Namespace):
     from rankkit.conventions import Conventions
 
-    return Conventions(rel=args.rel, depth=args.depth, ties=args.ties, queries="qrels" if args.complete else "both")
+    from rankkit.conventions import resolve_conventions
+
+    given = dict(rel=args.rel, depth=args.depth, ties=args.ties, queries="qrels" if args.complete else "both")
+    return resolve_conventions(args.conventions, **given) if args.conventions else Conventions(**given)
 
 
 def _add_verify(sub: argparse.ArgumentParser) -> None:

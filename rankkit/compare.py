@@ -30,7 +30,7 @@ from rankkit.safe import csv as safe_csv
 from rankkit.safe.terminal import visible
 from rankkit.slices import slice_source
 from rankkit.spark_values import per_query_values
-from rankkit.specs import measure_specs
+from rankkit.specs import measure_specs, packed
 from rankkit.statement import evaluation_query
 
 __all__ = ["compare", "compare_values", "format_comparison", "format_p", "write_comparison", "OUTPUTS"]
@@ -50,7 +50,7 @@ def compare(qrels=None, runs=None, measures: str | Iterable[str] | None = None, 
             resamples: int = 10000, by: str | None = None, query_table=None,
             con: duckdb.DuckDBPyConnection | None = None, rel: float = 1, ties: str = "trec",
             scores: str = "double", depth: int | None = None, queries: str = "both", columns=None,
-            split_by_tag: bool = False, conventions: Conventions | None = None, values=None, items=None,
+            split_by_tag: bool = False, conventions: Conventions | str | None = None, values=None, items=None,
             interactions=None) -> pd.DataFrame:
     """Compare systems measure by measure: means, paired differences, intervals and p-values.
 
@@ -139,7 +139,7 @@ def compare(qrels=None, runs=None, measures: str | Iterable[str] | None = None, 
                             conventions=conventions, columns=columns, split_by_tag=split_by_tag, by=by,
                             query_table=query_table, test=test, correction=correction, alpha=alpha, seed=seed,
                             resamples=resamples)
-    specs = measure_specs(con, measures, rel=conventions.rel)
+    specs = packed(measure_specs(con, measures, rel=conventions.rel), conventions.pack)
     with checked_sources(con, qrels, runs, columns, conventions.duplicates, None, split_by_tag) as (qrels_source,
                                                                                                    run_source):
         compare_inputs(con, qrels_source, run_source, specs, queries=conventions.queries, ties=conventions.ties)

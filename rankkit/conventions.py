@@ -10,15 +10,21 @@ with the same message in SQL and in Python.
 
 What a measure's name says (cutoff, gain, ideal ordering, its own relevance level) is not here:
 it travels with the measure (``nDCG(gain=exp)@10``) and the report records it per measure.
+
+A pack (``conventions="recbole"``) is the conventions and measure parameters of a library people come
+from, by its name, declared once in ``PACKS``: the measures asked take the pack's parameters where
+their names left them at the default, and are labelled so (``AP@10`` under RecBole computes, and is
+named, ``AP(denom=min)@10``: rankkit.specs.packed); a report records the pack's name with the conventions.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
+from typing import Mapping
 
 from rankkit.errors import RankkitError
 
-__all__ = ["Conventions", "resolve_conventions", "asked_conventions"]
+__all__ = ["Conventions", "resolve_conventions", "asked_conventions", "PACKS", "Pack"]
 
 DESCRIPTIONS = {
     "ties": "tie rule: trec (score, then doc_id descending, as trec_eval), rank (the run's rank column) or "
@@ -31,6 +37,55 @@ DESCRIPTIONS = {
     "duplicates": "a document listed twice for one query: error (trec_eval) or first (keep the first)",
     "judged_only": "only the documents the qrels judge, ranked among themselves (trec_eval -J)",
     "docs": "documents in the collection, for utility's non-relevant documents not retrieved (trec_eval -N)",
+    "pack": "a library's conventions and measure parameters by its name (recbole, recommenders, spark, torchmetrics): "
+            "its numbers; none: trec_eval's",
+}
+
+
+@dataclass(frozen=True)
+class Pack:
+    """A library's conventions: its version matched, the conventions and the parameters per measure
+    (by measure id) that give its numbers, and what the user should know (a part not reproduced, a bug
+    not copied)."""
+
+    library: str
+    source: str
+    params: Mapping[str, Mapping[str, object]]
+    notes: str
+    conventions: Mapping[str, object] = None
+
+    def changes(self, metric: str) -> str | None:
+        """What the pack sets for one measure, as a name's parameters say it (denom=min), or None."""
+        found = self.params.get(metric)
+        return ", ".join(f"{name}={value}" for name, value in found.items()) if found else None
+
+
+# Each library's default settings, read from its source (tests/test_recommender_measures.py tests them,
+# against the library where it installs). Users with no relevant item: rankkit's queries="both" counts
+# the users in both tables, as Microsoft Recommenders (its common users) and RecBole (the users its test
+# split holds) do.
+PACKS = {
+    "recbole": Pack(
+        "RecBole 1.2", "recbole/evaluator/metrics.py", {"ap": {"denom": "min"}},
+        "MAP@k divides by min(k, the user's relevant items); Hit, MRR, nDCG (binary gains), Precision (over k) "
+        "and Recall are rankkit's"),
+    "recommenders": Pack(
+        "Microsoft Recommenders 1.2.1", "recommenders/evaluation/python_evaluation.py", {"ap": {"denom": "min"}},
+        "map_at_k divides by min(k, the user's relevant items) (map, without k, by every relevant item: AP); "
+        "precision_at_k, recall_at_k and ndcg_at_k (binary; its natural-log discount gives the same ratio) are "
+        "rankkit's"),
+    "spark": Pack(
+        "Spark MLlib 3.5 RankingMetrics", "mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala",
+        {"ap": {"denom": "min"}},
+        "meanAveragePrecisionAt(k) divides by min(k, the relevant items); precisionAt, recallAt and ndcgAt on binary "
+        "labels are rankkit's. Not copied: ndcgAt with graded relevance adds the ideal gains in the labels' input "
+        "order, not best first (rankkit's ideal is best first)"),
+    "torchmetrics": Pack(
+        "torchmetrics 1.9", "src/torchmetrics/functional/retrieval", {"ap": {"denom": "retrieved"}, "ndcg": {"ideal": "run"}},
+        "it sees only the items passed for a user (their targets): its ideal DCG is theirs (ideal=run), its AP "
+        "divides by the relevant items in the top k, and its recall by the relevant items passed (give the "
+        "judgments of those items as the qrels); its nDCG averages tied scores (ties='average'); it computes "
+        "in float32"),
 }
 
 
@@ -41,7 +96,7 @@ class Conventions:
     Examples
     --------
     >>> Conventions(queries="qrels").as_dict()
-    {'ties': 'trec', 'scores': 'double', 'depth': None, 'queries': 'qrels', 'rel': 1.0, 'duplicates': 'error', 'judged_only': False, 'docs': 0}
+    {'ties': 'trec', 'scores': 'double', 'depth': None, 'queries': 'qrels', 'rel': 1.0, 'duplicates': 'error', 'judged_only': False, 'docs': 0, 'pack': None}
     """
 
     ties: str = "trec"
@@ -52,6 +107,7 @@ class Conventions:
     duplicates: str = "error"
     judged_only: bool = False
     docs: int = 0
+    pack: str | None = None
 
     def __post_init__(self) -> None:
         # Plain Python values, so that the record written to JSON reads back equal.
@@ -62,6 +118,9 @@ class Conventions:
         # and report failed on the missing rows (KeyError 'i'); the CLI and SQL refuse it as here
         if self.depth is not None and (isinstance(self.depth, bool) or not isinstance(self.depth, int) or self.depth < 1):
             raise RankkitError(f"depth must be a positive integer or None, got {self.depth!r}")
+        if self.pack is not None and self.pack not in PACKS:
+            raise RankkitError(f"unknown conventions {self.pack!r}: known libraries {', '.join(PACKS)} "
+                               f"(or a rankkit.Conventions)")
 
     def as_dict(self) -> dict:
         """Every convention by name, as a report's record holds them."""
@@ -82,14 +141,19 @@ class Conventions:
         return cls(**values)
 
 
-def resolve_conventions(conventions: Conventions | None, **given) -> Conventions:
-    """The conventions of a call: ``conventions=`` or the separate keywords, not both.
+def resolve_conventions(conventions: Conventions | str | None, **given) -> Conventions:
+    """The conventions of a call: ``conventions=`` or the separate keywords, not both; a library's name
+    (a pack) with keywords beside it.
 
     ``given`` holds the call's separate keywords (``rel=``, ``ties=`` ...); those left at their
     defaults do not count as given.
     """
     if conventions is None:
         return Conventions(**given)
+    if isinstance(conventions, str):
+        Conventions(pack=conventions)  # an unknown name is refused before its pack is looked up
+        said = {name: value for name, value in given.items() if value != getattr(Conventions(), name)}
+        return Conventions(**{**(PACKS[conventions].conventions or {}), **said, "pack": conventions})
     if not isinstance(conventions, Conventions):
         raise RankkitError(f"conventions must be a rankkit.Conventions, got {type(conventions).__name__}")
     defaults = Conventions()
@@ -101,8 +165,9 @@ def resolve_conventions(conventions: Conventions | None, **given) -> Conventions
     return conventions
 
 
-def asked_conventions(conventions: Conventions | None, **given) -> Conventions | None:
+def asked_conventions(conventions: Conventions | str | None, **given) -> Conventions | None:
     """The conventions a call asks for, or None when it asks for none (no ``conventions=`` and every
     keyword at its default): values computed elsewhere then bring their own."""
     resolved = resolve_conventions(conventions, **given)
     return resolved if conventions is not None or resolved != Conventions() else None
+

@@ -21,7 +21,7 @@ from rankkit.inputs import checked_sources, load_runs, subtopic_judgments
 from rankkit.io import Source, default_connection, load, release, temp_name
 from rankkit.progress import Progress
 from rankkit.running import run_query, run_rows
-from rankkit.specs import measure_specs
+from rankkit.specs import measure_specs, packed
 from rankkit.statement import evaluation_query, kept_query_side, long_query, ranks_by_window
 
 if TYPE_CHECKING:  # pandas loads with the first frame: the command line's path never needs it
@@ -38,7 +38,7 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
              resamples: int = 10000, columns: Mapping[str, str | None] | None = None,
              duplicates: str = "error", output: str | Path | None = None, relation: bool = False,
              progress: bool | None = None, split_by_tag: bool = False,
-             conventions: Conventions | None = None, subtopics=None, items=None,
+             conventions: Conventions | str | None = None, subtopics=None, items=None,
              interactions=None) -> pd.DataFrame | Path | duckdb.DuckDBPyRelation:
     """Evaluate a run (or several systems in one run table, or a list or dict of runs) against qrels.
 
@@ -155,7 +155,7 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries,
                                       duplicates=duplicates, judged_only=judged_only, docs=docs)
     con = connect(con) if con is not None else default_connection()
-    specs = measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs)
+    specs = packed(measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs), conventions.pack)
     with subtopic_judgments(con, qrels, subtopics, specs, conventions, columns) as (qrels, subtopics_table), \
             checked_sources(con, qrels, run, columns, conventions.duplicates, progress, split_by_tag) as (qrels_source,
                                                                                                          run_source):
@@ -168,12 +168,12 @@ def evaluate_rows(qrels, run, measures: str | Iterable[str], per_query: bool = F
                   con: duckdb.DuckDBPyConnection | None = None, rel: float = 1, ties: str = "trec",
                   depth: int | None = None, queries: str = "both", columns=None, duplicates: str = "error",
                   split_by_tag: bool = False, judged_only: bool = False,
-                  docs: int = 0, subtopics=None) -> tuple[list[str | None], list[dict], list[dict] | None]:
+                  docs: int = 0, subtopics=None, pack: str | None = None) -> tuple[list[str | None], list[dict], list[dict] | None]:
     """evaluate() without pandas, for the command line: the systems (in the order given), the
     aggregate rows and, with ``per_query``, the per-query rows, as dicts (``measure, system,
     [query_id,] value ...``) in evaluate()'s order; a NULL value is None. One reading of the inputs."""
     conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
-                              judged_only=judged_only, docs=docs)
+                              judged_only=judged_only, docs=docs, pack=pack)
     with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag,
                   subtopics=subtopics) as (con, specs, qrels_source, run_source):
         found = []
@@ -191,7 +191,7 @@ def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path,
                   summary: bool = True, digits: int | None = None, con: duckdb.DuckDBPyConnection | None = None,
                   rel: float = 1, ties: str = "trec", depth: int | None = None, queries: str = "both", columns=None,
                   duplicates: str = "error", split_by_tag: bool = False, judged_only: bool = False,
-                  docs: int = 0, subtopics=None) -> Path:
+                  docs: int = 0, subtopics=None, pack: str | None = None) -> Path:
     """The command line's ``-o FILE``: the table it prints in csv and json (see long_query), the
     same fields, written by DuckDB's COPY (streamed; the suffix says the format). One reading of
     the inputs."""
@@ -199,7 +199,7 @@ def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path,
     copy_options(path)  # a wrong suffix is said before the inputs are read
     refuse_inputs([("output", path)], named_inputs(qrels=qrels, run=run, subtopics=subtopics))  # nor replaced
     conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
-                              judged_only=judged_only, docs=docs)
+                              judged_only=judged_only, docs=docs, pack=pack)
     with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag,
                   subtopics=subtopics) as (con, specs, qrels_source, run_source):
         _, inputs = evaluation_query(qrels_source, run_source, specs, True, None, conventions,
@@ -218,7 +218,7 @@ def prepared(qrels, run, measures: str | Iterable[str], conventions: Conventions
     connection, the measures parsed, and the inputs read, checked and compared. The
     subtopic judgments' table, if any, rides on the qrels source as ``subtopics``."""
     con = connect(con) if con is not None else default_connection()
-    specs = measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs)
+    specs = packed(measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs), conventions.pack)
     with subtopic_judgments(con, qrels, subtopics, specs, conventions, columns) as (qrels, subtopics_table), \
             checked_sources(con, qrels, run, columns, conventions.duplicates, None, split_by_tag) as (qrels_source,
                                                                                                     run_source):

@@ -76,7 +76,7 @@ def _quiet_logs() -> str:
 def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
              columns: Mapping[str, str | None] | None = None, rel: float = 1, ties: str = "trec",
              scores: str = "double", depth: int | None = None, queries: str = "both", judged_only: bool = False,
-             docs: int = 0, duplicates: str = "error", conventions: Conventions | None = None,
+             docs: int = 0, duplicates: str = "error", conventions: Conventions | str | None = None,
              labels: tuple[str, str] | None = None):
     """rankkit.evaluate on Spark: a lazy Spark DataFrame (write it to a table, or ``toPandas()``) with
     evaluate's columns, ``measure, system, value, queries`` or, ``per_query``, ``measure, system,
@@ -88,7 +88,7 @@ def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool =
     ``"error"``, and the rows are checked as the statement runs (a NULL id, a NULL, NaN or infinite
     score or grade, a duplicate document: the query fails naming it), not before. ``labels``: how
     those messages name the qrels and the run (default: ``qrels DataFrame``, ``run table NAME`` ...)."""
-    from rankkit.specs import measure_specs
+    from rankkit.specs import measure_specs, packed
     from rankkit.io import default_connection
     from rankkit.spark_dialect import statement
 
@@ -97,7 +97,7 @@ def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool =
     if conventions.duplicates != "error":
         raise RankkitError("Spark: duplicates='first' keeps a document's first occurrence, and a Spark table has no "
                            "order to say which is first; remove duplicates before evaluating")
-    specs = measure_specs(default_connection(), measures, rel=conventions.rel, docs=conventions.docs)
+    specs = packed(measure_specs(default_connection(), measures, rel=conventions.rel, docs=conventions.docs), conventions.pack)
     refuse_diversity(specs)
     qrels_name, qrels_columns, qrels_label = _source(spark, qrels, "qrels", columns or {})
     run_name, run_columns, run_label = _source(spark, run, "run", columns or {})
@@ -147,7 +147,7 @@ def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tupl
 def evaluate_rows(spark, qrels, run, measures: str | Iterable[str], per_query: bool = False, *,
                   rel: float = 1, ties: str = "trec", depth: int | None = None, queries: str = "both", columns=None,
                   duplicates: str = "error", split_by_tag: bool = False, judged_only: bool = False,
-                  docs: int = 0, subtopics=None) -> tuple[list, list[dict], list[dict] | None]:
+                  docs: int = 0, subtopics=None, pack: str | None = None) -> tuple[list, list[dict], list[dict] | None]:
     """rankkit.evaluate.evaluate_rows computed by Spark (the command line's ``--engine spark``): the input
     files read by Spark as the DuckDB engine reads them (see read), evaluated by the composed statement."""
     from rankkit.specs import measure_specs
@@ -155,7 +155,7 @@ def evaluate_rows(spark, qrels, run, measures: str | Iterable[str], per_query: b
 
     refuse_diversity(measure_specs(default_connection(), measures, rel=rel, docs=docs))  # subtopics too
     conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
-                              judged_only=judged_only, docs=docs)
+                              judged_only=judged_only, docs=docs, pack=pack)
     systems, frames, labels = read(spark, qrels, run, measures, conventions, columns=columns,
                                    split_by_tag=split_by_tag)
     found = []
@@ -192,9 +192,9 @@ def read(spark, qrels, run, measures, conventions: Conventions, *, columns=None,
     from rankkit import spark_read
     from rankkit.input_checks import checked_counts
     from rankkit.io import default_connection
-    from rankkit.specs import measure_specs
+    from rankkit.specs import measure_specs, packed
 
-    specs = measure_specs(default_connection(), measures, rel=conventions.rel, docs=conventions.docs)
+    specs = packed(measure_specs(default_connection(), measures, rel=conventions.rel, docs=conventions.docs), conventions.pack)
     judged = spark_read.read_qrels(spark, qrels, columns)
     ranked = spark_read.read_runs(spark, run, columns, split_by_tag)
     checked_counts(spark_read.counts(judged, ranked, conventions.ties), judged, ranked, specs,
@@ -204,7 +204,7 @@ def read(spark, qrels, run, measures, conventions: Conventions, *, columns=None,
 
 def compare(spark, qrels, runs, measures: str | Iterable[str], baseline: str | None = None, *, test: str = "t",
             correction: str = "holm", alpha: float = 0.05, seed: int | None = 0, resamples: int = 10000,
-            columns: Mapping[str, str | None] | None = None, conventions: Conventions | None = None, **given):
+            columns: Mapping[str, str | None] | None = None, conventions: Conventions | str | None = None, **given):
     """rankkit.compare of systems evaluated on Spark: the per-query values computed by Spark (one table
     whose ``system`` column holds the systems), brought home, and compared by the same code as
     rankkit.compare (the same tests, intervals and corrections). ``given``: evaluate's conventions."""

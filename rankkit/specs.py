@@ -8,8 +8,9 @@ from typing import Iterable, Mapping
 from rankkit import _engine as duckdb
 
 from rankkit._sql import store, stored
+from rankkit.conventions import PACKS
 from rankkit.errors import MeasureError, warn
-from rankkit.measures import label, registry, spec_type
+from rankkit.measures import default, label, registry, spec_type
 from rankkit.running import sql_message
 from rankkit.trec import expand, family_of
 
@@ -53,6 +54,20 @@ def _labelled(spec: dict, rel: float) -> dict:
         return spec
     spec["measure"] = label(spec)
     return spec
+
+
+def packed(specs: list[dict], pack: str | None) -> list[dict]:
+    """The parsed measures under a pack: its parameters where a name left them at their default,
+    each measure labelled for what it computes (``AP@10`` under recbole is ``AP(denom=min)@10``)."""
+    if pack is None:
+        return specs
+    found = []
+    for spec in specs:
+        said = spec["measure"].replace(" ", "").lower()
+        wanted = {name: value for name, value in PACKS[pack].params.get(spec["metric"], {}).items()
+                  if spec.get(name) == default(name) and f"{name}=" not in said}
+        found.append({**spec, **wanted, "measure": label({**spec, **wanted})} if wanted else spec)
+    return found
 
 
 _parsed: dict[tuple, list[dict]] = {}

@@ -346,7 +346,7 @@ def test_measures_lists_ranx_names_and_what_a_name_alone_gives(capsys):
     assert main(["measures"]) == 0
     lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.strip()}
     assert "ndcg_burges=nDCG(gain=exp)" in lines["nDCG"] and "dcg_burges=DCG(gain=exp)" in lines["DCG"]
-    assert "hit_rate" in lines["Success"] and "f1" in lines["SetF"] and "r-precision" in lines["Rprec"]
+    assert "hit_rate" in lines["HitRate"] and "f1" in lines["SetF"] and "r-precision" in lines["Rprec"]
     assert lines["P"].endswith("P: 9 rows, P_5 ... P_1000; other names: whole ranking")
     assert lines["R"].endswith("recall: 9 rows, recall_5 ... recall_1000; other names: whole ranking")
     assert lines["SetAP"].endswith("whole ranking")
@@ -355,7 +355,7 @@ def test_measures_lists_ranx_names_and_what_a_name_alone_gives(capsys):
 
 
 @pytest.mark.parametrize("given, named", [
-    ("hit@5", "Hits"), ("hit_rat@5", "hit_rate (Success)"), ("f2", "f1 (SetF)"), ("r_precision", "r-precision (Rprec)"),
+    ("hitss@5", "Hits"), ("hit_rat@5", "hit_rate (HitRate)"), ("f2", "f1 (SetF)"), ("r_precision", "r-precision (Rprec)"),
     ("mmr@10", "MRR (RR)"), ("topk_accuracy@3", "top_k_accuracy (Success)"),
     ("ndcg_burge@10", "ndcg_burges (nDCG(gain=exp))"), ("dcg_burge", "dcg_burges (DCG(gain=exp))")])
 def test_near_misses_name_ranx_spellings(given, named):

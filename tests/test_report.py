@@ -174,7 +174,8 @@ def test_conventions_travel_to_the_numbers_and_the_record(inputs):
                               depth=5, rel=2)
     pd.testing.assert_frame_equal(made.aggregate, direct, **CLOSE)
     assert made.record["conventions"] == {"ties": "trec", "scores": "double", "depth": 5, "queries": "qrels",
-                                          "rel": 2.0, "duplicates": "error", "judged_only": False, "docs": 0}
+                                          "rel": 2.0, "duplicates": "error", "judged_only": False, "docs": 0,
+                                          "pack": None}
     same = rankkit.evaluate(inputs["qrels"], {"bm25": runs[0], "hybrid": runs[1]}, ["AP", "P@5"],
                             conventions=conventions)
     pd.testing.assert_frame_equal(same, direct, **CLOSE)

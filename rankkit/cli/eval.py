@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     options = dict(con=con, rel=args.rel, depth=args.depth, ties=args.ties, columns=columns,
                    duplicates=args.duplicates, split_by_tag=args.split_by_tag,
                    queries="qrels" if args.complete else "both", judged_only=args.judged_only, docs=args.docs,
-                   subtopics=args.subtopics)
+                   subtopics=args.subtopics, pack=args.conventions)
     with stdin_runs(args.runs) as given:
         runs = run_arguments(given)
         if args.output:
@@ -123,7 +123,7 @@ def _marked_table(args: argparse.Namespace, measures: list[str]) -> int:
         raise UsageError("--baseline takes runs as files, one run each: give each tag's run as its own file")
     conventions = Conventions(rel=args.rel, ties=args.ties, depth=args.depth,
                               queries="qrels" if args.complete else "both", duplicates=args.duplicates,
-                              judged_only=args.judged_only, docs=args.docs)
+                              judged_only=args.judged_only, docs=args.docs, pack=args.conventions)
     con = connect(args)
     check_options(args, con, measures, runs=run_arguments(args.runs))
     with stdin_runs(args.runs) as given:

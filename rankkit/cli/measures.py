@@ -125,6 +125,7 @@ def _meant(name: str) -> list[tuple]:
 
 
 def _describe_measure(measure) -> None:
+    from rankkit.conventions import PACKS
     from rankkit.measures import params
 
     print(f"{measure.name}: {measure.summary}")
@@ -134,4 +135,7 @@ def _describe_measure(measure) -> None:
     for name in measure.params:
         param = params()[name]
         print(f"  {name} ({param.type}, default {param.default}): {param.description}")
+    for pack, library in PACKS.items():  # what a library's conventions change (the others: nothing)
+        if library.changes(measure.metric):
+            print(f"  --conventions {pack}: {library.changes(measure.metric)} ({library.library})")
     print(f"  SQL:       {measure.path.name}")

@@ -69,7 +69,7 @@ def _spark_report_values(args: argparse.Namespace, con, runs, measures: list[str
 
     spark.require_pyspark()
     session = spark.session(args.master)
-    wanted = shown_measures(con, measures, conventions.rel)
+    wanted = shown_measures(con, measures, conventions.rel, conventions.pack)
     _, frames, labels = spark.read(session, args.qrels, named_runs(runs), wanted, conventions, columns=column_mapping(args))
     values = spark.evaluate(session, *frames, wanted, per_query=True, conventions=conventions, labels=labels)
     return {"values": spark.per_query_values(values, conventions)[0], "engine": spark.engine_name()}
@@ -88,7 +88,7 @@ def _command_line(args: argparse.Namespace) -> str:
                         ("--alpha", args.alpha), ("--ci", args.ci), ("--seed", args.seed), ("--by", args.by),
                         ("--queries", args.queries), ("--title", args.title), ("--second-qrels", args.second_qrels),
                         ("-l", args.rel), ("-M", args.depth),
-                        ("--ties", args.ties), ("--engine", None if args.engine == "duckdb" else args.engine),
+                        ("--ties", args.ties), ("--conventions", args.conventions), ("--engine", None if args.engine == "duckdb" else args.engine),
                         ("--master", None if args.engine == "duckdb" else args.master)):
         if value is not None:
             words += [flag, f"{value:g}" if isinstance(value, float) else str(value)]

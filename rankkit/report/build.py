@@ -27,7 +27,7 @@ from rankkit.intervals import with_ci
 from rankkit.io import default_connection, forget, is_frame, read_qrels, read_run
 from rankkit.report.model import Report, in_system_order
 from rankkit.slices import slice_source
-from rankkit.specs import measure_specs
+from rankkit.specs import measure_specs, packed
 from rankkit.stats import AGGREGATE_INTERVAL, difference_interval
 
 __all__ = ["report", "build", "fingerprint", "run_names", "shown_measures", "named_runs"]
@@ -40,7 +40,7 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
            resamples: int = 10000, by: str | None = None, queries=None, title: str | None = None,
            con: duckdb.DuckDBPyConnection | None = None, columns: Mapping[str, str | None] | None = None,
            rel: float = 1, ties: str = "trec", scores: str = "double", depth: int | None = None,
-           duplicates: str = "error", conventions: Conventions | None = None, second_qrels=None,
+           duplicates: str = "error", conventions: Conventions | str | None = None, second_qrels=None,
            values=None) -> Report:
     """Evaluate and compare systems, and gather it all in a :class:`Report`.
 
@@ -148,8 +148,8 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
                            f"the column {by!r}) too")
     check_options(test, correction, alpha)
     con = connect(con) if con is not None else default_connection()
-    # each measure under the name evaluate gives it (AP asked with rel=2 is AP(rel=2))
-    names = [spec["measure"] for spec in measure_specs(con, names, rel=conventions.rel)]
+    # each measure under the name evaluate gives it (AP asked with rel=2 is AP(rel=2), under recbole AP(denom=min))
+    names = [spec["measure"] for spec in packed(measure_specs(con, names, rel=conventions.rel), conventions.pack)]
     with ThreadPoolExecutor(max_workers=1) as hashing, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         inputs = _inputs(qrels, runs, queries, second_qrels)
@@ -223,7 +223,7 @@ def _compute(con, inputs: list[dict], qrels_table, run_tables, names: list[str],
     specs = measure_specs(con, names, rel=conventions.rel)
     judged = _judged_names(specs)
     every = measure_specs(con, names + judged, rel=conventions.rel)
-    wanted = shown_measures(con, names, conventions.rel)
+    wanted = shown_measures(con, names, conventions.rel, conventions.pack)
     if given is None:
         per_query = evaluate(qrels_table, run_tables, wanted, per_query=True, con=con, conventions=conventions)
     else:
@@ -379,10 +379,10 @@ def _count_rows(con, inputs: list[dict], qrels, runs, by, columns) -> None:
 
 # ---- tables ---------------------------------------------------------------------------------------
 
-def shown_measures(con, names: list[str], rel: float) -> list[str]:
+def shown_measures(con, names: list[str], rel: float, pack: str | None = None) -> list[str]:
     """Every measure a report shows, as evaluate names them: the measures, then their coverage (Judged@k)."""
     specs = measure_specs(con, names, rel=rel)
-    return [spec["measure"] for spec in measure_specs(con, names + _judged_names(specs), rel=rel)]
+    return [spec["measure"] for spec in packed(measure_specs(con, names + _judged_names(specs), rel=rel), pack)]
 
 
 def named_runs(runs):

@@ -19,7 +19,7 @@ def call_disagreements(record: dict, title: str, con) -> list[tuple[str, object,
     """Each option the call and the record disagree on: ``(option, what the call says, what the record
     says)``; a call that is not a report's call at all is one disagreement, ``("call", ...)``."""
     from rankkit.arguments import UsageError
-    from rankkit.specs import measure_specs
+    from rankkit.specs import measure_specs, packed
 
     call = record["call"]
     try:
@@ -28,8 +28,9 @@ def call_disagreements(record: dict, title: str, con) -> list[tuple[str, object,
         return [("call", str(error), "a rankkit report command line or a rankkit.report(...) call")]
     try:
         # the call's measures under the names evaluate gives them (ndcg_cut_10 is nDCG@10)
-        said["measures"] = [spec["measure"] for spec in measure_specs(con, said["measures"],
-                                                                         rel=record["conventions"]["rel"])]
+        said["measures"] = [spec["measure"] for spec in packed(measure_specs(con, said["measures"],
+                                                                                rel=record["conventions"]["rel"]),
+                                                                   record["conventions"].get("pack"))]
     except (RankkitError, TypeError) as error:
         return [("measures", str(error), [m["name"] for m in record["measures"]])]
     held = _recorded(record, title, said)

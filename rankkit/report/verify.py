@@ -305,7 +305,8 @@ def _checked_statistics(path, stats: dict) -> None:
 
 def _checked_conventions(path, conventions: dict) -> None:
     kinds = {"ties": (str, False), "scores": (str, False), "depth": (int, True), "queries": (str, False),
-             "rel": (float, False), "duplicates": (str, False), "judged_only": (bool, False), "docs": (int, False)}
+             "rel": (float, False), "duplicates": (str, False), "judged_only": (bool, False), "docs": (int, False),
+             "pack": (str, True)}
     unknown = sorted(set(conventions) - set(kinds))
     if unknown:
         _refuse(path, f"it carries a field verify does not know: record.conventions.{_said(unknown[0])}")

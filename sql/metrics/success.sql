@@ -1,8 +1,8 @@
 -- name:      Success
--- aliases:   success_{k}, hit_rate, top_k_accuracy
+-- aliases:   success_{k}, top_k_accuracy
 -- params:    k, rel
 -- aggregate: mean
--- summary:   1 if a relevant document is in the top k, else 0 (ranx's hit_rate; with one relevant document a query, scikit-learn's top_k_accuracy_score)
+-- summary:   1 if a relevant document is in the top k, else 0 (HitRate, ranx's hit_rate, is the same value; with one relevant document a query, scikit-learn's top_k_accuracy_score)
 -- cite:      trec_eval (success_k)
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):

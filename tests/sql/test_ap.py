@@ -16,3 +16,11 @@ def test_ap_cutoff_and_relevance_level(values):
 def test_ap_every_judged_query_with_queries_qrels(values):
     got = values("ap", "queries := 'qrels'")
     assert set(got) == {"q1", "q2", "q3"} and got["q3"] == 0 and isclose(got["q1"], 0.3)
+
+
+def test_ap_denominators(values):
+    # q1: relevant a at rank 2 among 3 relevant documents; within k = 3 one is retrieved
+    assert values("ap", "k := 3, denom := 'min'")["q1"] == pytest.approx((1 / 2) / 3)
+    assert values("ap", "k := 2, denom := 'min'")["q1"] == pytest.approx((1 / 2) / 2)
+    assert values("ap", "k := 3, denom := 'retrieved'")["q1"] == pytest.approx(1 / 2)
+    assert values("ap", "denom := 'retrieved'")["q1"] == pytest.approx((1 / 2 + 2 / 5) / 2)

@@ -1,0 +1,179 @@
+"""The recommender libraries' measures (issue 35), each asked for by its parameters, against the library
+where it is installed and otherwise against its formula restated from its source (the file cited).
+
+One seeded interaction table serves every test: users without relevant items, users with fewer than k
+recommendations, and distinct scores (the libraries break ties each its own way: argsort, input order)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pandas as pd
+import pytest
+
+import rankkit
+
+K = 5
+
+
+def interactions(seed: int = 35):
+    """held-out (user, item, rating) and recommended (user, item, score): per user, its items in rank order
+    and which of them are relevant, with the number of relevant items it holds out."""
+    rng = random.Random(seed)
+    held, recommended, users = [], [], {}
+    for u in range(40):
+        user = f"u{u}"
+        items = [f"i{j}" for j in rng.sample(range(60), rng.randint(1, 9))]       # some fewer than K
+        relevant = set(rng.sample(range(60), rng.choice([0, 0, 1, 2, 3, 8])))      # some none, some > K
+        held += [(user, f"i{j}", 1) for j in relevant]
+        scores = rng.sample(range(1, 1000), len(items))                            # distinct, > 0
+        ranked = [item for _, item in sorted(zip(scores, items), reverse=True)]
+        recommended += [(user, item, float(score)) for score, item in zip(scores, items)]
+        users[user] = ([item in {f"i{j}" for j in relevant} for item in ranked], len(relevant))
+    qrels = pd.DataFrame(held, columns=["query_id", "doc_id", "relevance"])
+    run = pd.DataFrame(recommended, columns=["query_id", "doc_id", "score"])
+    return qrels, run, users
+
+
+@pytest.fixture(scope="module")
+def table():
+    return interactions()
+
+
+pytestmark = pytest.mark.filterwarnings("ignore:the run DataFrame.*no judgments:UserWarning")
+
+
+def recbole_map(hits: list[bool], n_rel: int, k: int) -> float:
+    """RecBole 1.2's MAP@k (recbole/evaluator/metrics.py, MAP.metric_info): the precisions at the hits
+    within k, summed (sum_pre), over min(k, the user's relevant items) (actual_len). Spark MLlib 3.5's
+    meanAveragePrecisionAt (mllib/.../evaluation/RankingMetrics.scala: precSum / min(labSet.size, k)) and
+    Microsoft Recommenders 1.2's map_at_k (recommenders/evaluation/python_evaluation.py) divide alike."""
+    found, total = 0, 0.0
+    for rank, hit in enumerate(hits[:k], start=1):
+        if hit:
+            found += 1
+            total += found / rank
+    return total / min(k, n_rel) if n_rel else 0.0
+
+
+def torchmetrics_ap(hits: list[bool], k: int) -> float:
+    """torchmetrics 1.x's retrieval_average_precision (src/torchmetrics/functional/retrieval/
+    average_precision.py): the top k by score, then the mean over the hits among them of (j / rank),
+    0 when none is in the top k: divided by the relevant items retrieved."""
+    positions = [rank for rank, hit in enumerate(hits[:k], start=1) if hit]
+    return sum(j / rank for j, rank in enumerate(positions, start=1)) / len(positions) if positions else 0.0
+
+
+def trec_eval_ap(hits: list[bool], n_rel: int, k: int) -> float:
+    found, total = 0, 0.0
+    for rank, hit in enumerate(hits[:k], start=1):
+        if hit:
+            found += 1
+            total += found / rank
+    return total / n_rel if n_rel else 0.0
+
+
+AP_FORMULAS = {f"AP@{K}": trec_eval_ap, f"AP(denom=min)@{K}": recbole_map,
+               f"AP(denom=retrieved)@{K}": lambda hits, n_rel, k: torchmetrics_ap(hits, k)}
+
+
+def test_ap_denominators_give_each_library_its_number(table):
+    """0.1007 (trec_eval), 0.1083 (RecBole, Spark, Microsoft Recommenders) and 0.3965 (torchmetrics) on
+    the issue's input: one sum, three denominators, each asked for by AP's denom parameter."""
+    qrels, run, users = table
+    frame = rankkit.evaluate(qrels, run, list(AP_FORMULAS), per_query=True)
+    assert len(frame) == len(AP_FORMULAS) * qrels["query_id"].nunique()
+    for measure, user, value in zip(frame["measure"], frame["query_id"], frame["value"]):
+        hits, n_rel = users[user]
+        assert value == pytest.approx(AP_FORMULAS[measure](hits, n_rel, K), abs=1e-9), (measure, user)
+
+
+def test_hit_rate_names_the_same_value_as_success(table):
+    qrels, run, users = table
+    frame = rankkit.evaluate(qrels, run, ["HitRate@5", "HR@5", "Hit@5", "hit_rate@5", "Success@5"], per_query=True)
+    values = frame.pivot(index="query_id", columns="measure", values="value")
+    assert (values.nunique(axis=1) == 1).all()
+    for user, value in values["HitRate@5"].items():
+        assert value == float(any(users[user][0][:5]))
+
+
+# torchmetrics' functional retrieval measures see one user's recommended items and their targets, nothing
+# else: the qrels are the judgments of the items recommended (relevant ones held out but not recommended
+# are unknown to it), and a user with no relevant item among them scores 0 (its classes' default
+# empty_target_action="neg"). Its ideal DCG is over the items given (ideal=run), its AP divided by the
+# relevant items in the top k (denom=retrieved), its precision by k even when fewer were recommended.
+# conventions="torchmetrics" asks for both by the plain names.
+TORCHMETRICS = {f"nDCG@{K}": "retrieval_normalized_dcg", f"AP@{K}": "retrieval_average_precision",
+                f"P@{K}": "retrieval_precision", f"R@{K}": "retrieval_recall", f"RR@{K}": "retrieval_reciprocal_rank",
+                f"HitRate@{K}": "retrieval_hit_rate"}
+PACKED = {f"nDCG(ideal=run)@{K}": f"nDCG@{K}", f"AP(denom=retrieved)@{K}": f"AP@{K}"}
+
+
+def test_torchmetrics_numbers(table):
+    torch = pytest.importorskip("torch")
+    functional = pytest.importorskip("torchmetrics.functional.retrieval")
+    _, run, users = table
+    relevant = {(user, item) for user, (hits, _) in users.items()
+                for item, hit in zip(ranked_items(run, user), hits) if hit}
+    qrels = run.assign(relevance=[int((u, i) in relevant) for u, i in zip(run["query_id"], run["doc_id"])])
+    frame = rankkit.evaluate(qrels[["query_id", "doc_id", "relevance"]], run, list(TORCHMETRICS), per_query=True,
+                             conventions="torchmetrics")
+    assert set(frame["measure"]) == {name for name in TORCHMETRICS if name not in PACKED.values()} | set(PACKED)
+    assert len(frame) == len(TORCHMETRICS) * len(users)
+    for measure, user, value in zip(frame["measure"], frame["query_id"], frame["value"]):
+        mine = qrels[qrels["query_id"] == user]
+        preds = torch.tensor(mine["score"].tolist(), dtype=torch.float64)
+        target = torch.tensor(mine["relevance"].tolist())
+        theirs = getattr(functional, TORCHMETRICS[PACKED.get(measure, measure)])(preds, target, top_k=K).item()
+        # torchmetrics computes in float32 (utilities/checks.py, _check_retrieval_functional_inputs casts
+        # scores and graded targets to it): it agrees to float32's resolution, and the formulas restated
+        # in float64 above (AP's denominators) to 1e-9
+        assert value == pytest.approx(theirs, abs=1e-6), (measure, user)
+
+
+def ranked_items(run, user):
+    mine = run[run["query_id"] == user].sort_values("score", ascending=False)
+    return mine["doc_id"].tolist()
+
+
+# Microsoft Recommenders' python_evaluation (1.2.1): every held-out row is a relevant item, the mean is over
+# the users in both tables (rankkit's queries="both"), the top k by prediction; nDCG binary (its natural-log
+# discount gives the same ratio as log2), MAP@k divided by min(k, relevant items). It installs only without
+# its dependencies (pip install --no-deps recommenders: cornac, lightgbm, scikit-surprise ... otherwise), so
+# it is no dev extra: its MAP@k is recbole_map above.
+RECOMMENDERS = {f"P@{K}": "precision_at_k", f"R@{K}": "recall_at_k", f"nDCG@{K}": "ndcg_at_k", f"AP@{K}": "map_at_k"}
+
+
+def test_microsoft_recommenders_numbers(table):
+    python_evaluation = pytest.importorskip("recommenders.evaluation.python_evaluation")
+    qrels, run, _ = table
+    frame = rankkit.evaluate(qrels, run, list(RECOMMENDERS), conventions="recommenders")
+    assert frame["measure"].tolist() == [f"P@{K}", f"R@{K}", f"nDCG@{K}", f"AP(denom=min)@{K}"]
+    truth = qrels.rename(columns={"query_id": "userID", "doc_id": "itemID", "relevance": "rating"})
+    predicted = run.rename(columns={"query_id": "userID", "doc_id": "itemID", "score": "prediction"})
+    for measure, value in zip(frame["measure"], frame["value"]):
+        theirs = getattr(python_evaluation, RECOMMENDERS[measure.replace("(denom=min)", "")])(truth, predicted, k=K)
+        assert value == pytest.approx(theirs, abs=1e-9), measure
+
+
+def test_a_pack_by_name_on_the_command_line_is_recorded_and_verified(table, tmp_path, capsys):
+    """--conventions recbole: AP@5 is computed and named AP(denom=min)@5, the report records the pack,
+    and verify recomputes the same numbers from the record."""
+    from rankkit.cli import main
+
+    qrels, run, _ = table
+    qrels.assign(iteration="0")[["query_id", "iteration", "doc_id", "relevance"]].to_csv(
+        tmp_path / "held.qrels", sep=" ", header=False, index=False)
+    for name, scores in (("a", run["score"]), ("b", -run["score"])):
+        run.assign(q0="Q0", rank=1, score=scores, tag=name)[["query_id", "q0", "doc_id", "rank", "score", "tag"]].to_csv(
+            tmp_path / f"{name}.run", sep=" ", header=False, index=False)
+    files = [str(tmp_path / "held.qrels"), str(tmp_path / "a.run"), str(tmp_path / "b.run")]
+    assert main(["report", "--conventions", "recbole", *files, "-m", "AP@5", "-m", "HR@5", "-o", str(tmp_path / "r.json")]) == 0
+    record = json.loads((tmp_path / "r.json").read_text())["record"]
+    assert record["conventions"]["pack"] == "recbole"
+    assert [m["name"] for m in record["measures"]][:2] == ["AP(denom=min)@5", "HR@5"]
+    assert main(["verify", str(tmp_path / "r.json")]) == 0
+    assert "holds" in capsys.readouterr().out
+    with pytest.raises(rankkit.RankkitError, match="unknown conventions 'elliot': known libraries recbole"):
+        rankkit.evaluate(qrels, run, ["AP@5"], conventions="elliot")
