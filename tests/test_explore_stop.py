@@ -128,17 +128,14 @@ def test_a_closed_page_ends_its_kernel(sample):
     with _serving(command) as (process, url, port, seen), sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
-            pages, loaded = [], []
-            for _ in range(3):
-                page = browser.new_page()
-                page.goto(url, timeout=PAGE_SECONDS * 1000)
+            pages, loaded = [browser.new_page() for _ in range(3)], []
+            for page in pages:  # the three loads at once: each waits on its kernel's start
+                page.goto(url, wait_until="commit", timeout=PAGE_SECONDS * 1000)
+            for page in pages:
                 sync_api.expect(page.locator(".rankkit-explorer h3").first).to_contain_text(
                     "rankkit explorer", timeout=PAGE_SECONDS * 1000)
-                pages.append(page)
                 loaded.append(time.monotonic())
             assert len(_kernels(process, seen)) == 3
-            # the open page first: its kernel is idle the longest, so it has long been past the idle
-            # period, and through several culls, by the time the lost page's kernel ends
             kept, closed, lost = pages
             closed.close(run_before_unload=True)
             lost.close()  # no beforeunload: the kernel is told nothing
