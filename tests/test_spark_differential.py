@@ -174,7 +174,7 @@ def test_every_measure_equals_duckdb_and_trec_eval(spark, convention):
     _assert_engines_agree(got, rankkit.evaluate(qrels, run, measures, per_query=True, **conventions))
     values = _keyed(got)
     if convention == "default":  # the aggregate too, against both
-        aggregated = _one_per_aggregation([*measures, "gm_map"])  # trec_eval's references hold no gm_ per query
+        aggregated = _one_per_aggregation([*measures, "gm_map"])  # the references hold no gm_ per query
         assert len(aggregated) == 4, aggregated  # mean, sum, gmean, and a mean leaving out skipped queries
         aggregate = _spark_rows(spark, qrels, run, aggregated, False, **conventions)
         _assert_engines_agree(aggregate, rankkit.evaluate(qrels, run, aggregated, **conventions))
