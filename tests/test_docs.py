@@ -166,6 +166,9 @@ class Runner:
         for earlier in self.blocks[: self.blocks.index(block) + 1]:
             if earlier.line not in self.results:
                 self.results[earlier.line] = self._run(earlier)
+        if len(self.results) == len(self.blocks) and self.python is not None:
+            # the page is done: its interpreter (and a JVM it started) ends while the next pages run
+            self.python.process.stdin.close()
         return self.results[block.line]
 
     def _run(self, block: Block) -> tuple[bool, str]:
