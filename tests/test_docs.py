@@ -16,6 +16,9 @@ invisible on GitHub, plain in the source):
 - ``<!-- readme-test: skip: WHY -->``: the block is not run (WHY is required and should also be
   said in the page's prose); a skipped sh block is still parsed (``bash -n``). For what cannot
   run here: installs (``pip install``), the whole test suite, benchmarks, servers.
+- ``<!-- readme-test: in-python: WHY -->`` before a sh block of ``rankkit`` commands (one a line):
+  each runs as ``rankkit.cli.main`` in the page's Python interpreter, its exit status 0, so that it
+  shares what that holds: a Spark session (a second JVM would start otherwise, for seconds).
 - ``<!-- readme-test: synopsis -->`` before a ```` ```text ```` block: a usage synopsis; every
   command it names is a ``rankkit`` command and every option and choice it lists is in that
   command's ``--help``.
@@ -38,6 +41,7 @@ import json
 import os
 import queue
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -55,7 +59,7 @@ TIMEOUT = 600  # seconds for one block; the slowest (the command line tour) take
 MARKER = re.compile(r"<!--\s*readme-test:\s*(?P<kind>[\w-]+)\s*(?::\s*(?P<why>.*?))?\s*-->")
 RUN = ("sh", "sql", "python")
 SAME = {"bash": "sh", "shell": "sh", "py": "python"}
-MARKERS = ("skip", "synopsis", "output")
+MARKERS = ("skip", "synopsis", "output", "in-python")
 
 
 @dataclass(frozen=True)
@@ -162,6 +166,9 @@ class Runner:
         for earlier in self.blocks[: self.blocks.index(block) + 1]:
             if earlier.line not in self.results:
                 self.results[earlier.line] = self._run(earlier)
+        if len(self.results) == len(self.blocks) and self.python is not None:
+            # the page is done: its interpreter (and a JVM it started) ends while the next pages run
+            self.python.process.stdin.close()
         return self.results[block.line]
 
     def _run(self, block: Block) -> tuple[bool, str]:
@@ -177,10 +184,15 @@ class Runner:
             return check_synopsis(block)
         if block.marker == "output":
             return True, ""
+        if block.marker == "in-python":
+            return self._in_python(block)
         if block.language == "sh":
             return self._sh(block)
         if block.language == "sql":
             return self._sql(block)
+        return self._python(block)
+
+    def _python(self, block: Block) -> tuple[bool, str]:
         if self.python is None:
             self.python = PythonSession(self.folder)
         return self.python.run(block)
@@ -201,6 +213,18 @@ class Runner:
         if ok:
             self.sql_done.append(block)
         return ok, output
+
+    def _in_python(self, block: Block) -> tuple[bool, str]:
+        if not block.why or block.language != "sh":
+            return False, "an in-python block is a sh block and says why: <!-- readme-test: in-python: WHY -->"
+        lines = []  # one statement a line: a traceback names the command's page line
+        for line in block.code.splitlines():
+            words = shlex.split(line, comments=True)
+            if words and words[0] != "rankkit":
+                return False, f"an in-python block holds rankkit commands only, one a line: {line}"
+            lines.append(f"assert __import__('rankkit.cli').cli.main({words[1:]!r}) == 0, 'exit status not 0'"
+                         if words else "")
+        return self._python(Block(block.line, "python", "\n".join(lines) + "\n", None, None, block.page))
 
     def _parse_only(self, block: Block) -> tuple[bool, str]:
         if not block.why:
@@ -316,7 +340,8 @@ def runners(demo, tmp_path_factory):
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"{b.page}:line{b.line}-{b.language or 'none'}" for b in BLOCKS])
 def test_readme_block_runs_as_written(block, runners):
     if block.marker not in (None, *MARKERS):
-        pytest.fail(f"{block.name}: unknown marker {block.marker!r}: readme-test: skip: WHY, synopsis or output")
+        pytest.fail(f"{block.name}: unknown marker {block.marker!r}: readme-test: skip: WHY, in-python: WHY, "
+                    "synopsis or output")
     if block.marker is None and block.language not in RUN:
         pytest.fail(f"{block.name}: a block runs as {', '.join(RUN)}, or is marked skip (saying why), synopsis "
                     "or output")
@@ -368,6 +393,28 @@ def test_the_runner_names_a_page_in_what_it_reports(tmp_path):
     assert "+ docs/page.md:3: false" in outcomes[0][1]
     assert 'File "docs/page.md", line 8' in outcomes[1][1]
     assert "builds on the python block at docs/page.md:6" in outcomes[2][1]
+
+
+def test_an_in_python_block_runs_its_commands_in_the_pages_interpreter(tmp_path):
+    """Each rankkit command of an in-python block runs in the page's Python interpreter, a failing one
+    named by its page line; a block holding anything else, or saying no why, fails."""
+    text = ("<!-- readme-test: in-python: one process -->\n```sh\nrankkit measures  # every measure\n```\n\n"
+            "```python\nimport sys\nprint('rankkit.cli' in sys.modules)\n```\n\n"
+            "<!-- readme-test: in-python: one process -->\n```sh\nrankkit measures\n\n"
+            "rankkit eval no.qrels no.run\n```\n\n"
+            "<!-- readme-test: in-python: one process -->\n```sh\nls\n```\n\n"
+            "<!-- readme-test: in-python -->\n```sh\nrankkit measures\n```\n")
+    blocks = readme_blocks(text, "docs/page.md")
+    made = Runner(blocks, tmp_path)
+    try:
+        outcomes = [made.result(block) for block in blocks]
+    finally:
+        made.close()
+    assert outcomes[0][0] and "nDCG" in outcomes[0][1]
+    assert outcomes[1] == (True, "True\n")  # the commands ran in the interpreter the Python blocks run in
+    assert not outcomes[2][0] and 'File "docs/page.md", line 15' in outcomes[2][1] and "no.qrels" in outcomes[2][1]
+    assert not outcomes[3][0] and "rankkit commands only, one a line: ls" in outcomes[3][1]
+    assert not outcomes[4][0] and "says why" in outcomes[4][1]
 
 
 def test_measure_table_is_generated_from_the_registry():

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -92,23 +93,33 @@ def _alive(process: psutil.Process) -> bool:
     return False
 
 
-@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_a_signal_stops_server_kernels_and_folders(sample, stop):
+def test_a_signal_stops_server_kernels_and_folders(sample):
+    """SIGTERM and SIGINT (Ctrl+C), each to a server of its own; the two serve their page at once (each
+    page's load, a kernel's start and its notebook's run, is most of the time)."""
     command = [sys.executable, "-m", "rankkit.cli", "explore", str(sample["qrels.txt"]), str(sample["bm25.run"])]
-    with _serving(command) as (process, url, port, seen):
-        urllib.request.urlopen(url, timeout=PAGE_SECONDS).read()  # the page: Voila runs the notebook in a kernel
-        kernels = _until(lambda: _kernels(process, seen), 30, "no kernel started for the page")
-        tree = list(seen.values())
-        folders = [Path(next(arg for arg in tree[1].cmdline() if arg.endswith(".ipynb"))).parent]  # rankkit's
-        folders += [Path(kernel.cmdline()[kernel.cmdline().index("-f") + 1]).parent for kernel in kernels]  # Voila's
-        assert all(folder.is_dir() for folder in folders), folders
-        process.send_signal(stop)
-        assert process.wait(timeout=60) == 0
-        left = [(p.pid, " ".join(p.cmdline()[:4])) for p in tree if _alive(p)]
-        assert left == [], f"still running after the server stopped: {left}"
-        assert [folder for folder in folders if folder.exists()] == []
-        with socket.socket() as probe:
-            assert probe.connect_ex(("127.0.0.1", port)) != 0, f"port {port} still open"
+    with _serving(command) as terminated, _serving(command) as interrupted:
+        served = {signal.SIGTERM: terminated, signal.SIGINT: interrupted}
+        with ThreadPoolExecutor(len(served)) as pool:  # the pages: Voila runs the notebook in a kernel
+            list(pool.map(lambda url: urllib.request.urlopen(url, timeout=PAGE_SECONDS).read(),
+                          [url for _, url, _, _ in served.values()]))
+        for stop, (process, _, port, seen) in served.items():
+            _stops(stop, process, port, seen)
+
+
+def _stops(stop: signal.Signals, process: subprocess.Popen, port: int, seen: dict) -> None:
+    """``stop`` ends the server that has served a page, its kernel and the folders of both."""
+    kernels = _until(lambda: _kernels(process, seen), 30, f"{stop.name}: no kernel started for the page")
+    tree = list(seen.values())
+    folders = [Path(next(arg for arg in tree[1].cmdline() if arg.endswith(".ipynb"))).parent]  # rankkit's
+    folders += [Path(kernel.cmdline()[kernel.cmdline().index("-f") + 1]).parent for kernel in kernels]  # Voila's
+    assert all(folder.is_dir() for folder in folders), (stop.name, folders)
+    process.send_signal(stop)
+    assert process.wait(timeout=60) == 0, stop.name
+    left = [(p.pid, " ".join(p.cmdline()[:4])) for p in tree if _alive(p)]
+    assert left == [], f"{stop.name}: still running after the server stopped: {left}"
+    assert [folder for folder in folders if folder.exists()] == [], stop.name
+    with socket.socket() as probe:
+        assert probe.connect_ex(("127.0.0.1", port)) != 0, f"{stop.name}: port {port} still open"
 
 
 # the closed-page test's idle period, and how often Voila then looks for idle kernels (as serve sets it)
@@ -128,17 +139,14 @@ def test_a_closed_page_ends_its_kernel(sample):
     with _serving(command) as (process, url, port, seen), sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
-            pages, loaded = [], []
-            for _ in range(3):
-                page = browser.new_page()
-                page.goto(url, timeout=PAGE_SECONDS * 1000)
+            pages, loaded = [browser.new_page() for _ in range(3)], []
+            for page in pages:  # the three loads at once: each waits on its kernel's start
+                page.goto(url, wait_until="commit", timeout=PAGE_SECONDS * 1000)
+            for page in pages:
                 sync_api.expect(page.locator(".rankkit-explorer h3").first).to_contain_text(
                     "rankkit explorer", timeout=PAGE_SECONDS * 1000)
-                pages.append(page)
                 loaded.append(time.monotonic())
             assert len(_kernels(process, seen)) == 3
-            # the open page first: its kernel is idle the longest, so it has long been past the idle
-            # period, and through several culls, by the time the lost page's kernel ends
             kept, closed, lost = pages
             closed.close(run_before_unload=True)
             lost.close()  # no beforeunload: the kernel is told nothing
