@@ -29,7 +29,7 @@ CREATE OR REPLACE MACRO rankkit.param_list(text) AS
 CREATE OR REPLACE MACRO rankkit.measure_list(names) AS
     from_json(CASE WHEN json_type(to_json(names)) = 'ARRAY' THEN to_json(names) ELSE to_json([names]) END, '["VARCHAR"]');
 
--- rankkit.refused_name (ranx's rbp.95, ir_measures' BPM: refused by name), rankkit.neighbour_hint (what
+-- rankkit.refusal_list (ranx's rbp.95, ir_measures' BPM: refused by name), rankkit.neighbour_hint (what
 -- ir_measures' parameters are in rankkit's spelling) and rankkit.ranx_level_hint (ranx's -l), for the
 -- parser's refusals, are generated from rankkit/neighbours.py (rankkit.macros.neighbour_hint_sql).
 
@@ -42,37 +42,40 @@ CREATE OR REPLACE MACRO rankkit.measure_list(names) AS
 -- a lambda's variable, and [f(x) FOR x IN [value]][1] names a value once: DuckDB writes a macro's
 -- argument out at each use, so a long argument used twice is bound twice.
 
--- trec_eval's parameter form 'family.params' as the names trec_eval prints, as Python's expand() (rankkit/trec.py)
--- writes them, so that SQL and Python name a measure alike: ndcg_cut.10 is ndcg_cut_10, P.5,7,3 is P_3, P_5,
--- P_7 (a cutoff is an integer: 23.4 reads as 23), iprec_at_recall.0.1 is iprec_at_recall_0.10, and a family
--- of one measure keeps its text (utility.2,-1,0,0 is utility_2,-1,0,0); 'P.' is P's defaults. NULL: not one.
-CREATE OR REPLACE MACRO rankkit.trec_form(n) AS [
-    CASE WHEN (g).params = '' THEN coalesce([(t).measures FOR t IN rankkit.trec_name_list() IF (t).name = (g).name][1], [(g).name])
-         WHEN (g).number IS NULL THEN [(g).name || '_' || (g).params]
-         ELSE [(g).name || '_' || CASE WHEN (g).number = 'int' THEN coalesce(TRY_CAST(v AS HUGEINT)::VARCHAR, printf('%.0f', v))
-                                       ELSE printf((g).printf, v) END
-               FOR v IN list_sort(list_distinct([
+-- trec_eval's parameter form 'family.params' (f: the family's row of rankkit.trec_family_list, its params
+-- inserted) as the names trec_eval prints, as Python's expand() (rankkit/trec.py) writes them, so that SQL
+-- and Python name a measure alike: ndcg_cut.10 is ndcg_cut_10, P.5,7,3 is P_3, P_5, P_7 (a cutoff is an
+-- integer: 23.4 reads as 23), iprec_at_recall.0.1 is iprec_at_recall_0.10, and a family of one measure keeps
+-- its text (utility.2,-1,0,0 is utility_2,-1,0,0); 'P.' is P's defaults. n: the name given.
+CREATE OR REPLACE MACRO rankkit.trec_form(n, f) AS
+    CASE WHEN (f).number IS NULL THEN [(f).name || coalesce('_' || nullif((f).params, ''), '')]
+         ELSE [(f).name || '_' || CASE WHEN (f).number = 'int' THEN coalesce(TRY_CAST(v AS HUGEINT)::VARCHAR, printf('%.0f', v))
+                                       ELSE printf((f).printf, v) END
+               FOR v IN CASE WHEN (f).params = '' THEN (f).cutoffs ELSE list_sort(list_distinct([
                    CASE WHEN regexp_full_match(x, rankkit.trec_number())
-                        THEN CASE WHEN (g).number = 'int' THEN trunc(x::DOUBLE) + 0.0 ELSE x::DOUBLE END
-                        ELSE error('rankkit: measure ''' || n || ''': trec_eval''s ' || (g).name || ' takes '
-                                   || (g).takes || ' separated by commas, got ''' || x || '''') END
-                   FOR x IN string_split((g).params, ',') IF x <> '']))]
-    END
-    FOR g IN [struct_insert(f, params := substr(n, length((f).name) + 2))
-              FOR f IN rankkit.trec_family_list() IF starts_with(n, (f).name || '.')]][1];
+                        THEN CASE WHEN (f).number = 'int' THEN trunc(x::DOUBLE) + 0.0 ELSE x::DOUBLE END
+                        ELSE error('rankkit: measure ''' || n || ''': trec_eval''s ' || (f).name || ' takes '
+                                   || (f).takes || ' separated by commas, got ''' || x || '''') END
+                   FOR x IN string_split((f).params, ',') IF x <> ''])) END]
+    END;
+
+-- A name given that is refused by name (rankkit.refusal_list: ranx's rbp.95, ir_measures' BPM) is an error
+-- saying why; any other name as it is. (The comprehension's IF is not used: [f(x) FOR x IN l IF c] computes
+-- f(x) for every x, c false or not.)
+CREATE OR REPLACE MACRO rankkit.unrefused(n) AS coalesce(
+    [error('rankkit: measure ''' || trim(n) || ''': ' || replace((r).why, '{}', coalesce(regexp_extract(n, (r).pattern, 1), '')))
+     FOR r IN list_filter(rankkit.refusal_list(), lambda r: regexp_full_match(n, (r).pattern))][1], n);
 
 -- trec_eval's nicknames (official, all_trec, set) and family names (P, recall, ndcg_cut ...) stand for
 -- the measures rankkit.trec_name_list() lists; a preset (ranx's ndcg_burges@10) reads as the measure
 -- with its parameters set (nDCG(gain=exp)@10), as in Python (rankkit.preset_name is generated from the
 -- presets: of sql/metrics/*.sql). Each name given (n, at j) as entries: the trec_eval family it names
 -- (another name: a key of its own), the names it stands for, and whether it gives parameters (P.5).
-CREATE OR REPLACE MACRO rankkit.name_entries(n, j) AS CASE WHEN rankkit.refused_name(n) IS NULL THEN coalesce(
-    [[{'family': f, 'names': [(x).measures FOR x IN rankkit.trec_name_list() IF (x).name = f][1], 'again': false}
-      FOR f IN (t).families] FOR t IN rankkit.trec_name_list() IF (t).name = n][1],
-    [[{'family': (f).name, 'names': rankkit.trec_form(n), 'again': true}]
-     FOR f IN rankkit.trec_family_list() IF starts_with(n, (f).name || '.')][1],
-    [{'family': '#' || j, 'names': [rankkit.preset_name(n)], 'again': false}])
-    ELSE error('rankkit: measure ''' || trim(n) || ''': ' || rankkit.refused_name(n)) END;
+CREATE OR REPLACE MACRO rankkit.name_entries(n, j) AS coalesce(
+    [(t).entries FOR t IN rankkit.trec_name_list() IF (t).name = n][1],
+    [[{'family': (f).name, 'names': rankkit.trec_form(n, struct_insert(f, params := substr(n, length((f).name) + 2))), 'again': true}]
+     FOR f IN list_filter(rankkit.trec_family_list(), lambda f: starts_with(n, (f).name || '.'))][1],
+    [{'family': '#' || j, 'names': [rankkit.preset_name(n)], 'again': false}]);
 
 -- As trec_eval keeps one parameter list per measure, a family named again with parameters replaces the
 -- earlier ones, in the family's first place (['P', 'P.5'] is P_5; -m all_trec -m relstring.20), as
@@ -83,7 +86,7 @@ CREATE OR REPLACE MACRO rankkit.given_measures(names) AS [[[
         (coalesce([e FOR e IN entries IF (e).family = f AND (e).again][-1], [e FOR e IN entries IF (e).family = f][1])).names
         FOR f, j IN families IF list_position(families, f) = j])]][1]
     FOR families IN [[(e).family FOR e IN entries]]][1]
-    FOR entries IN [flatten([rankkit.name_entries(n, j) FOR n, j IN rankkit.measure_list(names)])]][1];
+    FOR entries IN [flatten([rankkit.name_entries(n, j) FOR n, j IN [rankkit.unrefused(x) FOR x IN rankkit.measure_list(names)]])]][1];
 
 -- trec_eval's names carry a parameter in the name: ndcg_cut_10, P_5, recall.100, iprec_at_recall_0.10,
 -- rbp_p=0.8. An alias 'name_{param}' reads 'name_<value>' and 'name.<value>': a pattern each.
