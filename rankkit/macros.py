@@ -173,8 +173,8 @@ def trec_names_sql() -> str:
     for, family by family, so that rankkit.evaluate in SQL reads them as the CLI does."""
     rows = [(nick, [f for f in families if not trec.FAMILIES[f].text]) for nick, families in trec.NICKNAMES.items()]
     rows += [(name, [name]) for name in trec.FAMILIES]
-    values = _lit(json.dumps([{"name": name, "entries": [{"family": f, "names": trec.default_names(trec.FAMILIES[f]),
-                                                           "again": False} for f in families]}
+    values = _lit(json.dumps([{"name": name, "entries": [{"family": f, "names": trec.default_names(trec.FAMILIES[f])}
+                                                          for f in families]}
                               for name, families in rows]))
     # each family, its default parameters and the kind of them (number None: one measure, its text printed
     # as given), for rankkit.trec_form (sql/30_specs.sql), which reads 'P.5,10' (and 'P.', the defaults) as
@@ -182,13 +182,16 @@ def trec_names_sql() -> str:
     families = _lit(json.dumps([{"name": name, "cutoffs": list(family.cutoffs), "number": family.number.__name__ if family.cutoffs else None,
                                  "takes": family.takes, "printf": re.sub(r"\{:?([^}]*)\}", r"%\1", family.spell) if family.number is float else None}
                                 for name, family in trec.FAMILIES.items()]))
+    # a family's row, with the parameters a name gives it (none in the lists: rankkit.name_entries sets them)
+    family = ('{"name": "VARCHAR", "cutoffs": ["DOUBLE"], "number": "VARCHAR", "takes": "VARCHAR", "printf": "VARCHAR", '
+              '"params": "VARCHAR"}')
     return f"""-- Generated from rankkit/trec.py by rankkit.macros.trec_names_sql(): trec_eval's nicknames and families.
 -- A constant list (JSON text: see rankkit.catalog_list), read by the scalar name parser (rankkit.parse_measures):
 -- each name's entries, as rankkit.name_entries gives them.
 CREATE OR REPLACE MACRO rankkit.trec_name_list() AS
-    from_json({values}, '[{{"name": "VARCHAR", "entries": [{{"family": "VARCHAR", "names": ["VARCHAR"], "again": "BOOLEAN"}}]}}]');
+    from_json({values}, '[{{"name": "VARCHAR", "entries": [{{"family": "VARCHAR", "names": ["VARCHAR"], "form": {family}}}]}}]');
 CREATE OR REPLACE MACRO rankkit.trec_family_list() AS
-    from_json({families}, '[{{"name": "VARCHAR", "cutoffs": ["DOUBLE"], "number": "VARCHAR", "takes": "VARCHAR", "printf": "VARCHAR"}}]');
+    from_json({families}, '[{family}]');
 CREATE OR REPLACE MACRO rankkit.trec_number() AS {_lit(trec.NUMBER)};
 CREATE OR REPLACE MACRO rankkit.trec_names() AS TABLE
     SELECT t.name, flatten([(e).names FOR e IN t.entries]) AS measures FROM (SELECT unnest(rankkit.trec_name_list()) AS t);

@@ -46,22 +46,22 @@ CREATE OR REPLACE MACRO rankkit.measure_list(names) AS
 -- inserted) as the names trec_eval prints, as Python's expand() (rankkit/trec.py) writes them, so that SQL
 -- and Python name a measure alike: ndcg_cut.10 is ndcg_cut_10, P.5,7,3 is P_3, P_5, P_7 (a cutoff is an
 -- integer: 23.4 reads as 23), iprec_at_recall.0.1 is iprec_at_recall_0.10, and a family of one measure keeps
--- its text (utility.2,-1,0,0 is utility_2,-1,0,0); 'P.' is P's defaults. n: the name given.
-CREATE OR REPLACE MACRO rankkit.trec_form(n, f) AS
+-- its text (utility.2,-1,0,0 is utility_2,-1,0,0); 'P.' is P's defaults.
+CREATE OR REPLACE MACRO rankkit.trec_form(f) AS
     CASE WHEN (f).number IS NULL THEN [(f).name || coalesce('_' || nullif((f).params, ''), '')]
          ELSE [(f).name || '_' || CASE WHEN (f).number = 'int' THEN coalesce(TRY_CAST(v AS HUGEINT)::VARCHAR, printf('%.0f', v))
                                        ELSE printf((f).printf, v) END
                FOR v IN CASE WHEN (f).params = '' THEN (f).cutoffs ELSE list_sort(list_distinct([
                    CASE WHEN regexp_full_match(x, rankkit.trec_number())
                         THEN CASE WHEN (f).number = 'int' THEN trunc(x::DOUBLE) + 0.0 ELSE x::DOUBLE END
-                        ELSE error('rankkit: measure ''' || n || ''': trec_eval''s ' || (f).name || ' takes '
-                                   || (f).takes || ' separated by commas, got ''' || x || '''') END
-                   FOR x IN string_split((f).params, ',') IF x <> ''])) END]
+                        ELSE error('rankkit: measure ''' || (f).name || '.' || (f).params || ''': trec_eval''s ' || (f).name
+                                   || ' takes ' || (f).takes || ' separated by commas, got ''' || x || '''') END
+                   FOR x IN list_filter(string_split((f).params, ','), lambda x: x <> '')])) END]
     END;
 
 -- A name given that is refused by name (rankkit.refusal_list: ranx's rbp.95, ir_measures' BPM) is an error
--- saying why; any other name as it is. (The comprehension's IF is not used: [f(x) FOR x IN l IF c] computes
--- f(x) for every x, c false or not.)
+-- saying why; any other name as it is. (Not the comprehension's IF: [f(x) FOR x IN l IF c] computes f(x)
+-- for every x, c false or not.)
 CREATE OR REPLACE MACRO rankkit.unrefused(n) AS coalesce(
     [error('rankkit: measure ''' || trim(n) || ''': ' || replace((r).why, '{}', coalesce(regexp_extract(n, (r).pattern, 1), '')))
      FOR r IN list_filter(rankkit.refusal_list(), lambda r: regexp_full_match(n, (r).pattern))][1], n);
@@ -70,23 +70,28 @@ CREATE OR REPLACE MACRO rankkit.unrefused(n) AS coalesce(
 -- the measures rankkit.trec_name_list() lists; a preset (ranx's ndcg_burges@10) reads as the measure
 -- with its parameters set (nDCG(gain=exp)@10), as in Python (rankkit.preset_name is generated from the
 -- presets: of sql/metrics/*.sql). Each name given (n, at j) as entries: the trec_eval family it names
--- (another name: a key of its own), the names it stands for, and whether it gives parameters (P.5).
+-- (another name: a key of its own), the names it stands for, or the family's form it gives (P.5, read
+-- by rankkit.trec_form in a stage of its own: nested in this one's lambdas, it was bound over again).
 CREATE OR REPLACE MACRO rankkit.name_entries(n, j) AS coalesce(
     [(t).entries FOR t IN rankkit.trec_name_list() IF (t).name = n][1],
-    [[{'family': (f).name, 'names': rankkit.trec_form(n, struct_insert(f, params := substr(n, length((f).name) + 2))), 'again': true}]
-     FOR f IN list_filter(rankkit.trec_family_list(), lambda f: starts_with(n, (f).name || '.'))][1],
-    [{'family': '#' || j, 'names': [rankkit.preset_name(n)], 'again': false}]);
+    [[{'family': (f).name, 'names': NULL, 'form': f}]
+     FOR f IN [struct_update(f, params := substr(n, length((f).name) + 2))
+               FOR f IN list_filter(rankkit.trec_family_list(), lambda f: starts_with(n, (f).name || '.'))]][1],
+    [{'family': '#' || j, 'names': [rankkit.preset_name(n)], 'form': NULL}]);
 
 -- As trec_eval keeps one parameter list per measure, a family named again with parameters replaces the
 -- earlier ones, in the family's first place (['P', 'P.5'] is P_5; -m all_trec -m relstring.20), as
--- Python's expand() (rankkit/trec.py) reads them. A name given twice is one measure, in its first place (i).
-CREATE OR REPLACE MACRO rankkit.given_measures(names) AS [[[
-    [{'measure': m, 'i': j} FOR m, j IN flat IF list_position(flat, m) = j]
-    FOR flat IN [flatten([
-        (coalesce([e FOR e IN entries IF (e).family = f AND (e).again][-1], [e FOR e IN entries IF (e).family = f][1])).names
-        FOR f, j IN families IF list_position(families, f) = j])]][1]
-    FOR families IN [[(e).family FOR e IN entries]]][1]
-    FOR entries IN [flatten([rankkit.name_entries(n, j) FOR n, j IN [rankkit.unrefused(x) FOR x IN rankkit.measure_list(names)]])]][1];
+-- Python's expand() (rankkit/trec.py) reads them: the last form given of a family (list_position in the
+-- entries reversed), else its first entry. A name given twice is one measure, in its first place (i).
+-- A stage per step, as rankkit.parse_measures's.
+CREATE OR REPLACE MACRO rankkit.given_measures(names) AS list_transform(list_transform(list_transform(list_transform(
+    [flatten([rankkit.name_entries(n, j) FOR n, j IN [rankkit.unrefused(x) FOR x IN rankkit.measure_list(names)]])],
+    lambda es: [CASE WHEN (e).form IS NULL THEN e ELSE struct_update(e, names := rankkit.trec_form((e).form)) END FOR e IN es]),
+    lambda es: {'es': es, 'families': [(e).family FOR e IN es],
+                'forms': list_reverse([CASE WHEN (e).form IS NOT NULL THEN (e).family END FOR e IN es])}),
+    lambda s: flatten([coalesce(list_reverse((s).es)[list_position((s).forms, (e).family)], e).names
+                       FOR e, j IN (s).es IF list_position((s).families, (e).family) = j])),
+    lambda flat: [{'measure': m, 'i': j} FOR m, j IN flat IF list_position(flat, m) = j])[1];
 
 -- trec_eval's names carry a parameter in the name: ndcg_cut_10, P_5, recall.100, iprec_at_recall_0.10,
 -- rbp_p=0.8. An alias 'name_{param}' reads 'name_<value>' and 'name.<value>': a pattern each.
