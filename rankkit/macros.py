@@ -189,7 +189,7 @@ def trec_names_sql() -> str:
 -- A constant list (JSON text: see rankkit.catalog_list), read by the scalar name parser (rankkit.parse_measures):
 -- each name's entries, as rankkit.name_entries gives them.
 CREATE OR REPLACE MACRO rankkit.trec_name_list() AS
-    from_json({values}, '[{{"name": "VARCHAR", "entries": [{{"family": "VARCHAR", "names": ["VARCHAR"], "form": {family}}}]}}]');
+    from_json({values}, '[{{"name": "VARCHAR", "entries": [{{"family": "VARCHAR", "names": ["VARCHAR"], "form": {family}, "refused": "VARCHAR"}}]}}]');
 CREATE OR REPLACE MACRO rankkit.trec_family_list() AS
     from_json({families}, '[{family}]');
 CREATE OR REPLACE MACRO rankkit.trec_number() AS {_lit(trec.NUMBER)};
