@@ -179,43 +179,47 @@ def param_pattern_sql() -> str:
 
 def trec_names_sql() -> str:
     """rankkit.trec_names(): each nickname and each family name (rankkit.trec), the numeric measures it stands
-    for and the families it names, so that rankkit.evaluate in SQL reads them as the CLI does."""
-    rows = [(nick, trec.expand(nick, text=False), [f for f in families if not trec.FAMILIES[f].text])
-            for nick, families in trec.NICKNAMES.items()]
-    rows += [(name, trec.default_names(family), [name]) for name, family in trec.FAMILIES.items()]
-    values = _lit(json.dumps([{"name": name, "measures": list(names), "families": families}
-                              for name, names, families in rows]))
-    # each family and the kind of its parameters (None: one measure, its text printed as given), for
-    # rankkit.trec_form (sql/30_specs.sql), which reads 'P.5,10' as trec.expand() does
-    # and how a float parameter is printed (iprec_at_recall_0.10: the spell's format as printf's)
-    families = _lit(json.dumps([{"name": name, "number": family.number.__name__ if family.cutoffs else None,
+    for, family by family, so that rankkit.evaluate in SQL reads them as the CLI does."""
+    rows = [(nick, [f for f in families if not trec.FAMILIES[f].text]) for nick, families in trec.NICKNAMES.items()]
+    rows += [(name, [name]) for name in trec.FAMILIES]
+    values = _lit(json.dumps([{"name": name, "entries": [{"family": f, "names": trec.default_names(trec.FAMILIES[f])}
+                                                          for f in families]}
+                              for name, families in rows]))
+    # each family, its default parameters and the kind of them (number None: one measure, its text printed
+    # as given), for rankkit.trec_form (sql/30_specs.sql), which reads 'P.5,10' (and 'P.', the defaults) as
+    # trec.expand() does, and how a float parameter is printed (iprec_at_recall_0.10: the spell's format as printf's)
+    families = _lit(json.dumps([{"name": name, "cutoffs": list(family.cutoffs), "number": family.number.__name__ if family.cutoffs else None,
                                  "takes": family.takes, "printf": re.sub(r"\{:?([^}]*)\}", r"%\1", family.spell) if family.number is float else None}
                                 for name, family in trec.FAMILIES.items()]))
+    # a family's row, with the parameters a name gives it (none in the lists: rankkit.name_entries sets them)
+    family = ('{"name": "VARCHAR", "cutoffs": ["DOUBLE"], "number": "VARCHAR", "takes": "VARCHAR", "printf": "VARCHAR", '
+              '"params": "VARCHAR"}')
     return f"""-- Generated from rankkit/trec.py by rankkit.macros.trec_names_sql(): trec_eval's nicknames and families.
--- A constant list (JSON text: see rankkit.catalog_list), read by the scalar name parser (rankkit.parse_measures).
+-- A constant list (JSON text: see rankkit.catalog_list), read by the scalar name parser (rankkit.parse_measures):
+-- each name's entries, as rankkit.name_entries gives them.
 CREATE OR REPLACE MACRO rankkit.trec_name_list() AS
-    from_json({values}, '[{{"name": "VARCHAR", "measures": ["VARCHAR"], "families": ["VARCHAR"]}}]');
+    from_json({values}, '[{{"name": "VARCHAR", "entries": [{{"family": "VARCHAR", "names": ["VARCHAR"], "form": {family}, "refused": "VARCHAR"}}]}}]');
 CREATE OR REPLACE MACRO rankkit.trec_family_list() AS
-    from_json({families}, '[{{"name": "VARCHAR", "number": "VARCHAR", "takes": "VARCHAR", "printf": "VARCHAR"}}]');
+    from_json({families}, '[{family}]');
 CREATE OR REPLACE MACRO rankkit.trec_number() AS {_lit(trec.NUMBER)};
 CREATE OR REPLACE MACRO rankkit.trec_names() AS TABLE
-    SELECT t.name, t.measures FROM (SELECT unnest(rankkit.trec_name_list()) AS t);
+    SELECT t.name, flatten([(e).names FOR e IN t.entries]) AS measures FROM (SELECT unnest(rankkit.trec_name_list()) AS t);
 """
 
 
 def neighbour_hint_sql() -> str:
     """From rankkit/neighbours.py, in its words, for the SQL parser, which reads rankkit's spelling only:
-    rankkit.refused_name(given), why a name is refused by name (ranx's rbp.95, ir_measures' BPM; NULL if it
-    is not), as Python's translate() refuses it; rankkit.neighbour_hint(name, param), what ir_measures'
+    rankkit.refusal_list(), the names refused by name (ranx's rbp.95, ir_measures' BPM) and why ({} in it: the
+    pattern's group), as Python's translate() refuses them; rankkit.neighbour_hint(name, param), what ir_measures'
     parameter is in rankkit's spelling ('' if nothing is to say), said where the parser refuses it;
     rankkit.ranx_level_hint, what ranx's -l level after a cutoff is in rankkit's spelling ('' if none)."""
     def text(template: str, **exprs: str) -> str:  # a template's {field}s as SQL expressions
         parts = re.split(r"\{(\w*)\}", template)
         return " || ".join(_lit(part) if i % 2 == 0 else exprs[part] for i, part in enumerate(parts) if part or i % 2)
 
-    refused = "".join(f"        WHEN regexp_full_match(given, {_lit(pattern)}) THEN "
-                      f"{text(why, **{'': f'regexp_extract(given, {_lit(pattern)}, 1)'})}\n"
-                      for pattern, why in neighbours.refusals())
+    # a list to search, not a CASE: every name given is read through it, and the CASE of thirteen patterns
+    # was bound for each (a quarter of the name parser's planning)
+    refused = _lit(json.dumps([{"pattern": pattern, "why": why} for pattern, why in neighbours.refusals()]))
     hints = "".join(f"        WHEN param = {_lit(param)}"
                     + (f" AND name IN ({', '.join(map(_lit, measures))})" if measures else "")
                     + f" THEN '; ' || {text(hint, name='name')}\n" for (param, measures), hint in neighbours.HINTS.items())
@@ -229,7 +233,7 @@ def neighbour_hint_sql() -> str:
                   f"         WHEN takes_rel THEN '; ' || {text(neighbours.RANX_LEVEL, level=level, base='base', at=at)}\n"
                   f"         ELSE '; ' || {text(neighbours.RANX_LEVEL_REFUSED, level=level, name='name')} END;\n")
     return ("-- Generated from rankkit/neighbours.py by rankkit.macros.neighbour_hint_sql().\n"
-            f"CREATE OR REPLACE MACRO rankkit.refused_name(given) AS\n    CASE\n{refused}    END;\n"
+            f"CREATE OR REPLACE MACRO rankkit.refusal_list() AS\n    from_json({refused}, '[{{\"pattern\": \"VARCHAR\", \"why\": \"VARCHAR\"}}]');\n"
             f"CREATE OR REPLACE MACRO rankkit.neighbour_hint(name, param) AS\n    CASE\n{hints}        ELSE ''\n    END;\n"
             + ranx_level + gains)
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 import csv
 import json
 import math
-from typing import IO, Sequence
+from typing import IO, Mapping, Sequence
 
-from rankkit.measures import aggregate_of, is_count
 from rankkit.errors import InputError
 from rankkit.safe import csv as safe_csv
 from rankkit.safe.markdown import text as markdown_text
@@ -54,31 +53,34 @@ def _missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def _format_value(name: str, value: float | str | None, digits: int) -> str:
+def _format_value(name: str, value: float | str | None, digits: int, aggregates: Mapping[str, str]) -> str:
     if isinstance(value, str):  # runid (a run file's tag), relstring
         return visible(value)
     if _missing(value):
         return "NaN"
-    if is_count(name):
+    if aggregates.get(name) == "sum":  # a count
         return str(int(round(value)))
     return f"{value:.{digits}f}"
 
 
 def write_eval(out: IO[str], frames, fmt: str, digits: int | None = None, summary: bool = True,
-               where: str = "the per-query values") -> None:
-    """``frames``: (run name, aggregate rows, per-query rows or None) per run. ``summary=False``
+               where: str = "the per-query values", aggregates: Mapping[str, str] | None = None) -> None:
+    """``frames``: (run name, aggregate rows, per-query rows or None) per run; ``aggregates``: how each
+    measure combines over queries, by the label its rows print (the specs' agg: a count, summed, is
+    printed as an integer; none given: a mean). ``summary=False``
     leaves the aggregate out (trec_eval -n). ``digits=None``: four decimals in trec and markdown,
     full precision in csv and json (the values ``-o`` writes). Every id is written safely for the
     format (rankkit.safe); a query named ``all`` among per-query rows is refused (``where`` names
     its source in the message): every format names the aggregate so."""
     refuse_aggregate_name(frames, where)
+    aggregates = aggregates or {}
     if not summary:
         frames = [(run, [], per_query) for run, _, per_query in frames]
     if fmt == "trec":
-        _write_trec(out, frames, len(frames) > 1, HUMAN_DIGITS if digits is None else digits)
+        _write_trec(out, frames, len(frames) > 1, HUMAN_DIGITS if digits is None else digits, aggregates)
         return
     if fmt in TABLES:
-        out.write(_table(frames, TABLES[fmt], HUMAN_DIGITS if digits is None else digits))
+        out.write(_table(frames, TABLES[fmt], HUMAN_DIGITS if digits is None else digits, aggregates))
         return
     table = _long(frames)
     if fmt == "csv":
@@ -96,7 +98,7 @@ def write_eval(out: IO[str], frames, fmt: str, digits: int | None = None, summar
         shown_digits = HUMAN_DIGITS if digits is None else digits
         out.write("| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n")
         for row in table:
-            shown = {**row, "value": _format_value(row["measure"], row["value"], shown_digits),
+            shown = {**row, "value": _format_value(row["measure"], row["value"], shown_digits, aggregates),
                      "queries": "" if row["queries"] is None else row["queries"]}
             out.write("| " + " | ".join(_markdown_cell(shown[c]) for c in COLUMNS) + " |\n")
 
@@ -136,7 +138,7 @@ def _machine_value(value, digits: int | None, missing, full):
     return full(float(value) if digits is None else round(float(value), digits))
 
 
-def _table(frames, fmt: str, digits: int) -> str:
+def _table(frames, fmt: str, digits: int, aggregates: Mapping[str, str]) -> str:
     """Systems down, measures across: each system's aggregate, the best per mean in bold; text
     measures (runid) have no value to show."""
     from rankkit import table
@@ -145,7 +147,7 @@ def _table(frames, fmt: str, digits: int) -> str:
     values = {(row["measure"], run): {"value": row["value"], "queries": row["queries"]}
               for run, aggregate, _ in frames for row in aggregate if not isinstance(row["value"], str)}
     measures = list(dict.fromkeys(measure for measure, _ in values))
-    combined = {name: aggregate_of(name) for name in measures}
+    combined = {name: aggregates.get(name, "mean") for name in measures}
     notes = [table.means_note([name for name in measures if combined[name] == "sum"],
                               [name for name in measures if combined[name] == "gmean"])]
     notes += [table.BEST_NOTE, NO_TEST_NOTE] if len(systems) > 1 else []  # one system: nothing to compare
@@ -156,7 +158,7 @@ def _table(frames, fmt: str, digits: int) -> str:
     return table.latex(made, caption=EVAL_CAPTION, label="tab:results")
 
 
-def _write_trec(out: IO[str], frames, several: bool, digits: int) -> None:
+def _write_trec(out: IO[str], frames, several: bool, digits: int, aggregates: Mapping[str, str]) -> None:
     # trec_eval prints every measure of one query together, queries in string order, then 'all'.
     # with several runs the run comes first, padded to the longest name: the columns after it line up
     width = max(len(_shown_system(run)) for run, _, _ in frames) if several else 0
@@ -169,7 +171,7 @@ def _write_trec(out: IO[str], frames, several: bool, digits: int) -> None:
             for row in sorted(per_query, key=lambda row: (row["query_id"], order.get(row["measure"]))):
                 if printed_per_query(row["measure"]):
                     out.write(f"{prefix}{visible(row['measure']):<22}\t{visible(row['query_id'])}\t"
-                              f"{_format_value(row['measure'], row['value'], digits)}\n")
+                              f"{_format_value(row['measure'], row['value'], digits, aggregates)}\n")
         # trec_eval's layout when its names are asked for (num_q printed where it asks for it, as
         # trec_eval); otherwise the query count line before the summary
         if not all(family_of(name) is not None for name in ordered):
@@ -177,7 +179,7 @@ def _write_trec(out: IO[str], frames, several: bool, digits: int) -> None:
                 out.write(f"{prefix}{visible(name):<22}\t{AGGREGATE}\t{count}\n")
         for name in ordered:
             for row in (row for row in aggregate if row["measure"] == name and printed_in_summary(name)):
-                out.write(f"{prefix}{visible(name):<22}\t{AGGREGATE}\t{_format_value(name, row['value'], digits)}\n")
+                out.write(f"{prefix}{visible(name):<22}\t{AGGREGATE}\t{_format_value(name, row['value'], digits, aggregates)}\n")
 
 
 def _num_q(aggregate) -> list[tuple[str, int]]:

@@ -12,7 +12,7 @@ from rankkit.conventions import PACKS
 from rankkit.errors import MeasureError, warn
 from rankkit.measures import default, label, registry, spec_type
 from rankkit.running import sql_message
-from rankkit.trec import expand, family_of
+from rankkit.trec import family_of, given
 
 
 SPEC_TYPE = spec_type()  # the measure spec's SQL type, from sql/00_prelude.sql
@@ -20,18 +20,19 @@ SPEC_TYPE = spec_type()  # the measure spec's SQL type, from sql/00_prelude.sql
 
 def measure_specs(con: duckdb.DuckDBPyConnection, measures: str | Iterable[str], rel: float = 1,
                   docs: int = 0) -> list[dict]:
-    """Parse measure names with the SQL parser; a bad name raises MeasureError. trec_eval's
-    nicknames (official, all_trec, set), its parameter forms (P.5,10) and family names (P, recall)
-    expand to the measures they stand for, and an ir_measures measure object is read by its name."""
-    names = expand(measures, text=False)
-    if not names:
-        raise MeasureError("no measure given; name at least one, such as nDCG@10 or AP")
+    """Parse measure names with the SQL parser; a bad name raises MeasureError. The parser reads
+    trec_eval's nicknames (official, all_trec, set), its parameter forms (P.5,10) and family names (P,
+    recall) as the measures they stand for; an ir_measures measure object is read by its name, and
+    ir_measures' and ranx's spellings are translated first (rankkit.trec.given)."""
+    names = given(measures)
     for name in names:
         if not isinstance(name, str):
             raise MeasureError(f"a measure name must be a string, got {name!r}")
     key = (tuple(names), rel, docs)
-    if key not in _parsed:  # a loop over many runs asks for the same names: parsing them is slow
+    if names and key not in _parsed:  # a loop over many runs asks for the same names: parsing them is slow
         _parsed[key] = _stored_specs(key) or _parse_specs(con, key)
+    if not names or not _parsed[key]:  # none given, or a trec_eval form of none (P.,)
+        raise MeasureError("no measure given; name at least one, such as nDCG@10 or AP")
     specs = [_labelled(dict(spec), rel) for spec in _parsed[key]]
     if float(rel) != 1 and not any(takes_rel(spec) for spec in specs):
         # nDCG(rel=4) is refused as a name, so rel=4 beside nDCG alone must not pass unsaid either

@@ -18,7 +18,7 @@ from typing import Iterable
 from rankkit.errors import MeasureError
 from rankkit.neighbours import from_ir_measures, translate
 
-__all__ = ["Family", "FAMILIES", "NICKNAMES", "NUMBER", "expand", "default_names", "family_of", "trec_sorted", "printed_per_query",
+__all__ = ["Family", "FAMILIES", "NICKNAMES", "NUMBER", "expand", "given", "default_names", "family_of", "trec_sorted", "printed_per_query",
            "printed_in_summary"]
 
 
@@ -47,7 +47,7 @@ class Family:
         return "positive integers" if self.number is int else "numbers"
 
 
-# A parameter of trec_eval's 'family.params' form (P.5,10), as expand() and the SQL parser (rankkit.trec_form,
+# A parameter of trec_eval's 'family.params' form (P.5,10), as expand() and the SQL parser (rankkit.trec_form_refusal,
 # generated from this module) read it
 NUMBER = r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)"
 
@@ -101,17 +101,24 @@ def expand(measures, text: bool = True) -> list[str]:
     one string may hold several names separated by spaces (``"nDCG@10 P@5 AP"``). ``text=False``
     leaves the measures whose value is text (runid, relstring) out of nicknames.
     """
-    items = [measures] if isinstance(measures, str) or not isinstance(measures, Iterable) else list(measures)
     # one entry per trec_eval family, as trec_eval keeps one parameter list per measure: a family
     # named again with parameters replaces the earlier ones (-m all_trec -m relstring.20)
     entries: dict[object, list[str]] = {}
-    for item in items:
-        given = item if isinstance(item, str) else _object_name(item)
-        for name in _split(given):
-            for key, names in _expand_one(translate(name) if isinstance(name, str) else name, text):
-                if key is None or key not in entries or "." in name:
-                    entries[key if key is not None else (len(entries), name)] = names
+    for name in given(measures):
+        for key, names in _expand_one(name, text):
+            if key is None or key not in entries or (isinstance(name, str) and "." in name):
+                entries[key if key is not None else (len(entries), name)] = names
     return list(dict.fromkeys(n for names in entries.values() for n in names))
+
+
+def given(measures) -> list:
+    """The names given, as the SQL parser (rankkit.measure_specs) reads them: one string may hold several
+    names separated by spaces, an ir_measures measure object is read by its name, ir_measures' and ranx's
+    spellings are translated (rankkit.neighbours); trec_eval's nicknames and forms are left as they are,
+    for the parser reads them as expand() does."""
+    items = [measures] if isinstance(measures, str) or not isinstance(measures, Iterable) else list(measures)
+    return [translate(name) if isinstance(name, str) else name
+            for item in items for name in _split(item if isinstance(item, str) else _object_name(item))]
 
 
 def _object_name(measure):

@@ -29,7 +29,7 @@ CREATE OR REPLACE MACRO rankkit.param_list(text) AS
 CREATE OR REPLACE MACRO rankkit.measure_list(names) AS
     from_json(CASE WHEN json_type(to_json(names)) = 'ARRAY' THEN to_json(names) ELSE to_json([names]) END, '["VARCHAR"]');
 
--- rankkit.refused_name (ranx's rbp.95, ir_measures' BPM: refused by name), rankkit.neighbour_hint (what
+-- rankkit.refusal_list (ranx's rbp.95, ir_measures' BPM: refused by name), rankkit.neighbour_hint (what
 -- ir_measures' parameters are in rankkit's spelling) and rankkit.ranx_level_hint (ranx's -l), for the
 -- parser's refusals, are generated from rankkit/neighbours.py (rankkit.macros.neighbour_hint_sql).
 
@@ -42,48 +42,69 @@ CREATE OR REPLACE MACRO rankkit.measure_list(names) AS
 -- a lambda's variable, and [f(x) FOR x IN [value]][1] names a value once: DuckDB writes a macro's
 -- argument out at each use, so a long argument used twice is bound twice.
 
--- trec_eval's parameter form 'family.params' as the names trec_eval prints, as Python's expand() (rankkit/trec.py)
--- writes them, so that SQL and Python name a measure alike: ndcg_cut.10 is ndcg_cut_10, P.5,7,3 is P_3, P_5,
--- P_7 (a cutoff is an integer: 23.4 reads as 23), iprec_at_recall.0.1 is iprec_at_recall_0.10, and a family
--- of one measure keeps its text (utility.2,-1,0,0 is utility_2,-1,0,0); 'P.' is P's defaults. NULL: not one.
-CREATE OR REPLACE MACRO rankkit.trec_form(n) AS [
-    CASE WHEN (g).params = '' THEN coalesce([(t).measures FOR t IN rankkit.trec_name_list() IF (t).name = (g).name][1], [(g).name])
-         WHEN (g).number IS NULL THEN [(g).name || '_' || (g).params]
-         ELSE [(g).name || '_' || CASE WHEN (g).number = 'int' THEN coalesce(TRY_CAST(v AS HUGEINT)::VARCHAR, printf('%.0f', v))
-                                       ELSE printf((g).printf, v) END
-               FOR v IN list_sort(list_distinct([
-                   CASE WHEN regexp_full_match(x, rankkit.trec_number())
-                        THEN CASE WHEN (g).number = 'int' THEN trunc(x::DOUBLE) + 0.0 ELSE x::DOUBLE END
-                        ELSE error('rankkit: measure ''' || n || ''': trec_eval''s ' || (g).name || ' takes '
-                                   || (g).takes || ' separated by commas, got ''' || x || '''') END
-                   FOR x IN string_split((g).params, ',') IF x <> '']))]
-    END
-    FOR g IN [struct_insert(f, params := substr(n, length((f).name) + 2))
-              FOR f IN rankkit.trec_family_list() IF starts_with(n, (f).name || '.')]][1];
+-- trec_eval's parameter form 'family.params' (f: the family's row of rankkit.trec_family_list, its params
+-- inserted) as the names trec_eval prints, as Python's expand() (rankkit/trec.py) writes them, so that SQL
+-- and Python name a measure alike: ndcg_cut.10 is ndcg_cut_10, P.5,7,3 is P_3, P_5, P_7 (a cutoff is an
+-- integer: 23.4 reads as 23), iprec_at_recall.0.1 is iprec_at_recall_0.10, and a family of one measure keeps
+-- its text (utility.2,-1,0,0 is utility_2,-1,0,0); 'P.' is P's defaults.
+CREATE OR REPLACE MACRO rankkit.trec_form(f) AS
+    CASE WHEN (f).number IS NULL THEN [(f).name || coalesce('_' || nullif((f).params, ''), '')]
+         ELSE [(f).name || '_' || CASE WHEN (f).number = 'int' THEN coalesce(TRY_CAST(v AS HUGEINT)::VARCHAR, printf('%.0f', v))
+                                       ELSE printf((f).printf, v) END
+               FOR v IN CASE WHEN (f).params = '' THEN (f).cutoffs ELSE list_sort(list_distinct([
+                   CASE WHEN (f).number = 'int' THEN trunc(TRY_CAST(x AS DOUBLE)) + 0.0 ELSE TRY_CAST(x AS DOUBLE) END
+                   FOR x IN list_filter(string_split((f).params, ','), lambda x: x <> '')])) END]
+    END;
+
+-- Why a family's form is refused (a parameter that is not a number), NULL if it is not.
+CREATE OR REPLACE MACRO rankkit.trec_form_refusal(f) AS
+    CASE WHEN (f).number IS NOT NULL THEN 'rankkit: measure ''' || (f).name || '.' || (f).params || ''': trec_eval''s '
+        || (f).name || ' takes ' || (f).takes || ' separated by commas, got '''
+        || [x FOR x IN string_split((f).params, ',') IF x <> '' AND NOT regexp_full_match(x, rankkit.trec_number())][1] || '''' END;
+
+-- Why a name given is refused by name (rankkit.refusal_list: ranx's rbp.95, ir_measures' BPM), NULL if it is not.
+CREATE OR REPLACE MACRO rankkit.refusal(n) AS
+    ['rankkit: measure ''' || trim(n) || ''': ' || replace((r).why, '{}', coalesce(regexp_extract(n, (r).pattern, 1), ''))
+     FOR r IN list_filter(rankkit.refusal_list(), lambda r: regexp_full_match(n, (r).pattern))][1];
 
 -- trec_eval's nicknames (official, all_trec, set) and family names (P, recall, ndcg_cut ...) stand for
 -- the measures rankkit.trec_name_list() lists; a preset (ranx's ndcg_burges@10) reads as the measure
 -- with its parameters set (nDCG(gain=exp)@10), as in Python (rankkit.preset_name is generated from the
--- presets: of sql/metrics/*.sql). Each name given (n, at j) as entries: the trec_eval family it names
--- (another name: a key of its own), the names it stands for, and whether it gives parameters (P.5).
-CREATE OR REPLACE MACRO rankkit.name_entries(n, j) AS CASE WHEN rankkit.refused_name(n) IS NULL THEN coalesce(
-    [[{'family': f, 'names': [(x).measures FOR x IN rankkit.trec_name_list() IF (x).name = f][1], 'again': false}
-      FOR f IN (t).families] FOR t IN rankkit.trec_name_list() IF (t).name = n][1],
-    [[{'family': (f).name, 'names': rankkit.trec_form(n), 'again': true}]
-     FOR f IN rankkit.trec_family_list() IF starts_with(n, (f).name || '.')][1],
-    [{'family': '#' || j, 'names': [rankkit.preset_name(n)], 'again': false}])
-    ELSE error('rankkit: measure ''' || trim(n) || ''': ' || rankkit.refused_name(n)) END;
+-- presets: of sql/metrics/*.sql). Each name given (g: n and why it is refused, at j) as entries: the
+-- trec_eval family it names (another name: a key of its own), the names it stands for, or the family's
+-- form it gives (P.5, read by rankkit.trec_form in a stage of its own: nested in this one's lambdas, it
+-- was bound over again).
+CREATE OR REPLACE MACRO rankkit.name_entries(g, j) AS coalesce(
+    CASE WHEN (g).refused IS NOT NULL THEN [{'family': '#' || j, 'names': [(g).n], 'form': NULL, 'refused': (g).refused}] END,
+    [(t).entries FOR t IN rankkit.trec_name_list() IF (t).name = (g).n][1],
+    [[{'family': (f).name, 'names': NULL, 'form': f, 'refused': NULL}]
+     FOR f IN [struct_update(f, params := substr((g).n, length((f).name) + 2))
+               FOR f IN list_filter(rankkit.trec_family_list(), lambda f: starts_with((g).n, (f).name || '.'))]][1],
+    [{'family': '#' || j, 'names': [rankkit.preset_name((g).n)], 'form': NULL, 'refused': NULL}]);
 
 -- As trec_eval keeps one parameter list per measure, a family named again with parameters replaces the
 -- earlier ones, in the family's first place (['P', 'P.5'] is P_5; -m all_trec -m relstring.20), as
--- Python's expand() (rankkit/trec.py) reads them. A name given twice is one measure, in its first place (i).
-CREATE OR REPLACE MACRO rankkit.given_measures(names) AS [[[
-    [{'measure': m, 'i': j} FOR m, j IN flat IF list_position(flat, m) = j]
-    FOR flat IN [flatten([
-        (coalesce([e FOR e IN entries IF (e).family = f AND (e).again][-1], [e FOR e IN entries IF (e).family = f][1])).names
-        FOR f, j IN families IF list_position(families, f) = j])]][1]
-    FOR families IN [[(e).family FOR e IN entries]]][1]
-    FOR entries IN [flatten([rankkit.name_entries(n, j) FOR n, j IN rankkit.measure_list(names)])]][1];
+-- Python's expand() (rankkit/trec.py) reads them: the last form given of a family (list_position in the
+-- entries reversed), else its first entry. A name given twice is one measure, in its first place (i).
+-- A stage per step, as rankkit.parse_measures's. No error() here: a name refused carries why, and
+-- rankkit.checked_measure raises it; so a constant list of names folds to constant measures while the
+-- statement is planned (an error() in it kept the parser's every stage in the plan, twice its size).
+CREATE OR REPLACE MACRO rankkit.given_measures(names) AS list_transform(list_transform(list_transform(
+    [flatten([rankkit.name_entries(g, j) FOR g, j IN [{'n': x, 'refused': rankkit.refusal(x)} FOR x IN rankkit.measure_list(names)]])],
+    lambda es: {'es': [CASE WHEN (e).form IS NULL THEN e
+                            ELSE struct_update(e, names := rankkit.trec_form((e).form), refused := rankkit.trec_form_refusal((e).form)) END
+                       FOR e IN es],
+                'families': [(e).family FOR e IN es],
+                'forms': list_reverse([CASE WHEN (e).form IS NOT NULL THEN (e).family END FOR e IN es])}),
+    -- a form refused is one measure, named as given
+    lambda s: flatten([[{'measure': m, 'refused': (c).refused}
+                        FOR m IN CASE WHEN (c).refused IS NULL OR (c).form IS NULL THEN (c).names
+                                      ELSE [((c).form).name || '.' || ((c).form).params] END]
+                       -- a form refused is not replaced by a later one
+                       FOR c IN [coalesce((s).es[list_position([CASE WHEN (x).refused IS NOT NULL THEN (x).family END FOR x IN (s).es], (e).family)],
+                                          list_reverse((s).es)[list_position((s).forms, (e).family)], e)
+                                 FOR e, j IN (s).es IF list_position((s).families, (e).family) = j]])),
+    lambda flat: [{'measure': (m).measure, 'i': j, 'refused': (m).refused} FOR m, j IN flat IF list_position(flat, m) = j])[1];
 
 -- trec_eval's names carry a parameter in the name: ndcg_cut_10, P_5, recall.100, iprec_at_recall_0.10,
 -- rbp_p=0.8. An alias 'name_{param}' reads 'name_<value>' and 'name.<value>': a pattern each.
@@ -104,7 +125,7 @@ CREATE OR REPLACE MACRO rankkit.plain_metric(base, catalog) AS
 -- One name (g: measure, i) read: its base, measure (metric NULL: unknown), parameter pairs given in
 -- parentheses, the value a template carries, and the text after @.
 CREATE OR REPLACE MACRO rankkit.resolved_measure(g, p, t, catalog) AS
-    {'i': (g).i, 'measure': (g).measure,
+    {'i': (g).i, 'measure': (g).measure, 'refused': (g).refused,
      'metric': coalesce((t).metric, CASE WHEN (t).metric IS NULL THEN rankkit.plain_metric((p).base, catalog) END),
      'template_param': (t).param,
      'template_value': regexp_extract(lower(trim((g).measure)), (t).pattern, 1),
@@ -117,7 +138,7 @@ CREATE OR REPLACE MACRO rankkit.resolved_measure(g, p, t, catalog) AS
 
 -- What @ sets: the cutoff k, or the recall level of IPrec@0.5; template values join the pairs.
 CREATE OR REPLACE MACRO rankkit.located_measure(r, c) AS
-    {'i': (r).i, 'measure': (r).measure, 'metric': (r).metric, 'base': (r).base, 'name': (c).name, 'params': (c).params, 'agg': (c).agg,
+    {'i': (r).i, 'measure': (r).measure, 'refused': (r).refused, 'metric': (r).metric, 'base': (r).base, 'name': (c).name, 'params': (c).params, 'agg': (c).agg,
      'pairs': CASE WHEN (r).template_param IS NOT NULL AND (r).template_param <> 'k' THEN [[(r).template_param, (r).template_value]]
                    WHEN (r).at IS NOT NULL AND NOT list_contains((c).params, 'k') AND list_contains((c).params, 'recall') THEN [['recall', (r).at]]
                    ELSE [] END || (r).given_pairs,
@@ -149,6 +170,7 @@ CREATE OR REPLACE MACRO rankkit.pair_problems(r) AS struct_insert(r,
 -- with the name.
 CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
         CASE
+            WHEN (r).refused IS NOT NULL THEN error((r).refused)
             WHEN (r).metric IS NULL THEN error('rankkit: unknown measure ''' || (r).measure || ''''
                 || coalesce('; did you mean ' || array_to_string(
                     -- a trec_eval template by the measure's name
@@ -197,7 +219,7 @@ CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
 CREATE OR REPLACE MACRO rankkit.parse_measures(names, rel := 1, docs := 0) AS
     list_transform(list_transform(list_transform(list_transform(list_transform(list_transform(list_transform(
         rankkit.given_measures(names),
-        lambda g: {'i': (g).i, 'measure': (g).measure,
+        lambda g: {'i': (g).i, 'measure': (g).measure, 'refused': (g).refused,
                    'p': regexp_extract(trim((g).measure), '^([A-Za-z0-9][A-Za-z0-9_-]*?)(?:\(([^()]*)\))?(?:@(.*))?$',
                                        ['base', 'params', 'cutoff']),
                    't': [t FOR t IN rankkit.name_templates(rankkit.catalog_list())

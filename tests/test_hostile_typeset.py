@@ -255,7 +255,7 @@ def test_eval_format_latex_compiles_for_any_system_name(tmp_path):
     from rankkit import output
 
     frames = [(name, [{"measure": "map", "value": 0.5, "queries": 3}], None) for name in TEX_NAMES]
-    (tmp_path / "eval.tex").write_text(_paper(output._table(frames, "latex", 4)), encoding="utf-8")
+    (tmp_path / "eval.tex").write_text(_paper(output._table(frames, "latex", 4, {})), encoding="utf-8")
     _pdflatex(tmp_path, "eval.tex")
 
 

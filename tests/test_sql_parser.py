@@ -39,6 +39,15 @@ def test_the_parser_folds_inside_a_table_functions_arguments(con):
     assert ", map k=-, " in text
 
 
+def test_a_constant_list_of_names_folds_while_planned(con):
+    """The names' trec_eval forms, nicknames and refusals by name fold to constants when the names are
+    constant: no error() among them (a refusal is raised where the specs are checked). An error() there kept
+    every stage of the parser in each statement's plan, which rankkit.evaluate's optimizer walked again."""
+    plan = con.execute("EXPLAIN SELECT rankkit.parse_measures(['nDCG@10', 'AP', 'P.5'])").fetchall()[0][1]
+    for listed in ("iprec_at_recall_0.10", "cwl_eval"):  # trec_eval's lists, the refusals' words
+        assert listed not in plan
+
+
 @pytest.mark.parametrize("name, said", [
     ("nDGC@10", "rankkit: unknown measure 'nDGC@10'; did you mean nDCG, CG, DCG?"),
     ("P(rel=x)@5", "rankkit: measure 'P(rel=x)@5': rel must be a number, got 'x'"),

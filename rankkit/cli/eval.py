@@ -75,8 +75,19 @@ def run(args: argparse.Namespace) -> int:
     frames = [(system, [row for row in aggregate if row["system"] == system],
                None if per_query is None else [row for row in per_query if row["system"] == system])
               for system in systems]
-    write_eval(sys.stdout, frames, args.format, args.digits, summary=args.summary, where=args.qrels)
+    write_eval(sys.stdout, frames, args.format, args.digits, summary=args.summary, where=args.qrels,
+               aggregates=_aggregates(con, measures, args))
     return 0
+
+
+def _aggregates(con, measures: list[str], args: argparse.Namespace) -> dict[str, str]:
+    """How each measure printed combines over queries, by its label: its spec's (parsed once already, by
+    the evaluation: the specs are kept)."""
+    from rankkit.specs import measure_specs
+
+    if not measures:
+        return {}
+    return {spec["measure"]: spec["agg"] for spec in measure_specs(con, measures, rel=args.rel, docs=args.docs)}
 
 
 def _refuse_aggregate_query(con, qrels: str, label: str) -> None:
