@@ -266,7 +266,8 @@ def _itemknn_scores(seen: pd.DataFrame) -> pd.DataFrame:
 def _top(scores: pd.DataFrame, seen: pd.DataFrame, system: str) -> pd.DataFrame:
     """Each user's top 20 items not in their train log, ties by item id; as system, user_id, item_id,
     rank, score."""
-    long = scores.mask(seen.astype(bool)).stack().rename("score").rename_axis(["user_id", "item_id"]).reset_index()
+    long = scores.mask(seen.astype(bool)).stack().dropna()  # the items seen masked out (pandas 3 keeps them NaN)
+    long = long.rename("score").rename_axis(["user_id", "item_id"]).reset_index()
     long = long.sort_values(["user_id", "score", "item_id"], ascending=[True, False, True], kind="stable")
     long = long.groupby("user_id").head(_TOP)
     long.insert(0, "system", system)
@@ -276,8 +277,9 @@ def _top(scores: pd.DataFrame, seen: pd.DataFrame, system: str) -> pd.DataFrame:
 
 def run_recsys_demo(folder: Path, users: int, out: IO[str]) -> pd.DataFrame:
     """Write the recommender sample into ``folder``, evaluate both recommenders on the held-out
-    interactions (accuracy and beyond: the catalog and the train log as side tables) in one pass, compare
-    itemknn with pop user by user, print the table; return it (a row a measure: pop, itemknn, diff, p)."""
+    interactions (accuracy and beyond: the catalog and the train log as side tables), comparing itemknn
+    with pop user by user (compare's pass; Coverage, one value a system, evaluated apart), print the
+    table; return it (a row a measure: pop, itemknn, diff, p)."""
     import rankkit
     from rankkit.compare import compare
 
@@ -290,18 +292,18 @@ def run_recsys_demo(folder: Path, users: int, out: IO[str]) -> pd.DataFrame:
     whole = rankkit.evaluate(paths["test"], paths["recs"], RECSYS_SYSTEM_LEVEL, **sides)
     table = _recsys_table(paired, whole)
     again = " (the files of an earlier demo, unchanged since, written again)" if earlier else ""
-    out.write(f"rankkit demo --recsys: {users} users, {_ITEMS} items, 2 recommenders' top {_TOP}, "
-              f"sample data in {folder}/{again}\n\n")
+    out.write(f"rankkit demo --recsys: {users} user{'s' if users > 1 else ''}, {_ITEMS} items, "
+              f"2 recommenders' top {_TOP}, sample data in {folder}/{again}\n\n")
     out.write(table.to_string(float_format=lambda v: f"{v:.4f}", na_rep="",
                               formatters={"p": lambda p: "" if pd.isna(p) else f"{p:.1e}"}) + "\n\n")
-    out.write("p: paired t-test over users, Holm-corrected; Coverage@10 is one value per system\n")
+    out.write("p: paired t-test over the users (rankkit compare); Coverage@10 is one value per system\n")
     out.write(f"files: {', '.join(path.name for path in paths.values())}\n")
     out.write(f"done in {time.perf_counter() - started:.2f} s\n")
     return table
 
 
 def _recsys_table(paired: pd.DataFrame, whole: pd.DataFrame) -> pd.DataFrame:
-    """A row a measure: pop, itemknn, their difference and its Holm-corrected p (none for a system-level
+    """A row a measure: pop, itemknn, their difference and its paired t-test p (none for a system-level
     measure, one value per system)."""
     rows = paired.set_index("measure")[["baseline_mean", "mean", "diff", "p_adjusted"]]
     rows.columns = ["pop", "itemknn", "diff", "p"]

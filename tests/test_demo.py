@@ -35,6 +35,10 @@ def test_the_recommender_demo_compares_two_recommenders(tmp_path, capsys):
     assert itemknn > pop
     assert main(["demo", "--recsys", "--users", "40", "-o", str(tmp_path / "demo")]) == 0  # written again
     assert "unchanged since, written again" in capsys.readouterr().out
+    (folder / "items.parquet").write_bytes(b"mine")
+    assert main(["demo", "--recsys", "-o", str(tmp_path / "demo")]) == 2
+    assert "items.parquet changed since rankkit demo wrote it" in capsys.readouterr().err
+    assert (folder / "items.parquet").read_bytes() == b"mine"
 
 
 def test_the_demo_refuses_a_size_of_the_other_sample(capsys):
