@@ -264,11 +264,11 @@ def _itemknn_scores(seen: pd.DataFrame) -> pd.DataFrame:
 
 
 def _top(scores: pd.DataFrame, seen: pd.DataFrame, system: str) -> pd.DataFrame:
-    """Each user's top 20 items not in their train log, ties by item id; as system, user_id, item_id,
-    rank, score."""
+    """Each user's top 20 items not in their train log, as system, user_id, item_id, rank, score; equal
+    scores by item id descending, trec_eval's order: the rank column is the order rankkit evaluates."""
     long = scores.mask(seen.astype(bool)).stack().dropna()  # the items seen masked out (pandas 3 keeps them NaN)
     long = long.rename("score").rename_axis(["user_id", "item_id"]).reset_index()
-    long = long.sort_values(["user_id", "score", "item_id"], ascending=[True, False, True], kind="stable")
+    long = long.sort_values(["user_id", "score", "item_id"], ascending=[True, False, False], kind="stable")
     long = long.groupby("user_id").head(_TOP)
     long.insert(0, "system", system)
     long.insert(3, "rank", long.groupby("user_id").cumcount() + 1)

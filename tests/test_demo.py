@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 
+import pandas as pd
+
 from rankkit.cli import main
 
 
@@ -33,6 +35,11 @@ def test_the_recommender_demo_compares_two_recommenders(tmp_path, capsys):
     assert set(rows) >= {"nDCG@10", "HitRate@10", "R@10", "AP@10", "AP(denom=min)@10", "Novelty@10", "Coverage@10"}
     pop, itemknn = (float(value) for value in rows["Coverage@10"][:2])
     assert itemknn > pop
+    # the rank column is trec_eval's order of the scores (item id descending among equal ones), what rankkit
+    # evaluates: ties="rank" and the default agree
+    recs = pd.read_parquet(folder / "recs.parquet")
+    trec = recs.sort_values(["system", "user_id", "score", "item_id"], ascending=[True, True, False, False])
+    assert list(trec.groupby(["system", "user_id"]).cumcount() + 1) == list(trec["rank"])
     assert main(["demo", "--recsys", "--users", "40", "-o", str(tmp_path / "demo")]) == 0  # written again
     assert "unchanged since, written again" in capsys.readouterr().out
     (folder / "items.parquet").write_bytes(b"mine")
