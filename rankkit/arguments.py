@@ -364,7 +364,11 @@ def _add_measures(sub: argparse.ArgumentParser) -> None:
 
 def _add_demo(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("-o", "--output", default="rankkit-demo", help="folder for the sample data and results")
-    sub.add_argument("--queries", type=positive_int, default=300, help="queries in the sample (default 300)")
+    sub.add_argument("--queries", type=positive_int, help="queries in the sample (default 300)")
+    sub.add_argument("--recsys", action="store_true",
+                     help="the recommender sample instead, in OUTPUT/recsys: interactions, a train/test split by "
+                          "time, an items catalog and two recommenders' top 20, as Parquet, evaluated and compared")
+    sub.add_argument("--users", type=positive_int, help="users in the recommender sample (default 300)")
 
 
 def _add_check(sub: argparse.ArgumentParser) -> None:

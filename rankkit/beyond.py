@@ -96,7 +96,10 @@ def parse(text: str) -> tuple[Beyond, dict, int | None] | None:
 def split(measures) -> tuple[list[str], list[str]]:
     """The names asked for, as (the composer's, these); the order of each kept. Anything but a name or a
     list or tuple of them is left to the name parser to refuse (and a generator unread)."""
-    names = [measures] if isinstance(measures, str) else list(measures) if isinstance(measures, (list, tuple)) else []
+    from rankkit.trec import _split as names_in  # one string may hold several names ("nDCG@10 Novelty@10")
+
+    given = [measures] if isinstance(measures, str) else list(measures) if isinstance(measures, (list, tuple)) else []
+    names = [name for each in given for name in names_in(each)]
     return [n for n in names if parse(n) is None], [n for n in names if parse(n) is not None]
 
 

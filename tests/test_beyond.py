@@ -381,6 +381,15 @@ def test_names_that_are_not_theirs_are_left_to_the_name_parser():
     assert split(["nDCG@10", measure, "ild@5", "Coverage"]) == (["nDCG@10", measure], ["ild@5", "Coverage"])
 
 
+def test_several_names_in_one_string_are_split_as_the_name_parser_splits_them():
+    """Before: "nDCG@10 Novelty@10" (one -m of rankkit compare, one string in Python) went whole to the
+    name parser, which refused Novelty@10 as unknown."""
+    from rankkit.beyond import split
+
+    assert split("nDCG@10 Novelty@10") == (["nDCG@10"], ["Novelty@10"])
+    assert split(["P(rel = 2)@5 ild@5", "AP"]) == (["P(rel = 2)@5", "AP"], ["ild@5"])
+
+
 def test_compare_pairs_the_per_user_ones_user_by_user_and_refuses_the_system_level_ones():
     from rankkit.compare import compare
 

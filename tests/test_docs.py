@@ -313,10 +313,13 @@ BLOCKS = [block for page in PAGES for block in readme_blocks((ROOT / page).read_
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    """The folder `rankkit demo` makes (run as a user runs it), which each page gets a copy of."""
+    """The folder `rankkit demo` and `rankkit demo --recsys` make (run as a user runs them), which each page
+    gets a copy of."""
     here = tmp_path_factory.mktemp("demo")
     ok, output = _completed(["rankkit", "demo", "--queries", "60"], here)  # smaller: every block runs faster
     assert ok, f"rankkit demo failed:\n{output}"
+    ok, output = _completed(["rankkit", "demo", "--recsys"], here)  # recsys/: the recommender quick start
+    assert ok, f"rankkit demo --recsys failed:\n{output}"
     return here / "rankkit-demo"
 
 
