@@ -258,10 +258,14 @@ ORDER BY query_id, score DESC, doc_id DESC;
 
 -- rankkit.fuse_grid: rankkit.fuse at every point of a grid, in one statement, for the methods whose
 -- arguments a grid varies: rrf (k, weights), wsum and wmnz (weights). grid_table holds point, system,
--- weight, k: a row per point and system. The systems are ranked and normalised once; each point is
--- then one weighted sum. The fused runs are named by their point.
+-- weight, k: a row per point and system. The systems are ranked and normalised once, and each
+-- document of a query gathered once with what each system gives it (a list in the systems' order);
+-- each point's score is then one expression over two lists, not a join and an aggregation of every
+-- point with every row (two billion rows at MS MARCO dev size). The fused runs are named by their point.
+-- top := N keeps each point's top N documents of each query (score, then doc_id descending: rankkit's
+-- tie rule, so a measure at cutoff N or less reads the same ranks as from the whole fused run).
 CREATE OR REPLACE MACRO rankkit.fuse_grid(run_table, grid_table, method := 'wsum', norm := NULL, depth := NULL,
-        label := NULL) AS TABLE
+        label := NULL, top := NULL) AS TABLE
 WITH
 inputs AS MATERIALIZED (
     FROM rankkit.fusion_inputs(run_table, method := method, norm := norm, depth := depth, label := label, gridded := true)
@@ -269,13 +273,40 @@ inputs AS MATERIALIZED (
                ELSE error('rankkit: a grid varies the weights of rrf, wsum or wmnz, or the k of rrf; '
                           || rankkit.fusion_method(method) || ' has neither') END
 ),
-normalised AS (FROM rankkit.fusion_normalised('inputs', rankkit.fusion_norm(method, norm))),
-points AS (SELECT point::VARCHAR AS point, system::VARCHAR AS system, weight::DOUBLE AS weight, k::DOUBLE AS k
-           FROM query_table(grid_table::VARCHAR))
-SELECT p.point AS system, n.query_id, n.doc_id, CASE rankkit.fusion_method(method)
-           WHEN 'rrf' THEN sum(p.weight / (p.k + n.rank))
-           WHEN 'wsum' THEN sum(p.weight * n.x)
-           WHEN 'wmnz' THEN sum(n.x) * sum(p.weight)
-       END AS score
-FROM normalised n JOIN points p ON p.system = n.system
-GROUP BY p.point, n.query_id, n.doc_id;
+systems AS (SELECT list(DISTINCT system ORDER BY system) AS names FROM inputs),
+normalised AS (
+    SELECT n.query_id, n.doc_id, n.x, n.rank, list_position(systems.names, n.system) AS s
+    FROM rankkit.fusion_normalised('inputs', rankkit.fusion_norm(method, norm)) n, systems
+),
+-- x: each system's normalised score, 0 where it does not rank the document (adding 0 changes no sum);
+-- ranked: 1 where it does, else 0; rank: its rank, NULL where it does not
+documents AS MATERIALIZED (
+    SELECT query_id, doc_id,
+           list_transform(range(1, len(names) + 1), lambda i: coalesce(xs[list_position(ss, i)], 0.0E0)) AS x,
+           list_transform(range(1, len(names) + 1), lambda i: CASE WHEN list_contains(ss, i) THEN 1.0E0 ELSE 0.0E0 END) AS ranked,
+           list_transform(range(1, len(names) + 1), lambda i: ranks[list_position(ss, i)]) AS rank
+    FROM (SELECT query_id, doc_id, list(s) AS ss, list(x::DOUBLE) AS xs, list(rank) AS ranks FROM normalised GROUP BY ALL),
+         systems
+),
+points AS (
+    SELECT point::VARCHAR AS point, any_value(k::DOUBLE) AS k,
+           list_transform(range(1, len(any_value(names)) + 1),
+                          lambda i: coalesce(list_extract(list(weight::DOUBLE), list_position(list(s), i)), 0.0E0)) AS w
+    FROM (SELECT g.point, g.weight, g.k, list_position(systems.names, g.system::VARCHAR) AS s, systems.names
+          FROM query_table(grid_table::VARCHAR) g, systems)
+    GROUP BY point
+),
+scored AS (
+    SELECT p.point, d.query_id, d.doc_id, CASE rankkit.fusion_method(method)
+               WHEN 'rrf' THEN list_sum(list_transform(range(1, len(p.w) + 1),
+                                                       lambda i: coalesce(p.w[i] / (p.k + d.rank[i]), 0.0E0)))
+               WHEN 'wsum' THEN list_dot_product(p.w, d.x)
+               WHEN 'wmnz' THEN list_sum(d.x) * list_dot_product(p.w, d.ranked)
+           END AS score
+    FROM documents d, points p
+)
+SELECT point AS system, query_id, doc_id, score FROM scored WHERE top IS NULL
+UNION ALL
+SELECT point AS system, query_id, unnest(kept).doc_id AS doc_id, unnest(kept).score AS score
+FROM (SELECT point, query_id, max_by({'doc_id': doc_id, 'score': score}, {'score': score, 'doc_id': doc_id}, top) AS kept
+      FROM scored WHERE top IS NOT NULL GROUP BY point, query_id);

@@ -255,6 +255,35 @@ def test_the_sweep_judges_each_point_as_compare_judges_its_fused_run(tmp_path):
     assert row.diff_best == pytest.approx(compared["diff"].iloc[0]) and row.p_best == pytest.approx(compared.p_value.iloc[0])
     assert swept.set_index("point").loc[best, "mean"] == pytest.approx(compared.baseline_mean.iloc[0])
     assert swept.attrs["best_single"] in runs
+    # nDCG@1 reads each point's top document only (fuse_grid's top := 1): the same means as the whole runs
+    cut = rankkit.fusion_sweep(str(qrels), runs, "nDCG@1", step=0.25, correction="none").set_index("point")
+    means = rankkit.evaluate(str(qrels), fused, "nDCG@1").set_index("system")["value"]
+    assert [cut.loc[name, "mean"] for name in fused] == pytest.approx([means[name] for name in fused])
+    from rankkit.fusion import ranks_read
+    assert [ranks_read(rankkit.connect(), name) for name in ("nDCG@10", "RR", "P@5", "bpref")] == [10, None, 5, None]
+
+
+def test_the_grid_fuses_as_fuse_and_keeps_each_points_top_by_the_tie_rule(con):
+    # three documents tie at 0.5 for equal weights: the top 2 are z and y, by doc_id descending
+    con.register("tied_runs", frame({"a": {"q": {"x": 1.0, "y": 1.0, "z": 0.0}},
+                                     "b": {"q": {"x": 0.0, "y": 0.0, "z": 1.0, "w": 0.5}}}))
+    points = {"even": (0.5, 0.5), "lean": (0.8, 0.2)}
+    con.register("tied_grid", pd.DataFrame([(point, system, weight, 1) for point, weights in points.items()
+                                            for system, weight in zip("ab", weights)],
+                                           columns=["point", "system", "weight", "k"]))
+    order = "ORDER BY system, score DESC, doc_id DESC"
+    for method in ("wsum", "wmnz", "rrf"):
+        whole = con.execute(f"FROM rankkit.fuse_grid('tied_runs', 'tied_grid', method := ?) {order}", [method]).df()
+        top = con.execute(f"FROM rankkit.fuse_grid('tied_runs', 'tied_grid', method := ?, top := 2) {order}",
+                          [method]).df()
+        assert top.equals(whole.groupby("system").head(2).reset_index(drop=True))
+        for point, (a, b) in points.items():
+            one = con.execute(f"SELECT doc_id, score FROM rankkit.fuse('tied_runs', method := ?, k := 1, "
+                              f"weights := MAP {{'a': {a}, 'b': {b}}}) ORDER BY score DESC, doc_id DESC", [method]).df()
+            mine = whole[whole.system == point]
+            assert mine.doc_id.tolist() == one.doc_id.tolist() and np.allclose(mine.score, one.score, atol=1e-12)
+    assert con.execute(f"FROM rankkit.fuse_grid('tied_runs', 'tied_grid', top := 2) {order}").df().doc_id.tolist()[:2] \
+        == ["z", "y"]
 
 
 def test_the_sweep_over_rrfs_k_and_its_bad_grids(tmp_path, capsys):
