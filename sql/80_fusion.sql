@@ -280,8 +280,11 @@ normalised AS (
 ),
 -- x: each system's normalised score, 0 where it does not rank the document (adding 0 changes no sum);
 -- ranked: 1 where it does, else 0; rank: its rank, NULL where it does not
+-- q and o: the query and the document as numbers (o in doc_id's order within the query), so that
+-- keeping each point's top documents compares numbers, not text (3x faster)
 documents AS MATERIALIZED (
-    SELECT query_id, doc_id,
+    SELECT query_id, doc_id, dense_rank() OVER (ORDER BY query_id) AS q,
+           row_number() OVER (PARTITION BY query_id ORDER BY doc_id) AS o,
            list_transform(range(1, len(names) + 1), lambda i: coalesce(xs[list_position(ss, i)], 0.0E0)) AS x,
            list_transform(range(1, len(names) + 1), lambda i: CASE WHEN list_contains(ss, i) THEN 1.0E0 ELSE 0.0E0 END) AS ranked,
            list_transform(range(1, len(names) + 1), lambda i: ranks[list_position(ss, i)]) AS rank
@@ -296,17 +299,38 @@ points AS (
           FROM query_table(grid_table::VARCHAR) g, systems)
     GROUP BY point
 ),
+-- wsum's bar, when only each point's top documents are kept: a document whose best x times a point's
+-- weight total is below the point's top-th score among the systems' own top documents cannot be in
+-- that point's top (non-negative weights: w . x <= total * max x), at any point of the grid: it is left
+-- out before scoring (a margin of 1e-9 of the query's largest |x| covers the sums' rounding).
+seeded AS (
+    SELECT p.point, d.query_id, list_sum(p.w) AS total, list_min(p.w) AS least,
+           CASE WHEN count(*) >= top THEN list_min(max(list_dot_product(p.w, d.x), top)) END AS tau
+    FROM documents d SEMI JOIN (SELECT query_id, doc_id FROM normalised WHERE rank <= top) seeds USING (query_id, doc_id),
+         points p
+    WHERE top IS NOT NULL AND rankkit.fusion_method(method) = 'wsum'
+    GROUP BY p.point, d.query_id, p.w
+),
+bars AS (
+    SELECT query_id, CASE WHEN bool_and(least >= 0 AND total > 0 AND tau IS NOT NULL)
+                          THEN min(tau / total) - 1.0E-9 * any_value(largest) END AS bar
+    FROM seeded JOIN (SELECT query_id, max(list_max(list_transform(x, lambda v: abs(v)))) AS largest
+                      FROM documents GROUP BY query_id) sizes USING (query_id)
+    GROUP BY query_id
+),
 scored AS (
-    SELECT p.point, d.query_id, d.doc_id, CASE rankkit.fusion_method(method)
+    SELECT p.point, d.query_id, d.doc_id, d.q, d.o, CASE rankkit.fusion_method(method)
                WHEN 'rrf' THEN list_sum(list_transform(range(1, len(p.w) + 1),
                                                        lambda i: coalesce(p.w[i] / (p.k + d.rank[i]), 0.0E0)))
                WHEN 'wsum' THEN list_dot_product(p.w, d.x)
                WHEN 'wmnz' THEN list_sum(d.x) * list_dot_product(p.w, d.ranked)
            END AS score
-    FROM documents d, points p
+    FROM documents d LEFT JOIN bars USING (query_id), points p
+    WHERE bars.bar IS NULL OR list_max(d.x) >= bars.bar
 )
 SELECT point AS system, query_id, doc_id, score FROM scored WHERE top IS NULL
 UNION ALL
-SELECT point AS system, query_id, unnest(kept).doc_id AS doc_id, unnest(kept).score AS score
-FROM (SELECT point, query_id, max_by({'doc_id': doc_id, 'score': score}, {'score': score, 'doc_id': doc_id}, top) AS kept
-      FROM scored WHERE top IS NOT NULL GROUP BY point, query_id);
+SELECT kept.point AS system, d.query_id, d.doc_id, kept.score
+FROM (SELECT point, q, unnest(max_by({'o': o, 'score': score}, {'score': score, 'o': o}, top), recursive := true)
+      FROM scored WHERE top IS NOT NULL GROUP BY point, q) kept
+JOIN documents d USING (q, o);

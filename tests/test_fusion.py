@@ -264,9 +264,10 @@ def test_the_sweep_judges_each_point_as_compare_judges_its_fused_run(tmp_path):
 
 
 def test_the_grid_fuses_as_fuse_and_keeps_each_points_top_by_the_tie_rule(con):
-    # three documents tie at 0.5 for equal weights: the top 2 are z and y, by doc_id descending
-    con.register("tied_runs", frame({"a": {"q": {"x": 1.0, "y": 1.0, "z": 0.0}},
-                                     "b": {"q": {"x": 0.0, "y": 0.0, "z": 1.0, "w": 0.5}}}))
+    # three documents tie at 0.5 for equal weights: the top 2 are z and y, by doc_id descending; u is
+    # below every point's bar (its best x, 0.1, under each point's second score) and left out unscored
+    con.register("tied_runs", frame({"a": {"q": {"x": 1.0, "y": 1.0, "z": 0.0, "u": 0.1}},
+                                     "b": {"q": {"x": 0.0, "y": 0.0, "z": 1.0, "w": 0.5, "u": 0.1}}}))
     points = {"even": (0.5, 0.5), "lean": (0.8, 0.2)}
     con.register("tied_grid", pd.DataFrame([(point, system, weight, 1) for point, weights in points.items()
                                             for system, weight in zip("ab", weights)],
