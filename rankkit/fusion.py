@@ -152,7 +152,8 @@ def write_run(con, select: str, params: list, path: Path) -> Path:
 def fusion_sweep(qrels, runs, measure: str, method: str = "wsum", grid=None, *, step: float = 0.1,
                  norm: str | None = None, depth: int | None = None, test: str = "t", correction: str = "holm",
                  alpha: float = 0.05, ci: float = 0.95, seed: int | None = 0, resamples: int = 10000,
-                 con: duckdb.DuckDBPyConnection | None = None, columns=None) -> pd.DataFrame:
+                 holdout: float | None = None, con: duckdb.DuckDBPyConnection | None = None,
+                 columns=None) -> pd.DataFrame:
     """Fuse at every point of a grid and judge the points: is the best one better than its
     neighbours and than the best single run, or just the luckiest?
 
@@ -179,6 +180,10 @@ def fusion_sweep(qrels, runs, measure: str, method: str = "wsum", grid=None, *, 
         Each point is compared with the best point and with the best single run by
         :func:`rankkit.compare`'s paired test, the p-values corrected over the grid; ``ci`` is the
         level of each mean's percentile bootstrap interval.
+    holdout:
+        A fraction of the queries (0.5: half) held out: the grid is judged and its best point chosen
+        on the others, and the best point is then measured on the held-out queries, where its number
+        is not the luckiest of many tries (``attrs["holdout"]``). The queries are drawn with ``seed``.
 
     Returns
     -------
@@ -186,12 +191,18 @@ def fusion_sweep(qrels, runs, measure: str, method: str = "wsum", grid=None, *, 
         One row per point: ``point`` (its fused run's name), ``mean, ci_low, ci_high, queries``,
         ``diff_best, p_best, significant_best`` (against the best point: corrected p-value) and
         ``diff_single, p_single, significant_single`` (against the best single run). ``attrs``
-        names the ``best`` point, the ``best_single`` run and the settings.
+        names the ``best`` point, the ``best_single`` run and the settings. With ``holdout``, the
+        rows are the tuning queries' and ``attrs["holdout"]`` holds the best point on the held-out
+        ones: ``queries, mean, ci_low, ci_high`` and, against the best single run (chosen on the
+        tuning queries), ``single_mean, diff_single, p_single, significant_single``.
     """
     from rankkit.compare import check_options
     from rankkit.evaluate import evaluate
 
     check_options(test, correction, alpha)
+    if holdout is not None and (isinstance(holdout, bool) or not isinstance(holdout, (int, float))
+                                or not 0 < holdout < 1):
+        raise RankkitError(f"holdout: the fraction of queries held out, between 0 and 1 (0.5: half), got {holdout!r}")
     con = connect(con) if con is not None else default_connection()
     named = run_rows(con, "SELECT rankkit.fusion_method(?::VARCHAR) AS method", [str(method)])[0]["method"]
     if named not in ("wsum", "wmnz", "rrf"):
@@ -216,8 +227,48 @@ def fusion_sweep(qrels, runs, measure: str, method: str = "wsum", grid=None, *, 
             con.execute(f"DROP VIEW IF EXISTS {both}")
             con.execute(f"DROP TABLE IF EXISTS {fused}")
             con.unregister(grid_view)
-    return judged_points(values, names, list(source.systems), test=test, correction=correction,
-                         alpha=alpha, ci=ci, seed=seed, resamples=resamples)
+    options = dict(test=test, correction=correction, alpha=alpha, ci=ci, seed=seed, resamples=resamples)
+    if holdout is None:
+        return judged_points(values, names, list(source.systems), **options)
+    tuning, held = split_queries(values, holdout, seed)
+    table = judged_points(tuning, names, list(source.systems), **options)
+    table.attrs["holdout"] = held_out(held, table.attrs["best"], table.attrs["best_single"], **options)
+    return table
+
+
+def split_queries(values, holdout: float, seed: int | None) -> tuple:
+    """The per-query values split by query: the tuning ones and ``holdout`` of the queries, drawn
+    with ``seed``; each part needs two queries for its tests."""
+    import numpy as np
+
+    queries = np.array(sorted(values.query_id.unique()), dtype=object)
+    held = set(np.random.default_rng(seed).permutation(queries)[:int(round(len(queries) * holdout))])
+    if not 2 <= len(held) <= len(queries) - 2:
+        raise RankkitError(f"holdout={holdout}: {len(held)} of {len(queries)} queries held out; each part needs "
+                           "two or more")
+    out = values.query_id.isin(held)
+    return values[~out], values[out]
+
+
+def held_out(values, best: str, best_single: str, **options) -> dict:
+    """The best point on the held-out queries: its mean and interval, and its paired test against the
+    best single run (one comparison: nothing to correct)."""
+    import numpy as np
+
+    from rankkit import stats
+    from rankkit.compare import compare_values
+
+    level = options.pop("ci")
+    per_query = values.loc[values.system == best, "value"].to_numpy(dtype=float)
+    low, high = stats.bootstrap_ci(per_query, np.mean, level=level, seed=options["seed"],
+                                   resamples=options["resamples"])
+    against = compare_values(values[values.system.isin([best_single, best])], [best_single, best], best_single,
+                             **options).set_index("system").loc[best]
+    return {"point": best, "queries": len(per_query), "mean": stats.mean(per_query), "ci_low": low, "ci_high": high,
+            "single": best_single,
+            "single_mean": stats.mean(values.loc[values.system == best_single, "value"].to_numpy(dtype=float)),
+            "diff_single": float(against["diff"]), "p_single": float(against["p_adjusted"]),
+            "significant_single": bool(against["significant"])}
 
 
 # The measures whose value at cutoff k reads only the run's top k ranks (and the qrels): a sweep keeps

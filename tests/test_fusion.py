@@ -287,6 +287,34 @@ def test_the_grid_fuses_as_fuse_and_keeps_each_points_top_by_the_tie_rule(con):
         == ["z", "y"]
 
 
+def test_a_held_out_half_measures_the_best_point_tuned_on_the_other(tmp_path, capsys):
+    from rankkit.cli import main
+
+    queries = [f"q{i}" for i in range(8)]
+    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 {doc} 1\n" for i, q in enumerate(queries) for doc in "xz"[: 1 + i % 2]))
+    bm25, dense = tmp_path / "bm25.run", tmp_path / "dense.run"
+    bm25.write_text("".join(f"{q} Q0 {d} {r} {4 - r}.0 t\n" for i, q in enumerate(queries)
+                            for r, d in enumerate("xyz"[i % 3:] + "xyz"[:i % 3], 1)))
+    dense.write_text("".join(f"{q} Q0 {d} {r} {1 - r / 10} t\n" for i, q in enumerate(queries)
+                             for r, d in enumerate("zyx"[i % 2:] + "zyx"[:i % 2], 1)))
+    runs = {"bm25": str(bm25), "dense": str(dense)}
+    swept = rankkit.fusion_sweep(str(tmp_path / "qrels.txt"), runs, "RR", step=0.5, holdout=0.5, seed=3)
+    held = swept.attrs["holdout"]
+    assert held["queries"] == 4 and set(swept.queries) == {4} and held["point"] == swept.attrs["best"]
+    weights = [float(w) for w in held["point"].split("=")[-1][:-1].split("/")]
+    values = rankkit.evaluate(str(tmp_path / "qrels.txt"), rankkit.fuse(runs, method="wsum", weights=weights), "RR",
+                              per_query=True)
+    tuned = swept.set_index("point").loc[held["point"], "mean"]
+    assert held["mean"] * 4 + tuned * 4 == pytest.approx(values.value.sum())  # the two halves make the whole
+    assert held["ci_low"] <= held["mean"] <= held["ci_high"] and 0 <= held["p_single"] <= 1
+    with pytest.raises(RankkitError, match="holdout: the fraction"):
+        rankkit.fusion_sweep(str(tmp_path / "qrels.txt"), runs, "RR", holdout=1)
+    assert main(["fuse", *runs.values(), "--sweep", str(tmp_path / "qrels.txt"), "-m", "RR", "--holdout", "0.5"]) == 0
+    assert "held out (4 queries): rrf(k=" in capsys.readouterr().out
+    assert main(["fuse", *runs.values(), "--holdout", "0.5", "-o", str(tmp_path / "f.run")]) == 2
+    assert "--holdout holds queries out of a sweep" in capsys.readouterr().err
+
+
 def test_the_sweep_over_rrfs_k_and_its_bad_grids(tmp_path, capsys):
     from rankkit.cli import main
 
