@@ -191,7 +191,8 @@ def fusion_sweep(qrels, runs, measure: str, method: str = "wsum", grid=None, *, 
         One row per point: ``point`` (its fused run's name), ``mean, ci_low, ci_high, queries``,
         ``diff_best, p_best, significant_best`` (against the best point: corrected p-value) and
         ``diff_single, p_single, significant_single`` (against the best single run). ``attrs``
-        names the ``best`` point, the ``best_single`` run and the settings. With ``holdout``, the
+        names the ``best`` point, the ``best_single`` run, the settings and the ``grid``: each
+        point's ``{"weights": {system: weight}, "k": k}``, in the rows' order. With ``holdout``, the
         rows are the tuning queries' and ``attrs["holdout"]`` holds the best point on the held-out
         ones: ``queries, mean, ci_low, ci_high`` and, against the best single run (chosen on the
         tuning queries), ``single_mean, diff_single, p_single, significant_single``.
@@ -228,11 +229,14 @@ def fusion_sweep(qrels, runs, measure: str, method: str = "wsum", grid=None, *, 
             con.execute(f"DROP TABLE IF EXISTS {fused}")
             con.unregister(grid_view)
     options = dict(test=test, correction=correction, alpha=alpha, ci=ci, seed=seed, resamples=resamples)
-    if holdout is None:
-        return judged_points(values, names, list(source.systems), **options)
-    tuning, held = split_queries(values, holdout, seed)
+    tuning, held = split_queries(values, holdout, seed) if holdout is not None else (values, None)
     table = judged_points(tuning, names, list(source.systems), **options)
-    table.attrs["holdout"] = held_out(held, table.attrs["best"], table.attrs["best_single"], **options)
+    if held is not None:
+        table.attrs["holdout"] = held_out(held, table.attrs["best"], table.attrs["best_single"], **options)
+    # each point's coordinates, for drawing the grid (rankkit.plot.sweep)
+    table.attrs["grid"] = [{"weights": {str(s): float(w) for s, w in zip(rows.system, rows.weight)},
+                            "k": float(rows.k.iloc[0])}
+                           for _, rows in grid_frame.groupby("point", sort=False)]
     return table
 
 

@@ -313,6 +313,29 @@ def test_a_held_out_half_measures_the_best_point_tuned_on_the_other(tmp_path, ca
     assert "held out (4 queries): rrf(k=" in capsys.readouterr().out
     assert main(["fuse", *runs.values(), "--holdout", "0.5", "-o", str(tmp_path / "f.run")]) == 2
     assert "--holdout holds queries out of a sweep" in capsys.readouterr().err
+    from rankkit import plot
+
+    line = plot.sweep(swept).axes[0]  # two runs' weights: one free coordinate
+    assert line.get_xlabel() == "weight of bm25"
+    assert [a.get_gid() for a in line.lines] == ["values", "single", "tied", "best"]
+    assert list(line.lines[0].get_xdata()) == [0.0, 0.5, 1.0]
+
+
+def test_a_grid_of_three_weights_is_drawn_as_a_heat_map():
+    from rankkit import plot
+
+    grid = [{"weights": {"a": a / 2, "b": b / 2, "c": (2 - a - b) / 2}, "k": 60.0}
+            for a in range(3) for b in range(3 - a)]
+    table = pd.DataFrame({"point": [f"p{i}" for i in range(6)], "mean": np.linspace(0.1, 0.6, 6),
+                          "ci_low": 0.0, "ci_high": 1.0, "significant_best": [True] * 4 + [False] * 2})
+    table.attrs.update(measure="nDCG@10", best="p5", grid=grid)
+    fig = plot.sweep(table)
+    cells = [c for c in fig.axes[0].collections if c.get_gid() == "values"][0].get_array()
+    assert cells.count() == 6 and cells.size == 9  # the simplex's corner beyond a + b = 1 is blank
+    assert fig.axes[0].get_ylabel() == "weight of b"
+    table.attrs["grid"] = [{"weights": {"a": 0.5, "b": 0.5}, "k": 60.0}] * 6
+    with pytest.raises(RankkitError, match="one or two free coordinates"):
+        plot.sweep(table)
 
 
 def test_the_sweep_over_rrfs_k_and_its_bad_grids(tmp_path, capsys):
