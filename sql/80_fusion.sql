@@ -272,6 +272,9 @@ inputs AS MATERIALIZED (
     WHERE CASE WHEN rankkit.fusion_method(method) IN ('rrf', 'wsum', 'wmnz') THEN true
                ELSE error('rankkit: a grid varies the weights of rrf, wsum or wmnz, or the k of rrf; '
                           || rankkit.fusion_method(method) || ' has neither') END
+      AND CASE WHEN top IS NULL OR (top >= 1 AND top = floor(top)) THEN true
+               ELSE error('rankkit: top must be a whole number, 1 or more (the documents kept per point and '
+                          || 'query), got ' || top::VARCHAR) END
 ),
 systems AS (SELECT list(DISTINCT system ORDER BY system) AS names FROM inputs),
 normalised AS (

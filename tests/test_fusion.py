@@ -8,6 +8,7 @@ import json
 import math
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import pandas as pd
 import pytest
@@ -285,6 +286,8 @@ def test_the_grid_fuses_as_fuse_and_keeps_each_points_top_by_the_tie_rule(con):
             assert mine.doc_id.tolist() == one.doc_id.tolist() and np.allclose(mine.score, one.score, atol=1e-12)
     assert con.execute(f"FROM rankkit.fuse_grid('tied_runs', 'tied_grid', top := 2) {order}").df().doc_id.tolist()[:2] \
         == ["z", "y"]
+    with pytest.raises(duckdb.Error, match="top must be a whole number, 1 or more"):
+        con.execute("FROM rankkit.fuse_grid('tied_runs', 'tied_grid', top := 0)").fetchall()
 
 
 def test_a_held_out_half_measures_the_best_point_tuned_on_the_other(tmp_path, capsys):
