@@ -414,6 +414,9 @@ def _add_fuse(sub: argparse.ArgumentParser) -> None:
                           "--step; rrf: k in 1, 5, 10, 20, 60)")
     sub.add_argument("-m", "--measure", metavar="MEASURE", help="with --sweep: the measure (nDCG@10, AP ...)")
     sub.add_argument("--step", type=number, default=0.1, help="with --sweep: the weights' step (default 0.1)")
+    sub.add_argument("--holdout", type=number, metavar="FRACTION",
+                     help="with --sweep: hold out this fraction of the queries (0.5: half), tune on the others and "
+                          "report the best point on the held-out ones (drawn with --seed)")
     _add_significance(sub, test="paired test of each point against the best point and the best single run",
                       corrected="the points of the grid")
     sub.add_argument("--seed", type=int, default=0, help="seed of the randomised tests and intervals (default 0)")

@@ -152,12 +152,15 @@ def write_run(con, select: str, params: list, path: Path) -> Path:
 def fusion_sweep(qrels, runs, measure: str, method: str = "wsum", grid=None, *, step: float = 0.1,
                  norm: str | None = None, depth: int | None = None, test: str = "t", correction: str = "holm",
                  alpha: float = 0.05, ci: float = 0.95, seed: int | None = 0, resamples: int = 10000,
-                 con: duckdb.DuckDBPyConnection | None = None, columns=None) -> pd.DataFrame:
+                 holdout: float | None = None, con: duckdb.DuckDBPyConnection | None = None,
+                 columns=None) -> pd.DataFrame:
     """Fuse at every point of a grid and judge the points: is the best one better than its
     neighbours and than the best single run, or just the luckiest?
 
     Every point is fused by SQL's ``rankkit.fuse_grid`` in one statement (the runs ranked and
-    normalised once) and evaluated with the single runs by :func:`rankkit.evaluate` in one more.
+    normalised once) and evaluated with the single runs by :func:`rankkit.evaluate` in one more. For
+    a measure at a cutoff k that reads only the top k ranks (nDCG@10, P@5, AP@100 ...), each point
+    keeps only its top k documents of each query: the same values, from far fewer rows.
 
     Parameters
     ----------
@@ -177,6 +180,10 @@ def fusion_sweep(qrels, runs, measure: str, method: str = "wsum", grid=None, *, 
         Each point is compared with the best point and with the best single run by
         :func:`rankkit.compare`'s paired test, the p-values corrected over the grid; ``ci`` is the
         level of each mean's percentile bootstrap interval.
+    holdout:
+        A fraction of the queries (0.5: half) held out: the grid is judged and its best point chosen
+        on the others, and the best point is then measured on the held-out queries, where its number
+        is not the luckiest of many tries (``attrs["holdout"]``). The queries are drawn with ``seed``.
 
     Returns
     -------
@@ -184,12 +191,19 @@ def fusion_sweep(qrels, runs, measure: str, method: str = "wsum", grid=None, *, 
         One row per point: ``point`` (its fused run's name), ``mean, ci_low, ci_high, queries``,
         ``diff_best, p_best, significant_best`` (against the best point: corrected p-value) and
         ``diff_single, p_single, significant_single`` (against the best single run). ``attrs``
-        names the ``best`` point, the ``best_single`` run and the settings.
+        names the ``best`` point, the ``best_single`` run, the settings and the ``grid``: each
+        point's ``{"weights": {system: weight}, "k": k}``, in the rows' order. With ``holdout``, the
+        rows are the tuning queries' and ``attrs["holdout"]`` holds the best point on the held-out
+        ones: ``queries, mean, ci_low, ci_high`` and, against the best single run (chosen on the
+        tuning queries), ``single_mean, diff_single, p_single, significant_single``.
     """
     from rankkit.compare import check_options
     from rankkit.evaluate import evaluate
 
     check_options(test, correction, alpha)
+    if holdout is not None and (isinstance(holdout, bool) or not isinstance(holdout, (int, float))
+                                or not 0 < holdout < 1):
+        raise RankkitError(f"holdout: the fraction of queries held out, between 0 and 1 (0.5: half), got {holdout!r}")
     con = connect(con) if con is not None else default_connection()
     named = run_rows(con, "SELECT rankkit.fusion_method(?::VARCHAR) AS method", [str(method)])[0]["method"]
     if named not in ("wsum", "wmnz", "rrf"):
@@ -204,7 +218,8 @@ def fusion_sweep(qrels, runs, measure: str, method: str = "wsum", grid=None, *, 
         con.register(grid_view, grid_frame)
         try:
             run_query(con, f"CREATE TEMP TABLE {fused} AS FROM rankkit.fuse_grid(?, ?, method := ?, norm := ?, "
-                           "depth := ?, label := ?)", [source.engine, grid_view, method, norm, depth, source.label],
+                           "depth := ?, label := ?, top := ?)",
+                      [source.engine, grid_view, method, norm, depth, source.label, ranks_read(con, measure)],
                       fetch=False)
             con.execute(f"CREATE TEMP VIEW {both} AS SELECT system, query_id, doc_id, score FROM {fused} UNION ALL "
                         f"SELECT system, query_id, doc_id, score FROM {source.engine}")
@@ -213,8 +228,69 @@ def fusion_sweep(qrels, runs, measure: str, method: str = "wsum", grid=None, *, 
             con.execute(f"DROP VIEW IF EXISTS {both}")
             con.execute(f"DROP TABLE IF EXISTS {fused}")
             con.unregister(grid_view)
-    return judged_points(values, names, list(source.systems), test=test, correction=correction,
-                         alpha=alpha, ci=ci, seed=seed, resamples=resamples)
+    options = dict(test=test, correction=correction, alpha=alpha, ci=ci, seed=seed, resamples=resamples)
+    tuning, held = split_queries(values, holdout, seed) if holdout is not None else (values, None)
+    table = judged_points(tuning, names, list(source.systems), **options)
+    if held is not None:
+        table.attrs["holdout"] = held_out(held, table.attrs["best"], table.attrs["best_single"], **options)
+    # each point's coordinates, for drawing the grid (rankkit.plot.sweep)
+    table.attrs["grid"] = [{"weights": {str(s): float(w) for s, w in zip(rows.system, rows.weight)},
+                            "k": float(rows.k.iloc[0])}
+                           for _, rows in grid_frame.groupby("point", sort=False)]
+    return table
+
+
+def split_queries(values, holdout: float, seed: int | None) -> tuple:
+    """The per-query values split by query: the tuning ones and ``holdout`` of the queries, drawn
+    with ``seed``; each part needs two queries for its tests."""
+    import numpy as np
+
+    queries = np.array(sorted(values.query_id.unique()), dtype=object)
+    held = set(np.random.default_rng(seed).permutation(queries)[:int(round(len(queries) * holdout))])
+    if not 2 <= len(held) <= len(queries) - 2:
+        raise RankkitError(f"holdout={holdout}: {len(held)} of {len(queries)} queries held out; each part needs "
+                           "two or more")
+    out = values.query_id.isin(held)
+    return values[~out], values[out]
+
+
+def held_out(values, best: str, best_single: str, **options) -> dict:
+    """The best point on the held-out queries: its mean and interval, and its paired test against the
+    best single run (one comparison: nothing to correct)."""
+    import numpy as np
+
+    from rankkit import stats
+    from rankkit.compare import compare_values
+
+    level = options.pop("ci")
+    per_query = values.loc[values.system == best, "value"].to_numpy(dtype=float)
+    low, high = stats.bootstrap_ci(per_query, np.mean, level=level, seed=options["seed"],
+                                   resamples=options["resamples"])
+    against = compare_values(values[values.system.isin([best_single, best])], [best_single, best], best_single,
+                             **options).set_index("system").loc[best]
+    return {"point": best, "queries": len(per_query), "mean": stats.mean(per_query), "ci_low": low, "ci_high": high,
+            "single": best_single,
+            "single_mean": stats.mean(values.loc[values.system == best_single, "value"].to_numpy(dtype=float)),
+            "diff_single": float(against["diff"]), "p_single": float(against["p_adjusted"]),
+            "significant_single": bool(against["significant"])}
+
+
+# The measures whose value at cutoff k reads only the run's top k ranks (and the qrels): a sweep keeps
+# only each point's top k, the same ranks by the same tie rule, so the same values, from a fraction of
+# the rows (nDCG@10 over 1,000 documents a query: 1%). The others read the whole fused run.
+TOP_K_METRICS = {"ndcg", "dcg", "p", "r", "ap", "rr", "success"}
+
+
+def ranks_read(con, measure: str) -> int | None:
+    """The cutoff k when ``measure`` reads only a run's top k ranks, else None (the whole run)."""
+    from rankkit.specs import measure_specs
+
+    specs = measure_specs(con, measure)
+    if len(specs) != 1 or specs[0]["metric"] not in TOP_K_METRICS or specs[0]["k"] is None:
+        return None
+    if specs[0]["metric"] == "ndcg" and specs[0]["ideal"] != "qrels":
+        return None  # the ideal of the run's own documents reads all of them
+    return int(specs[0]["k"])
 
 
 def sweep_grid(con, method: str, grid, step: float, norm, runs, systems: list) -> pd.DataFrame:

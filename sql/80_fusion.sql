@@ -258,24 +258,82 @@ ORDER BY query_id, score DESC, doc_id DESC;
 
 -- rankkit.fuse_grid: rankkit.fuse at every point of a grid, in one statement, for the methods whose
 -- arguments a grid varies: rrf (k, weights), wsum and wmnz (weights). grid_table holds point, system,
--- weight, k: a row per point and system. The systems are ranked and normalised once; each point is
--- then one weighted sum. The fused runs are named by their point.
+-- weight, k: a row per point and system. The systems are ranked and normalised once, and each
+-- document of a query gathered once with what each system gives it (a list in the systems' order);
+-- each point's score is then one expression over two lists, not a join and an aggregation of every
+-- point with every row (two billion rows at MS MARCO dev size). The fused runs are named by their point.
+-- top := N keeps each point's top N documents of each query (score, then doc_id descending: rankkit's
+-- tie rule, so a measure at cutoff N or less reads the same ranks as from the whole fused run).
 CREATE OR REPLACE MACRO rankkit.fuse_grid(run_table, grid_table, method := 'wsum', norm := NULL, depth := NULL,
-        label := NULL) AS TABLE
+        label := NULL, top := NULL) AS TABLE
 WITH
 inputs AS MATERIALIZED (
     FROM rankkit.fusion_inputs(run_table, method := method, norm := norm, depth := depth, label := label, gridded := true)
     WHERE CASE WHEN rankkit.fusion_method(method) IN ('rrf', 'wsum', 'wmnz') THEN true
                ELSE error('rankkit: a grid varies the weights of rrf, wsum or wmnz, or the k of rrf; '
                           || rankkit.fusion_method(method) || ' has neither') END
+      AND CASE WHEN top IS NULL OR (top >= 1 AND top = floor(top)) THEN true
+               ELSE error('rankkit: top must be a whole number, 1 or more (the documents kept per point and '
+                          || 'query), got ' || top::VARCHAR) END
 ),
-normalised AS (FROM rankkit.fusion_normalised('inputs', rankkit.fusion_norm(method, norm))),
-points AS (SELECT point::VARCHAR AS point, system::VARCHAR AS system, weight::DOUBLE AS weight, k::DOUBLE AS k
-           FROM query_table(grid_table::VARCHAR))
-SELECT p.point AS system, n.query_id, n.doc_id, CASE rankkit.fusion_method(method)
-           WHEN 'rrf' THEN sum(p.weight / (p.k + n.rank))
-           WHEN 'wsum' THEN sum(p.weight * n.x)
-           WHEN 'wmnz' THEN sum(n.x) * sum(p.weight)
-       END AS score
-FROM normalised n JOIN points p ON p.system = n.system
-GROUP BY p.point, n.query_id, n.doc_id;
+systems AS (SELECT list(DISTINCT system ORDER BY system) AS names FROM inputs),
+normalised AS (
+    SELECT n.query_id, n.doc_id, n.x, n.rank, list_position(systems.names, n.system) AS s
+    FROM rankkit.fusion_normalised('inputs', rankkit.fusion_norm(method, norm)) n, systems
+),
+-- x: each system's normalised score, 0 where it does not rank the document (adding 0 changes no sum);
+-- ranked: 1 where it does, else 0; rank: its rank, NULL where it does not
+-- q and o: the query and the document as numbers (o in doc_id's order within the query), so that
+-- keeping each point's top documents compares numbers, not text (comparing text was most of its time)
+documents AS MATERIALIZED (
+    SELECT query_id, doc_id, dense_rank() OVER (ORDER BY query_id) AS q,
+           row_number() OVER (PARTITION BY query_id ORDER BY doc_id) AS o,
+           list_transform(range(1, len(names) + 1), lambda i: coalesce(xs[list_position(ss, i)], 0.0E0)) AS x,
+           list_transform(range(1, len(names) + 1), lambda i: CASE WHEN list_contains(ss, i) THEN 1.0E0 ELSE 0.0E0 END) AS ranked,
+           list_transform(range(1, len(names) + 1), lambda i: ranks[list_position(ss, i)]) AS rank
+    FROM (SELECT query_id, doc_id, list(s) AS ss, list(x::DOUBLE) AS xs, list(rank) AS ranks FROM normalised GROUP BY ALL),
+         systems
+),
+points AS (
+    SELECT point::VARCHAR AS point, any_value(k::DOUBLE) AS k,
+           list_transform(range(1, len(any_value(names)) + 1),
+                          lambda i: coalesce(list_extract(list(weight::DOUBLE), list_position(list(s), i)), 0.0E0)) AS w
+    FROM (SELECT g.point, g.weight, g.k, list_position(systems.names, g.system::VARCHAR) AS s, systems.names
+          FROM query_table(grid_table::VARCHAR) g, systems)
+    GROUP BY point
+),
+-- wsum's bar, when only each point's top documents are kept: a document whose best x times a point's
+-- weight total is below the point's top-th score among the systems' own top documents cannot be in
+-- that point's top (non-negative weights: w . x <= total * max x), at any point of the grid: it is left
+-- out before scoring (a margin of 1e-9 of the query's largest |x| covers the sums' rounding).
+seeded AS (
+    SELECT p.point, d.query_id, list_sum(p.w) AS total, list_min(p.w) AS least,
+           CASE WHEN count(*) >= top THEN list_min(max(list_dot_product(p.w, d.x), top)) END AS tau
+    FROM documents d SEMI JOIN (SELECT query_id, doc_id FROM normalised WHERE rank <= top) seeds USING (query_id, doc_id),
+         points p
+    WHERE top IS NOT NULL AND rankkit.fusion_method(method) = 'wsum'
+    GROUP BY p.point, d.query_id, p.w
+),
+bars AS (
+    SELECT query_id, CASE WHEN bool_and(least >= 0 AND total > 0 AND tau IS NOT NULL)
+                          THEN min(tau / total) - 1.0E-9 * any_value(largest) END AS bar
+    FROM seeded JOIN (SELECT query_id, max(list_max(list_transform(x, lambda v: abs(v)))) AS largest
+                      FROM documents GROUP BY query_id) sizes USING (query_id)
+    GROUP BY query_id
+),
+scored AS (
+    SELECT p.point, d.query_id, d.doc_id, d.q, d.o, CASE rankkit.fusion_method(method)
+               WHEN 'rrf' THEN list_sum(list_transform(range(1, len(p.w) + 1),
+                                                       lambda i: coalesce(p.w[i] / (p.k + d.rank[i]), 0.0E0)))
+               WHEN 'wsum' THEN list_dot_product(p.w, d.x)
+               WHEN 'wmnz' THEN list_sum(d.x) * list_dot_product(p.w, d.ranked)
+           END AS score
+    FROM documents d LEFT JOIN bars USING (query_id), points p
+    WHERE bars.bar IS NULL OR list_max(d.x) >= bars.bar
+)
+SELECT point AS system, query_id, doc_id, score FROM scored WHERE top IS NULL
+UNION ALL
+SELECT kept.point AS system, d.query_id, d.doc_id, kept.score
+FROM (SELECT point, q, unnest(max_by({'o': o, 'score': score}, {'score': score, 'o': o}, top), recursive := true)
+      FROM scored WHERE top IS NOT NULL GROUP BY point, q) kept
+JOIN documents d USING (q, o);

@@ -8,6 +8,7 @@ import json
 import math
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import pandas as pd
 import pytest
@@ -255,6 +256,89 @@ def test_the_sweep_judges_each_point_as_compare_judges_its_fused_run(tmp_path):
     assert row.diff_best == pytest.approx(compared["diff"].iloc[0]) and row.p_best == pytest.approx(compared.p_value.iloc[0])
     assert swept.set_index("point").loc[best, "mean"] == pytest.approx(compared.baseline_mean.iloc[0])
     assert swept.attrs["best_single"] in runs
+    # nDCG@1 reads each point's top document only (fuse_grid's top := 1): the same means as the whole runs
+    cut = rankkit.fusion_sweep(str(qrels), runs, "nDCG@1", step=0.25, correction="none").set_index("point")
+    means = rankkit.evaluate(str(qrels), fused, "nDCG@1").set_index("system")["value"]
+    assert [cut.loc[name, "mean"] for name in fused] == pytest.approx([means[name] for name in fused])
+    from rankkit.fusion import ranks_read
+    assert [ranks_read(rankkit.connect(), name) for name in ("nDCG@10", "RR", "P@5", "bpref")] == [10, None, 5, None]
+
+
+def test_the_grid_fuses_as_fuse_and_keeps_each_points_top_by_the_tie_rule(con):
+    # three documents tie at 0.5 for equal weights: the top 2 are z and y, by doc_id descending; u is
+    # below every point's bar (its best x, 0.1, under each point's second score) and left out unscored
+    con.register("tied_runs", frame({"a": {"q": {"x": 1.0, "y": 1.0, "z": 0.0, "u": 0.1}},
+                                     "b": {"q": {"x": 0.0, "y": 0.0, "z": 1.0, "w": 0.5, "u": 0.1}}}))
+    points = {"even": (0.5, 0.5), "lean": (0.8, 0.2)}
+    con.register("tied_grid", pd.DataFrame([(point, system, weight, 1) for point, weights in points.items()
+                                            for system, weight in zip("ab", weights)],
+                                           columns=["point", "system", "weight", "k"]))
+    order = "ORDER BY system, score DESC, doc_id DESC"
+    for method in ("wsum", "wmnz", "rrf"):
+        whole = con.execute(f"FROM rankkit.fuse_grid('tied_runs', 'tied_grid', method := ?) {order}", [method]).df()
+        top = con.execute(f"FROM rankkit.fuse_grid('tied_runs', 'tied_grid', method := ?, top := 2) {order}",
+                          [method]).df()
+        assert top.equals(whole.groupby("system").head(2).reset_index(drop=True))
+        for point, (a, b) in points.items():
+            one = con.execute(f"SELECT doc_id, score FROM rankkit.fuse('tied_runs', method := ?, k := 1, "
+                              f"weights := MAP {{'a': {a}, 'b': {b}}}) ORDER BY score DESC, doc_id DESC", [method]).df()
+            mine = whole[whole.system == point]
+            assert mine.doc_id.tolist() == one.doc_id.tolist() and np.allclose(mine.score, one.score, atol=1e-12)
+    assert con.execute(f"FROM rankkit.fuse_grid('tied_runs', 'tied_grid', top := 2) {order}").df().doc_id.tolist()[:2] \
+        == ["z", "y"]
+    with pytest.raises(duckdb.Error, match="top must be a whole number, 1 or more"):
+        con.execute("FROM rankkit.fuse_grid('tied_runs', 'tied_grid', top := 0)").fetchall()
+
+
+def test_a_held_out_half_measures_the_best_point_tuned_on_the_other(tmp_path, capsys):
+    from rankkit.cli import main
+
+    queries = [f"q{i}" for i in range(8)]
+    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 {doc} 1\n" for i, q in enumerate(queries) for doc in "xz"[: 1 + i % 2]))
+    bm25, dense = tmp_path / "bm25.run", tmp_path / "dense.run"
+    bm25.write_text("".join(f"{q} Q0 {d} {r} {4 - r}.0 t\n" for i, q in enumerate(queries)
+                            for r, d in enumerate("xyz"[i % 3:] + "xyz"[:i % 3], 1)))
+    dense.write_text("".join(f"{q} Q0 {d} {r} {1 - r / 10} t\n" for i, q in enumerate(queries)
+                             for r, d in enumerate("zyx"[i % 2:] + "zyx"[:i % 2], 1)))
+    runs = {"bm25": str(bm25), "dense": str(dense)}
+    swept = rankkit.fusion_sweep(str(tmp_path / "qrels.txt"), runs, "RR", step=0.5, holdout=0.5, seed=3)
+    held = swept.attrs["holdout"]
+    assert held["queries"] == 4 and set(swept.queries) == {4} and held["point"] == swept.attrs["best"]
+    weights = [float(w) for w in held["point"].split("=")[-1][:-1].split("/")]
+    values = rankkit.evaluate(str(tmp_path / "qrels.txt"), rankkit.fuse(runs, method="wsum", weights=weights), "RR",
+                              per_query=True)
+    tuned = swept.set_index("point").loc[held["point"], "mean"]
+    assert held["mean"] * 4 + tuned * 4 == pytest.approx(values.value.sum())  # the two halves make the whole
+    assert held["ci_low"] <= held["mean"] <= held["ci_high"] and 0 <= held["p_single"] <= 1
+    with pytest.raises(RankkitError, match="holdout: the fraction"):
+        rankkit.fusion_sweep(str(tmp_path / "qrels.txt"), runs, "RR", holdout=1)
+    assert main(["fuse", *runs.values(), "--sweep", str(tmp_path / "qrels.txt"), "-m", "RR", "--holdout", "0.5"]) == 0
+    assert "held out (4 queries): rrf(k=" in capsys.readouterr().out
+    assert main(["fuse", *runs.values(), "--holdout", "0.5", "-o", str(tmp_path / "f.run")]) == 2
+    assert "--holdout holds queries out of a sweep" in capsys.readouterr().err
+    from rankkit import plot
+
+    line = plot.sweep(swept).axes[0]  # two runs' weights: one free coordinate
+    assert line.get_xlabel() == "weight of bm25"
+    assert [a.get_gid() for a in line.lines] == ["values", "single", "tied", "best"]
+    assert list(line.lines[0].get_xdata()) == [0.0, 0.5, 1.0]
+
+
+def test_a_grid_of_three_weights_is_drawn_as_a_heat_map():
+    from rankkit import plot
+
+    grid = [{"weights": {"a": a / 2, "b": b / 2, "c": (2 - a - b) / 2}, "k": 60.0}
+            for a in range(3) for b in range(3 - a)]
+    table = pd.DataFrame({"point": [f"p{i}" for i in range(6)], "mean": np.linspace(0.1, 0.6, 6),
+                          "ci_low": 0.0, "ci_high": 1.0, "significant_best": [True] * 4 + [False] * 2})
+    table.attrs.update(measure="nDCG@10", best="p5", grid=grid)
+    fig = plot.sweep(table)
+    cells = [c for c in fig.axes[0].collections if c.get_gid() == "values"][0].get_array()
+    assert cells.count() == 6 and cells.size == 9  # the simplex's corner beyond a + b = 1 is blank
+    assert fig.axes[0].get_ylabel() == "weight of b"
+    table.attrs["grid"] = [{"weights": {"a": 0.5, "b": 0.5}, "k": 60.0}] * 6
+    with pytest.raises(RankkitError, match="one or two free coordinates"):
+        plot.sweep(table)
 
 
 def test_the_sweep_over_rrfs_k_and_its_bad_grids(tmp_path, capsys):

@@ -16,6 +16,8 @@ def run(args: argparse.Namespace) -> int:
     weights = _weights(args.weights)
     if args.sweep is None and not args.output:
         raise UsageError("-o FILE: where to write the fused run (or --sweep QRELS -m MEASURE to judge a grid)")
+    if args.holdout is not None and args.sweep is None:
+        raise UsageError("--holdout holds queries out of a sweep: give --sweep QRELS -m MEASURE too")
     if args.sweep is not None and not args.measure:
         raise UsageError("--sweep judges the grid by one measure: give -m, e.g. -m nDCG@10")
     with stdin_runs(args.runs) as given:
@@ -38,7 +40,7 @@ def _sweep(args: argparse.Namespace, runs, con) -> int:
 
     table = fusion_sweep(args.sweep, runs, args.measure, method=args.method, step=args.step, norm=args.norm,
                          depth=args.depth, test=args.test, correction=args.correction, alpha=args.alpha,
-                         seed=args.seed, con=con, columns=column_mapping(args))
+                         seed=args.seed, holdout=args.holdout, con=con, columns=column_mapping(args))
     if args.output:
         from rankkit.safe.csv import frame
 
@@ -49,6 +51,11 @@ def _sweep(args: argparse.Namespace, runs, con) -> int:
     print(f"best: {visible(table.attrs['best'])}; best single run: {visible(table.attrs['best_single'])} "
           f"({table.attrs['best_single_mean']:.4f}); p: {table.attrs['test']} test, {table.attrs['correction']} "
           "over the grid")
+    held = table.attrs.get("holdout")
+    if held:
+        print(f"held out ({held['queries']} queries): {visible(held['point'])} {held['mean']:.4f} "
+              f"[{held['ci_low']:.4f}, {held['ci_high']:.4f}]; against {visible(held['single'])} "
+              f"({held['single_mean']:.4f}): {held['diff_single']:+.4f}, p {held['p_single']:.4g}")
     return 0
 
 
