@@ -17,11 +17,14 @@ item by 1,000 users who have only a log (user_id users .. users + 999), so that 
 rankkit's Coverage does with --interactions alone). Values come from integer mixing of user and
 position numbers, so every run of the generator writes the same files.
 
-rankkit runs as `rankkit eval --memory-limit 2GB`; torchmetrics' script (bench/recsys_peer.py) reads
+rankkit runs as `rankkit eval --memory-limit 2GB` and, as rankkit-python, as `rankkit.evaluate` on a
+connection with memory_limit=2GB (recsys_peer.py); torchmetrics' script (bench/recsys_peer.py) reads
 the files with pandas, labels the recommendations by the test and runs RetrievalNormalizedDCG,
 RetrievalRecall and RetrievalHitRate; Recommenders' reads them with pandas and runs ndcg_at_k,
 recall_at_k, catalog_coverage and novelty (it has no hit rate; torchmetrics no coverage or novelty,
-so each peer computes fewer measures than rankkit). Values are compared first: torchmetrics' to 1e-6
+so each peer computes fewer measures than rankkit). `duckdb` is the floor: the five in one plain
+DuckDB statement written for this shape (recsys_peer.py's FLOOR: no checks, no options, the same
+memory limit); a "faster by" below 1 there is rankkit's cost over it. Values are compared first: torchmetrics' to 1e-6
 (float32), Recommenders' to 1e-9. Peak RSS is the process's own (os.wait4).
 """
 
@@ -43,7 +46,7 @@ HERE = Path(__file__).resolve().parent
 DATA = Path(os.environ.get("RANKKIT_BENCH_DATA") or HERE / "data")
 ITEMS = 20_000
 MEASURES = ["nDCG@10", "R@10", "HitRate@10", "Coverage@10", "Novelty@10"]
-TOLERANCE = {"torchmetrics": 1e-6, "recommenders": 1e-9}
+TOLERANCE = {"torchmetrics": 1e-6, "recommenders": 1e-9, "duckdb": 1e-9, "rankkit-python": 1e-9}
 
 GENERATE = """
 CREATE MACRO mix(x) AS (x * 2654435761) % 4294967296;
@@ -167,7 +170,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("action", choices=["generate", "run"])
     parser.add_argument("--users", type=int, default=100_000)
-    parser.add_argument("-l", "--libraries", nargs="+", default=["rankkit", "torchmetrics", "recommenders"])
+    parser.add_argument("-l", "--libraries", nargs="+", default=["rankkit", "rankkit-python", "torchmetrics", "recommenders", "duckdb"])
     parser.add_argument("-r", "--repetitions", type=int, default=3)
     parser.add_argument("--recommenders-python", default=sys.executable,
                         help="the Python that has Microsoft Recommenders (its own venv: it needs pandas < 3)")

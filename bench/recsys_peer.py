@@ -5,6 +5,8 @@
                                                     # coverage or novelty)
     python bench/recsys_peer.py recommenders DIR    # nDCG@10, R@10, Coverage@10, Novelty@10
                                                     # (python_evaluation has no hit rate)
+    python bench/recsys_peer.py duckdb DIR          # the five, one plain DuckDB statement (the floor)
+    python bench/recsys_peer.py rankkit-python DIR  # the five, rankkit.evaluate under memory_limit=2GB
 
 DIR holds test.parquet (user_id, item_id, rating), recs.parquet (user_id, item_id, prediction: each
 user's top 100) and train.parquet (user_id, item_id: the log that defines popularity).
@@ -54,10 +56,58 @@ def recommenders_values(folder: str) -> dict[str, float]:
             "Novelty@10": pe.novelty(train, top, **columns)}
 
 
+FLOOR = """
+SET memory_limit = '2GB';
+WITH top AS (
+    SELECT user_id, item_id, row_number() OVER (PARTITION BY user_id ORDER BY prediction DESC, item_id) AS r
+    FROM '{folder}/recs.parquet' QUALIFY r <= {k}),
+relevant AS (SELECT user_id, count(*) AS n FROM '{folder}/test.parquet' GROUP BY user_id),
+hits AS (SELECT user_id, r FROM top JOIN '{folder}/test.parquet' USING (user_id, item_id)),
+users AS (
+    SELECT user_id, any_value(n) AS n, coalesce(sum(1 / log2(r + 1)), 0) AS dcg, count(r) AS hit
+    FROM relevant LEFT JOIN hits USING (user_id) GROUP BY user_id),
+popularity AS (
+    SELECT item_id, -log2(count(*) / sum(count(*)) OVER ()) AS novelty
+    FROM '{folder}/train.parquet' GROUP BY item_id)
+SELECT avg(dcg / list_sum(list_transform(range(1, least(n, {k}) + 1), lambda i: 1 / log2(i + 1)))),
+       avg(hit / n), avg((hit > 0)::INTEGER),
+       (SELECT count(DISTINCT item_id) FROM top) / (SELECT count(DISTINCT item_id) FROM '{folder}/train.parquet'),
+       (SELECT avg(coalesce(novelty, 0)) FROM top LEFT JOIN popularity USING (item_id))
+FROM users
+"""
+
+
+def duckdb_values(folder: str) -> dict[str, float]:
+    """What evaluation cannot go below: the five in one plain statement written for this input's shape
+    (every user has k recommendations and a test item; no checks, no options), under the same memory
+    limit as rankkit."""
+    import duckdb
+
+    con = duckdb.connect()
+    *settings, statement = FLOOR.format(folder=folder, k=K).strip().split(";\n")
+    for setting in settings:
+        con.execute(setting)
+    row = con.execute(statement).fetchone()
+    return dict(zip(["nDCG@10", "R@10", "HitRate@10", "Coverage@10", "Novelty@10"], row))
+
+
+def rankkit_values(folder: str) -> dict[str, float]:
+    """rankkit's Python API, the files given as paths: the run read once for all five measures (the
+    command line reads it again for the beyond-accuracy ones)."""
+    import rankkit
+
+    con = rankkit.connect(memory_limit="2GB")
+    found = rankkit.evaluate(f"{folder}/test.parquet", f"{folder}/recs.parquet",
+                             ["nDCG@10", "R@10", "HitRate@10", "Coverage@10", "Novelty@10"], con=con,
+                             interactions=f"{folder}/train.parquet")
+    return dict(zip(found["measure"], found["value"]))
+
+
 if __name__ == "__main__":
     library, folder = sys.argv[1:3]
-    compute = {"torchmetrics": torchmetrics_values, "recommenders": recommenders_values}.get(library)
+    compute = {"torchmetrics": torchmetrics_values, "recommenders": recommenders_values,
+               "duckdb": duckdb_values, "rankkit-python": rankkit_values}.get(library)
     if compute is None:
-        raise SystemExit(f"recsys_peer.py: expected torchmetrics or recommenders, got {library}")
+        raise SystemExit(f"recsys_peer.py: expected torchmetrics, recommenders, duckdb or rankkit-python, got {library}")
     for measure, value in compute(folder).items():
         print(f"{measure}\t{float(value)!r}")
