@@ -413,7 +413,7 @@ def _add_fuse(sub: argparse.ArgumentParser) -> None:
                           "point and the best single run under these qrels (wsum, wmnz: weights on the simplex in "
                           "--step; rrf: k in 1, 5, 10, 20, 60)")
     sub.add_argument("-m", "--measure", metavar="MEASURE", help="with --sweep: the measure (nDCG@10, AP ...)")
-    sub.add_argument("--step", type=number, default=0.1, help="with --sweep: the weights' step (default 0.1)")
+    sub.add_argument("--step", type=number, help="with --sweep: the weights' step (default 0.1)")
     sub.add_argument("--holdout", type=number, metavar="FRACTION",
                      help="with --sweep: hold out this fraction of the queries (0.5: half), tune on the others and "
                           "report the best point on the held-out ones (drawn with --seed)")

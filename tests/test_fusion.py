@@ -316,6 +316,8 @@ def test_a_held_out_half_measures_the_best_point_tuned_on_the_other(tmp_path, ca
     assert "held out (4 queries): rrf(k=" in capsys.readouterr().out
     assert main(["fuse", *runs.values(), "--holdout", "0.5", "-o", str(tmp_path / "f.run")]) == 2
     assert "--holdout holds queries out of a sweep" in capsys.readouterr().err
+    assert main(["fuse", *runs.values(), "--step", "0.5", "-o", str(tmp_path / "f.run")]) == 2  # not silently unused
+    assert "--step is the step of a sweep's weights" in capsys.readouterr().err
     from rankkit import plot
 
     line = plot.sweep(swept).axes[0]  # two runs' weights: one free coordinate

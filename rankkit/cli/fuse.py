@@ -18,6 +18,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("-o FILE: where to write the fused run (or --sweep QRELS -m MEASURE to judge a grid)")
     if args.holdout is not None and args.sweep is None:
         raise UsageError("--holdout holds queries out of a sweep: give --sweep QRELS -m MEASURE too")
+    if args.step is not None and args.sweep is None:
+        raise UsageError("--step is the step of a sweep's weights: give --sweep QRELS -m MEASURE too")
     if args.sweep is not None and not args.measure:
         raise UsageError("--sweep judges the grid by one measure: give -m, e.g. -m nDCG@10")
     with stdin_runs(args.runs) as given:
@@ -38,7 +40,7 @@ def _sweep(args: argparse.Namespace, runs, con) -> int:
     from rankkit.fusion import fusion_sweep
     from rankkit.safe.terminal import visible
 
-    table = fusion_sweep(args.sweep, runs, args.measure, method=args.method, step=args.step, norm=args.norm,
+    table = fusion_sweep(args.sweep, runs, args.measure, method=args.method, step=0.1 if args.step is None else args.step, norm=args.norm,
                          depth=args.depth, test=args.test, correction=args.correction, alpha=args.alpha,
                          seed=args.seed, holdout=args.holdout, con=con, columns=column_mapping(args))
     if args.output:
