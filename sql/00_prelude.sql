@@ -21,6 +21,8 @@
 --     values: linear, exp
 -- param: discount VARCHAR := 'log2' DCG's discount of rank r: log2 (log2(r + 1), trec_eval's) or original (log2(max(r, 2)): Järvelin and Kekäläinen's first form, LensKit's)
 --     values: log2, original
+-- param: denom  VARCHAR := 'all'     what AP and R divide by, where the libraries part: all (every relevant document in the qrels, trec_eval's), min (min(k, relevant documents): AP of RecBole, Spark MLlib, Microsoft Recommenders; R of LensKit), retrieved (the relevant documents retrieved within k: torchmetrics' AP; R is then 1 when one is retrieved) or listed (min(relevant documents, documents retrieved within k): LensKit's AP)
+--     values: all, min, retrieved, listed
 -- param: ideal  VARCHAR := 'qrels'   ideal ordering: qrels (every judged document, trec_eval's) or run (retrieved documents only, scikit-learn's)
 --     values: qrels, run
 -- param: max    DOUBLE  := 4         top of the grading scale for ERR's stopping probability (gdeval's 4)

@@ -109,6 +109,33 @@ def test_the_original_discount_is_lenskits(table):
         assert value == pytest.approx(lenskit_ndcg(hits, n_rel, K), abs=1e-12), user
 
 
+# LensKit 2026 (src/lenskit/metrics/ranking; it needs Python >= 3.12.5, so no dev extra): its list metrics
+# restated, each held-out item relevant. _pr.py: Precision over the items recommended within k, Recall over
+# min(k, test items); _map.py: AveragePrecision over min(test items, items recommended within k);
+# _recip.py, _hit.py: RecipRank and Hit as rankkit's.
+LENSKIT = {
+    f"nDCG@{K}": (f"nDCG(discount=original)@{K}", lenskit_ndcg),
+    f"P@{K}": (f"P(short=retrieved)@{K}", lambda hits, n_rel, k: sum(hits[:k]) / len(hits[:k])),
+    f"R@{K}": (f"R(denom=min)@{K}", lambda hits, n_rel, k: sum(hits[:k]) / min(k, n_rel)),
+    f"AP@{K}": (f"AP(denom=listed)@{K}", lambda hits, n_rel, k: recbole_map(hits, n_rel, k) * min(k, n_rel)
+                / min(n_rel, len(hits[:k]))),
+    f"RR@{K}": (f"RR@{K}", lambda hits, n_rel, k: next((1 / r for r, hit in enumerate(hits[:k], start=1) if hit), 0.0)),
+    f"HitRate@{K}": (f"HitRate@{K}", lambda hits, n_rel, k: float(any(hits[:k]))),
+}
+
+
+def test_lenskit_numbers(table):
+    """conventions="lenskit": each measure named for the parameters it takes, each user's value LensKit's."""
+    qrels, run, users = table
+    frame = rankkit.evaluate(qrels, run, list(LENSKIT), per_query=True, conventions="lenskit")
+    formulas = dict(LENSKIT.values())
+    assert sorted(set(frame["measure"])) == sorted(formulas)
+    assert len(frame) == len(LENSKIT) * qrels["query_id"].nunique()
+    for measure, user, value in zip(frame["measure"], frame["query_id"], frame["value"]):
+        hits, n_rel = users[user]
+        assert value == pytest.approx(formulas[measure](hits, n_rel, K), abs=1e-12), (measure, user)
+
+
 def test_hit_rate_names_the_same_value_as_success(table):
     qrels, run, users = table
     frame = rankkit.evaluate(qrels, run, ["HitRate@5", "HR@5", "Hit@5", "hit_rate@5", "Success@5"], per_query=True)

@@ -33,7 +33,7 @@ VALUES = {
     "beta": [1.0, 0.5, -1.0], "p": [0.9, 0.5, 1.5], "coef": [[1.0, -1.0, 0.0, 0.0], [2.0, -1.0, 0.0, 1.0], [1.0, 2.0]],
     "gains": [None, "1=9,2=1,3=1", "1=3,2=9", "1=x"], "docs": [0, 100, -1], "T": [1.0, 2.0, 0.0],
     "binary_rel": [None, 2.0, float("inf")], "bottom": [0.0, 1.0, float("inf")],
-    "denom": ["all", "min", "retrieved", "half"], "discount": ["log2", "original", "ln"],
+    "denom": ["all", "min", "retrieved", "listed", "half"], "discount": ["log2", "original", "ln"], "short": ["k", "retrieved", "none"],
 }
 # The scalar list macros (sql/lists): their measure and the options they take
 LISTS = {fields["measure"]: (fields["list"], fields["options"].replace(",", " ").split())
