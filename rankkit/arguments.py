@@ -335,7 +335,7 @@ def _add_conventions(sub: argparse.ArgumentParser, ties: tuple[str, ...] = tuple
                      help="; ".join(f"{rule}: {TIE_RULES[rule]}" for rule in ties))
     sub.add_argument("--conventions", default=None, metavar="LIBRARY",
                      help="a library's conventions and measure parameters by its name (recbole, recommenders, spark, "
-                          "torchmetrics; rankkit measures NAME says what each changes): its numbers")
+                          "torchmetrics, lenskit; rankkit measures NAME says what each changes): its numbers")
 
 
 def conventions_of(args: argparse.Namespace):

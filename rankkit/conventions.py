@@ -37,7 +37,8 @@ DESCRIPTIONS = {
     "duplicates": "a document listed twice for one query: error (trec_eval) or first (keep the first)",
     "judged_only": "only the documents the qrels judge, ranked among themselves (trec_eval -J)",
     "docs": "documents in the collection, for utility's non-relevant documents not retrieved (trec_eval -N)",
-    "pack": "a library's conventions and measure parameters by its name (recbole, recommenders, spark, torchmetrics): "
+    "pack": "a library's conventions and measure parameters by its name (recbole, recommenders, spark, torchmetrics, "
+            "lenskit): "
             "its numbers; none: trec_eval's",
 }
 
@@ -86,6 +87,15 @@ PACKS = {
         "divides by the relevant items in the top k, and its recall by the relevant items passed (give the "
         "judgments of those items as the qrels); its nDCG averages tied scores (ties='average'); it computes "
         "in float32"),
+    "lenskit": Pack(
+        "LensKit 2026.4", "src/lenskit/metrics/ranking",
+        {"ndcg": {"discount": "original"}, "dcg": {"discount": "original"}, "p": {"short": "retrieved"},
+         "r": {"denom": "min"}, "ap": {"denom": "listed"}},
+        "NDCG and DCG discount rank r by log2(max(r, 2)) (_weighting.py, LogRankWeight); Precision divides by the "
+        "items recommended when fewer than k, Recall by min(k, the user's test items) (_pr.py), AveragePrecision by "
+        "min(test items, items recommended within k) (_map.py); RecipRank and Hit are rankkit's. Every test item is "
+        "relevant whatever its rating (rankkit: a grade >= rel); its RunAnalysis averages over the recommendation "
+        "lists and scores 0 a list without test data (bulk.py, list_summary), where rankkit leaves that user out"),
 }
 
 

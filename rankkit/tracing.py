@@ -91,9 +91,10 @@ def trace(qrels, run, query_id: str | Iterable[str], k: int | None = default("k"
     -------
     pandas.DataFrame
         Per system and query, one row per rank: ``system, query_id, rank, doc_id, score, grade``
-        (NaN when unjudged), ``relevant, gain, discount`` (``log2(rank+1)``), ``discounted_gain,
-        cg, dcg`` (at cutoff rank), ``ideal_grade, ideal_gain, idcg`` (the ideal ordering at that
-        rank, IDCG at cutoff rank), ``ndcg, precision, recall, ap, rr, err`` (at cutoff rank) and
+        (NaN when unjudged), ``relevant, gain, discount`` (``log2(rank+1)``; ``discount="original"``:
+        ``log2(max(rank, 2))``), ``discounted_gain, cg, dcg`` (at cutoff rank), ``ideal_grade,
+        ideal_gain, idcg`` (the ideal ordering at that rank, IDCG at cutoff rank), ``ndcg, precision,
+        recall, ap, rr, err`` (at cutoff rank) and
         ``ap_contribution, rr_contribution, err_contribution`` (what the rank adds). The values at
         rank k are :func:`rankkit.evaluate`'s CG@k, DCG@k, IDCG@k, nDCG@k, P@k, R@k, AP@k, RR@k and
         ERR@k bit for bit: they are computed from the same definitions, and so are the gains and the

@@ -19,6 +19,10 @@
 --     check: isfinite(rel::DOUBLE)  ; rel must be a number
 -- param: gain   VARCHAR := 'linear'  gain of a grade: linear (rel, trec_eval's) or exp (2^rel - 1, gdeval's)
 --     values: linear, exp
+-- param: discount VARCHAR := 'log2' DCG's discount of rank r: log2 (log2(r + 1), trec_eval's) or original (log2(max(r, 2)): Järvelin and Kekäläinen's first form, LensKit's)
+--     values: log2, original
+-- param: denom  VARCHAR := 'all'     what AP and R divide by, where the libraries part: all (every relevant document in the qrels, trec_eval's), min (min(k, relevant documents): AP of RecBole, Spark MLlib, Microsoft Recommenders; R of LensKit), retrieved (the relevant documents retrieved within k: torchmetrics' AP; R is then 1 when one is retrieved) or listed (min(relevant documents, documents retrieved within k): LensKit's AP)
+--     values: all, min, retrieved, listed
 -- param: ideal  VARCHAR := 'qrels'   ideal ordering: qrels (every judged document, trec_eval's) or run (retrieved documents only, scikit-learn's)
 --     values: qrels, run
 -- param: max    DOUBLE  := 4         top of the grading scale for ERR's stopping probability (gdeval's 4)
@@ -99,8 +103,10 @@ CREATE OR REPLACE MACRO rankkit.running_sum(terms) AS
          THEN list_reduce(list_transform(terms::DOUBLE[], lambda x: [x]), lambda sums, x: list_append(sums, sums[-1] + x[1]))
          ELSE []::DOUBLE[] END;
 
--- The DCG discount of rank i (ranks start at 1).
-CREATE OR REPLACE MACRO rankkit.discount(i) AS log2(i + 1.0E0);
+-- The DCG discount of rank i (ranks start at 1): log2(i + 1), or log2(max(i, 2)) (discount := 'original',
+-- LensKit's lenskit/metrics/ranking/_dcg.py: the weight 1 / max(log2(i), 1)).
+CREATE OR REPLACE MACRO rankkit.discount(i, discount := 'log2') AS
+    CASE WHEN discount = 'original' THEN log2(greatest(i, 2.0E0)) ELSE log2(i + 1.0E0) END;
 
 -- The span of a C/W/L grading scale from bottom to max, which must rise (else an error).
 CREATE OR REPLACE MACRO rankkit.grade_span(max, bottom) AS

@@ -86,10 +86,10 @@
 -- DCG within the cutoff, and the ideal DCG: of the ideal gains (ideal=qrels), or of the retrieved
 -- judged documents by gain, best first (ideal=run): by gain, not grade, so that a gains map that is
 -- not monotone (1=9,2=1) still gives the largest DCG, and nDCG stays within 1.
--- feature: dcg := rankkit.ordered_sum(list_transform({gains}[:{n_cut}], lambda x, t: x / rankkit.discount({ranks}[t])))
--- feature: idcg := rankkit.ordered_sum(list_transform({ideal}[:coalesce({s.k}, len({ideal}))], lambda x, pos: x / rankkit.discount(pos)))
+-- feature: dcg := rankkit.ordered_sum(list_transform({gains}[:{n_cut}], lambda x, t: x / rankkit.discount({ranks}[t], {s.discount})))
+-- feature: idcg := rankkit.ordered_sum(list_transform({ideal}[:coalesce({s.k}, len({ideal}))], lambda x, pos: x / rankkit.discount(pos, {s.discount})))
 -- feature: idcg [ideal=run] := rankkit.ordered_sum(list_transform({run_ideal}[:coalesce({s.k}, len({run_ideal}))],
---     lambda x, pos: x / rankkit.discount(pos)))
+--     lambda x, pos: x / rankkit.discount(pos, {s.discount})))
 -- ideal=run's ideal: the gains of the retrieved judged documents, best first, and their grades in that order
 -- feature: run_ideal := list_reverse_sort({gains})
 -- feature: run_ideal_grades := list_transform(list_reverse_sort(list_transform({grades}, lambda g, t: {'gain': {gains}[t], 'grade': g})),
@@ -97,9 +97,13 @@
 -- ties := 'average' (McSherry and Najork, ECIR 2008; scikit-learn's dcg_score): a judged document in a
 -- group of equal scores spanning ranks [a, b] is equally likely at each of those ranks, so it gains
 -- g * (discounts of ranks a..min(b, k)) / (b - a + 1); the discounts of ranks a..b are cum[b] - cum[a - 1].
+-- cum adds log2's; the original discount of rank r is log2's of rank r - 1 (rank 1's is 1), so its sums
+-- are 1 + cum[r - 1].
+-- feature: discount_sums [discount=log2] := {cum}
+-- feature: discount_sums := list_prepend(1.0E0, list_transform({cum}, lambda c: 1.0E0 + c))
 -- feature: dcg [ties=average] := rankkit.ordered_sum(list_transform({gains}, lambda x, t:
 --     CASE WHEN rankkit.tie_last({tie_firsts}[t], {tie_sizes}[t], {s.k}) >= {tie_firsts}[t]
---          THEN x * ({cum}[rankkit.tie_last({tie_firsts}[t], {tie_sizes}[t], {s.k})] - coalesce({cum}[{tie_firsts}[t] - 1], 0.0E0))
+--          THEN x * ({discount_sums}[rankkit.tie_last({tie_firsts}[t], {tie_sizes}[t], {s.k})] - coalesce({discount_sums}[{tie_firsts}[t] - 1], 0.0E0))
 --               / {tie_sizes}[t]
 --          ELSE 0.0E0 END))
 
@@ -155,7 +159,7 @@
 -- ties := 'average': the mean gain of the group of equal scores holding rank r (its documents within the cut)
 -- feature: rank_gain [ties=average] := rankkit.ordered_sum(list_transform({gains}, lambda x, t:
 --     CASE WHEN {tie_firsts}[t] <= {s.k} AND {s.k} < {tie_firsts}[t] + {tie_sizes}[t] THEN x / {tie_sizes}[t] ELSE 0.0E0 END))
--- feature: rank_discount := rankkit.discount({s.k})
+-- feature: rank_discount := rankkit.discount({s.k}, {s.discount})
 -- feature: rank_discounted_gain := {rank_gain} / {rank_discount}
 -- whether the document at rank r is relevant (grade >= rel)
 -- feature: rank_relevant := coalesce({grades}[list_position({ranks}, {s.k})] >= {s.rel}, false)

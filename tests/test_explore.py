@@ -158,7 +158,8 @@ NON_DEFAULT = [
     "NumRet@5", "P(rel=2)@5", "R(rel=2)@100", "RBP(p=0.8)", "rbp_resid(p=0.5)", "relative_P@5",
     "Rndcg(gains=2=5)", "Rprec(rel=2)", "Rprec_mult(mult=2)", "RR(rel=2)@10", "set_F(beta=0.5)", "set_map",
     "Success@3", "unj@5", "utility(coef=[2,-1,0,0],docs=100)", "11pt_avg(levels=[.25,.5])", "Hits(rel=2)@5",
-    "FallOut(rel=2)@5", "SDCG(max=2)@5", "INSQ(max=2)", "INST(max=2)", "SetF@5"]
+    "FallOut(rel=2)@5", "SDCG(max=2)@5", "INSQ(max=2)", "INST(max=2)", "SetF@5", "HitRate@3",
+    "nDCG(discount=original)@5", "P(short=retrieved)@5", "R(denom=min)@5"]
 
 
 def test_the_explorer_gives_evaluate_s_value_for_every_measure_and_parameter(data, sample):

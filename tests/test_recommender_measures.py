@@ -7,6 +7,7 @@ recommendations, and distinct scores (the libraries break ties each its own way:
 from __future__ import annotations
 
 import json
+import math
 import random
 
 import pandas as pd
@@ -87,6 +88,52 @@ def test_ap_denominators_give_each_library_its_number(table):
     for measure, user, value in zip(frame["measure"], frame["query_id"], frame["value"]):
         hits, n_rel = users[user]
         assert value == pytest.approx(AP_FORMULAS[measure](hits, n_rel, K), abs=1e-9), (measure, user)
+
+
+def lenskit_ndcg(hits: list[bool], n_rel: int, k: int) -> float:
+    """LensKit 2026's NDCG@k with its defaults (src/lenskit/metrics/ranking/_dcg.py, _binary_dcg and
+    fixed_dcg; _weighting.py, LogRankWeight: 1 / log2(max(rank, 2))): each held-out item recommended in
+    the top k gains 1, over the same of min(k, held-out items) items."""
+    def weight(rank):
+        return 1.0 / math.log2(max(rank, 2))
+    return sum(weight(rank) for rank, hit in enumerate(hits[:k], start=1) if hit) / sum(map(weight, range(1, min(k, n_rel) + 1)))
+
+
+def test_the_original_discount_is_lenskits(table):
+    """nDCG(discount=original): log2(max(rank, 2)), Järvelin and Kekäläinen's first form and LensKit's."""
+    qrels, run, users = table
+    frame = rankkit.evaluate(qrels, run, [f"nDCG(discount=original)@{K}"], per_query=True)
+    assert len(frame) == qrels["query_id"].nunique()
+    for user, value in zip(frame["query_id"], frame["value"]):
+        hits, n_rel = users[user]
+        assert value == pytest.approx(lenskit_ndcg(hits, n_rel, K), abs=1e-12), user
+
+
+# LensKit 2026 (src/lenskit/metrics/ranking; it needs Python >= 3.12.5, so no dev extra): its list metrics
+# restated, each held-out item relevant. _pr.py: Precision over the items recommended within k, Recall over
+# min(k, test items); _map.py: AveragePrecision over min(test items, items recommended within k);
+# _recip.py, _hit.py: RecipRank and Hit as rankkit's.
+LENSKIT = {
+    f"nDCG@{K}": (f"nDCG(discount=original)@{K}", lenskit_ndcg),
+    f"P@{K}": (f"P(short=retrieved)@{K}", lambda hits, n_rel, k: sum(hits[:k]) / len(hits[:k])),
+    f"R@{K}": (f"R(denom=min)@{K}", lambda hits, n_rel, k: sum(hits[:k]) / min(k, n_rel)),
+    f"AP@{K}": (f"AP(denom=listed)@{K}", lambda hits, n_rel, k: recbole_map(hits, n_rel, k) * min(k, n_rel)
+                / min(n_rel, len(hits[:k]))),
+    f"RR@{K}": (f"RR@{K}", lambda hits, n_rel, k: next((1 / r for r, hit in enumerate(hits[:k], start=1) if hit), 0.0)),
+    f"HitRate@{K}": (f"HitRate@{K}", lambda hits, n_rel, k: float(any(hits[:k]))),
+}
+
+
+def test_lenskit_numbers(table):
+    """conventions="lenskit": each measure named for the parameters it takes, each user's value LensKit's."""
+    qrels, run, users = table
+    frame = rankkit.evaluate(qrels, run, list(LENSKIT), per_query=True, conventions="lenskit")
+    formulas = dict(LENSKIT.values())
+    assert sorted(set(frame["measure"])) == sorted(formulas)
+    assert len(frame) == len(LENSKIT) * qrels["query_id"].nunique()
+    for measure, user, value in zip(frame["measure"], frame["query_id"], frame["value"]):
+        hits, n_rel = users[user]
+        assert value == pytest.approx(formulas[measure](hits, n_rel, K), abs=1e-12), (measure, user)
 
 
 def test_hit_rate_names_the_same_value_as_success(table):

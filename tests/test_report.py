@@ -128,8 +128,9 @@ def test_record_says_how_the_numbers_were_made(inputs, made):
     assert record["conventions"] == rankkit.Conventions().as_dict()
     ndcg = record["measures"][0]
     assert (ndcg["name"], ndcg["label"], ndcg["measure"]) == ("ndcg_cut_10", "nDCG@10", "nDCG")
-    assert ndcg["params"] == {"k": "10", "gain": "linear", "gains": None, "ideal": "qrels", "empty": "zero"}
-    assert record["measures"][3]["params"] == {"k": "5", "rel": "2"}  # P(rel=2)@5 says its own relevance level
+    assert ndcg["params"] == {"k": "10", "gain": "linear", "gains": None, "ideal": "qrels", "discount": "log2",
+                              "empty": "zero"}
+    assert record["measures"][3]["params"] == {"k": "5", "rel": "2", "short": "k"}  # P(rel=2)@5 says its own relevance level
     assert record["statistics"] == {"test": "t", "correction": "holm", "alpha": 0.05, "ci": 0.95, "interval": "bootstrap",
                                     "difference_interval": "t", "seed": 0, "resamples": 10000, "baseline": "bm25"}
     import hashlib
@@ -149,7 +150,7 @@ def test_the_table_of_measures_shows_every_parameter_with_its_value_and_verify_r
         made = rankkit.report(inputs["qrels"], runs, ["RBP(p=0.8)", "nDCG(gains=[1=3,2=9])@10", "IPrec@0.5"])
     markdown = made.to_markdown()
     assert "| RBP(p=0.8) | RBP(p=0.8) | p=0.8, binary\\_rel=none | mean |" in markdown
-    assert "| k=10, gain=linear, gains=\\[1=3,2=9\\], ideal=qrels, empty=zero |" in markdown
+    assert "| k=10, gain=linear, gains=\\[1=3,2=9\\], ideal=qrels, discount=log2, empty=zero |" in markdown
     assert "| IPrec@0.5 | IPrec@0.5 | recall=0.5, rel=1 |" in markdown
     made.save(tmp_path / "r.json")
     assert rankkit.verify(tmp_path / "r.json")

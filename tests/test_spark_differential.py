@@ -37,7 +37,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::Deprec
 OWN = ["nDCG(gain=exp)@10", "nDCG(ideal=run)@10", "nDCG(empty=skip)@5", "ERR@20", "ERR(max=3)", "CG@5",
        "DCG(gain=exp)@10", "IDCG(ideal=run)@5", "RBP(p=0.5)", "rbp_resid", "Bing", "G", "ndcg_rel", "Rndcg",
        "infAP", "Judged@10", "unj@5", "binG", "RR@10", "AP@100", "SetF(beta=0.5)", "Rprec_mult(mult=2)", "INST",
-       "INST(max=2)"]
+       "INST(max=2)", "nDCG(discount=original)@10", "P(short=retrieved)@10", "R(denom=min)@10", "AP(denom=listed)@10"]
 DATA_PAIRS = [(name, expected, row) for name, expected, row in PAIRS if "/data/" in str(expected)]
 # -l 2, -c: the pairs trec_eval's references exist for (and one with a qrels topic the run lacks);
 # -M 15: a pair of each source

@@ -64,7 +64,9 @@ def test_scalar_macros_are_inlined_from_their_one_definition():
     assert macros()["ratio"].body.startswith("CASE WHEN denominator > 0")
     assert to_spark("rankkit.ratio(a, b)") == "CASE WHEN (b > 0) THEN ((a * 1.0E0) / b) ELSE 0.0E0 END"
     assert to_spark("rankkit.ratio(a, b, NULL)") == "CASE WHEN (b > 0) THEN ((a * 1.0E0) / b) ELSE NULL END"
-    assert to_spark("rankkit.discount(r)") == "log2((r + 1.0E0))"
+    # a parameter left out takes its default
+    assert to_spark("rankkit.discount(r)") == ("CASE WHEN ('log2' = 'original') THEN log2(greatest(r, 2.0E0)) "
+                                               "ELSE log2((r + 1.0E0)) END")
 
 
 def test_a_macro_variable_does_not_capture_the_callers():

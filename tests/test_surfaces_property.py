@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import rankkit
 from rankkit._paths import sql_dir
 from rankkit.dialect import DUCKDB
-from rankkit.trace_fields import traced
+from rankkit.trace_fields import trace_params, traced
 from rankkit.errors import RankkitError
 from rankkit.explore.data import ExplorerData, parse_measure
 from rankkit.measures import default, header, needs_subtopics, registry, spec_types
@@ -33,7 +33,7 @@ VALUES = {
     "beta": [1.0, 0.5, -1.0], "p": [0.9, 0.5, 1.5], "coef": [[1.0, -1.0, 0.0, 0.0], [2.0, -1.0, 0.0, 1.0], [1.0, 2.0]],
     "gains": [None, "1=9,2=1,3=1", "1=3,2=9", "1=x"], "docs": [0, 100, -1], "T": [1.0, 2.0, 0.0],
     "binary_rel": [None, 2.0, float("inf")], "bottom": [0.0, 1.0, float("inf")],
-    "denom": ["all", "min", "retrieved", "half"],
+    "denom": ["all", "min", "retrieved", "listed", "half"], "discount": ["log2", "original", "ln"], "short": ["k", "retrieved", "none"],
 }
 # The scalar list macros (sql/lists): their measure and the options they take
 LISTS = {fields["measure"]: (fields["list"], fields["options"].replace(",", " ").split())
@@ -177,7 +177,7 @@ def _list(con, measure, values, run, qrels):
 
 def _trace_options(measure, values) -> dict:
     """rankkit.trace's keyword arguments: the measure's values of the options the trace takes."""
-    return {name: values[name] for name in ("gain", "rel", "ideal", "max", "empty", "gains", "denom") if name in values}
+    return {name: values[name] for name in trace_params() if name != "k" and name in values}
 
 
 def _at_k(trace, measure, values):

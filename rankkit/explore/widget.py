@@ -511,7 +511,7 @@ def _value_names() -> dict[str, str]:
 # measure's name, and what a rank adds to one by "+" and its name): header, tooltip, and how a value is written
 _HEADS = {
     "gain": ("gain", "", "{:g}"),
-    "discount": ("log2(r+1)", "the rank's discount: DCG divides its gain by it", "{:.3f}"),
+    "discount": ("log2(r+1)", "the rank's discount, DCG divides its gain by it (discount=original: log2(max(r, 2)))", "{:.3f}"),
     "discounted_gain": ("disc. gain", "gain / log2(r+1): what the rank adds to DCG", "{:.3f}"),
     "ideal_grade": ("ideal grade", "the grade at this rank of the ideal ordering (best gain first)", "{:g}"),
     "ideal_gain": ("ideal gain", "its gain: IDCG adds it up as DCG adds the gains", "{:g}"),

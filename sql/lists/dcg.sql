@@ -1,6 +1,6 @@
 -- list:      dcg
 -- measure:   dcg
--- options:   k, gain
+-- options:   k, gain, discount
 -- summary:   discounted cumulative gain of a list of grades in rank order: gain / log2(rank + 1) summed over the top k
 -- example:   rankkit.dcg([3, 2, 3, 0, 1, 2], 6) = 6.86113
 -- cite:      Järvelin and Kekäläinen, ACM TOIS 20(4), 2002

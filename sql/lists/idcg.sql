@@ -1,6 +1,6 @@
 -- list:      idcg
 -- measure:   idcg
--- options:   k, gain
+-- options:   k, gain, discount
 -- summary:   ideal DCG: the DCG@k of the same grades sorted best first
 -- example:   rankkit.idcg([3, 2, 3, 0, 1, 2, 3, 2], 6) = 8.74026
 -- cite:      Järvelin and Kekäläinen, ACM TOIS 20(4), 2002

@@ -1,7 +1,7 @@
 -- list:      ndcg
 -- arguments: ideal := NULL
 -- measure:   ndcg
--- options:   k, gain
+-- options:   k, gain, discount
 -- qrels:     coalesce(ideal, grades)
 -- summary:   DCG@k of the grades in rank order over the IDCG@k of ideal (every judged grade of the query, as trec_eval; NULL: the grades themselves, as scikit-learn); 0 when the ideal DCG is 0
 -- example:   rankkit.ndcg([3, 2, 3, 0, 1, 2], 6, ideal := [3, 2, 3, 0, 1, 2, 3, 2]) = 0.78500

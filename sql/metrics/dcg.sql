@@ -1,9 +1,9 @@
 -- name:      DCG
 -- aliases:   
 -- presets:   dcg_burges(gain=exp)
--- params:    k, gain, gains
+-- params:    k, gain, gains, discount
 -- aggregate: mean
--- summary:   discounted cumulative gain: each gain divided by log2(rank + 1), summed over the top k
+-- summary:   discounted cumulative gain: each gain divided by log2(rank + 1) (discount=original: log2(max(rank, 2)), LensKit's), summed over the top k
 -- cite:      Järvelin and Kekäläinen, ACM TOIS 20(4), 2002
 -- trace:     dcg; gain, discount, discounted_gain
 -- ties:      trec, rank, average

@@ -1,6 +1,6 @@
 -- name:      IDCG
 -- aliases:   
--- params:    k, gain, gains, ideal
+-- params:    k, gain, gains, ideal, discount
 -- aggregate: mean
 -- summary:   ideal DCG: the DCG@k of the judged documents in descending grade order
 -- cite:      Järvelin and Kekäläinen, ACM TOIS 20(4), 2002

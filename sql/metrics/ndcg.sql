@@ -1,7 +1,7 @@
 -- name:      nDCG
 -- aliases:   ndcg, ndcg_cut_{k}, ndcg_{gains}
 -- presets:   ndcg_burges(gain=exp)
--- params:    k, gain, gains, ideal, empty
+-- params:    k, gain, gains, ideal, discount, empty
 -- aggregate: mean
 -- summary:   normalised DCG: DCG@k divided by IDCG@k (trec_eval's ndcg and ndcg_cut); gains sets trec_eval's gain per grade (ndcg_1=3,2=9)
 -- cite:      Järvelin and Kekäläinen, ACM TOIS 20(4), 2002
