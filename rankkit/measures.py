@@ -612,8 +612,10 @@ def label(spec: Mapping) -> str:
     'IPrec@0.5'
     """
     measure = registry()[spec["metric"]]
+    # a parameter a spec does not hold (one written by hand, before the parameter was declared) is its default
     shown = [f"{name}={written(spec_value(spec, name))}" for name in measure.params
-             if name not in ("k", "recall") and not _is_default(spec_value(spec, name), _declared(name))]
+             if name not in ("k", "recall") and (params()[name].held or name) in spec
+             and not _is_default(spec_value(spec, name), _declared(name))]
     cutoff = ""
     if "k" in measure.params and spec.get("k") is not None:
         cutoff = f"@{spec['k']}"

@@ -25,7 +25,8 @@ GAIN = ["CG@3", "CG(gain=exp)@5", "DCG@5", "DCG", "DCG(gains=2=5)@5", "IDCG@5", 
         "IDCG(gain=exp)", "nDCG@5", "nDCG", "nDCG(gain=exp)@10", "nDCG(ideal=run)@3", "nDCG(empty=skip)@5",
         "nDCG(ideal=run,empty=skip)", "ndcg_1=3,2=9"]
 ALL = GAIN + [
-    "AP", "AP@5", "AP(rel=2)", "binG", "binG(rel=2)", "bpref", "bpref(rel=2)", "11pt_avg", "11pt_avg(levels=[.25,.5])",
+    "AP", "AP@5", "AP(rel=2)", "AP(denom=min)@5", "AP(denom=listed)@3", "HitRate@3", "HitRate",
+    "nDCG(discount=original)@5", "P(short=retrieved)@5", "R(denom=min)@5", "binG", "binG(rel=2)", "bpref", "bpref(rel=2)", "11pt_avg", "11pt_avg(levels=[.25,.5])",
     "ERR@5", "ERR(max=3)@3", "ERR", "G", "G_1=3,2=9", "gm_bpref", "gm_map", "infAP", "infAP(rel=2)", "IPrec@0.5",
     "IPrec@0", "IPrec(rel=2)@1", "Judged@5", "Judged", "ndcg_rel", "ndcg_rel_1=3,2=9", "num_nonrel_judged_ret",
     "num_nonrel_judged_ret(rel=2)", "numq", "NumRel", "NumRel(rel=2)", "NumRelRet@5", "NumRet@5", "NumRet", "P@3",
