@@ -7,6 +7,8 @@ the measures the composer writes (rankkit.compose), not by it; evaluate() joins 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -233,24 +235,50 @@ def rows(con, names: list[str], sides: SideTables, run: str, ties: str, per_quer
     found, on_items = [], {}
     if ties not in ("trec", "rank"):  # their lists are the run's top k, one order of it
         raise MeasureError(f"ties={ties} does not apply to {names[0]}: its top k is one ordering (ties trec or rank)")
-    for text in names:
-        measure, params, k = parse(text)
-        call, side = _call(measure, text, params, k, sides, run, ties)
-        if side == "items":
-            on_items[text] = k or EVERY
-        try:
-            if measure.level == "system":
-                if not per_query:
-                    found += [(text, s, v, n, "system") for s, v, n in con.execute(f"FROM {call} ORDER BY system").fetchall()]
-            elif per_query:
-                found += [(text, s, q, v, "user") for s, q, v in con.execute(f"FROM {call} ORDER BY system, query_id").fetchall()]
-            else:
-                found += [(text, s, v, n, "user") for s, v, n in con.execute(
-                    f"SELECT system, avg(value), count(value) FROM {call} GROUP BY system ORDER BY system").fetchall()]
-        except duckdb.Error as error:
-            raise InputError(_named(first_message(error), sides)) from None
-    if on_items:
-        _warn_absent(con, on_items, sides, run, ties)
+    with _top_tables(con, {parse(text)[2] for text in names}, run, ties) as tops:
+        for text in names:
+            found += _measure_rows(con, text, sides, tops.get(parse(text)[2], run), ties, per_query, on_items)
+        if on_items:
+            k = max(on_items.values())
+            _warn_absent(con, on_items, sides, tops.get(k, run), ties)
+    return found
+
+
+@contextmanager
+def _top_tables(con, cutoffs: set, run: str, ties: str) -> Iterator[dict]:
+    """Per cutoff k, the run's top k ranked once into a temp table in rankkit's own run columns (ranked
+    again by each macro, it gives the same top k): every measure reads it instead of sorting the whole
+    run again. A measure without a cutoff reads the run itself."""
+    tops = {}
+    try:
+        for k in sorted(k for k in cutoffs if k is not None):
+            tops[k] = temp_name(f"beyond_top{k}")
+            con.execute(f"CREATE TEMP TABLE {tops[k]} AS SELECT system, query_id, doc_id, score, rank "
+                        f"FROM rankkit.ranked('{run}', ties := '{ties}') WHERE rank <= {k}")
+        yield tops
+    finally:
+        for name in tops.values():
+            con.execute(f"DROP TABLE IF EXISTS {name}")
+
+
+def _measure_rows(con, text: str, sides: SideTables, run: str, ties: str, per_query: bool, on_items: dict) -> list:
+    """One measure's rows (see rows), its cutoff noted in ``on_items`` when it reads the catalog."""
+    found = []
+    measure, params, k = parse(text)
+    call, side = _call(measure, text, params, k, sides, run, ties)
+    if side == "items":
+        on_items[text] = k or EVERY
+    try:
+        if measure.level == "system":
+            if not per_query:
+                found += [(text, s, v, n, "system") for s, v, n in con.execute(f"FROM {call} ORDER BY system").fetchall()]
+        elif per_query:
+            found += [(text, s, q, v, "user") for s, q, v in con.execute(f"FROM {call} ORDER BY system, query_id").fetchall()]
+        else:
+            found += [(text, s, v, n, "user") for s, v, n in con.execute(
+                f"SELECT system, avg(value), count(value) FROM {call} GROUP BY system ORDER BY system").fetchall()]
+    except duckdb.Error as error:
+        raise InputError(_named(first_message(error), sides)) from None
     return found
 
 

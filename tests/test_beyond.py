@@ -410,3 +410,34 @@ def test_a_column_mapping_reaches_the_qrels_and_the_run_beside_them():
     result = rankkit.evaluate(qrels, run, ["P@1", "ARP@2"], interactions=train,
                               columns={"clicks": "relevance", "points": "score"})
     assert result[["measure", "value"]].values.tolist() == [["P@1", 1.0], ["ARP@2", 0.75]]
+
+
+# ---- cost: the run ranked once per cutoff, read once by the command line ----------------------------------
+
+class _Recording:
+    """A connection that keeps the statements it is given."""
+
+    def __init__(self, con):
+        self.con, self.statements = con, []
+
+    def execute(self, sql, *args):
+        self.statements.append(sql)
+        return self.con.execute(sql, *args)
+
+
+def test_each_cutoff_ranks_the_run_once_for_every_measure(tables):
+    from rankkit.beyond import SideTables, rows
+
+    con = tables[0]
+    names = ["Coverage@4", "Novelty@4", "ILD@4", "Gini@4", "ARP@2"]
+    sides = SideTables(con, items="items", interactions="interactions")
+    try:
+        recording = _Recording(con)
+        with pytest.warns(rankkit.RankkitWarning, match="not in items table items"):
+            found = rows(recording, names, sides, "run", "trec", False)
+        coverage = con.execute(f"FROM rankkit.coverage('run', '{sides.names['items']}', k := 4)").fetchall()
+    finally:
+        sides.close()
+    assert sum("'run'" in sql for sql in recording.statements) == 2  # k 4 and k 2, each sorted once
+    assert [(s, v, n) for m, s, v, n, _ in found if m == "Coverage@4"] == sorted(coverage)
+
