@@ -441,3 +441,24 @@ def test_each_cutoff_ranks_the_run_once_for_every_measure(tables):
     assert sum("'run'" in sql for sql in recording.statements) == 2  # k 4 and k 2, each sorted once
     assert [(s, v, n) for m, s, v, n, _ in found if m == "Coverage@4"] == sorted(coverage)
 
+
+def test_eval_reads_the_run_once_and_makes_no_accuracy_pass_for_them_alone(capsys, tmp_path, monkeypatch):
+    from importlib import import_module
+
+    from rankkit.io import sources
+
+    _, train, run = _tables()
+    train.to_csv(tmp_path / "train.csv", index=False)
+    run.to_csv(tmp_path / "recs.csv", index=False)
+    (tmp_path / "test.csv").write_text("query_id,doc_id,relevance\nu1,i01,1\n")
+    reads, raw = [], sources._raw
+    monkeypatch.setattr(sources, "_raw", lambda con, source, kind, *rest: reads.append(kind) or raw(con, source, kind, *rest))
+    given = [tmp_path / "test.csv", tmp_path / "recs.csv", "--interactions", tmp_path / "train.csv"]
+    status, out, _ = _eval(capsys, *given, "-m", "P@4", "-m", "ARP@4")
+    assert status == 0 and reads == ["qrels", "run"] and len(out) == 8  # num_q, num_q(P@4), P@4, ARP@4 a system
+    monkeypatch.setattr(import_module("rankkit.evaluate"), "evaluate_rows", lambda *args, **kwargs: pytest.fail("an accuracy pass"))
+    status, out, _ = _eval(capsys, *given, "-m", "ARP@4")
+    arp = pd.Series(arp_recbole(_top(run), train))
+    printed = [[part.strip() for part in line.split("\t")[:2]] for line in out]
+    assert status == 0 and printed == [["A", "num_q"], ["A", "ARP@4"], ["B", "num_q"], ["B", "ARP@4"]]
+    assert [float(line.split("\t")[-1]) for line in out[1::2]] == pytest.approx([arp["A"].mean(), arp["B"].mean()])
