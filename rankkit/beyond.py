@@ -323,7 +323,10 @@ def system_intervals(con, text: str, sides: SideTables, run: str, ties: str, lev
             found[system] = (float("nan"), float("nan"))
             continue
         lists = temp_name("beyond_lists")
-        con.execute(f"CREATE TEMP TABLE {lists} AS SELECT * FROM {run} WHERE system IS NOT DISTINCT FROM ?", [system])
+        # the system's top k only: each resample ranks these rows again, to the same order
+        con.execute(f"CREATE TEMP TABLE {lists} AS SELECT system, query_id, doc_id, score, rank FROM "
+                    f"rankkit.ranked('{run}', ties := '{ties}') WHERE system IS NOT DISTINCT FROM ? "
+                    f"AND rank <= {k or EVERY}", [system])
 
         def statistic(drawn, axis=-1):
             one = np.ndim(drawn) == 1  # scipy asks for the statistic of the sample itself, then of batches

@@ -424,6 +424,9 @@ class _Recording:
         self.statements.append(sql)
         return self.con.execute(sql, *args)
 
+    def __getattr__(self, name):
+        return getattr(self.con, name)
+
 
 def test_each_cutoff_ranks_the_run_once_for_every_measure(tables):
     from rankkit.beyond import SideTables, rows
@@ -462,3 +465,25 @@ def test_eval_reads_the_run_once_and_makes_no_accuracy_pass_for_them_alone(capsy
     printed = [[part.strip() for part in line.split("\t")[:2]] for line in out]
     assert status == 0 and printed == [["A", "num_q"], ["A", "ARP@4"], ["B", "num_q"], ["B", "ARP@4"]]
     assert [float(line.split("\t")[-1]) for line in out[1::2]] == pytest.approx([arp["A"].mean(), arp["B"].mean()])
+
+
+def test_a_system_level_interval_resamples_the_top_k_alone(tables):
+    from rankkit.beyond import SideTables, system_intervals
+
+    con, _, _, top = tables
+    sides = SideTables(con, items="items")
+    recording, held = _Recording(con), []
+    execute = recording.execute
+
+    def counting(sql, *args):  # the rows of each system's lists, as the bootstrap resamples them
+        result = execute(sql, *args)
+        if sql.startswith("CREATE TEMP TABLE rankkit_beyond_lists"):
+            held.append(con.execute(f"SELECT count(*) FROM {sql.split()[3]}").fetchall()[0][0])
+        return result
+
+    recording.execute = counting
+    try:
+        found = system_intervals(recording, "Coverage@4", sides, "run", "trec", 0.9, 0, 50)
+    finally:
+        sides.close()
+    assert held == [len(top[top.system == s]) for s in "AB"] and all(low <= high for low, high in found.values())
