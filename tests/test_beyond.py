@@ -455,11 +455,13 @@ def test_eval_reads_the_run_once_and_makes_no_accuracy_pass_for_them_alone(capsy
     run.to_csv(tmp_path / "recs.csv", index=False)
     (tmp_path / "test.csv").write_text("query_id,doc_id,relevance\nu1,i01,1\n")
     reads, raw = [], sources._raw
-    monkeypatch.setattr(sources, "_raw", lambda con, source, kind, *rest: reads.append(kind) or raw(con, source, kind, *rest))
+    monkeypatch.setattr(sources, "_raw",
+                        lambda con, source, kind, *rest: reads.append(kind) or raw(con, source, kind, *rest))
     given = [tmp_path / "test.csv", tmp_path / "recs.csv", "--interactions", tmp_path / "train.csv"]
     status, out, _ = _eval(capsys, *given, "-m", "P@4", "-m", "ARP@4")
     assert status == 0 and reads == ["qrels", "run"] and len(out) == 8  # num_q, num_q(P@4), P@4, ARP@4 a system
-    monkeypatch.setattr(import_module("rankkit.evaluate"), "evaluate_rows", lambda *args, **kwargs: pytest.fail("an accuracy pass"))
+    monkeypatch.setattr(import_module("rankkit.evaluate"), "evaluate_rows",
+                        lambda *args, **kwargs: pytest.fail("an accuracy pass"))
     status, out, _ = _eval(capsys, *given, "-m", "ARP@4")
     arp = pd.Series(arp_recbole(_top(run), train))
     printed = [[part.strip() for part in line.split("\t")[:2]] for line in out]
