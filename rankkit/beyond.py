@@ -22,7 +22,8 @@ from rankkit.io.files import csv_reader
 from rankkit.io.sources import is_frame
 from rankkit.names import ALIASES
 
-__all__ = ["Beyond", "declared", "parse", "split", "refuse_missing", "SideTables", "rows", "system_intervals"]
+__all__ = ["Beyond", "declared", "parse", "split", "refuse_missing", "SideTables", "rows", "top_tables",
+           "system_intervals"]
 
 EVERY = 2147483647  # no cutoff: the whole list
 BOOTSTRAP_ROWS = 10 ** 9  # a system-level interval ranks every resample's users again: above this, none
@@ -228,30 +229,34 @@ def _similarity(text: str, asked: str, side: str, sides: SideTables) -> str:
     return asked
 
 
-def rows(con, names: list[str], sides: SideTables, run: str, ties: str, per_query: bool) -> list[tuple]:
+def rows(con, names: list[str], sides: SideTables, run: str, ties: str, per_query: bool,
+         tops: dict | None = None) -> list[tuple]:
     """The measures' rows: per query (measure, system, query_id, value, level) or aggregate (measure,
     system, value, queries, level); a per-user measure's aggregate is its mean over the users that have a
-    value. Items recommended that the catalog lacks are warned of once, with their number."""
+    value. Items recommended that the catalog lacks are warned of once, with their number. ``tops``: the
+    run's top tables (top_tables), when the caller reads them more than once; else made here."""
+    if tops is None:
+        with top_tables(con, names, run, ties) as tops:
+            return rows(con, names, sides, run, ties, per_query, tops)
     found, on_items = [], {}
-    if ties not in ("trec", "rank"):  # their lists are the run's top k, one order of it
-        raise MeasureError(f"ties={ties} does not apply to {names[0]}: its top k is one ordering (ties trec or rank)")
-    with _top_tables(con, {parse(text)[2] for text in names}, run, ties) as tops:
-        for text in names:
-            found += _measure_rows(con, text, sides, tops.get(parse(text)[2], run), ties, per_query, on_items)
-        if on_items:
-            k = max(on_items.values())
-            _warn_absent(con, on_items, sides, tops.get(k, run), ties)
+    for text in names:
+        found += _measure_rows(con, text, sides, tops.get(parse(text)[2], run), ties, per_query, on_items)
+    if on_items:
+        k = max(on_items.values())
+        _warn_absent(con, on_items, sides, tops.get(k, run), ties)
     return found
 
 
 @contextmanager
-def _top_tables(con, cutoffs: set, run: str, ties: str) -> Iterator[dict]:
-    """Per cutoff k, the run's top k ranked once into a temp table in rankkit's own run columns (ranked
-    again by each macro, it gives the same top k): every measure reads it instead of sorting the whole
-    run again. A measure without a cutoff reads the run itself."""
+def top_tables(con, names: list[str], run: str, ties: str) -> Iterator[dict]:
+    """Per cutoff k of the measures named, the run's top k ranked once into a temp table in rankkit's own
+    run columns (ranked again by each macro, it gives the same top k): every measure reads it instead of
+    sorting the whole run again. A measure without a cutoff reads the run itself."""
+    if ties not in ("trec", "rank"):  # their lists are the run's top k, one order of it
+        raise MeasureError(f"ties={ties} does not apply to {names[0]}: its top k is one ordering (ties trec or rank)")
     tops = {}
     try:
-        for k in sorted(k for k in cutoffs if k is not None):
+        for k in sorted({parse(text)[2] for text in names} - {None}):
             tops[k] = temp_name(f"beyond_top{k}")
             con.execute(f"CREATE TEMP TABLE {tops[k]} AS SELECT system, query_id, doc_id, score, rank "
                         f"FROM rankkit.ranked('{run}', ties := '{ties}') WHERE rank <= {k}")

@@ -489,3 +489,21 @@ def test_a_system_level_interval_resamples_the_top_k_alone(tables):
     finally:
         sides.close()
     assert held == [len(top[top.system == s]) for s in "AB"] and all(low <= high for low, high in found.values())
+
+
+def test_per_user_rows_and_intervals_read_the_same_top_k(capsys, tmp_path, monkeypatch):
+    import rankkit.beyond
+
+    _, train, run = _tables()
+    train.to_csv(tmp_path / "train.csv", index=False)
+    run.to_csv(tmp_path / "recs.csv", index=False)
+    (tmp_path / "test.csv").write_text("query_id,doc_id,relevance\nu1,i01,1\n")
+    made, temp_name = [], rankkit.beyond.temp_name
+    monkeypatch.setattr(rankkit.beyond, "temp_name", lambda kind: made.append(kind) or temp_name(kind))
+    status, out, _ = _eval(capsys, tmp_path / "test.csv", tmp_path / "recs.csv", "-q", "-m", "ARP@4",
+                           "--interactions", tmp_path / "train.csv")
+    # 6 users, num_q and the mean a system; the log read once, the top 4 ranked once
+    assert status == 0 and len(out) == 12 + 4 and made == ["interactions", "beyond_top4"]
+    made.clear()
+    rankkit.evaluate(None, run, ["ARP@4"], interactions=train, ci=0.9, resamples=20)
+    assert made == ["interactions", "beyond_top4"]

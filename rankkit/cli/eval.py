@@ -181,10 +181,8 @@ def _with_beyond(con, beyond: list[str], run: str, aggregate, per_query, args):
 
     options = dict(con=con, items=args.items, interactions=args.interactions, ties=args.ties,
                    duplicates=args.duplicates)
-    aggregate = aggregate + beyond_rows(run, beyond, False, **options)
-    if per_query is not None:
-        per_query = per_query + beyond_rows(run, beyond, True, **options)
-    return aggregate, per_query
+    found, found_per_query = beyond_rows(run, beyond, per_query is not None, **options)
+    return aggregate + found, None if per_query is None else per_query + found_per_query
 
 
 def _with_text(con, text: list[str], systems, runs, qrels, aggregate, per_query, args):
