@@ -310,7 +310,8 @@ def _beyond_intervals(con, found: pd.DataFrame, beyond: list[str], sides: SideTa
                           columns=["measure", "system", "query_id", "value"])
     found = with_ci(con, found, values.assign(agg="mean"), ci, seed, resamples, None)
     for name in (name for name in beyond if parse(name)[0].level == "system"):
-        for system, (low, high) in system_intervals(con, name, sides, run, ties, ci, seed, resamples).items():
+        top = tops.get(parse(name)[2], run)  # the same users and lists, fewer rows to rank
+        for system, (low, high) in system_intervals(con, name, sides, top, ties, ci, seed, resamples).items():
             at = (found.measure == name) & (found.system.isna() if system is None else found.system == system)
             found.loc[at, ["ci_low", "ci_high"]] = [low, high]
     return found.astype({"ci_low": "float64", "ci_high": "float64"})  # object when no per-user one had any

@@ -507,3 +507,16 @@ def test_per_user_rows_and_intervals_read_the_same_top_k(capsys, tmp_path, monke
     made.clear()
     rankkit.evaluate(None, run, ["ARP@4"], interactions=train, ci=0.9, resamples=20)
     assert made == ["interactions", "beyond_top4"]
+
+
+def test_a_system_level_interval_draws_from_the_top_k_table(monkeypatch):
+    from importlib import import_module
+
+    module, drawn_from = import_module("rankkit.evaluate"), []
+    intervals = module.system_intervals
+    monkeypatch.setattr(module, "system_intervals", lambda con, name, sides, run, *rest:
+                        drawn_from.append(run) or intervals(con, name, sides, run, *rest))
+    _, train, run = _tables()
+    result = rankkit.evaluate(None, run, ["Coverage@4"], interactions=train, ci=0.9, resamples=20, seed=1)
+    assert [name.split("_")[:3] for name in drawn_from] == [["rankkit", "beyond", "top4"]]
+    assert (result.ci_low <= result.ci_high).all()
