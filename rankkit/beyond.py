@@ -7,6 +7,8 @@ the measures the composer writes (rankkit.compose), not by it; evaluate() joins 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -20,7 +22,8 @@ from rankkit.io.files import csv_reader
 from rankkit.io.sources import is_frame
 from rankkit.names import ALIASES
 
-__all__ = ["Beyond", "declared", "parse", "split", "refuse_missing", "SideTables", "rows", "system_intervals"]
+__all__ = ["Beyond", "declared", "parse", "split", "refuse_missing", "SideTables", "rows", "top_tables",
+           "system_intervals"]
 
 EVERY = 2147483647  # no cutoff: the whole list
 BOOTSTRAP_ROWS = 10 ** 9  # a system-level interval ranks every resample's users again: above this, none
@@ -226,31 +229,61 @@ def _similarity(text: str, asked: str, side: str, sides: SideTables) -> str:
     return asked
 
 
-def rows(con, names: list[str], sides: SideTables, run: str, ties: str, per_query: bool) -> list[tuple]:
+def rows(con, names: list[str], sides: SideTables, run: str, ties: str, per_query: bool,
+         tops: dict | None = None) -> list[tuple]:
     """The measures' rows: per query (measure, system, query_id, value, level) or aggregate (measure,
     system, value, queries, level); a per-user measure's aggregate is its mean over the users that have a
-    value. Items recommended that the catalog lacks are warned of once, with their number."""
+    value. Items recommended that the catalog lacks are warned of once, with their number. ``tops``: the
+    run's top tables (top_tables), when the caller reads them more than once; else made here."""
+    if tops is None:
+        with top_tables(con, names, run, ties) as tops:
+            return rows(con, names, sides, run, ties, per_query, tops)
     found, on_items = [], {}
+    for text in names:
+        found += _measure_rows(con, text, sides, tops.get(parse(text)[2], run), ties, per_query, on_items)
+    if on_items:
+        k = max(on_items.values())
+        _warn_absent(con, on_items, sides, tops.get(k, run), ties)
+    return found
+
+
+@contextmanager
+def top_tables(con, names: list[str], run: str, ties: str) -> Iterator[dict]:
+    """Per cutoff k of the measures named, the run's top k ranked once into a temp table in rankkit's own
+    run columns (ranked again by each macro, it gives the same top k): every measure reads it instead of
+    sorting the whole run again. A measure without a cutoff reads the run itself."""
     if ties not in ("trec", "rank"):  # their lists are the run's top k, one order of it
         raise MeasureError(f"ties={ties} does not apply to {names[0]}: its top k is one ordering (ties trec or rank)")
-    for text in names:
-        measure, params, k = parse(text)
-        call, side = _call(measure, text, params, k, sides, run, ties)
-        if side == "items":
-            on_items[text] = k or EVERY
-        try:
-            if measure.level == "system":
-                if not per_query:
-                    found += [(text, s, v, n, "system") for s, v, n in con.execute(f"FROM {call} ORDER BY system").fetchall()]
-            elif per_query:
-                found += [(text, s, q, v, "user") for s, q, v in con.execute(f"FROM {call} ORDER BY system, query_id").fetchall()]
-            else:
-                found += [(text, s, v, n, "user") for s, v, n in con.execute(
-                    f"SELECT system, avg(value), count(value) FROM {call} GROUP BY system ORDER BY system").fetchall()]
-        except duckdb.Error as error:
-            raise InputError(_named(first_message(error), sides)) from None
-    if on_items:
-        _warn_absent(con, on_items, sides, run, ties)
+    tops = {}
+    try:
+        for k in sorted({parse(text)[2] for text in names} - {None}):
+            tops[k] = temp_name(f"beyond_top{k}")
+            con.execute(f"CREATE TEMP TABLE {tops[k]} AS SELECT system, query_id, doc_id, score, rank "
+                        f"FROM rankkit.ranked('{run}', ties := '{ties}') WHERE rank <= {k}")
+        yield tops
+    finally:
+        for name in tops.values():
+            con.execute(f"DROP TABLE IF EXISTS {name}")
+
+
+def _measure_rows(con, text: str, sides: SideTables, run: str, ties: str, per_query: bool, on_items: dict) -> list:
+    """One measure's rows (see rows), its cutoff noted in ``on_items`` when it reads the catalog."""
+    found = []
+    measure, params, k = parse(text)
+    call, side = _call(measure, text, params, k, sides, run, ties)
+    if side == "items":
+        on_items[text] = k or EVERY
+    try:
+        if measure.level == "system":
+            if not per_query:
+                found += [(text, s, v, n, "system") for s, v, n in con.execute(f"FROM {call} ORDER BY system").fetchall()]
+        elif per_query:
+            found += [(text, s, q, v, "user") for s, q, v in con.execute(f"FROM {call} ORDER BY system, query_id").fetchall()]
+        else:
+            found += [(text, s, v, n, "user") for s, v, n in con.execute(
+                f"SELECT system, avg(value), count(value) FROM {call} GROUP BY system ORDER BY system").fetchall()]
+    except duckdb.Error as error:
+        raise InputError(_named(first_message(error), sides)) from None
     return found
 
 
@@ -295,7 +328,10 @@ def system_intervals(con, text: str, sides: SideTables, run: str, ties: str, lev
             found[system] = (float("nan"), float("nan"))
             continue
         lists = temp_name("beyond_lists")
-        con.execute(f"CREATE TEMP TABLE {lists} AS SELECT * FROM {run} WHERE system IS NOT DISTINCT FROM ?", [system])
+        # the system's top k only: each resample ranks these rows again, to the same order
+        con.execute(f"CREATE TEMP TABLE {lists} AS SELECT system, query_id, doc_id, score, rank FROM "
+                    f"rankkit.ranked('{run}', ties := '{ties}') WHERE system IS NOT DISTINCT FROM ? "
+                    f"AND rank <= {k or EVERY}", [system])
 
         def statistic(drawn, axis=-1):
             one = np.ndim(drawn) == 1  # scipy asks for the statistic of the sample itself, then of batches

@@ -12,7 +12,7 @@ from rankkit import _engine as duckdb
 
 from rankkit._files import named_inputs, refuse_inputs
 from rankkit._sql import connect
-from rankkit.beyond import SideTables, parse, refuse_missing, rows, split, system_intervals
+from rankkit.beyond import SideTables, parse, refuse_missing, rows, split, system_intervals, top_tables
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.copying import copy_options, copy_result
 from rankkit.errors import InputError, RankkitError
@@ -270,10 +270,11 @@ def _with_beyond(qrels, run, others: list[str], beyond: list[str], per_query: bo
         frames = [evaluate(qrels, run, others, per_query, con=con, conventions=conventions, ci=ci, seed=seed,
                            resamples=resamples, progress=progress, subtopics=subtopics)] if others else []
         keys = ["measure", "system", "query_id", "value"] if per_query else ["measure", "system", "value", "queries"]
-        found = pd.DataFrame([row[:4] for row in rows(con, beyond, sides, run, conventions.ties, per_query)],
-                             columns=keys)
-        if ci is not None:
-            found = _beyond_intervals(con, found, beyond, sides, run, conventions.ties, ci, seed, resamples)
+        with top_tables(con, beyond, run, conventions.ties) as tops:
+            found = pd.DataFrame([row[:4] for row in rows(con, beyond, sides, run, conventions.ties, per_query, tops)],
+                                 columns=keys)
+            if ci is not None:
+                found = _beyond_intervals(con, found, beyond, sides, run, conventions.ties, ci, seed, resamples, tops)
         frames.append(found.astype({"value": "float64"}))
         return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
@@ -298,31 +299,38 @@ def _beyond_inputs(con, run, items, interactions, columns, duplicates: str, spli
 
 
 def _beyond_intervals(con, found: pd.DataFrame, beyond: list[str], sides: SideTables, run: str, ties: str, ci: float,
-                      seed, resamples: int) -> pd.DataFrame:
+                      seed, resamples: int, tops: dict) -> pd.DataFrame:
     """The beyond-accuracy measures' aggregate with ci_low, ci_high: a per-user one's the interval of its
     mean over users (with_ci, as any measure's), a system-level one's from its macro on each resample."""
     import pandas as pd
 
     from rankkit.intervals import with_ci
 
-    values = pd.DataFrame([row[:4] for row in rows(con, beyond, sides, run, ties, True) if row[4] == "user"],
+    values = pd.DataFrame([row[:4] for row in rows(con, beyond, sides, run, ties, True, tops) if row[4] == "user"],
                           columns=["measure", "system", "query_id", "value"])
     found = with_ci(con, found, values.assign(agg="mean"), ci, seed, resamples, None)
     for name in (name for name in beyond if parse(name)[0].level == "system"):
-        for system, (low, high) in system_intervals(con, name, sides, run, ties, ci, seed, resamples).items():
+        top = tops.get(parse(name)[2], run)  # the same users and lists, fewer rows to rank
+        for system, (low, high) in system_intervals(con, name, sides, top, ties, ci, seed, resamples).items():
             at = (found.measure == name) & (found.system.isna() if system is None else found.system == system)
             found.loc[at, ["ci_low", "ci_high"]] = [low, high]
     return found.astype({"ci_low": "float64", "ci_high": "float64"})  # object when no per-user one had any
 
 
 def beyond_rows(run, measures: list[str], per_query: bool, *, con, items=None, interactions=None, ties: str = "trec",
-                columns=None, duplicates: str = "error", split_by_tag: bool = False) -> list[dict]:
+                columns=None, duplicates: str = "error", split_by_tag: bool = False) -> tuple[list[dict], list[dict] | None]:
     """The command line's rows of the beyond-accuracy measures (rankkit.beyond), as evaluate_rows gives
-    the others': the aggregate's (``measure, system, value, queries``) or, with ``per_query``, the
-    per-user ones (``measure, system, query_id, value``; a system-level measure has none)."""
-    with _beyond_inputs(con, run, items, interactions, columns, duplicates, split_by_tag) as (run, sides, _):
-        keys = ("measure", "system", "query_id", "value") if per_query else ("measure", "system", "value", "queries")
-        return [dict(zip(keys, row[:4])) for row in rows(con, measures, sides, run, ties, per_query)]
+    the others': the aggregate's (``measure, system, value, queries``) and, with ``per_query``, the
+    per-user ones (``measure, system, query_id, value``; a system-level measure has none), else None;
+    the side tables read and the top k ranked once for both."""
+    with _beyond_inputs(con, run, items, interactions, columns, duplicates, split_by_tag) as (run, sides, _), \
+            top_tables(con, measures, run, ties) as tops:
+        aggregate = [dict(zip(("measure", "system", "value", "queries"), row[:4]))
+                     for row in rows(con, measures, sides, run, ties, False, tops)]
+        if not per_query:
+            return aggregate, None
+        return aggregate, [dict(zip(("measure", "system", "query_id", "value"), row[:4]))
+                           for row in rows(con, measures, sides, run, ties, True, tops)]
 
 
 def _result_select(query: str, per_query: bool, slices) -> str:

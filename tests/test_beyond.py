@@ -410,3 +410,113 @@ def test_a_column_mapping_reaches_the_qrels_and_the_run_beside_them():
     result = rankkit.evaluate(qrels, run, ["P@1", "ARP@2"], interactions=train,
                               columns={"clicks": "relevance", "points": "score"})
     assert result[["measure", "value"]].values.tolist() == [["P@1", 1.0], ["ARP@2", 0.75]]
+
+
+# ---- cost: the run ranked once per cutoff, read once by the command line ----------------------------------
+
+class _Recording:
+    """A connection that keeps the statements it is given."""
+
+    def __init__(self, con):
+        self.con, self.statements = con, []
+
+    def execute(self, sql, *args):
+        self.statements.append(sql)
+        return self.con.execute(sql, *args)
+
+    def __getattr__(self, name):
+        return getattr(self.con, name)
+
+
+def test_each_cutoff_ranks_the_run_once_for_every_measure(tables):
+    from rankkit.beyond import SideTables, rows
+
+    con = tables[0]
+    names = ["Coverage@4", "Novelty@4", "ILD@4", "Gini@4", "ARP@2"]
+    sides = SideTables(con, items="items", interactions="interactions")
+    try:
+        recording = _Recording(con)
+        with pytest.warns(rankkit.RankkitWarning, match="not in items table items"):
+            found = rows(recording, names, sides, "run", "trec", False)
+        coverage = con.execute(f"FROM rankkit.coverage('run', '{sides.names['items']}', k := 4)").fetchall()
+    finally:
+        sides.close()
+    assert sum("'run'" in sql for sql in recording.statements) == 2  # k 4 and k 2, each sorted once
+    assert [(s, v, n) for m, s, v, n, _ in found if m == "Coverage@4"] == sorted(coverage)
+
+
+def test_eval_reads_the_run_once_and_makes_no_accuracy_pass_for_them_alone(capsys, tmp_path, monkeypatch):
+    from importlib import import_module
+
+    from rankkit.io import sources
+
+    _, train, run = _tables()
+    train.to_csv(tmp_path / "train.csv", index=False)
+    run.to_csv(tmp_path / "recs.csv", index=False)
+    (tmp_path / "test.csv").write_text("query_id,doc_id,relevance\nu1,i01,1\n")
+    reads, raw = [], sources._raw
+    monkeypatch.setattr(sources, "_raw",
+                        lambda con, source, kind, *rest: reads.append(kind) or raw(con, source, kind, *rest))
+    given = [tmp_path / "test.csv", tmp_path / "recs.csv", "--interactions", tmp_path / "train.csv"]
+    status, out, _ = _eval(capsys, *given, "-m", "P@4", "-m", "ARP@4")
+    assert status == 0 and reads == ["qrels", "run"] and len(out) == 8  # num_q, num_q(P@4), P@4, ARP@4 a system
+    monkeypatch.setattr(import_module("rankkit.evaluate"), "evaluate_rows",
+                        lambda *args, **kwargs: pytest.fail("an accuracy pass"))
+    status, out, _ = _eval(capsys, *given, "-m", "ARP@4")
+    arp = pd.Series(arp_recbole(_top(run), train))
+    printed = [[part.strip() for part in line.split("\t")[:2]] for line in out]
+    assert status == 0 and printed == [["A", "num_q"], ["A", "ARP@4"], ["B", "num_q"], ["B", "ARP@4"]]
+    assert [float(line.split("\t")[-1]) for line in out[1::2]] == pytest.approx([arp["A"].mean(), arp["B"].mean()])
+
+
+def test_a_system_level_interval_resamples_the_top_k_alone(tables):
+    from rankkit.beyond import SideTables, system_intervals
+
+    con, _, _, top = tables
+    sides = SideTables(con, items="items")
+    recording, held = _Recording(con), []
+    execute = recording.execute
+
+    def counting(sql, *args):  # the rows of each system's lists, as the bootstrap resamples them
+        result = execute(sql, *args)
+        if sql.startswith("CREATE TEMP TABLE rankkit_beyond_lists"):
+            held.append(con.execute(f"SELECT count(*) FROM {sql.split()[3]}").fetchall()[0][0])
+        return result
+
+    recording.execute = counting
+    try:
+        found = system_intervals(recording, "Coverage@4", sides, "run", "trec", 0.9, 0, 50)
+    finally:
+        sides.close()
+    assert held == [len(top[top.system == s]) for s in "AB"] and all(low <= high for low, high in found.values())
+
+
+def test_per_user_rows_and_intervals_read_the_same_top_k(capsys, tmp_path, monkeypatch):
+    import rankkit.beyond
+
+    _, train, run = _tables()
+    train.to_csv(tmp_path / "train.csv", index=False)
+    run.to_csv(tmp_path / "recs.csv", index=False)
+    (tmp_path / "test.csv").write_text("query_id,doc_id,relevance\nu1,i01,1\n")
+    made, temp_name = [], rankkit.beyond.temp_name
+    monkeypatch.setattr(rankkit.beyond, "temp_name", lambda kind: made.append(kind) or temp_name(kind))
+    status, out, _ = _eval(capsys, tmp_path / "test.csv", tmp_path / "recs.csv", "-q", "-m", "ARP@4",
+                           "--interactions", tmp_path / "train.csv")
+    # 6 users, num_q and the mean a system; the log read once, the top 4 ranked once
+    assert status == 0 and len(out) == 12 + 4 and made == ["interactions", "beyond_top4"]
+    made.clear()
+    rankkit.evaluate(None, run, ["ARP@4"], interactions=train, ci=0.9, resamples=20)
+    assert made == ["interactions", "beyond_top4"]
+
+
+def test_a_system_level_interval_draws_from_the_top_k_table(monkeypatch):
+    from importlib import import_module
+
+    module, drawn_from = import_module("rankkit.evaluate"), []
+    intervals = module.system_intervals
+    monkeypatch.setattr(module, "system_intervals", lambda con, name, sides, run, *rest:
+                        drawn_from.append(run) or intervals(con, name, sides, run, *rest))
+    _, train, run = _tables()
+    result = rankkit.evaluate(None, run, ["Coverage@4"], interactions=train, ci=0.9, resamples=20, seed=1)
+    assert [name.split("_")[:3] for name in drawn_from] == [["rankkit", "beyond", "top4"]]
+    assert (result.ci_low <= result.ci_high).all()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from rankkit.arguments import UsageError, baseline_name, column_mapping, run_arguments
@@ -63,15 +64,21 @@ def run(args: argparse.Namespace) -> int:
             evaluate_file(qrels, runs, measures or ["num_q"], args.output, per_query=args.per_query,
                           summary=args.summary, digits=args.digits, **options)
             return 0
-        # one evaluation of every run, the same as Python's: each system printed apart, in the order given
-        evaluated = _spark_rows(args, con, measures) if args.engine == "spark" else evaluate_rows
-        systems, aggregate, per_query = evaluated(qrels, runs, measures or ["num_q"], per_query=args.per_query,
-                                                  **options)
-        if not measures:  # text measures only: num_q only named the systems
-            aggregate, per_query = [], None if per_query is None else []
-        aggregate, per_query = _with_text(con, text, systems, runs, qrels, aggregate, per_query, args)
-        if beyond:
-            aggregate, per_query = _with_beyond(con, beyond, runs, aggregate, per_query, args)
+        with _checked_once(con, runs, beyond, args) as checked:
+            if checked is not None:  # the run read and checked once, for every measure
+                options.update(columns=None, split_by_tag=False)
+            if checked is not None and not measures:  # no accuracy pass to name the systems
+                systems, aggregate, per_query = checked.systems, [], [] if args.per_query else None
+            else:
+                # one evaluation of every run, the same as Python's: each system printed apart, in the order given
+                evaluated = _spark_rows(args, con, measures) if args.engine == "spark" else evaluate_rows
+                systems, aggregate, per_query = evaluated(qrels, runs if checked is None else checked.table,
+                                                          measures or ["num_q"], per_query=args.per_query, **options)
+            if not measures:  # text measures only: num_q only named the systems
+                aggregate, per_query = [], None if per_query is None else []
+            aggregate, per_query = _with_text(con, text, systems, runs, qrels, aggregate, per_query, args)
+            if beyond:
+                aggregate, per_query = _with_beyond(con, beyond, checked.table, aggregate, per_query, args)
     frames = [(system, [row for row in aggregate if row["system"] == system],
                None if per_query is None else [row for row in per_query if row["system"] == system])
               for system in systems]
@@ -150,16 +157,32 @@ def _marked_table(args: argparse.Namespace, measures: list[str]) -> int:
     return 0
 
 
-def _with_beyond(con, beyond: list[str], runs, aggregate, per_query, args):
-    """The beyond-accuracy measures' rows after the others' (the run read again, with the side tables)."""
+@contextmanager
+def _checked_once(con, runs, beyond: list[str], args: argparse.Namespace):
+    """With beyond-accuracy measures, the runs read and checked once (their Source, released at the end),
+    which the other measures and these then take as a table of the connection; else None."""
+    from rankkit.inputs import load_runs
+    from rankkit.io.sources import release
+
+    if not beyond:
+        yield None
+        return
+    source = load_runs(con, runs, columns=column_mapping(args), duplicates=args.duplicates,
+                       split_by_tag=args.split_by_tag)
+    try:
+        yield source
+    finally:
+        release(con, source)
+
+
+def _with_beyond(con, beyond: list[str], run: str, aggregate, per_query, args):
+    """The beyond-accuracy measures' rows after the others', from the checked run table ``run``."""
     from rankkit.evaluate import beyond_rows
 
     options = dict(con=con, items=args.items, interactions=args.interactions, ties=args.ties,
-                   columns=column_mapping(args), duplicates=args.duplicates, split_by_tag=args.split_by_tag)
-    aggregate = aggregate + beyond_rows(runs, beyond, False, **options)
-    if per_query is not None:
-        per_query = per_query + beyond_rows(runs, beyond, True, **options)
-    return aggregate, per_query
+                   duplicates=args.duplicates)
+    found, found_per_query = beyond_rows(run, beyond, per_query is not None, **options)
+    return aggregate + found, None if per_query is None else per_query + found_per_query
 
 
 def _with_text(con, text: list[str], systems, runs, qrels, aggregate, per_query, args):
