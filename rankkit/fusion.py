@@ -205,6 +205,7 @@ def fusion_sweep(qrels, runs, measure: str, method: str = "wsum", grid=None, *, 
                                 or not 0 < holdout < 1):
         raise RankkitError(f"holdout: the fraction of queries held out, between 0 and 1 (0.5: half), got {holdout!r}")
     con = connect(con) if con is not None else default_connection()
+    judged_by_mean(con, measure)
     named = run_rows(con, "SELECT rankkit.fusion_method(?::VARCHAR) AS method", [str(method)])[0]["method"]
     if named not in ("wsum", "wmnz", "rrf"):
         raise RankkitError(f"fusion_sweep varies the weights of wsum, wmnz or rrf, or rrf's k; got method {method!r}")
@@ -238,6 +239,22 @@ def fusion_sweep(qrels, runs, measure: str, method: str = "wsum", grid=None, *, 
                             "k": float(rows.k.iloc[0])}
                            for _, rows in grid_frame.groupby("point", sort=False)]
     return table
+
+
+def judged_by_mean(con, measure) -> None:
+    """A sweep judges one measure by its mean over queries (the paired tests' and the intervals'): two
+    measures, or one that sums (counts) or takes the geometric mean (gm_map), are refused by name."""
+    from rankkit.measures import registry
+    from rankkit.specs import measure_specs
+
+    specs = measure_specs(con, measure)
+    if len(specs) != 1:
+        raise RankkitError(f"fusion_sweep judges the grid by one measure; {measure!r} names {len(specs)}")
+    aggregate = registry()[specs[0]["metric"]].aggregate
+    if aggregate != "mean":
+        raise RankkitError(f"fusion_sweep judges the grid by a measure's mean over queries; {specs[0]['measure']} "
+                           f"combines queries by its {'sum' if aggregate == 'sum' else 'geometric mean'}: "
+                           "take one averaged (AP for gm_map)")
 
 
 def split_queries(values, holdout: float, seed: int | None) -> tuple:

@@ -356,6 +356,11 @@ def test_the_sweep_over_rrfs_k_and_its_bad_grids(tmp_path, capsys):
         rankkit.fusion_sweep(str(qrels), runs, "RR", grid=[{"k": 3}])
     with pytest.raises(RankkitError, match="step must divide 1"):
         rankkit.fusion_sweep(str(qrels), runs, "RR", step=0.3)
+    # judged by a mean over queries: gm_map's mean would be MAP under gm_map's name, and two measures crashed
+    with pytest.raises(RankkitError, match="gm_map combines queries by its geometric mean"):
+        rankkit.fusion_sweep(str(qrels), runs, "gm_map")
+    with pytest.raises(RankkitError, match="by one measure; 'P.5,10' names 2"):
+        rankkit.fusion_sweep(str(qrels), runs, "P.5,10")
     assert main(["fuse", *runs, "--sweep", str(qrels), "-m", "RR"]) == 0
     out = capsys.readouterr().out
     assert "rrf(k=20)" in out and "best single run:" in out
