@@ -9,17 +9,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 from rankkit import _engine as duckdb
-from rankkit._paths import sql_dir
 from rankkit.errors import InputError, MeasureError, warn
 from rankkit.io.catalog import first_message, is_table, path_literal, table_ident, temp_name
 from rankkit.io.columns import describe
 from rankkit.io.files import csv_reader
 from rankkit.io.sources import is_frame
+from rankkit.measures import Beyond, beyond_measures as declared
 from rankkit.names import ALIASES
 
 __all__ = ["Beyond", "declared", "parse", "split", "refuse_missing", "SideTables", "rows", "top_tables",
@@ -29,43 +27,6 @@ EVERY = 2147483647  # no cutoff: the whole list
 BOOTSTRAP_ROWS = 10 ** 9  # a system-level interval ranks every resample's users again: above this, none
 SIDES = {"items": "the catalog: an item id, optionally features or a category",
          "interactions": "the training log: user and item"}
-
-
-@dataclass(frozen=True)
-class Beyond:
-    """One ``-- beyond:`` line: the measure's name, its other names, system or user level, the side
-    tables it reads (the first given of ``a/b``), its parameters (name -> (default, values)) and summary."""
-
-    name: str
-    aliases: tuple[str, ...]
-    level: str
-    needs: tuple[str, ...]
-    params: dict
-    summary: str
-
-
-@cache
-def declared() -> dict[str, Beyond]:
-    """The measures by their lower-case names and aliases."""
-    found = {}
-    for line in (sql_dir() / "80_beyond.sql").read_text(encoding="utf-8").splitlines():
-        if match := re.match(r"^-- beyond: (.*)$", line):
-            name, aliases, level, needs, params, summary = (part.strip() for part in match.group(1).split("|", 5))
-            measure = Beyond(name, tuple(a.strip() for a in aliases.split(",") if a.strip()), level,
-                             tuple(needs.split("/")) if needs else (), _params(params), summary)
-            for each in (name, *measure.aliases):
-                found[each.lower()] = measure
-    return found
-
-
-def _params(text: str) -> dict:
-    """``tail=0.1: a number`` or ``similarity=auto: auto, features``: name -> (default, allowed words or ())."""
-    if not text:
-        return {}
-    name, rest = text.split("=", 1)
-    default, allowed = rest.split(":", 1)
-    words = tuple(w.strip() for w in allowed.split(",")) if "," in allowed or allowed.strip().isidentifier() else ()
-    return {name.strip(): (default.strip(), words if words != ("a number",) else ())}
 
 
 def parse(text: str) -> tuple[Beyond, dict, int | None] | None:

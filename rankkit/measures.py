@@ -656,3 +656,43 @@ def spec_types() -> dict[str, str]:
 def spec_type() -> str:
     """The SQL type of a measure spec (what rankkit.spec makes and rankkit.per_query reads)."""
     return "STRUCT(" + ", ".join(f"{name} {type_}" for name, type_ in spec_types().items()) + ")"
+
+
+# ---- the beyond-accuracy measures' declarations ------------------------------------------------------
+
+@dataclass(frozen=True)
+class Beyond:
+    """One ``-- beyond:`` line: the measure's name, its other names, system or user level, the side
+    tables it reads (the first given of ``a/b``), its parameters (name -> (default, values)) and summary."""
+
+    name: str
+    aliases: tuple[str, ...]
+    level: str
+    needs: tuple[str, ...]
+    params: dict
+    summary: str
+
+
+@cache
+def beyond_measures() -> dict[str, Beyond]:
+    """The beyond-accuracy measures (sql/80_beyond.sql's ``-- beyond:`` lines: rankkit.beyond evaluates
+    them over the run and the side tables) by their lower-case names and aliases."""
+    found = {}
+    for line in (sql_dir() / "80_beyond.sql").read_text(encoding="utf-8").splitlines():
+        if match := re.match(r"^-- beyond: (.*)$", line):
+            name, aliases, level, needs, params, summary = (part.strip() for part in match.group(1).split("|", 5))
+            measure = Beyond(name, tuple(a.strip() for a in aliases.split(",") if a.strip()), level,
+                             tuple(needs.split("/")) if needs else (), _beyond_params(params), summary)
+            for each in (name, *measure.aliases):
+                found[each.lower()] = measure
+    return found
+
+
+def _beyond_params(text: str) -> dict:
+    """``tail=0.1: a number`` or ``similarity=auto: auto, features``: name -> (default, allowed words or ())."""
+    if not text:
+        return {}
+    name, rest = text.split("=", 1)
+    default, allowed = rest.split(":", 1)
+    words = tuple(w.strip() for w in allowed.split(",")) if "," in allowed or allowed.strip().isidentifier() else ()
+    return {name.strip(): (default.strip(), words if words != ("a number",) else ())}

@@ -18,7 +18,7 @@ import re
 from functools import cache
 
 from rankkit.errors import MeasureError
-from rankkit.measures import get, preset
+from rankkit.measures import get, preset, beyond_measures
 
 __all__ = ["from_ir_measures", "translate", "gains_text"]
 
@@ -119,7 +119,18 @@ def refusals() -> tuple[tuple[str, str], ...]:
                           RANX_LEVEL_REFUSED.format(level="{}", name=measure.name)))
     for name, why in NOT_OFFERED.items():
         found.append((rf"(?s)\s*{name}\s*(?:\(.*\))?\s*(?:@\s*\S+)?\s*", not_offered(name)))
+    # the beyond-accuracy measures read the side tables, not the qrels: where only qrels and a run are
+    # given (SQL's rankkit.evaluate, a report, the trace, Spark) they are refused by name, not unknown
+    beyond = "|".join(sorted(re.escape(name) for name in beyond_measures()))
+    found.append((rf"(?is)\s*(?:{beyond})\s*(?:\(.*\))?\s*(?:@\s*\S+)?\s*", BEYOND_REFUSED))
     return tuple(found)
+
+
+BEYOND_REFUSED = ("a beyond-accuracy measure: it reads the run with the items catalog or the interactions log, "
+                  "not the qrels, so an evaluation of qrels and a run alone does not take it; give the side tables "
+                  "to evaluate (items=, interactions=; --items, --interactions) or, in SQL, call its table macro "
+                  "(FROM rankkit.coverage('run', 'items', k := 10) and the others of docs/beyond-accuracy.md); "
+                  "not on Spark yet")
 
 
 def not_offered(name: str) -> str:

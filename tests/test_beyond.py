@@ -520,3 +520,24 @@ def test_a_system_level_interval_draws_from_the_top_k_table(monkeypatch):
     result = rankkit.evaluate(None, run, ["Coverage@4"], interactions=train, ci=0.9, resamples=20, seed=1)
     assert [name.split("_")[:3] for name in drawn_from] == [["rankkit", "beyond", "top4"]]
     assert (result.ci_low <= result.ci_high).all()
+
+
+def test_where_only_qrels_and_a_run_are_read_they_are_refused_by_name(tmp_path):
+    """SQL's rankkit.evaluate, a report and Spark's parser said 'unknown measure Coverage@10; did you mean
+    HitRate': the measure exists, and reads side tables they do not take. One refusal, said alike."""
+    import duckdb
+
+    from rankkit.neighbours import BEYOND_REFUSED
+
+    (tmp_path / "q.txt").write_text("u1 0 i1 1\n")
+    (tmp_path / "r.run").write_text("u1 Q0 i1 1 2.0 s\n")
+    con = rankkit.connect()
+    for name in ("Coverage@10", "ild(similarity=features)@5", "HR@10"):
+        if name == "HR@10":  # HitRate's alias: a measure of the qrels, not refused
+            assert len(con.execute("SELECT rankkit.parse_measures([?])", [name]).fetchone()[0]) == 1
+            continue
+        with pytest.raises(duckdb.Error, match="a beyond-accuracy measure"):
+            con.execute("SELECT rankkit.parse_measures([?])", [name]).fetchall()
+        with pytest.raises(rankkit.RankkitError, match="a beyond-accuracy measure") as said:
+            rankkit.report(str(tmp_path / "q.txt"), str(tmp_path / "r.run"), [name])
+        assert BEYOND_REFUSED in str(said.value)

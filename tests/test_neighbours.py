@@ -587,8 +587,10 @@ def test_the_neighbours_hints_are_said_alike_in_sql_and_python(con):
     assert RANX_LEVEL_REFUSED.format(level=3, name="nDCG") in sql_refusal("nDCG@10-l3")  # ranx spells it ndcg
     assert sql_refusal("nDCG(gains={0: 1, 1: 4})@10").endswith(
         GAINS_HINT.replace("{written}", expand(["nDCG(gains={0: 1, 1: 4})@10"])[0]))
-    assert len(refusals()) == 13  # ranx's rbp.95, -l on its five measures without a level, ir_measures' seven
-    for given in ("rbp.95", "rbp.9-l2", "ndcg_burges@10-l2", "dcg-l1", "BPM(max_rel=3)@10", "Compat"):
+    # ranx's rbp.95, -l on its five measures without a level, ir_measures' seven, the beyond-accuracy measures
+    assert len(refusals()) == 14
+    for given in ("rbp.95", "rbp.9-l2", "ndcg_burges@10-l2", "dcg-l1", "BPM(max_rel=3)@10", "Compat", "novelty@10",
+                  "TailShare(tail=0.2)@5"):
         with pytest.raises(MeasureError) as python:
             expand([given])
         assert sql_refusal(given).endswith(f"rankkit: {python.value}")

@@ -22,7 +22,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format in TABLES and (args.per_query or not args.summary):
         raise UsageError(f"--format {args.format} prints the summary of each system (a table of systems x measures): "
                          f"-q and -n print per-query values, in --format trec, csv, json or markdown")
-    names, beyond = split(expand(args.measures or ["official"]))
+    names, beyond = split(args.measures or ["official"])
+    names = expand(names) if names or not beyond else []  # trec_eval's forms: the beyond measures are none of them
     if beyond and (args.engine == "spark" or args.output or args.baseline is not None or args.format in TABLES):
         raise UsageError(f"{beyond[0]}: the beyond-accuracy measures print on DuckDB in --format trec, csv, json or "
                          f"markdown, without -o or --baseline, for now")
