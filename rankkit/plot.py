@@ -193,6 +193,10 @@ def differences(per_query: pd.DataFrame, baseline: str, *, measure: str | None =
         _difference_panel(ax, values[name], values[baseline], f"{name} - {baseline}", colors[name])
         ax.set_ylabel(_fit(["difference in", label], fig.get_size_inches()[1] / len(others) - 0.3, 10))
     axes[-1].set_xlabel("queries, sorted by difference")
+    # a long name's title takes lines: the figure grows by them, so the panels keep their height
+    extra = sum(ax.get_title().count("\n") for ax in axes)
+    if figsize is None and reuse is None and extra:
+        fig.set_size_inches(width, height + extra * 9 * 1.3 / 72)
     if highlight is not None:
         mark(fig, highlight)
     return fig
