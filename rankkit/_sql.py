@@ -90,8 +90,8 @@ def _attach_cached(con: duckdb.DuckDBPyConnection, lean: bool = False) -> bool:
 
 # The modules the macro database is made by: this one, and every module of rankkit's that macros.py
 # imports, directly or not (tests/test_layers.py checks the list against the imports).
-SCRIPT_MODULES = ("_sql.py", "macros.py", "measures.py", "trec.py", "neighbours.py", "names.py", "dialect.py",
-                  "conditions.py", "plan.py", "macro_plans.py", "trace_fields.py",
+SCRIPT_MODULES = ("_sql.py", "macros.py", "measures.py", "parameters.py", "definitions.py", "trec.py",
+                  "neighbours.py", "names.py", "dialect.py", "conditions.py", "plan.py", "macro_plans.py", "trace_fields.py",
                   "errors.py", "_paths.py", "safe/terminal.py")
 
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import rankkit
-from rankkit import _sql, macros, measures
+from rankkit import _paths, _sql, macros, measures
 
 TOY = """-- name:      Toy
 -- aliases:   toy_{q}
@@ -44,10 +44,10 @@ CACHES = (measures.params, measures.spec_fields, measures.spec_types, measures.r
 @pytest.fixture
 def toy(tmp_path, monkeypatch):
     folder = tmp_path / "sql"
-    shutil.copytree(measures.sql_dir(), folder)
+    shutil.copytree(_paths.sql_dir(), folder)
     (folder / "metrics" / "toy.sql").write_text(TOY, encoding="utf-8")
     (folder / "lists" / "toy.sql").write_text(TOY_LIST, encoding="utf-8")
-    monkeypatch.setattr(measures, "sql_dir", lambda: folder)
+    monkeypatch.setattr(_paths, "sql_dir", lambda: folder)  # the registry reads it
     monkeypatch.setattr(macros, "sql_dir", lambda: folder)
     monkeypatch.setenv("RANKKIT_CACHE", str(tmp_path / "cache"))
     for function in CACHES:
