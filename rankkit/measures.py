@@ -3,7 +3,8 @@
 Each metric file starts with a ``--`` header (name, aliases, params, aggregate, summary, cite, and
 optionally ties: the tie rules it supports, presets: names that stand for it with parameters
 set, such as ranx's ``ndcg_burges(gain=exp)``, and trace: the column rankkit.trace gives its value in
-at each rank and the columns that explain it, ``ndcg; gain, discount, dcg, ideal_gain, idcg``). Each parameter
+at each rank and the columns that explain it, ``ndcg; gain, discount, dcg, ideal_gain, idcg``, and top_k:
+whether its value at cutoff k reads only the run's top k ranks, ``yes`` or ``ideal=qrels``). Each parameter
 is declared once and completely (rankkit.parameters). Everything that needs to know about measures (the SQL
 name parser's catalog, the CLI help, report labels, the measure table of docs/measures.md) reads this
 registry, so a measure is declared in exactly one place: its SQL file. After the header, the file
@@ -32,7 +33,7 @@ from rankkit.parameters import (Param, SpecField, default, default_text, is_defa
 __all__ = ["Measure", "Param", "Feature", "SpecField", "registry", "read_measure", "header", "params", "get", "preset",
            "label", "spec_value", "default", "written", "shared_features", "inputs", "subtopic_inputs", "needs_subtopics",
            "aggregate_of", "is_count", "spec_fields", "spec_types", "spec_type", "Aggregation", "AGGREGATIONS",
-           "CONVENTIONS", "REFERENCE", "TIE_RULES", "reads"]
+           "CONVENTIONS", "REFERENCE", "TIE_RULES", "reads", "reads_top_k"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
 TIE_RULES = ("trec", "rank", "average")
@@ -59,6 +60,10 @@ class Measure:
     # what rankkit.trace shows of it, from the optional ``trace:`` field (``ndcg; gain, dcg, idcg``): the
     # trace's column of its value at each rank's cutoff, and the other columns that explain it
     trace: tuple[str, tuple[str, ...]] | None = None
+    # whether its value at cutoff k reads only the run's top k ranks (and the qrels), from the optional
+    # ``top_k:`` field: None (no, or no such field), () (``top_k: yes``) or the parameters' values under
+    # which it does (``top_k: ideal=qrels``: nDCG's ideal of the run's own documents reads all of them)
+    top_k: tuple[tuple[str, str], ...] | None = None
 
     @property
     def macro(self) -> str:
@@ -149,6 +154,7 @@ def _read_header(path: Path) -> Measure:
         ties=split_commas(fields.get("ties", "trec, rank")),
         presets=_presets(path, fields.get("presets", "")),
         trace=_trace(path, fields["trace"]) if "trace" in fields else None,
+        top_k=_top_k(path, fields["top_k"]) if "top_k" in fields else None,
     )
     unknown = set(measure.params) - params().keys()
     if unknown:
@@ -159,6 +165,10 @@ def _read_header(path: Path) -> Measure:
     if foreign:
         raise ValueError(f"{path}: parameter {foreign[0].name} is {foreign[0].owner}'s own ({foreign[0].where}); "
                          f"a parameter several measures take is declared in sql/00_prelude.sql")
+    for name, value in measure.top_k or ():
+        if name not in measure.params or params()[name].values and value not in params()[name].values:
+            raise ValueError(f"{path}: top_k: {name}={value} is not a value of one of its parameters "
+                             f"({', '.join(measure.params)})")
     if set(measure.ties) - set(TIE_RULES):
         raise ValueError(f"{path}: ties: expected some of {', '.join(TIE_RULES)}, got {fields['ties']}")
     return measure
@@ -187,6 +197,25 @@ def needs_subtopics(metric: str) -> bool:
     them computes it; the generic macros (rankkit.per_query_ranked, the table macros) leave it out."""
     return bool(reads(metric) & subtopic_inputs())
 
+
+def _top_k(path: Path, text: str) -> tuple[tuple[str, str], ...]:
+    """``top_k: yes`` as (), ``top_k: ideal=qrels`` as (("ideal", "qrels"),); anything else is a ValueError
+    naming the file."""
+    if text == "yes":
+        return ()
+    found = tuple(tuple(part.split("=")) for part in split_commas(text))
+    if not found or not all(re.fullmatch(r"\w+=[\w.]+", part) for part in split_commas(text)):
+        raise ValueError(f"{path}: top_k: expected yes, or the parameters' values under which the value at "
+                         f"cutoff k reads only the top k ranks (ideal=qrels), got {text}")
+    return found
+
+
+def reads_top_k(spec: Mapping) -> bool:
+    """Whether the measure of a parsed spec, at its cutoff k, reads only the run's top k ranks (and the
+    qrels), from its header's ``top_k:``: a sweep of fusions keeps only each list's top k for it."""
+    measure = registry()[spec["metric"]]
+    return (measure.top_k is not None and spec.get("k") is not None
+            and all(written(spec_value(spec, name)) == value for name, value in measure.top_k))
 
 
 def preset(name: str) -> tuple[Measure, str] | None:

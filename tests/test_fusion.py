@@ -261,7 +261,9 @@ def test_the_sweep_judges_each_point_as_compare_judges_its_fused_run(tmp_path):
     means = rankkit.evaluate(str(qrels), fused, "nDCG@1").set_index("system")["value"]
     assert [cut.loc[name, "mean"] for name in fused] == pytest.approx([means[name] for name in fused])
     from rankkit.fusion import ranks_read
-    assert [ranks_read(rankkit.connect(), name) for name in ("nDCG@10", "RR", "P@5", "bpref")] == [10, None, 5, None]
+    # the measure files' top_k: header field says which (HitRate's hit in the top k reads no rank below it)
+    names = ("nDCG@10", "nDCG(ideal=run)@10", "RR", "P@5", "bpref", "HitRate@3")
+    assert [ranks_read(rankkit.connect(), name) for name in names] == [10, None, None, 5, None, 3]
 
 
 def test_the_grid_fuses_as_fuse_and_keeps_each_points_top_by_the_tie_rule(con):

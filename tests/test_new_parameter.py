@@ -1,6 +1,7 @@
 """Adding a measure with a parameter of its own is one file: a toy measure written into a copy of sql/
 is known to the name parser, the table and list macros, the CLI, the explorer's measure control, the
-report's record and the measures reference, with no other edit."""
+report's record, the measures reference and a fusion sweep's pruning (its top_k: header field), with no
+other edit."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ TOY = """-- name:      Toy
 -- summary:   a toy: q times the relevant documents in the top k
 -- cite:      none
 -- trace:     toy
+-- top_k:     q=2
 
 -- Its own parameter:
 -- param: q      DOUBLE  := 2         the toy's weight of a relevant document
@@ -75,6 +77,10 @@ def test_a_toy_measure_with_a_new_parameter_is_known_everywhere(toy, tmp_path, c
     with pytest.raises(Exception, match=r"measure rankkit\.toy: q must be a positive number"):
         con.execute("SELECT rankkit.toy([1, 0, 1], 3, q := 0)").fetchall()
     assert rankkit.evaluate(qrels, run, ["Toy(q=3)@2"], con=con)["value"].tolist() == [3.0]
+    # its top_k: field (at the default q, say): a fusion sweep keeps each fused list's top k for it
+    from rankkit.fusion import ranks_read
+
+    assert [ranks_read(con, name) for name in ("Toy@2", "Toy(q=3)@2", "Toy")] == [2, None, None]
     # the CLI's description of a measure, and the measures reference
     from rankkit.cli import main
     from rankkit.docs import measure_table

@@ -5,6 +5,7 @@
 -- aggregate: mean
 -- summary:   discounted cumulative gain: each gain divided by log2(rank + 1) (discount=original: log2(max(rank, 2)), LensKit's), summed over the top k
 -- cite:      Järvelin and Kekäläinen, ACM TOIS 20(4), 2002
+-- top_k:     yes
 -- trace:     dcg; gain, discount, discounted_gain
 -- ties:      trec, rank, average
 

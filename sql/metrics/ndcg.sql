@@ -5,6 +5,7 @@
 -- aggregate: mean
 -- summary:   normalised DCG: DCG@k divided by IDCG@k (trec_eval's ndcg and ndcg_cut); gains sets trec_eval's gain per grade (ndcg_1=3,2=9)
 -- cite:      Järvelin and Kekäläinen, ACM TOIS 20(4), 2002
+-- top_k:     ideal=qrels
 -- trace:     ndcg; gain, discount, dcg, ideal_grade, ideal_gain, idcg
 -- ties:      trec, rank, average
 

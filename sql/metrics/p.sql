@@ -4,6 +4,7 @@
 -- aggregate: mean
 -- summary:   precision: relevant documents in the top k over k (k even when fewer were retrieved, as trec_eval; short=retrieved: over those retrieved, as LensKit); no cutoff (SetP, P(rel=2)): over the number retrieved, but the name P alone is trec_eval's family, P@5 ... P@1000
 -- cite:      trec_eval (P_k, set_P)
+-- top_k:     yes
 -- trace:     precision; relevant
 
 -- Its own parameter: a list shorter than k, where the libraries part (docs/conventions.md, packs)

@@ -4,6 +4,7 @@
 -- aggregate: mean
 -- summary:   reciprocal rank of the first relevant document within k (0 if none); its mean is MRR
 -- cite:      Voorhees, The TREC-8 Question Answering Track Report, TREC 1999
+-- top_k:     yes
 -- trace:     rr; relevant, rr_contribution
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
