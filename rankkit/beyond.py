@@ -1,5 +1,5 @@
 """The beyond-accuracy measures (Coverage@k, Entropy@k, Gini@k, Novelty@k, ARP@k, TailShare@k, ILD@k):
-their names read from the ``-- beyond:`` lines of sql/80_beyond.sql, the side tables (``items``, the
+their names read from their declarations (sql/metrics/beyond/*.sql, by the registry), the side tables (``items``, the
 catalog; ``interactions``, the training log) read and checked, and the statement that calls the file's
 table macros. They read the run's top k and those tables, never the qrels, so they are evaluated beside
 the measures the composer writes (rankkit.compose), not by it; evaluate() joins the two."""
@@ -17,10 +17,11 @@ from rankkit.io.catalog import first_message, is_table, path_literal, table_iden
 from rankkit.io.columns import describe
 from rankkit.io.files import csv_reader
 from rankkit.io.sources import is_frame
-from rankkit.measures import Beyond, beyond_measures as declared
+from rankkit.measures import Measure, beyond_measures as declared, beyond_params
 from rankkit.names import ALIASES
+from rankkit.parameters import NUMBER
 
-__all__ = ["Beyond", "declared", "parse", "split", "refuse_missing", "SideTables", "rows", "top_tables",
+__all__ = ["declared", "parse", "split", "refuse_missing", "SideTables", "rows", "top_tables",
            "system_intervals"]
 
 EVERY = 2147483647  # no cutoff: the whole list
@@ -29,31 +30,31 @@ SIDES = {"items": "the catalog: an item id, optionally features or a category",
          "interactions": "the training log: user and item"}
 
 
-def parse(text: str) -> tuple[Beyond, dict, int | None] | None:
-    """``TailShare(tail=0.2)@10`` as its measure, parameters and cutoff; None for anything else."""
+def parse(text: str) -> tuple[Measure, dict, int | None] | None:
+    """``TailShare(tail=0.2)@10`` as its measure, parameters (their text, as their declarations take it:
+    sql/metrics/beyond/*.sql) and cutoff; None for anything else."""
     if not isinstance(text, str):  # an ir_measures measure object: the name parser's
         return None
     match = re.fullmatch(r"\s*(\w+)\s*(?:\((.*)\))?\s*(?:@\s*(\w+))?\s*", text)
     if not match or match.group(1).lower() not in declared():
         return None
     measure = declared()[match.group(1).lower()]
+    own = {name: beyond_params()[name] for name in measure.params if name != "k"}  # k: the cutoff after @
     given = {}
     for pair in filter(None, (p.strip() for p in (match.group(2) or "").split(","))):
         name, _, value = pair.partition("=")
         name, value = name.strip(), value.strip()
-        if name not in measure.params:
-            raise MeasureError(f"measure {text}: {measure.name} takes {', '.join(measure.params) or 'no parameters'}, "
-                               f"not {name}")
-        words = measure.params[name][1]
-        if words and value not in words:
-            raise MeasureError(f"measure {text}: {name} must be one of {', '.join(words)}, got {value}")
-        if not words and not re.fullmatch(r"[0-9]*\.?[0-9]+", value):
+        if name not in own:
+            raise MeasureError(f"measure {text}: {measure.name} takes {', '.join(own) or 'no parameters'}, not {name}")
+        if own[name].values and value not in own[name].values:
+            raise MeasureError(f"measure {text}: {own[name].must}, got {value}")
+        if not own[name].values and not re.fullmatch(NUMBER, value):
             raise MeasureError(f"measure {text}: {name} must be a number, got {value}")
         given[name] = value
     cutoff = match.group(3)
     if cutoff is not None and not (cutoff.isdigit() and int(cutoff) >= 1):
         raise MeasureError(f"measure {text}: the cutoff after @ must be a whole number >= 1, got {cutoff}")
-    params = {name: given.get(name, default) for name, (default, _) in measure.params.items()}
+    params = {name: given.get(name, param.default.strip("'")) for name, param in own.items()}
     return measure, params, int(cutoff) if cutoff is not None else None
 
 
@@ -144,7 +145,7 @@ def refuse_missing(names: list[str], given: set[str]) -> None:
         _table_for(measure, text, given)
 
 
-def _table_for(measure: Beyond, text: str, given) -> str | None:
+def _table_for(measure: Measure, text: str, given) -> str | None:
     """The side table the measure reads: the first of its needs given; refused when none is."""
     for side in measure.needs:
         if side in given:
@@ -155,20 +156,19 @@ def _table_for(measure: Beyond, text: str, given) -> str | None:
     return None
 
 
-def _call(measure: Beyond, text: str, params: dict, k: int | None, sides: SideTables, run: str,
+def _call(measure: Measure, text: str, params: dict, k: int | None, sides: SideTables, run: str,
           ties: str) -> tuple[str, str | None]:
     """The table macro call of one measure, and the side table it reads."""
     side = _table_for(measure, text, sides.names)
-    macro = {"TailShare": "tail_share"}.get(measure.name, measure.name.lower())
-    if measure.name == "ILD":
-        macro = "ild_" + _similarity(text, params["similarity"], side, sides)
+    macro = measure.metric  # its file's stem: rankkit.tail_share
+    if "similarity" in params:  # ILD's picks the table macro (rankkit.ild_features ...); not an option of one
+        macro += "_" + _similarity(text, params["similarity"], side, sides)
         side = "interactions" if macro == "ild_cooccurrence" else "items"
     args = [f"'{run}'"] + ([f"'{sides.names[side]}'"] if side else [])
     options = {"k": str(k or EVERY), "ties": f"'{ties}'"}
-    if "tail" in params:
-        options["tail"] = params["tail"]
-    if "formula" in params:
-        options["formula"] = f"'{params['formula']}'"
+    # checked by parse: a word of the parameter's declaration (a string), or a number
+    options.update({name: f"'{value}'" if beyond_params()[name].values else value
+                    for name, value in params.items() if name != "similarity"})
     return f"rankkit.{macro}({', '.join(args + [f'{n} := {v}' for n, v in options.items()])})", side
 
 

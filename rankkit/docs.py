@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 from rankkit._files import write_text
-from rankkit.measures import params, registry
+from rankkit.measures import beyond_measures, beyond_params, params, registry
 
-__all__ = ["PAGE", "measure_table", "update_page"]
+__all__ = ["PAGE", "measure_table", "beyond_table", "update_page"]
 
 START, END = "<!-- measures:start -->", "<!-- measures:end -->"
 PAGE = Path("docs") / "measures.md"  # from the repository's root
@@ -30,8 +30,24 @@ def measure_table() -> str:
         rows.append(f"| {example} | {aliases} | {taken or '—'} | {summary} | {m.aggregate} | {cite} | "
                     f"`sql/metrics/{m.metric}.sql` |")
     legend = "\n".join(f"- `{p.name}` ({p.type}, default {p.default}{_takes(p)}): {p.description}"
-                       for p in params().values())
-    return "\n".join(rows) + "\n\nParameters:\n\n" + legend + "\n"
+                       for p in [*params().values(), *beyond_params().values()])
+    return "\n".join(rows + [""] + beyond_table()) + "\n\nParameters:\n\n" + legend + "\n"
+
+
+def beyond_table() -> list[str]:
+    """The beyond-accuracy measures' rows (sql/metrics/beyond/*.sql): they read the run's top k and a side
+    table (docs/beyond-accuracy.md), one value per system or a value per user averaged over users."""
+    rows = ["Beyond accuracy (the run's top k and a side table, not the qrels: [beyond-accuracy.md](beyond-accuracy.md)):",
+            "", "| measure | aliases | parameters | definition | level | reads | citation | SQL |",
+            "|---|---|---|---|---|---|---|---|"]
+    for m in dict.fromkeys(beyond_measures().values()):
+        taken = ", ".join(f"`{p}`" if p == "k" else f"`{p}={beyond_params()[p].default.strip(chr(39))}`" for p in m.params)
+        summary, cite = (text.replace("|", "\\|") for text in (m.summary, m.cite))
+        level = "per system" if m.level == "system" else "mean over users"
+        rows.append(f"| `{m.name}@10` | {', '.join(f'`{a}`' for a in m.aliases) or '—'} | {taken} | {summary} | {level} | "
+                    f"{' or '.join(f'`{side}`' for side in m.needs) or 'the run'} | {cite} | "
+                    f"`sql/metrics/beyond/{m.metric}.sql` |")
+    return rows
 
 
 def _takes(param) -> str:

@@ -105,7 +105,7 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
         by its best grade over the subtopics, and the queries evaluated are theirs, as in ndeval.
     items, interactions:
         The side tables of the beyond-accuracy measures (``Coverage@k``, ``Entropy@k``, ``Gini@k``,
-        ``Novelty@k``, ``ARP@k``, ``TailShare@k``, ``ILD@k``; sql/80_beyond.sql): ``items`` the catalog
+        ``Novelty@k``, ``ARP@k``, ``TailShare@k``, ``ILD@k``; sql/metrics/beyond/): ``items`` the catalog
         (an ``item_id`` column, optionally ``features``, a list of numbers, or ``category``),
         ``interactions`` the training log that defines popularity (``user_id, item_id``); each a path
         (Parquet, CSV, TSV), a DataFrame, a relation or a table name. A measure whose table is missing is

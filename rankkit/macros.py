@@ -32,11 +32,11 @@ __all__ = ["script", "sql_files", "fill", "catalog_sql", "aggregation_sql", "par
 
 
 def sql_files() -> list[Path]:
-    """The SQL files in load order: top-level files by name, then lists/, then metrics/."""
+    """The SQL files in load order: top-level files by name, then lists/, then metrics/ and metrics/beyond/."""
     root = sql_dir()
     return sorted(root.glob("*.sql")) + sorted((root / "lists").glob("*.sql")) + sorted(
         (root / "metrics").glob("*.sql")
-    )
+    ) + sorted((root / "metrics" / "beyond").glob("*.sql"))
 
 
 @cache

@@ -27,13 +27,13 @@ from typing import Mapping
 from rankkit import _paths
 from rankkit.definitions import (CONVENTIONS, REFERENCE, Feature, check_measure, declarations, inputs, shared_features,
                                  subtopic_inputs)
-from rankkit.parameters import (Param, SpecField, default, default_text, is_default, params, spec_fields, spec_type,
+from rankkit.parameters import (Param, SpecField, beyond_params, default, default_text, is_default, params, spec_fields, spec_type,
                                 spec_types, spec_value, split_commas, written)
 
 __all__ = ["Measure", "Param", "Feature", "SpecField", "registry", "read_measure", "header", "params", "get", "preset",
            "label", "spec_value", "default", "written", "shared_features", "inputs", "subtopic_inputs", "needs_subtopics",
            "aggregate_of", "is_count", "spec_fields", "spec_types", "spec_type", "Aggregation", "AGGREGATIONS",
-           "CONVENTIONS", "REFERENCE", "TIE_RULES", "reads", "reads_top_k"]
+           "CONVENTIONS", "REFERENCE", "TIE_RULES", "reads", "reads_top_k", "beyond_measures", "beyond_params"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
 TIE_RULES = ("trec", "rank", "average")
@@ -64,6 +64,10 @@ class Measure:
     # ``top_k:`` field: None (no, or no such field), () (``top_k: yes``) or the parameters' values under
     # which it does (``top_k: ideal=qrels``: nDCG's ideal of the run's own documents reads all of them)
     top_k: tuple[tuple[str, str], ...] | None = None
+    # a beyond-accuracy measure's (sql/metrics/beyond/): system (one value per system) or user (a value per
+    # user), and the side tables it reads, the first given of them (items: the catalog; interactions: the log)
+    level: str | None = None
+    needs: tuple[str, ...] = ()
 
     @property
     def macro(self) -> str:
@@ -134,11 +138,14 @@ def read_measure(path: Path) -> Measure:
     return measure
 
 
-def _read_header(path: Path) -> Measure:
+def _read_header(path: Path, beyond: bool = False) -> Measure:
     """read_measure() with the definition left to be read when asked for: a fresh `rankkit eval` looks
     measures up by name (54 headers) and composes a few, and reading every definition was a cost of
-    its start."""
+    its start. A beyond-accuracy measure (``beyond``) declares its level and side tables instead of an
+    aggregate: a per-user one's values are averaged over users."""
     fields = header(path)
+    if beyond:
+        fields = {**_beyond_fields(path, fields), **fields}
     missing = {"name", "aliases", "params", "aggregate", "summary", "cite"} - fields.keys()
     if missing:
         raise ValueError(f"{path}: header lacks {', '.join(sorted(missing))}")
@@ -155,13 +162,16 @@ def _read_header(path: Path) -> Measure:
         presets=_presets(path, fields.get("presets", "")),
         trace=_trace(path, fields["trace"]) if "trace" in fields else None,
         top_k=_top_k(path, fields["top_k"]) if "top_k" in fields else None,
+        level=fields.get("level"),
+        needs=split_commas(fields.get("needs", "")),
     )
-    unknown = set(measure.params) - params().keys()
+    known = {**params(), **beyond_params()} if beyond else params()
+    unknown = set(measure.params) - known.keys()
     if unknown:
         raise ValueError(f"{path}: undeclared parameters {', '.join(sorted(unknown))}")
-    if measure.aggregate not in (*AGGREGATIONS, "text"):
+    if measure.aggregate not in (*AGGREGATIONS, "text", "system"):
         raise ValueError(f"{path}: aggregate: expected one of {', '.join(AGGREGATIONS)} or text, got {measure.aggregate}")
-    foreign = [params()[name] for name in measure.params if params()[name].owner not in (None, measure.metric)]
+    foreign = [known[name] for name in measure.params if known[name].owner not in (None, measure.metric)]
     if foreign:
         raise ValueError(f"{path}: parameter {foreign[0].name} is {foreign[0].owner}'s own ({foreign[0].where}); "
                          f"a parameter several measures take is declared in sql/00_prelude.sql")
@@ -313,39 +323,29 @@ def label(spec: Mapping) -> str:
 
 # ---- the beyond-accuracy measures' declarations ------------------------------------------------------
 
-@dataclass(frozen=True)
-class Beyond:
-    """One ``-- beyond:`` line: the measure's name, its other names, system or user level, the side
-    tables it reads (the first given of ``a/b``), its parameters (name -> (default, values)) and summary."""
-
-    name: str
-    aliases: tuple[str, ...]
-    level: str
-    needs: tuple[str, ...]
-    params: dict
-    summary: str
+LEVELS = {"user": "mean", "system": "system"}  # a level and what stands for its aggregate
+SIDES = ("items", "interactions")
 
 
 @cache
-def beyond_measures() -> dict[str, Beyond]:
-    """The beyond-accuracy measures (sql/80_beyond.sql's ``-- beyond:`` lines: rankkit.beyond evaluates
-    them over the run and the side tables) by their lower-case names and aliases."""
+def beyond_measures() -> dict[str, Measure]:
+    """The beyond-accuracy measures (``sql/metrics/beyond/*.sql``, declared as every measure is, with
+    ``level:`` and ``needs:``) by their lower-case names and aliases: rankkit.beyond evaluates them over
+    the run's top k and the side tables with their table macros (sql/80_beyond.sql), not the composer."""
     found = {}
-    for line in (_paths.sql_dir() / "80_beyond.sql").read_text(encoding="utf-8").splitlines():
-        if match := re.match(r"^-- beyond: (.*)$", line):
-            name, aliases, level, needs, params, summary = (part.strip() for part in match.group(1).split("|", 5))
-            measure = Beyond(name, tuple(a.strip() for a in aliases.split(",") if a.strip()), level,
-                             tuple(needs.split("/")) if needs else (), _beyond_params(params), summary)
-            for each in (name, *measure.aliases):
-                found[each.lower()] = measure
+    for path in sorted((_paths.sql_dir() / "metrics" / "beyond").glob("*.sql")):
+        measure = _read_header(path, beyond=True)
+        for each in (measure.name, *measure.aliases):
+            found[each.lower()] = measure
     return found
 
 
-def _beyond_params(text: str) -> dict:
-    """``tail=0.1: a number`` or ``similarity=auto: auto, features``: name -> (default, allowed words or ())."""
-    if not text:
-        return {}
-    name, rest = text.split("=", 1)
-    default, allowed = rest.split(":", 1)
-    words = tuple(w.strip() for w in allowed.split(",")) if "," in allowed or allowed.strip().isidentifier() else ()
-    return {name.strip(): (default.strip(), words if words != ("a number",) else ())}
+def _beyond_fields(path: Path, fields: dict[str, str]) -> dict[str, str]:
+    """A beyond-accuracy measure's aggregate, from its level: and needs: (checked: a ValueError names the file)."""
+    if fields.get("level") not in LEVELS:
+        raise ValueError(f"{path}: level: expected {' or '.join(LEVELS)}, got {fields.get('level')}")
+    unknown = set(split_commas(fields.get("needs", ""))) - set(SIDES)
+    if unknown:
+        raise ValueError(f"{path}: needs: expected some of {', '.join(SIDES)} (the first given is read), got "
+                         f"{', '.join(sorted(unknown))}")
+    return {"aggregate": LEVELS[fields["level"]]}

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from functools import cache
 from typing import Mapping
 
 from rankkit import _paths
 
-__all__ = ["Param", "SpecField", "NUMBER", "NUMBERS", "params", "split_commas", "default", "spec_value", "written",
+__all__ = ["Param", "SpecField", "NUMBER", "NUMBERS", "params", "beyond_params", "split_commas", "default", "spec_value", "written",
            "is_default", "default_text", "spec_fields", "spec_types", "spec_type"]
 
 _PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+(?:\[\])?)\s*:=\s*(\S+)\s+(.*?)\s*$")
@@ -70,7 +71,25 @@ def params() -> dict[str, Param]:
     """Every parameter a measure may take: the prelude's (shared), then each measure file's own."""
     found: dict[str, Param] = {}
     files = [(_paths.sql_dir() / "00_prelude.sql", None)] + [(path, path.stem) for path in
-                                                       sorted((_paths.sql_dir() / "metrics").glob("*.sql"))]
+                                                              sorted((_paths.sql_dir() / "metrics").glob("*.sql"))]
+    _add_declared(found, files)
+    for param in found.values():
+        if param.held is not None and param.held not in found:
+            raise ValueError(f"{param.where}: {param.name} is held by {param.held}, which no file declares")
+    return found
+
+
+@cache
+def beyond_params() -> dict[str, Param]:
+    """The beyond-accuracy measures' own parameters (``sql/metrics/beyond/*.sql``), declared as every
+    parameter is; apart from params(): the measure spec, which these measures do not read, holds none."""
+    found: dict[str, Param] = dict(params())
+    _add_declared(found, [(path, path.stem) for path in sorted((_paths.sql_dir() / "metrics" / "beyond").glob("*.sql"))])
+    return {name: param for name, param in found.items() if name not in params()}
+
+
+def _add_declared(found: dict[str, Param], files: list) -> None:
+    """The parameters the files declare added to ``found``; one declared again is a ValueError naming both lines."""
     for path, owner in files:
         for param in _read_params(path, owner):
             if param.name in found:
@@ -78,10 +97,6 @@ def params() -> dict[str, Param]:
                                  f"{found[param.name].where}); declare it once, in sql/00_prelude.sql if several "
                                  f"measures take it")
             found[param.name] = param
-    for param in found.values():
-        if param.held is not None and param.held not in found:
-            raise ValueError(f"{param.where}: {param.name} is held by {param.held}, which no file declares")
-    return found
 
 
 _FACTS = ("check", "values", "made", "text", "held")

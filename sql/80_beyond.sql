@@ -17,15 +17,9 @@
 -- interactions has popularity 0: ARP counts 0 for it (RecBole's item_count.get(item, 0)), Novelty 0
 -- (Recommenders' novelty inner-joins the popularity, so it adds nothing while the recommendation counts).
 
--- The measures by name, as evaluate() and `rankkit eval` take them (rankkit/beyond.py reads these lines):
---   beyond: name | other names | level | side tables (a/b: a, else b) | parameters (name=default: values) | summary
--- beyond: Coverage | ItemCoverage, catalog_coverage | system | items/interactions | | share of the catalog recommended in some user's top k (the catalog: items, else the items of interactions, as Recommenders' catalog_coverage)
--- beyond: Entropy | ShannonEntropy, distributional_coverage | system | | formula=recommenders: recommenders, recbole | distributional coverage: entropy of how often each item is recommended (log2, Recommenders; formula=recbole: ln / items recommended, RecBole)
--- beyond: Gini | GiniIndex | system | items/interactions | | Gini index of the recommendations over the catalog (RecBole): 0 even, towards 1 concentrated
--- beyond: Novelty | | user | interactions | | mean self-information -log2(popularity share) of the user's top k (Recommenders)
--- beyond: ARP | AveragePopularity | user | interactions | | average popularity (interactions in the log) of the user's top k (RecBole)
--- beyond: TailShare | TailPercentage | user | interactions | tail=0.1: a number | share of long-tail items in the user's top k: tail <= 1 the least popular share of the log's items, above 1 a popularity (RecBole; its default 0.1)
--- beyond: ILD | diversity, intra_list_diversity | user | items/interactions | similarity=auto: auto, features, category, cooccurrence | intra-list diversity: 1 - mean similarity of the pairs of the user's top k (Recommenders): cosine of items' features, else same category, else co-occurrence in interactions
+-- The measures by name, as evaluate() and `rankkit eval` take them, are declared as every measure is, one
+-- file each under sql/metrics/beyond/ (name, aliases, parameters, level, the side tables it reads),
+-- read by the registry (rankkit.measures.beyond_measures); rankkit.beyond calls the macros below.
 
 -- rankkit.catalog_rows: the catalog's distinct items, features as DOUBLE[]; a row without an id, or
 -- vectors of mixed lengths, is an error naming the table and column.

@@ -371,6 +371,45 @@ def test_rankkit_measures_lists_and_describes_them(capsys):
     assert described[0].startswith("Entropy: distributional coverage") and "  reads:     the run alone" in described
 
 
+def test_they_are_declared_as_every_measure_is_and_their_names_read_from_the_declarations():
+    """One file each under sql/metrics/beyond/, in the registry's header scheme: the parameters declared as
+    every parameter is (type, default, words or check), which the names are read against, the measures
+    reference lists them; before, a '-- beyond:' line of sql/80_beyond.sql and a parser of their own."""
+    from rankkit.beyond import parse
+    from rankkit.docs import measure_table
+    from rankkit.measures import beyond_measures, beyond_params, params
+
+    entropy = beyond_measures()["shannonentropy"]
+    assert (entropy.metric, entropy.level, entropy.needs, entropy.params) == ("entropy", "system", (), ("k", "formula"))
+    assert beyond_params()["tail"].owner == "tail_share" and "tail" not in params()  # the measure spec holds none
+    with pytest.raises(rankkit.RankkitError, match=r"^measure Entropy\(formula=shannon\)@10: formula must be "
+                                                    r"recommenders or recbole, got shannon$"):
+        parse("Entropy(formula=shannon)@10")
+    assert parse("TailShare(tail=0.2)@5")[1:] == ({"tail": "0.2"}, 5)
+    assert parse("ILD@5")[1] == {"similarity": "auto"}
+    assert "| `TailShare@10` | `TailPercentage` | `k`, `tail=0.1` | share of long-tail items" in measure_table()
+    assert "- `similarity` (VARCHAR, default 'auto'; one of `auto`, `features`" in measure_table()
+
+
+def test_a_declaration_that_cannot_be_read_names_its_file(tmp_path, monkeypatch):
+    import shutil
+
+    from rankkit import _paths, measures
+
+    folder = tmp_path / "sql"
+    shutil.copytree(_paths.sql_dir(), folder)
+    gini = folder / "metrics" / "beyond" / "gini.sql"
+    gini.write_text(gini.read_text(encoding="utf-8").replace("-- level:     system", "-- level:     query"), encoding="utf-8")
+    monkeypatch.setattr(_paths, "sql_dir", lambda: folder)
+    measures.beyond_measures.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"gini\.sql: level: expected user or system, got query"):
+            measures.beyond_measures()
+    finally:
+        monkeypatch.undo()
+        measures.beyond_measures.cache_clear()
+
+
 def test_names_that_are_not_theirs_are_left_to_the_name_parser():
     from rankkit.beyond import split
 

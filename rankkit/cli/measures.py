@@ -39,13 +39,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _list_beyond() -> None:
-    """The beyond-accuracy measures (rankkit.beyond: sql/80_beyond.sql), which read side tables."""
+    """The beyond-accuracy measures (sql/metrics/beyond/*.sql), which read side tables."""
     from rankkit.beyond import declared
 
     print()
     print("beyond accuracy (the run's top k and a side table: eval --items FILE, --interactions FILE):")
     measures = {m.name: m for m in declared().values()}.values()
-    rows = [(m.name, ", ".join(m.aliases) or "-", ", ".join(f"{n}={d}" for n, (d, _) in m.params.items()) or "-",
+    rows = [(m.name, ", ".join(m.aliases) or "-", ", ".join(f"{n}={_default(n)}" for n in m.params if n != "k") or "-",
              "per system" if m.level == "system" else "mean over users", " or ".join(m.needs) or "the run")
             for m in measures]
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
@@ -57,6 +57,7 @@ def _describe_beyond(name: str) -> bool:
     """``rankkit measures Coverage@10``: a beyond-accuracy measure in full; False for another name."""
     from rankkit.beyond import parse
     from rankkit.errors import MeasureError
+    from rankkit.measures import beyond_params
     from rankkit.safe.terminal import visible
 
     try:
@@ -70,10 +71,19 @@ def _describe_beyond(name: str) -> bool:
     print(visible(f"  aliases:   {', '.join(measure.aliases) or '-'}"))
     print(f"  level:     {'one value per system' if measure.level == 'system' else 'per user, the mean over users'}")
     print(f"  reads:     {' or '.join(f'--{side}' for side in measure.needs) or 'the run alone'}")
-    for param, (default, words) in measure.params.items():
-        print(f"  {param} (default {default}{'; one of ' + ', '.join(words) if words else ''})")
-    print("  SQL:       80_beyond.sql")
+    for name in measure.params:
+        if name != "k":
+            param = beyond_params()[name]
+            print(visible(f"  {name} ({param.type}, default {_default(name)}; {param.must}): {param.description}"))
+    print(f"  SQL:       metrics/beyond/{measure.path.name} (its table macro: 80_beyond.sql)")
     return True
+
+
+def _default(name: str) -> str:
+    """A beyond-accuracy measure's parameter's default, as its name writes it."""
+    from rankkit.measures import beyond_params
+
+    return beyond_params()[name].default.strip("'")
 
 
 def _names_of(measure) -> str:

@@ -1,0 +1,12 @@
+-- name:      Entropy
+-- aliases:   ShannonEntropy, distributional_coverage
+-- params:    k, formula
+-- level:     system
+-- needs:
+-- summary:   distributional coverage: entropy of how often each item is recommended (log2, Recommenders; formula=recbole: ln / items recommended, RecBole)
+-- cite:      Microsoft Recommenders, distributional_coverage; RecBole, recbole/evaluator/metrics.py, ShannonEntropy
+
+-- A beyond-accuracy measure: it reads the run's top k, not the qrels, through its table macro
+-- rankkit.entropy (sql/80_beyond.sql), which rankkit.beyond calls.
+-- param: formula VARCHAR := 'recommenders'  the entropy taken: recommenders (-sum p log2 p, Microsoft Recommenders') or recbole (-sum p ln p over the items recommended, RecBole's)
+--     values: recommenders, recbole

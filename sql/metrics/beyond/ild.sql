@@ -1,0 +1,12 @@
+-- name:      ILD
+-- aliases:   diversity, intra_list_diversity
+-- params:    k, similarity
+-- level:     user
+-- needs:     items, interactions
+-- summary:   intra-list diversity: 1 - mean similarity of the pairs of the user's top k (Recommenders): cosine of items' features, else same category, else co-occurrence in interactions
+-- cite:      Microsoft Recommenders, user_diversity (Ziegler et al. 2005; Zhang et al., Auralist, WSDM 2012)
+
+-- A beyond-accuracy measure: it reads the run's top k and a side table, not the qrels, through the table
+-- macro of its similarity, rankkit.ild_<similarity> (sql/80_beyond.sql), which rankkit.beyond calls.
+-- param: similarity VARCHAR := 'auto'  the items' similarity: features (cosine of the items' vectors), category (same category), cooccurrence (users who have both in interactions), or auto (the first of these the side tables hold)
+--     values: auto, features, category, cooccurrence

@@ -1,0 +1,12 @@
+-- name:      TailShare
+-- aliases:   TailPercentage
+-- params:    k, tail
+-- level:     user
+-- needs:     interactions
+-- summary:   share of long-tail items in the user's top k: tail <= 1 the least popular share of the log's items, above 1 a popularity (RecBole; its default 0.1)
+-- cite:      RecBole, recbole/evaluator/metrics.py, TailPercentage
+
+-- A beyond-accuracy measure: it reads the run's top k and the interactions, not the qrels, through its
+-- table macro rankkit.tail_share (sql/80_beyond.sql), which rankkit.beyond calls.
+-- param: tail    DOUBLE := 0.1   the long tail: up to 1, the least popular share of the log's items (RecBole's tail_ratio); above 1, the items of at most that popularity
+--     check: tail > 0 ; tail must be a share in (0, 1] or a popularity above 1
