@@ -195,3 +195,15 @@ def test_the_prelude_declares_only_what_several_measures_take():
         held = {p.name for p in params().values() if p.held == param.name}
         takers = [m.metric for m in registry().values() if param.name in m.params or held & set(m.params)]
         assert (len(takers) > 1 or param.name == "docs") if param.owner is None else takers == [param.owner], param
+
+@pytest.mark.parametrize("field, error", [
+    ("ideal=best", r"ndcg\.sql: top_k: ideal=best is not a value of one of its parameters"),
+    ("sometimes", r"ndcg\.sql: top_k: expected yes, or the parameters' values under which")])
+def test_a_top_k_field_that_cannot_be_read_names_the_file(sql_copy, field, error):
+    import rankkit.measures as measures
+
+    ndcg = sql_copy / "metrics" / "ndcg.sql"
+    ndcg.write_text(ndcg.read_text(encoding="utf-8").replace("top_k:     ideal=qrels", f"top_k:     {field}"),
+                    encoding="utf-8")
+    with pytest.raises(ValueError, match=error):
+        measures.read_measure(ndcg)
