@@ -22,8 +22,9 @@ from pathlib import Path
 from rankkit.errors import InputError
 from rankkit.names import QRELS_FIELDS, RUN_FIELDS
 from rankkit.io.columns import NUMBER, decimal_comma
+from rankkit.io.lists import list_column, refuse_list_types
 
-__all__ = ["Read", "read_qrels", "read_runs", "counts"]
+__all__ = ["Read", "read_qrels", "read_runs", "counts", "column_types", "unnest_lists"]
 
 
 @dataclass
@@ -114,7 +115,12 @@ def _columns(frame, kind: str, columns, label: str, named: str | None):
 
     from rankkit.io.columns import match_columns
 
-    found = match_columns([(f.name, f.dataType.simpleString()) for f in frame.schema.fields], kind, columns, label)
+    names = column_types(frame)
+    found = match_columns(names, kind, columns, label)
+    if kind == "run" and list_column(names, found) is not None:
+        refuse_bad_lists(frame, names, found, label)
+        frame = unnest_lists(frame, names, found, label)
+        found = match_columns(column_types(frame), kind, columns, label)
     # try_cast: a text that is no number is NULL here, and named with its line by _refuse_text_numbers
     column = lambda ours, type_: F.expr(f"try_cast(`{found[ours]}` AS {type_})").alias(ours)  # noqa: E731
     if kind == "qrels":
@@ -124,6 +130,64 @@ def _columns(frame, kind: str, columns, label: str, named: str | None):
     # a run by its rank alone scores minus its rank, as the DuckDB readers (rankkit.io.columns.RANK_SCORE)
     score = column("score", "double") if found.get("score") else (-rank.cast("double")).alias("score")
     return frame.select(system, column("query_id", "string"), column("doc_id", "string"), rank, score)
+
+
+def column_types(frame) -> list[tuple[str, str]]:
+    """A frame's columns and their types, an array's as DuckDB writes it (``array<bigint>`` is ``BIGINT[]``):
+    rankkit.io.lists reads the list columns of both engines, and names their type in DuckDB's words."""
+    return [(f.name, _duckdb_array(f.dataType.simpleString())) for f in frame.schema.fields]
+
+
+_ELEMENTS = {"string": "VARCHAR", "int": "INTEGER", "bigint": "BIGINT", "smallint": "SMALLINT", "tinyint": "TINYINT"}
+
+
+def _duckdb_array(type_: str) -> str:
+    if type_.startswith("array<") and type_.endswith(">"):
+        inner = type_[len("array<"):-1]
+        return (_duckdb_array(inner) if inner.startswith("array<") else _ELEMENTS.get(inner, inner.upper())) + "[]"
+    return type_
+
+
+def _list_problem(found):
+    """The first thing wrong with a row of item lists, in rankkit.io.lists.unnest_lists' words (NULL if none):
+    a NULL user id, a NULL list, a NULL item."""
+    from pyspark.sql import functions as F
+
+    column = found["doc_id"]
+    user, items = F.col(quoted_column(found["query_id"])), F.col(quoted_column(column))
+    return (F.when(user.isNull(), F.lit(f"column {found['query_id']} (query_id) is NULL"))
+            .when(items.isNull(), F.concat(F.lit(f"column {column} (doc_id) is NULL for query "), user.cast("string")))
+            .when(F.exists(items, lambda item: item.isNull()),
+                  F.concat(F.lit(f"column {column} (doc_id) holds a NULL item for query "), user.cast("string"))))
+
+
+def refuse_bad_lists(frame, names, found, label: str) -> None:
+    """Item lists the run cannot be read from, refused as the DuckDB reader refuses them, before reading."""
+    refuse_list_types(names, found, label)
+    bad = frame.select(_list_problem(found).alias("problem")).where("problem IS NOT NULL").limit(1).collect()
+    if bad:
+        raise InputError(f"{label}: {bad[0][0]}")
+
+
+def unnest_lists(frame, names, found, label: str):
+    """A run of one row per user holding a list of items as a row per item, ranked by its position (1 first),
+    as the DuckDB reader (rankkit.io.lists); a row the lists cannot be read from fails the query that reads
+    it, naming its column (rankkit.spark.collected says it as an InputError)."""
+    from pyspark.sql import functions as F
+
+    refuse_list_types(names, found, label)
+    column = found["doc_id"]
+    problem = _list_problem(found)
+    checked = F.when(problem.isNull(), F.col(quoted_column(column))).otherwise(
+        F.raise_error(F.concat(F.lit(f"rankkit: {label}: "), problem)))
+    kept = [F.col(quoted_column(name)) for name, _ in names if name != column]
+    exploded = frame.select(*kept, F.posexplode(checked).alias("rankkit_position", column))
+    return exploded.withColumn("rank", F.col("rankkit_position") + 1).drop("rankkit_position")
+
+
+def quoted_column(name: str) -> str:
+    """A column name as pyspark's col() reads it (a dot or a backquote in it would read otherwise)."""
+    return "`" + name.replace("`", "``") + "`"
 
 
 def _refuse_text_numbers(frame, read, kind: str, columns, label: str) -> None:
