@@ -162,7 +162,10 @@ class _Parser:
             self.take("(")
             args, named = [], {}
             while self.peek() != ")":
-                if self.peek(1) == ":=":
+                if self.peek() == "*" and self.peek(1) == ")":  # count(*)
+                    self.take()
+                    args.append(Node("star"))
+                elif self.peek(1) == ":=":
                     key = self.take()
                     self.take(":=")
                     named[key] = self.expression()

@@ -66,10 +66,11 @@ def read_runs(spark, runs, columns=None, split_by_tag: bool = False) -> Read:
                     runs={s: f"{label} (system {s})" for s in systems} if len(systems) > 1 else {})
     from pyspark.sql import functions as F
 
+    read = {name: _read(spark, path, "run", columns or {}, name, split_by_tag) for name, path in runs.items()}
+    systems = _systems_of(read)
     frames, labels, named = [], [], {}
-    for name, path in runs.items():
-        frame, label = _read(spark, path, "run", columns or {}, name, split_by_tag)
-        inner = _systems(frame)
+    for name, (frame, label) in read.items():
+        inner = systems.get(name, [])
         if len(inner) > 1:  # as load_runs names them
             frame = frame.withColumn("system", F.concat(F.lit(f"{name}/"), F.col("system")))
             named.update({f"{name}/{system}": f"{label} (system {system})" for system in inner})
@@ -86,8 +87,11 @@ def _read(spark, path, kind: str, columns, system: str | None, split_by_tag: boo
     from rankkit.io import default_connection
     from rankkit.io.files import file_format, is_glob, run_name
 
+    if hasattr(path, "createOrReplaceTempView") and hasattr(path, "schema"):  # a Spark DataFrame
+        label = f"{kind} DataFrame" if system is None else f"{kind} DataFrame {system}"
+        return _columns(path, kind, columns, label, system), label
     if not isinstance(path, (str, Path)):
-        raise InputError(f"{kind}: the Spark engine reads files; got {type(path).__name__}")
+        raise InputError(f"{kind}: the Spark engine reads files and Spark DataFrames; got {type(path).__name__}")
     label = str(path)
     fmt, found = file_format(default_connection(), path, None, kind)
     named = system if system is not None else (
@@ -263,6 +267,19 @@ def _systems(frame) -> list:
     """The run's systems in the DuckDB engine's order (by name, a NULL first)."""
     rows = frame.select("system").distinct().collect()
     return sorted((row["system"] for row in rows), key=lambda name: (name is not None, name or ""))
+
+
+def _systems_of(read: dict) -> dict:
+    """Each run's systems (``{name: (frame, label)}``), in _systems' order: one Spark job for them all."""
+    from functools import reduce
+
+    from pyspark.sql import functions as F
+
+    tagged = [frame.select(F.lit(name).alias("rankkit_run"), "system") for name, (frame, _) in read.items()]
+    found: dict = {}
+    for row in reduce(lambda a, b: a.unionAll(b), tagged).distinct().collect():
+        found.setdefault(row[0], []).append(row[1])
+    return {name: sorted(inner, key=lambda system: (system is not None, system or "")) for name, inner in found.items()}
 
 
 def _grades(frame) -> tuple[float | None, tuple | None]:

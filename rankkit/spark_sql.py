@@ -38,7 +38,9 @@ __all__ = ["to_spark", "parse", "render", "macros", "spark_type"]
 # definitions give them (greatest/least skip NULLs in both; floor gives BIGINT in Spark, DOUBLE in
 # DuckDB, which only ever meets a comparison or a division here).
 SAME = {"coalesce", "greatest", "least", "floor", "ceil", "round", "exp", "ln", "log2", "log10", "abs",
-        "sqrt", "nullif", "isnan", "pow", "power", "lower", "upper"}
+        "sqrt", "nullif", "isnan", "pow", "power", "lower", "upper",
+        # aggregates (the fusion methods'): Spark's median is exact, the mean of the middle two as DuckDB's
+        "sum", "count", "min", "max", "median", "any_value"}
 
 
 def to_spark(text: str) -> str:
@@ -209,6 +211,7 @@ _RENDER = {
     "number": _number,
     "string": _string,
     "constant": lambda token: token,
+    "star": lambda: "*",
     "column": lambda name: name if re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*", name) else "`" + name.replace("`", "``") + "`",
     "field": lambda base, name: f"{render(base)}.{name}",
     "binary": lambda op, left, right: f"({render(left)} {'<>' if op == '!=' else op} {render(right)})",
