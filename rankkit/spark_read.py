@@ -41,7 +41,7 @@ class Read:
 
 
 def read_qrels(spark, path, columns=None) -> Read:
-    frame, label = _read(spark, path, "qrels", columns or {}, None)
+    frame, label, _ = _read(spark, path, "qrels", columns or {}, None)
     top, fractional = _grades(frame)
     return Read(frame, label, top_grade=top, fractional=fractional)
 
@@ -60,7 +60,7 @@ def read_runs(spark, runs, columns=None, split_by_tag: bool = False) -> Read:
         for position, path in enumerate(files):
             runs[unique_name(listed_run_name(path, position), list(runs))] = path
     if not isinstance(runs, dict):
-        frame, label = _read(spark, runs, "run", columns or {}, None, split_by_tag)
+        frame, label, _ = _read(spark, runs, "run", columns or {}, None, split_by_tag)
         systems = _systems(frame)
         return Read(frame, label, systems=systems,
                     runs={s: f"{label} (system {s})" for s in systems} if len(systems) > 1 else {})
@@ -69,7 +69,7 @@ def read_runs(spark, runs, columns=None, split_by_tag: bool = False) -> Read:
     read = {name: _read(spark, path, "run", columns or {}, name, split_by_tag) for name, path in runs.items()}
     systems = _systems_of(read)
     frames, labels, named = [], [], {}
-    for name, (frame, label) in read.items():
+    for name, (frame, label, _) in read.items():
         inner = systems.get(name, [])
         if len(inner) > 1:  # as load_runs names them
             frame = frame.withColumn("system", F.concat(F.lit(f"{name}/"), F.col("system")))
@@ -83,13 +83,15 @@ def read_runs(spark, runs, columns=None, split_by_tag: bool = False) -> Read:
 
 
 def _read(spark, path, kind: str, columns, system: str | None, split_by_tag: bool = False):
-    """The frame of one file in rankkit's columns, and its label (the path as given)."""
+    """The frame of one file (or DataFrame) in rankkit's columns, its label (the path as given), and
+    whether its system is ``system`` on every row (a run without a system column or tags read)."""
     from rankkit.io import default_connection
     from rankkit.io.files import file_format, is_glob, run_name
 
     if hasattr(path, "createOrReplaceTempView") and hasattr(path, "schema"):  # a Spark DataFrame
         label = f"{kind} DataFrame" if system is None else f"{kind} DataFrame {system}"
-        return _columns(path, kind, columns, label, system), label
+        frame, one = _columns(path, kind, columns, label, system)
+        return frame, label, one
     if not isinstance(path, (str, Path)):
         raise InputError(f"{kind}: the Spark engine reads files and Spark DataFrames; got {type(path).__name__}")
     label = str(path)
@@ -97,7 +99,8 @@ def _read(spark, path, kind: str, columns, system: str | None, split_by_tag: boo
     named = system if system is not None else (
         None if is_glob(str(path)) or Path(str(path)).is_dir() else run_name(path))
     if fmt == "trec":
-        return _trec(spark, label, kind, None if split_by_tag and system is None else named), label
+        tag = None if split_by_tag and system is None else named
+        return _trec(spark, label, kind, tag), label, tag is not None
     reader = spark.read
     if fmt == "parquet":
         # a folder as it is: Spark reads it recursively, its partition folders as columns (DuckDB's hive)
@@ -107,14 +110,15 @@ def _read(spark, path, kind: str, columns, system: str | None, split_by_tag: boo
         # (Spark's default escape, a backslash, kept "a""b" as it was) and a quoted field across lines
         frame = reader.csv(hadoop_path(found), header=True, sep="\t" if fmt == "tsv" else ",", inferSchema=False, quote='"',
                            escape='"', multiLine=True)
-    read = _columns(frame, kind, columns, label, named)
+    read, one = _columns(frame, kind, columns, label, named)
     if fmt != "parquet":
         _refuse_text_numbers(frame, read, kind, columns, label)
-    return read, label
+    return read, label, one
 
 
 def _columns(frame, kind: str, columns, label: str, named: str | None):
-    """rankkit's columns of a table, matched by name as the DuckDB readers match them."""
+    """rankkit's columns of a table, matched by name as the DuckDB readers match them, and whether the
+    system is ``named`` on every row (a run without a system column)."""
     from pyspark.sql import functions as F
 
     from rankkit.io.columns import match_columns
@@ -128,12 +132,13 @@ def _columns(frame, kind: str, columns, label: str, named: str | None):
     # try_cast: a text that is no number is NULL here, and named with its line by _refuse_text_numbers
     column = lambda ours, type_: F.expr(f"try_cast(`{found[ours]}` AS {type_})").alias(ours)  # noqa: E731
     if kind == "qrels":
-        return frame.select(column("query_id", "string"), column("doc_id", "string"), column("relevance", "double"))
+        return frame.select(column("query_id", "string"), column("doc_id", "string"), column("relevance", "double")), False
     system = column("system", "string") if found.get("system") else F.lit(named).cast("string").alias("system")
     rank = column("rank", "bigint") if found.get("rank") else F.lit(None).cast("bigint").alias("rank")
     # a run by its rank alone scores minus its rank, as the DuckDB readers (rankkit.io.columns.RANK_SCORE)
     score = column("score", "double") if found.get("score") else (-rank.cast("double")).alias("score")
-    return frame.select(system, column("query_id", "string"), column("doc_id", "string"), rank, score)
+    return frame.select(system, column("query_id", "string"), column("doc_id", "string"), rank, score), \
+        not found.get("system") and named is not None
 
 
 def column_types(frame) -> list[tuple[str, str]]:
@@ -270,14 +275,16 @@ def _systems(frame) -> list:
 
 
 def _systems_of(read: dict) -> dict:
-    """Each run's systems (``{name: (frame, label)}``), in _systems' order: one Spark job for them all."""
+    """Each run's systems (``{name: (frame, label, one)}``), in _systems' order: a run whose system is its
+    name (``one``) without asking Spark, the others' in one Spark job."""
     from functools import reduce
 
     from pyspark.sql import functions as F
 
-    tagged = [frame.select(F.lit(name).alias("rankkit_run"), "system") for name, (frame, _) in read.items()]
-    found: dict = {}
-    for row in reduce(lambda a, b: a.unionAll(b), tagged).distinct().collect():
+    found: dict = {name: [name] for name, (_, _, one) in read.items() if one}
+    tagged = [frame.select(F.lit(name).alias("rankkit_run"), "system")
+              for name, (frame, _, one) in read.items() if not one]
+    for row in reduce(lambda a, b: a.unionAll(b), tagged).distinct().collect() if tagged else []:
         found.setdefault(row[0], []).append(row[1])
     return {name: sorted(inner, key=lambda system: (system is not None, system or "")) for name, inner in found.items()}
 
