@@ -420,6 +420,7 @@ def _add_fuse(sub: argparse.ArgumentParser) -> None:
     _add_significance(sub, test="paired test of each point against the best point and the best single run",
                       corrected="the points of the grid")
     sub.add_argument("--seed", type=int, default=0, help="seed of the randomised tests and intervals (default 0)")
+    _add_engine(sub)  # spark: the runs read and fused by Spark (not --sweep, nor borda and condorcet)
     _add_inputs(sub)
 
 

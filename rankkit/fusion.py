@@ -30,7 +30,8 @@ FUSE = ("FROM rankkit.fuse(?, method := ?, k := ?, norm := ?, weights := ?::MAP(
 def fuse(runs, method: str = "rrf", k: float = 60, norm: str | None = None,
          weights: Sequence[float] | Mapping[str, float] | None = None, *, depth: int | None = None,
          output: str | Path | None = None, con: duckdb.DuckDBPyConnection | None = None,
-         columns: Mapping[str, str | None] | None = None, split_by_tag: bool = False) -> pd.DataFrame | Path:
+         columns: Mapping[str, str | None] | None = None, split_by_tag: bool = False,
+         engine: str = "duckdb", master: str = "local[2]"):
     """Fuse several runs into one, by SQL's ``rankkit.fuse`` (methods, normalisations and their
     sources: ``sql/80_fusion.sql``).
 
@@ -61,12 +62,17 @@ def fuse(runs, method: str = "rrf", k: float = 60, norm: str | None = None,
         tag``), or Parquet, CSV, TSV or JSON by the suffix. Never one of the inputs.
     columns, split_by_tag:
         As for :func:`rankkit.evaluate`: your column names, and each tag of a TREC file a system.
+    engine, master:
+        ``"spark"``: the runs (files or Spark DataFrames) read and fused by Spark, on the active Spark
+        session (or one started on ``master``), by the same definitions translated
+        (rankkit.spark_fusion); ``borda`` and ``condorcet`` (and the ``borda`` norm) are refused there.
 
     Returns
     -------
     DataFrame
         ``system, query_id, doc_id, score``, each query's documents best first; ``system`` names
-        the method and its arguments (``rrf(k=60)``). Or the path written.
+        the method and its arguments (``rrf(k=60)``). Or the path written. With ``engine="spark"``,
+        a lazy Spark DataFrame of these columns, in no order (write it to a table, or ``toPandas()``).
 
     Examples
     --------
@@ -80,12 +86,58 @@ def fuse(runs, method: str = "rrf", k: float = 60, norm: str | None = None,
     if output is not None:
         refuse_inputs([("output", output)], named_inputs(runs=runs))
     con = connect(con) if con is not None else default_connection()
+    if engine == "spark":
+        return _spark_fuse(con, runs, method, k, norm, weights, depth, output, columns, split_by_tag, master)
+    if engine != "duckdb":
+        raise RankkitError(f"engine must be duckdb or spark, got {engine!r}")
     with fusion_source(con, runs, columns, split_by_tag) as source:
         arguments = [source.engine, method, _whole(k), norm, paired_weights(weights, runs, source.systems), depth,
                      source.label]
         if output is None:
             return run_query(con, FUSE, arguments)
         return write_run(con, FUSE, arguments, Path(output))
+
+
+def _spark_fuse(con, runs, method, k, norm, weights, depth, output, columns, split_by_tag, master):
+    """fuse on Spark: the arguments checked, the untranslated methods refused, before Spark starts; the
+    runs read by Spark, their systems and the weights checked and the fused run named by SQL's own
+    rankkit.fuse over one row per system (the same words as on DuckDB), the scores by Spark."""
+    import pandas as pd
+
+    from rankkit import spark
+    from rankkit import spark_fusion
+
+    k = _whole(k)
+    named = run_rows(con, "SELECT rankkit.checked_fusion(?, ?, ?) AS ok, rankkit.fusion_method(?) AS method, "
+                          "rankkit.fusion_norm(?, ?) AS norm", [method, k, norm, method, method, norm])[0]
+    spark_fusion.refuse_untranslated(named["method"], named["norm"])
+    session = spark.session(master)
+    read = spark_fusion.read(session, runs, columns, split_by_tag)
+    paired = paired_weights(weights, runs, read.systems)
+    systems = temp_name("fused_systems")
+    con.register(systems, pd.DataFrame({"system": pd.Series(read.systems, dtype=object), "query_id": "q",
+                                        "doc_id": "d", "score": 0.0}))
+    try:
+        fused = FUSE.replace("?", f"'{systems}'", 1)
+        system = run_rows(con, f"SELECT DISTINCT system FROM ({fused})",
+                          [method, k, norm, paired, depth, read.label])[0]["system"]
+    finally:
+        con.unregister(systems)
+    view = temp_name("spark_runs")
+    read.frame.createOrReplaceTempView(view)
+    frame = session.sql(spark_fusion.statement(view, method=named["method"], k=k, norm=named["norm"], weights=paired,
+                                               depth=depth, system=system, label=read.label))
+    if output is None:
+        return frame
+    rows = pd.DataFrame([row.asDict() for row in spark.collected(frame)], columns=["system", "query_id", "doc_id",
+                                                                                   "score"])
+    fused = temp_name("spark_fused")
+    con.register(fused, rows)
+    try:
+        return write_run(con, f"SELECT system, query_id, doc_id, score FROM {fused} "
+                              "ORDER BY query_id, score DESC, doc_id DESC", [], Path(output))
+    finally:
+        con.unregister(fused)
 
 
 @contextmanager

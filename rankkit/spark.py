@@ -127,6 +127,8 @@ def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tupl
     """The SQL name of a DataFrame (as a temp view) or table, rankkit's columns -> its columns, and how
     messages name it."""
     from rankkit.io.columns import match_columns
+    from rankkit.io.lists import list_column
+    from rankkit.spark_read import column_types, unnest_lists
 
     if isinstance(source, str):
         from rankkit.spark_dialect import quoted
@@ -139,8 +141,13 @@ def _source(spark, source, kind: str, columns: Mapping[str, str | None]) -> tupl
         frame, label = source, f"{kind} DataFrame"
     else:
         raise RankkitError(f"{kind}: expected a Spark DataFrame or a table name, got {type(source).__name__}")
-    names = [(field.name, field.dataType.simpleString()) for field in frame.schema.fields]
+    names = column_types(frame)
     found = match_columns(names, kind, columns, label)
+    if kind == "run" and list_column(names, found) is not None:
+        name = f"rankkit_{kind}_{uuid.uuid4().hex[:12]}"
+        frame = unnest_lists(frame, names, found, label)
+        frame.createOrReplaceTempView(name)
+        found = match_columns(column_types(frame), kind, columns, label)
     return name, found, label
 
 

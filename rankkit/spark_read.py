@@ -22,8 +22,9 @@ from pathlib import Path
 from rankkit.errors import InputError
 from rankkit.names import QRELS_FIELDS, RUN_FIELDS
 from rankkit.io.columns import NUMBER, decimal_comma
+from rankkit.io.lists import list_column, refuse_list_types
 
-__all__ = ["Read", "read_qrels", "read_runs", "counts"]
+__all__ = ["Read", "read_qrels", "read_runs", "counts", "column_types", "unnest_lists"]
 
 
 @dataclass
@@ -40,7 +41,7 @@ class Read:
 
 
 def read_qrels(spark, path, columns=None) -> Read:
-    frame, label = _read(spark, path, "qrels", columns or {}, None)
+    frame, label, _ = _read(spark, path, "qrels", columns or {}, None)
     top, fractional = _grades(frame)
     return Read(frame, label, top_grade=top, fractional=fractional)
 
@@ -59,16 +60,17 @@ def read_runs(spark, runs, columns=None, split_by_tag: bool = False) -> Read:
         for position, path in enumerate(files):
             runs[unique_name(listed_run_name(path, position), list(runs))] = path
     if not isinstance(runs, dict):
-        frame, label = _read(spark, runs, "run", columns or {}, None, split_by_tag)
+        frame, label, _ = _read(spark, runs, "run", columns or {}, None, split_by_tag)
         systems = _systems(frame)
         return Read(frame, label, systems=systems,
                     runs={s: f"{label} (system {s})" for s in systems} if len(systems) > 1 else {})
     from pyspark.sql import functions as F
 
+    read = {name: _read(spark, path, "run", columns or {}, name, split_by_tag) for name, path in runs.items()}
+    systems = _systems_of(read)
     frames, labels, named = [], [], {}
-    for name, path in runs.items():
-        frame, label = _read(spark, path, "run", columns or {}, name, split_by_tag)
-        inner = _systems(frame)
+    for name, (frame, label, _) in read.items():
+        inner = systems.get(name, [])
         if len(inner) > 1:  # as load_runs names them
             frame = frame.withColumn("system", F.concat(F.lit(f"{name}/"), F.col("system")))
             named.update({f"{name}/{system}": f"{label} (system {system})" for system in inner})
@@ -81,18 +83,24 @@ def read_runs(spark, runs, columns=None, split_by_tag: bool = False) -> Read:
 
 
 def _read(spark, path, kind: str, columns, system: str | None, split_by_tag: bool = False):
-    """The frame of one file in rankkit's columns, and its label (the path as given)."""
+    """The frame of one file (or DataFrame) in rankkit's columns, its label (the path as given), and
+    whether its system is ``system`` on every row (a run without a system column or tags read)."""
     from rankkit.io import default_connection
     from rankkit.io.files import file_format, is_glob, run_name
 
+    if hasattr(path, "createOrReplaceTempView") and hasattr(path, "schema"):  # a Spark DataFrame
+        label = f"{kind} DataFrame" if system is None else f"{kind} DataFrame {system}"
+        frame, one = _columns(path, kind, columns, label, system)
+        return frame, label, one
     if not isinstance(path, (str, Path)):
-        raise InputError(f"{kind}: the Spark engine reads files; got {type(path).__name__}")
+        raise InputError(f"{kind}: the Spark engine reads files and Spark DataFrames; got {type(path).__name__}")
     label = str(path)
     fmt, found = file_format(default_connection(), path, None, kind)
     named = system if system is not None else (
         None if is_glob(str(path)) or Path(str(path)).is_dir() else run_name(path))
     if fmt == "trec":
-        return _trec(spark, label, kind, None if split_by_tag and system is None else named), label
+        tag = None if split_by_tag and system is None else named
+        return _trec(spark, label, kind, tag), label, tag is not None
     reader = spark.read
     if fmt == "parquet":
         # a folder as it is: Spark reads it recursively, its partition folders as columns (DuckDB's hive)
@@ -102,28 +110,93 @@ def _read(spark, path, kind: str, columns, system: str | None, split_by_tag: boo
         # (Spark's default escape, a backslash, kept "a""b" as it was) and a quoted field across lines
         frame = reader.csv(hadoop_path(found), header=True, sep="\t" if fmt == "tsv" else ",", inferSchema=False, quote='"',
                            escape='"', multiLine=True)
-    read = _columns(frame, kind, columns, label, named)
+    read, one = _columns(frame, kind, columns, label, named)
     if fmt != "parquet":
         _refuse_text_numbers(frame, read, kind, columns, label)
-    return read, label
+    return read, label, one
 
 
 def _columns(frame, kind: str, columns, label: str, named: str | None):
-    """rankkit's columns of a table, matched by name as the DuckDB readers match them."""
+    """rankkit's columns of a table, matched by name as the DuckDB readers match them, and whether the
+    system is ``named`` on every row (a run without a system column)."""
     from pyspark.sql import functions as F
 
     from rankkit.io.columns import match_columns
 
-    found = match_columns([(f.name, f.dataType.simpleString()) for f in frame.schema.fields], kind, columns, label)
+    names = column_types(frame)
+    found = match_columns(names, kind, columns, label)
+    if kind == "run" and list_column(names, found) is not None:
+        refuse_bad_lists(frame, names, found, label)
+        frame = unnest_lists(frame, names, found, label)
+        found = match_columns(column_types(frame), kind, columns, label)
     # try_cast: a text that is no number is NULL here, and named with its line by _refuse_text_numbers
     column = lambda ours, type_: F.expr(f"try_cast(`{found[ours]}` AS {type_})").alias(ours)  # noqa: E731
     if kind == "qrels":
-        return frame.select(column("query_id", "string"), column("doc_id", "string"), column("relevance", "double"))
+        return frame.select(column("query_id", "string"), column("doc_id", "string"), column("relevance", "double")), False
     system = column("system", "string") if found.get("system") else F.lit(named).cast("string").alias("system")
     rank = column("rank", "bigint") if found.get("rank") else F.lit(None).cast("bigint").alias("rank")
     # a run by its rank alone scores minus its rank, as the DuckDB readers (rankkit.io.columns.RANK_SCORE)
     score = column("score", "double") if found.get("score") else (-rank.cast("double")).alias("score")
-    return frame.select(system, column("query_id", "string"), column("doc_id", "string"), rank, score)
+    return frame.select(system, column("query_id", "string"), column("doc_id", "string"), rank, score), \
+        not found.get("system") and named is not None
+
+
+def column_types(frame) -> list[tuple[str, str]]:
+    """A frame's columns and their types, an array's as DuckDB writes it (``array<bigint>`` is ``BIGINT[]``):
+    rankkit.io.lists reads the list columns of both engines, and names their type in DuckDB's words."""
+    return [(f.name, _duckdb_array(f.dataType.simpleString())) for f in frame.schema.fields]
+
+
+_ELEMENTS = {"string": "VARCHAR", "int": "INTEGER", "bigint": "BIGINT", "smallint": "SMALLINT", "tinyint": "TINYINT"}
+
+
+def _duckdb_array(type_: str) -> str:
+    if type_.startswith("array<") and type_.endswith(">"):
+        inner = type_[len("array<"):-1]
+        return (_duckdb_array(inner) if inner.startswith("array<") else _ELEMENTS.get(inner, inner.upper())) + "[]"
+    return type_
+
+
+def _list_problem(found):
+    """The first thing wrong with a row of item lists, in rankkit.io.lists.unnest_lists' words (NULL if none):
+    a NULL user id, a NULL list, a NULL item."""
+    from pyspark.sql import functions as F
+
+    column = found["doc_id"]
+    user, items = F.col(quoted_column(found["query_id"])), F.col(quoted_column(column))
+    return (F.when(user.isNull(), F.lit(f"column {found['query_id']} (query_id) is NULL"))
+            .when(items.isNull(), F.concat(F.lit(f"column {column} (doc_id) is NULL for query "), user.cast("string")))
+            .when(F.exists(items, lambda item: item.isNull()),
+                  F.concat(F.lit(f"column {column} (doc_id) holds a NULL item for query "), user.cast("string"))))
+
+
+def refuse_bad_lists(frame, names, found, label: str) -> None:
+    """Item lists the run cannot be read from, refused as the DuckDB reader refuses them, before reading."""
+    refuse_list_types(names, found, label)
+    bad = frame.select(_list_problem(found).alias("problem")).where("problem IS NOT NULL").limit(1).collect()
+    if bad:
+        raise InputError(f"{label}: {bad[0][0]}")
+
+
+def unnest_lists(frame, names, found, label: str):
+    """A run of one row per user holding a list of items as a row per item, ranked by its position (1 first),
+    as the DuckDB reader (rankkit.io.lists); a row the lists cannot be read from fails the query that reads
+    it, naming its column (rankkit.spark.collected says it as an InputError)."""
+    from pyspark.sql import functions as F
+
+    refuse_list_types(names, found, label)
+    column = found["doc_id"]
+    problem = _list_problem(found)
+    checked = F.when(problem.isNull(), F.col(quoted_column(column))).otherwise(
+        F.raise_error(F.concat(F.lit(f"rankkit: {label}: "), problem)))
+    kept = [F.col(quoted_column(name)) for name, _ in names if name != column]
+    exploded = frame.select(*kept, F.posexplode(checked).alias("rankkit_position", column))
+    return exploded.withColumn("rank", F.col("rankkit_position") + 1).drop("rankkit_position")
+
+
+def quoted_column(name: str) -> str:
+    """A column name as pyspark's col() reads it (a dot or a backquote in it would read otherwise)."""
+    return "`" + name.replace("`", "``") + "`"
 
 
 def _refuse_text_numbers(frame, read, kind: str, columns, label: str) -> None:
@@ -199,6 +272,21 @@ def _systems(frame) -> list:
     """The run's systems in the DuckDB engine's order (by name, a NULL first)."""
     rows = frame.select("system").distinct().collect()
     return sorted((row["system"] for row in rows), key=lambda name: (name is not None, name or ""))
+
+
+def _systems_of(read: dict) -> dict:
+    """Each run's systems (``{name: (frame, label, one)}``), in _systems' order: a run whose system is its
+    name (``one``) without asking Spark, the others' in one Spark job."""
+    from functools import reduce
+
+    from pyspark.sql import functions as F
+
+    found: dict = {name: [name] for name, (_, _, one) in read.items() if one}
+    tagged = [frame.select(F.lit(name).alias("rankkit_run"), "system")
+              for name, (frame, _, one) in read.items() if not one]
+    for row in reduce(lambda a, b: a.unionAll(b), tagged).distinct().collect() if tagged else []:
+        found.setdefault(row[0], []).append(row[1])
+    return {name: sorted(inner, key=lambda system: (system is not None, system or "")) for name, inner in found.items()}
 
 
 def _grades(frame) -> tuple[float | None, tuple | None]:

@@ -143,6 +143,36 @@ SELECT system, query_id, doc_id, score, rank, coalesce(given.weight, 1.0E0) AS w
 FROM ranked LEFT JOIN given USING (system), checks
 WHERE checks.ok;
 
+-- A system's normalised score of a document (see the normalisations above) from the system's scores
+-- for the query: n of them, lo the least, hi the largest, total their sum, mean, sd_pop and sd their
+-- population and sample standard deviations; c the query's candidates (the Borda norm's).
+CREATE OR REPLACE MACRO rankkit.fusion_x(norm, score, rank, n, lo, hi, total, mean, sd_pop, sd, c) AS CASE norm
+    WHEN 'none' THEN score
+    WHEN 'min-max' THEN (score - lo) / greatest(hi - lo, 1.0E-9)
+    WHEN 'max' THEN score / greatest(hi, 1.0E-9)
+    WHEN 'sum' THEN (score - lo) / greatest(total - n * lo, 1.0E-9)
+    WHEN 'zmuv' THEN (score - mean) / greatest(sd_pop, 1.0E-9)
+    WHEN 'rank' THEN 1.0E0 - (rank - 1) / n
+    WHEN 'borda' THEN 1.0E0 - (rank - 1) / c
+    WHEN 'dbsf' THEN CASE WHEN n > 1 AND sd > 0 THEN (score - (mean - 3 * sd)) / (6 * sd) ELSE 0.5E0 END
+END;
+
+-- A document's fused score by each method (see the methods above): an aggregate over what the
+-- systems give it, a row each (its weight, rank and normalised score x), grouped by query and document.
+CREATE OR REPLACE MACRO rankkit.fused_score(method, k, weight, rank, x, c) AS CASE rankkit.fusion_method(method)
+    WHEN 'rrf' THEN sum(weight / (k + rank))
+    WHEN 'isr' THEN sum(1.0E0 / (rank * rank)) * count(*)
+    WHEN 'combsum' THEN sum(x)
+    WHEN 'combmnz' THEN sum(x) * count(*)
+    WHEN 'combmax' THEN max(x)
+    WHEN 'combmin' THEN min(x)
+    WHEN 'combmed' THEN median(x)
+    WHEN 'combanz' THEN sum(x) / count(*)
+    WHEN 'wsum' THEN sum(weight * x)
+    WHEN 'wmnz' THEN sum(x) * sum(weight)
+    WHEN 'borda' THEN sum(x) * any_value(c)
+END;
+
 -- rankkit.fusion_normalised: each system's documents of each query with the normalised score x
 -- (see the normalisations above) and rank; with the Borda norm, also each candidate a system does
 -- not rank (rank NULL). c is the query's candidates, n the documents the system ranks for it.
@@ -161,16 +191,7 @@ candidates AS (
 ),
 ranked AS (
     SELECT system, query_id, doc_id, rank, weight, candidates.c,
-           CASE norm
-               WHEN 'none' THEN score
-               WHEN 'min-max' THEN (score - lo) / greatest(hi - lo, 1.0E-9)
-               WHEN 'max' THEN score / greatest(hi, 1.0E-9)
-               WHEN 'sum' THEN (score - lo) / greatest(total - n * lo, 1.0E-9)
-               WHEN 'zmuv' THEN (score - mean) / greatest(sd_pop, 1.0E-9)
-               WHEN 'rank' THEN 1.0E0 - (rank - 1) / n
-               WHEN 'borda' THEN 1.0E0 - (rank - 1) / candidates.c
-               WHEN 'dbsf' THEN CASE WHEN n > 1 AND sd > 0 THEN (score - (mean - 3 * sd)) / (6 * sd) ELSE 0.5E0 END
-           END AS x
+           rankkit.fusion_x(norm, score, rank, n, lo, hi, total, mean, sd_pop, sd, candidates.c) AS x
     FROM stats LEFT JOIN candidates USING (query_id, doc_id)
 ),
 -- the Borda norm's points for a candidate a system does not rank (a system without the query: n = 0)
@@ -229,19 +250,7 @@ inputs AS MATERIALIZED (
 ),
 normalised AS (FROM rankkit.fusion_normalised('inputs', rankkit.fusion_norm(method, norm))),
 fused AS (
-    SELECT query_id, doc_id, CASE rankkit.fusion_method(method)
-               WHEN 'rrf' THEN sum(weight / (k + rank))
-               WHEN 'isr' THEN sum(1.0E0 / (rank * rank)) * count(*)
-               WHEN 'combsum' THEN sum(x)
-               WHEN 'combmnz' THEN sum(x) * count(*)
-               WHEN 'combmax' THEN max(x)
-               WHEN 'combmin' THEN min(x)
-               WHEN 'combmed' THEN median(x)
-               WHEN 'combanz' THEN sum(x) / count(*)
-               WHEN 'wsum' THEN sum(weight * x)
-               WHEN 'wmnz' THEN sum(x) * sum(weight)
-               WHEN 'borda' THEN sum(x) * any_value(c)
-           END AS score
+    SELECT query_id, doc_id, rankkit.fused_score(method, k, weight, rank, x, c) AS score
     FROM normalised
     WHERE rankkit.fusion_method(method) <> 'condorcet'
     GROUP BY query_id, doc_id

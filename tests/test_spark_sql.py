@@ -48,6 +48,9 @@ from rankkit.spark_sql import macros, spark_type, to_spark
     ("list_reduce(l, lambda a, b: a + b, 0.0E0)", "aggregate(l, 0.0E0, (a, b) -> (a + b))"),
     # a definition's own refusal: DuckDB's error is Spark's raise_error
     ("error('rankkit: no')", "raise_error('rankkit: no')"),
+    # the aggregates of the fusion methods (rankkit.fused_score)
+    ("sum(x) * count(*)", "(sum(x) * count(*))"),
+    ("median(x)", "median(x)"),
 ])
 def test_construct(duck, spark):
     assert to_spark(duck) == spark

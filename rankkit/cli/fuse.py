@@ -29,9 +29,12 @@ def run(args: argparse.Namespace) -> int:
         con = connect(args)
         check_options(args, con, [args.measure] if args.measure else [])
         if args.sweep is not None:
+            if args.engine == "spark":
+                raise UsageError("--sweep runs on DuckDB: leave out --engine spark")
             return _sweep(args, runs, con)
         fuse(runs, method=args.method, k=args.k, norm=args.norm, weights=weights, depth=args.depth,
-             output=args.output, con=con, columns=column_mapping(args), split_by_tag=args.split_by_tag)
+             output=args.output, con=con, columns=column_mapping(args), split_by_tag=args.split_by_tag,
+             engine=args.engine, master=args.master)
     return 0
 
 

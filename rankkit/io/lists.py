@@ -19,10 +19,9 @@ def list_column(names: list[tuple[str, str]], found: dict[str, str]) -> str | No
     return doc if doc is not None and dict(names)[doc].endswith("]") else None
 
 
-def unnest_lists(con, raw: str, names: list[tuple[str, str]], found: dict[str, str], label: str) -> str:
-    """A view of ``raw`` with a row per item of its list column and the item's position as its rank;
-    a list of the wrong type, a score or rank beside the lists, a NULL user id, a NULL list or a NULL
-    item: one line naming the column."""
+def refuse_list_types(names: list[tuple[str, str]], found: dict[str, str], label: str) -> None:
+    """A list column of other elements than ids (types as DuckDB writes them, ``DOUBLE[]``), or a score or
+    rank beside the lists: one line naming the column (the DuckDB and the Spark readers)."""
     column, types = found["doc_id"], dict(names)
     if not _ID_LIST.fullmatch(types[column]):
         raise InputError(f"{label}: column {column} (the run's lists of doc_id) is {types[column]}; expected a "
@@ -31,6 +30,14 @@ def unnest_lists(con, raw: str, names: list[tuple[str, str]], found: dict[str, s
     if given:
         raise InputError(f"{label}: column {column} holds lists of doc_id, ranked by their position; the "
                          f"column {given[0]} beside it would rank them again: drop it, or give a row per item")
+
+
+def unnest_lists(con, raw: str, names: list[tuple[str, str]], found: dict[str, str], label: str) -> str:
+    """A view of ``raw`` with a row per item of its list column and the item's position as its rank;
+    a list of the wrong type, a score or rank beside the lists, a NULL user id, a NULL list or a NULL
+    item: one line naming the column."""
+    refuse_list_types(names, found, label)
+    column = found["doc_id"]
     user, items = ident(found["query_id"]), ident(column)
     bad = con.execute(
         f"SELECT CASE WHEN {user} IS NULL THEN 'column ' || {quote(found['query_id'])} || ' (query_id) is NULL' "
