@@ -22,8 +22,9 @@ from rankkit.errors import InputError, RankkitError
 pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::DeprecationWarning",
                                         "ignore::rankkit.errors.RankkitWarning")
 
-# Three methods, the argument shapes (a constant, weights, the norms that need a mean and an sd): their scores are one translated CASE (rankkit.fused_score, rankkit.fusion_x), and a
-# Spark job costs ~3 s a method (a union of them all is slower on local[2], measured)
+# Three methods, the argument shapes (a constant, weights, norms that need a mean and an sd): their
+# scores are one translated CASE (rankkit.fused_score, rankkit.fusion_x), and a Spark job costs ~3 s a
+# method (a union of them all is slower on local[2], measured)
 TRANSLATED = [("rrf", None, [2.0, 1.0, 0.5]), ("combmnz", "zmuv", None), ("wmnz", "dbsf", [0.2, 0.3, 0.5])]
 
 
