@@ -241,6 +241,12 @@ def fusion_sweep(qrels, runs, measure: str, method: str = "wsum", grid=None, *, 
     return table
 
 
+def point_label(point: dict, method: str) -> str:
+    """A grid point (``attrs["grid"]``'s) in words: each run's weight, and rrf's k."""
+    weights = ", ".join(f"{name} {weight:g}" for name, weight in point["weights"].items())
+    return f"k {point['k']:g}; {weights}" if method == "rrf" else weights
+
+
 def judged_by_mean(con, measure) -> None:
     """A sweep judges one measure by its mean over queries (the paired tests' and the intervals'): two
     measures, or one that sums (counts) or takes the geometric mean (gm_map), are refused by name."""

@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 
 from rankkit.errors import RankkitError
 from rankkit.plot.frames import PALETTE
-from rankkit.plot.panels import LOSS, MARGIN, MARK, TITLE_Y, WIDTH, _fit, _panel_width, _panels
+from rankkit.plot.panels import LOSS, MARGIN, MARK, TITLE_Y, WIDTH, _fit, _panel_width, _panels, _remember
 from rankkit.safe.plot import visible
 
 
@@ -23,7 +23,7 @@ def sweep(table: pd.DataFrame, *, figsize: tuple[float, float] | None = None) ->
         Line: each point's mean (``gid="values"``) with its interval (``gid="interval"``), the best
         single run's mean (``gid="single"``). Heat map: each point's mean as a cell
         (``gid="values"``). Both mark the best point (``gid="best"``) and the points not shown to
-        be worse than it (``gid="tied"``).
+        be worse than it (``gid="tied"``). :func:`mark` circles a point, by its name (``point``).
 
     Examples
     --------
@@ -85,6 +85,7 @@ def _sweep_line(ax, x: np.ndarray, table: pd.DataFrame, best: np.ndarray, tied: 
             color=MARK, gid="tied")
     ax.plot(x[best], means[best], linestyle="none", marker="*", markersize=12, color=LOSS, gid="best")
     ax.set_ylabel(label, fontsize=10)
+    _remember(ax, "point", pd.Series(list(zip(x, means)), index=table["point"].to_numpy(), dtype=object))
 
 
 def _sweep_map(fig, ax, coordinates: pd.DataFrame, table: pd.DataFrame, best: np.ndarray, tied: np.ndarray,
@@ -99,6 +100,7 @@ def _sweep_map(fig, ax, coordinates: pd.DataFrame, table: pd.DataFrame, best: np
     ax.plot(x[tied], y[tied], linestyle="none", marker="o", markersize=5, markerfacecolor="none", color="white",
             gid="tied")
     ax.plot(x[best], y[best], linestyle="none", marker="*", markersize=12, color=LOSS, gid="best")
+    _remember(ax, "point", pd.Series(list(zip(x, y)), index=table["point"].to_numpy(), dtype=object))
     ax.set_ylabel(_fit([visible(coordinates.columns[1])], fig.get_size_inches()[1] - MARGIN, 10))
 
 
