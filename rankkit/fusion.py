@@ -335,6 +335,8 @@ def sweep_grid(con, method: str, grid, step: float, norm, runs, systems: list) -
         if set(weights) != set(systems):
             raise RankkitError(f"grid: point {point!r} weighs {', '.join(map(str, weights))}; the systems are "
                                f"{', '.join(map(str, systems))}")
+        if not all(isinstance(w, (int, float)) and not isinstance(w, bool) for w in weights.values()):
+            raise RankkitError(f"grid: point {point!r}: its weights are numbers")
         rows += [(i, system, float(weights[system]), _whole(point.get("k", 60))) for system in systems]
     frame = pd.DataFrame(rows, columns=["i", "system", "weight", "k"])
     view = temp_name("grid_points")

@@ -76,6 +76,8 @@ def test_bad_sweep_options_are_refused_in_one_line(files, capsys):
     qrels, runs = files
     with pytest.raises(RankkitError, match="sweep: no option 'steps'; it takes method, measure"):
         rankkit.report(qrels, runs, "AP", sweep={"steps": 0.5})
+    with pytest.raises(RankkitError, match="grid: point .*: its weights are numbers"):  # was a ValueError
+        rankkit.report(qrels, runs, "AP", sweep={"grid": [{"weights": {HOSTILE: 1, "dense": "a"}}]})
     with pytest.raises(RankkitError, match="sweep: a fusion sweep is evaluated under the default conventions"):
         rankkit.report(qrels, runs, "AP", sweep="wsum", ties="average")
     assert main(["report", qrels, *runs.values(), "-m", "AP", "--sweep-step", "0.5", "-o", "x.html"]) == 2
