@@ -102,3 +102,6 @@ def test_the_sweep_explorer_shows_the_chosen_points_differences_against_the_best
     assert "&lt;b&gt;bm25&lt;/b&gt;" in ex._views["summary"].value and "Holm" in ex._views["summary"].value
     with pytest.raises(Exception, match="is not a point of the grid"):
         ex.point = "wsum(nope)"
+    # an rrf grid of k alone: its points are named without weights, as the run fused again is not
+    ex = rankkit.explore_sweep(qrels, runs, "nDCG@5", method="rrf", grid=[1, 60], resamples=200)
+    assert set(ex.per_query.system) == {ex.table.attrs["best"], single}

@@ -104,6 +104,9 @@ class SweepExplorer(widgets.VBox):
             self._single = singles[singles["system"] == self.table.attrs["best_single"]]
         fused = fuse(inputs["runs"], method=inputs["method"], k=point["k"], norm=inputs["norm"],
                      weights=point["weights"], con=inputs["con"])
+        # named as the grid names it: an rrf grid of k alone names rrf(k=1), the same run fused with its
+        # weights of 1 is rrf(k=1;weights=1.0/1.0)
+        fused = fused.assign(system=name)
         return pd.concat([evaluate(inputs["qrels"], fused, measure, per_query=True,
                                    con=inputs["con"]), self._single], ignore_index=True)
 
