@@ -19,7 +19,8 @@ HOSTILE = "<b>bm25</b> $x$ \\emph{y}_%\u202e"
 def files(tmp_path_factory) -> tuple[str, dict]:
     folder = tmp_path_factory.mktemp("sweep")
     queries = [f"q{i}" for i in range(8)]
-    (folder / "qrels.txt").write_text("".join(f"{q} 0 d{i % 3} 1\n{q} 0 d{3 + i % 2} 2\n" for i, q in enumerate(queries)))
+    (folder / "qrels.txt").write_text("".join(f"{q} 0 d{i % 3} 1\n{q} 0 d{3 + i % 2} 2\n"
+                                              for i, q in enumerate(queries)))
     for name, shift in (("bm25", 0), ("dense", 2)):
         (folder / f"{name}.run").write_text("".join(
             f"{q} Q0 d{(d + shift + i) % 6} {d + 1} {6 - d + 0.1 * i} {name}\n"
@@ -103,5 +104,9 @@ def test_the_sweep_explorer_shows_the_chosen_points_differences_against_the_best
     with pytest.raises(Exception, match="is not a point of the grid"):
         ex.point = "wsum(nope)"
     # an rrf grid of k alone: its points are named without weights, as the run fused again is not
-    ex = rankkit.explore_sweep(qrels, runs, "nDCG@5", method="rrf", grid=[1, 60], resamples=200)
-    assert set(ex.per_query.system) == {ex.table.attrs["best"], single}
+    # with a holdout, the tuning queries' (an rrf grid of k alone names its points without weights)
+    ex = rankkit.explore_sweep(qrels, runs, "nDCG@5", method="rrf", grid=[1, 60], resamples=200, holdout=0.5)
+    best, single = ex.table.attrs["best"], ex.table.attrs["best_single"]
+    means = ex.per_query.groupby("system")["value"].mean()
+    assert ex.per_query.query_id.nunique() == 4
+    assert means[best] == pytest.approx(ex.table.set_index("point").loc[best, "mean"])

@@ -29,8 +29,7 @@ def explore_sweep(qrels, runs, measure: str, method: str = "wsum", *, norm: str 
         As for :func:`rankkit.fusion_sweep`.
     options:
         The rest of :func:`rankkit.fusion_sweep`'s options (``grid, step, test, correction, seed,
-        holdout`` ...). With ``holdout``, the grid is the tuning queries'; the differences are over
-        every query.
+        holdout`` ...). With ``holdout``, the grid and the differences are the tuning queries'.
 
     Returns
     -------
@@ -45,7 +44,8 @@ def explore_sweep(qrels, runs, measure: str, method: str = "wsum", *, norm: str 
 
     con = connect(con) if con is not None else default_connection()
     table = fusion_sweep(qrels, runs, measure, method, norm=norm, con=con, **options)
-    return SweepExplorer(qrels, runs, table, method=method, norm=norm, con=con)
+    held = (options["holdout"], options.get("seed", 0)) if options.get("holdout") is not None else None
+    return SweepExplorer(qrels, runs, table, method=method, norm=norm, con=con, held=held)
 
 
 class SweepExplorer(widgets.VBox):
@@ -53,9 +53,10 @@ class SweepExplorer(widgets.VBox):
 
     point = traitlets.Unicode()
 
-    def __init__(self, qrels, runs, table: pd.DataFrame, *, method: str, norm: str | None, con):
+    def __init__(self, qrels, runs, table: pd.DataFrame, *, method: str, norm: str | None, con,
+                 held: tuple | None = None):
         self.table, self.per_query, self._single = table, None, None
-        self._inputs = dict(qrels=qrels, runs=runs, method=method, norm=norm, con=con)
+        self._inputs = dict(qrels=qrels, runs=runs, method=method, norm=norm, con=con, held=held)
         self._coordinates = dict(zip(table["point"], table.attrs["grid"]))
         self._grid = Rendered(plot.sweep(table), KeptAxes())
         self._views = {"grid": widgets.Image(format="png"), "summary": widgets.HTML(),
@@ -96,7 +97,7 @@ class SweepExplorer(widgets.VBox):
     def _values(self, name: str) -> pd.DataFrame:
         """The point's run fused again and evaluated per query, with the best single run's values."""
         from rankkit.evaluate import evaluate
-        from rankkit.fusion import fuse
+        from rankkit.fusion import fuse, split_queries
 
         inputs, point, measure = self._inputs, self._coordinates[name], self.table.attrs["measure"]
         if self._single is None:
@@ -107,8 +108,10 @@ class SweepExplorer(widgets.VBox):
         # named as the grid names it: an rrf grid of k alone names rrf(k=1), the same run fused with its
         # weights of 1 is rrf(k=1;weights=1.0/1.0)
         fused = fused.assign(system=name)
-        return pd.concat([evaluate(inputs["qrels"], fused, measure, per_query=True,
-                                   con=inputs["con"]), self._single], ignore_index=True)
+        values = pd.concat([evaluate(inputs["qrels"], fused, measure, per_query=True, con=inputs["con"]),
+                            self._single], ignore_index=True)
+        # with a holdout, the queries the grid was judged on: fusion_sweep's split, drawn again
+        return values if inputs["held"] is None else split_queries(values, *inputs["held"])[0]
 
 
 def _p(value) -> str:

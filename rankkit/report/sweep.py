@@ -50,7 +50,9 @@ def swept(con, qrels, runs, options: dict, statistics: dict, columns) -> tuple[p
     from rankkit.fusion import fusion_sweep
 
     # a report without intervals (ci None) still gives each point one: fusion_sweep's default level
-    level = statistics["ci"] if statistics["ci"] is not None else inspect.signature(fusion_sweep).parameters["ci"].default
+    level = statistics["ci"]
+    if level is None:
+        level = inspect.signature(fusion_sweep).parameters["ci"].default
     table = fusion_sweep(qrels, runs, options["measure"], method=options["method"], grid=options["grid"],
                          step=options["step"], norm=options["norm"], test=statistics["test"],
                          correction=statistics["correction"], alpha=statistics["alpha"], ci=level,
