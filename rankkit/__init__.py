@@ -18,7 +18,7 @@ def _version() -> str:
         return "0+unknown"
 
 __all__ = ["__version__", "connect", "evaluate", "compare", "trace", "explore", "report", "verify", "Report",
-           "Conventions", "agreement", "leaderboard_agreement", "overlap", "merge_judgments", "source_shares", "fuse", "fusion_sweep", "read_qrels",
+           "Conventions", "agreement", "leaderboard_agreement", "overlap", "merge_judgments", "source_shares", "fuse", "fusion_sweep", "explore_sweep", "read_qrels",
            "read_run", "RankkitError", "InputError", "MeasureError", "RankkitWarning"]
 
 # The public functions load on first use, so `import rankkit` (and the command line) does not pay
@@ -29,7 +29,7 @@ _PUBLIC = {"connect": "rankkit._sql", "evaluate": "rankkit.evaluate", "compare":
            "Report": "rankkit.report", "agreement": "rankkit.agreement",
            "leaderboard_agreement": "rankkit.agreement", "overlap": "rankkit.agreement",
            "merge_judgments": "rankkit.agreement", "source_shares": "rankkit.agreement",
-           "fuse": "rankkit.fusion", "fusion_sweep": "rankkit.fusion"}
+           "fuse": "rankkit.fusion", "fusion_sweep": "rankkit.fusion", "explore_sweep": "rankkit.explore.sweep"}
 
 
 class _Package(types.ModuleType):

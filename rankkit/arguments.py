@@ -314,9 +314,29 @@ def _add_report(sub: argparse.ArgumentParser) -> None:
                      help="a second judgment table (another judge, an LLM): the report gains an agreement section "
                           "(kappa, alpha, and with three runs or more the two leaderboards under the first measure, "
                           "their correlations and swapped pairs), as rankkit agree computes it")
+    sub.add_argument("--sweep", metavar="METHOD", help="add a fusion sweep of the runs (wsum, wmnz or rrf; rankkit "
+                     "fuse --sweep's): each grid point judged against the best point and the best single run, drawn as "
+                     "a line or a heat map")
+    sub.add_argument("--sweep-measure", metavar="MEASURE", help="with --sweep: the measure judging the grid "
+                                                                "(default the first -m)")
+    sub.add_argument("--sweep-step", type=number, metavar="STEP", help="with --sweep: the weights' step (default 0.1)")
+    sub.add_argument("--sweep-norm", metavar="NORM", help="with --sweep: the runs' normalisation (as fuse --norm)")
+    sub.add_argument("--sweep-holdout", type=number, metavar="FRACTION",
+                     help="with --sweep: hold out this fraction of the queries and measure the best point on them")
     _add_conventions(sub)
     _add_engine(sub)
     _add_inputs(sub)
+
+
+def sweep_of(args: argparse.Namespace) -> dict | None:
+    """report's sweep= from --sweep and its options (those not given take fusion_sweep's defaults)."""
+    given = {"measure": args.sweep_measure, "step": args.sweep_step, "norm": args.sweep_norm,
+             "holdout": args.sweep_holdout}
+    if args.sweep is None:
+        if any(value is not None for value in given.values()):
+            raise UsageError("--sweep-measure, --sweep-step, --sweep-norm and --sweep-holdout go with --sweep METHOD")
+        return None
+    return {"method": args.sweep, **{name: value for name, value in given.items() if value is not None}}
 
 
 TIE_RULES = {"trec": "score then doc_id descending (trec_eval)", "rank": "the run's rank column",

@@ -293,6 +293,12 @@ def fusion_sweep(qrels, runs, measure: str, method: str = "wsum", grid=None, *, 
     return table
 
 
+def point_label(point: dict, method: str) -> str:
+    """A grid point (``attrs["grid"]``'s) in words: each run's weight, and rrf's k."""
+    weights = ", ".join(f"{name} {weight:g}" for name, weight in point["weights"].items())
+    return f"k {point['k']:g}; {weights}" if method == "rrf" else weights
+
+
 def judged_by_mean(con, measure) -> None:
     """A sweep judges one measure by its mean over queries (the paired tests' and the intervals'): two
     measures, or one that sums (counts) or takes the geometric mean (gm_map), are refused by name."""
@@ -374,6 +380,8 @@ def sweep_grid(con, method: str, grid, step: float, norm, runs, systems: list) -
         if set(weights) != set(systems):
             raise RankkitError(f"grid: point {point!r} weighs {', '.join(map(str, weights))}; the systems are "
                                f"{', '.join(map(str, systems))}")
+        if not all(isinstance(w, (int, float)) and not isinstance(w, bool) for w in weights.values()):
+            raise RankkitError(f"grid: point {point!r}: its weights are numbers")
         rows += [(i, system, float(weights[system]), _whole(point.get("k", 60))) for system in systems]
     frame = pd.DataFrame(rows, columns=["i", "system", "weight", "k"])
     view = temp_name("grid_points")

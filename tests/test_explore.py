@@ -333,7 +333,7 @@ def test_the_drilldown_takes_its_columns_from_the_measures_header(measure):
     """The drill-down's columns are those the measure's header (trace:) names, its own value last (a
     measure the trace does not show gets nDCG's); each measure's value is headed by its name."""
     from rankkit.explore.data import parse_measure
-    from rankkit.explore.widget import _trace_table
+    from rankkit.explore.drilldown import _trace_table
     from rankkit.io import default_connection
 
     run = pd.DataFrame({"query_id": "q", "doc_id": list("abcdef"), "score": [6.0, 5, 4, 3, 2, 1]})
@@ -577,7 +577,7 @@ def _move_colours(table: str) -> dict[str, tuple[str, str]]:
 
 
 def test_a_move_is_coloured_by_whether_it_helps_and_the_colours_are_explained():
-    from rankkit.explore.widget import HELPS, HURTS, NEUTRAL
+    from rankkit.explore.drilldown import HELPS, HURTS, NEUTRAL
 
     ex = _moves_example()
     drill = ex._views["drilldown"].children

@@ -73,7 +73,8 @@ def test_every_format_prints_a_p_value_alike(made, page):
 def test_every_section_lists_the_systems_in_the_order_given(made, page):
     """The aggregate frame, the slices and the plots' colours followed the names' alphabetical order,
     the aggregate table the order given."""
-    from rankkit.plot import _colors, system_colors
+    from rankkit.plot import system_colors
+    from rankkit.plot.frames import _colors
     from rankkit.report.render import coverage_rows, per_query_wide, slice_rows, summary
 
     assert made.record["systems"] == GIVEN

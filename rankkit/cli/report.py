@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rankkit.arguments import UsageError, baseline_name, column_mapping, conventions_of, run_arguments
+from rankkit.arguments import UsageError, baseline_name, column_mapping, conventions_of, run_arguments, sweep_of
 from rankkit.cli.common import check_options, connect, refuse_outputs
 
 
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
                    correction=args.correction, alpha=args.alpha, ci=args.ci or None, seed=args.seed,
                    resamples=10000, by=args.by, queries=args.queries, title=args.title, con=con,
                    columns=column_mapping(args), conventions=conventions, call=_command_line(args),
-                   second_qrels=args.second_qrels, **given)
+                   second_qrels=args.second_qrels, sweep=sweep_of(args), **given)
     result.save(args.output)
     from rankkit.safe.terminal import visible
 
@@ -56,7 +56,7 @@ def _report_outputs(args: argparse.Namespace) -> list[str]:
     from rankkit.report.render import AGREEMENT_FILES
 
     path = Path(args.output)
-    if args.second_qrels is None or path.suffix.lower() not in (".csv", ".parquet"):
+    if (args.second_qrels is None and args.sweep is None) or path.suffix.lower() not in (".csv", ".parquet"):
         return [args.output]
     return [args.output, *(str(path.with_name(f"{path.stem}.{name}{path.suffix}")) for name in AGREEMENT_FILES.values())]
 
@@ -87,7 +87,9 @@ def _command_line(args: argparse.Namespace) -> str:
     for flag, value in (("--baseline", args.baseline), ("--test", args.test), ("--correction", args.correction),
                         ("--alpha", args.alpha), ("--ci", args.ci), ("--seed", args.seed), ("--by", args.by),
                         ("--queries", args.queries), ("--title", args.title), ("--second-qrels", args.second_qrels),
-                        ("-l", args.rel), ("-M", args.depth),
+                        ("-l", args.rel), ("-M", args.depth), ("--sweep", args.sweep),
+                        ("--sweep-measure", args.sweep_measure), ("--sweep-step", args.sweep_step),
+                        ("--sweep-norm", args.sweep_norm), ("--sweep-holdout", args.sweep_holdout),
                         ("--ties", args.ties), ("--conventions", args.conventions), ("--engine", None if args.engine == "duckdb" else args.engine),
                         ("--master", None if args.engine == "duckdb" else args.master)):
         if value is not None:

@@ -26,6 +26,7 @@ from rankkit.inputs import listed_run_name, run_files, unique_name
 from rankkit.intervals import with_ci
 from rankkit.io import default_connection, forget, is_frame, read_qrels, read_run
 from rankkit.report.model import Report, in_system_order
+from rankkit.report.sweep import swept, sweep_options
 from rankkit.slices import slice_source
 from rankkit.specs import measure_specs, packed
 from rankkit.stats import AGGREGATE_INTERVAL, difference_interval
@@ -41,7 +42,7 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
            con: duckdb.DuckDBPyConnection | None = None, columns: Mapping[str, str | None] | None = None,
            rel: float = 1, ties: str = "trec", scores: str = "double", depth: int | None = None,
            duplicates: str = "error", conventions: Conventions | str | None = None, second_qrels=None,
-           values=None) -> Report:
+           values=None, sweep=None) -> Report:
     """Evaluate and compare systems, and gather it all in a :class:`Report`.
 
     Parameters
@@ -78,6 +79,11 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
         A second judgment table (another judge, an LLM): the report gains an agreement section,
         :func:`rankkit.agreement` of the two tables and, for two systems or more,
         :func:`rankkit.leaderboard_agreement` under the first measure.
+    sweep:
+        A fusion method (``"wsum"``, ``"wmnz"``, ``"rrf"``) or a dict of :func:`rankkit.fusion_sweep`'s
+        options (``method, measure, norm, step, grid, holdout``; the measure by default the first):
+        the report gains a section judging a fusion grid of the runs under the report's test,
+        correction, interval and seed, drawn as a line (one weight, or k) or a heat map (two).
 
     Returns
     -------
@@ -123,7 +129,7 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
         values, conventions = per_query_values(values, asked_conventions(
             conventions, rel=rel, ties=ties, scores=scores, depth=depth, duplicates=duplicates))
     options = dict(baseline=baseline, test=test, correction=correction, alpha=alpha, ci=ci, seed=seed,
-                   resamples=resamples, by=by)
+                   resamples=resamples, by=by, **({"sweep": sweep} if sweep is not None else {}))
     # a glob of TREC run files is the files it matches now: the call records them, which verify reads
     # again whatever the folder holds by then
     runs = run_files(runs)
@@ -137,10 +143,15 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
 
 def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed, resamples, by, queries, title,
           con, columns, conventions: Conventions, call: str, second_qrels=None, values=None,
-          engine: str | None = None) -> Report:
+          engine: str | None = None, sweep=None) -> Report:
     """report() with its call already written down (the command line gives its own). ``values``: the
     per-query values (pandas, as rankkit.spark.per_query_values brings them) computed by ``engine``."""
     names = [measures] if isinstance(measures, str) else list(measures)
+    sweep = sweep_options(sweep, names)
+    if sweep is not None and conventions != Conventions():
+        # fusion_sweep evaluates under trec_eval's conventions: a report's others would judge the grid unlike its tables
+        raise RankkitError("sweep: a fusion sweep is evaluated under the default conventions (trec_eval's); "
+                           "this report asks for others: make the sweep's report without them")
     if values is not None and by is not None:
         raise RankkitError("by: slices are evaluated from the inputs; a report of given values has none")
     if by is not None and queries is None:
@@ -159,6 +170,9 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
             results = _compute(con, inputs, qrels_table, run_tables, names, test=test, correction=correction,
                                alpha=alpha, ci=ci, seed=seed, resamples=resamples, by=by, conventions=conventions,
                                baseline=baseline, given=values, columns=columns)
+            fused = (swept(con, qrels_table, run_tables, sweep, dict(test=test, correction=correction, alpha=alpha,
+                                                                      ci=ci, seed=seed, resamples=resamples), columns)
+                     if sweep is not None else None)
         finally:
             for table in [qrels_table, *(run_tables.values() if isinstance(run_tables, dict) else [run_tables])]:
                 forget(con, table)
@@ -189,13 +203,15 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
         "inputs": [{key: value for key, value in item.items() if key != "source"} for item in inputs],
         "warnings": said,
     }
+    if fused is not None:
+        record["sweep"] = fused[1]
     if engine:  # values computed elsewhere (the DuckDB engine's reports say nothing: the default)
         record["engine"] = engine
     per_query = asked[["measure", "system", "query_id", "value"]].reset_index(drop=True)
     return Report(title=title or _title(names, systems), record=record,
                   aggregate=aggregate[aggregate["measure"].isin(names)].reset_index(drop=True),
                   comparison=comparison, per_query=per_query, coverage=_coverage(aggregate, judged), slices=slices,
-                  **agreed)
+                  **agreed, **({"sweep": fused[0]} if fused is not None else {}))
 
 
 def _agreement(con, qrels, second_qrels, runs, measure: str, systems: list, **options) -> dict:

@@ -19,6 +19,7 @@ def call_disagreements(record: dict, title: str, con) -> list[tuple[str, object,
     """Each option the call and the record disagree on: ``(option, what the call says, what the record
     says)``; a call that is not a report's call at all is one disagreement, ``("call", ...)``."""
     from rankkit.arguments import UsageError
+    from rankkit.report.sweep import sweep_options
     from rankkit.specs import measure_specs, packed
 
     call = record["call"]
@@ -27,6 +28,7 @@ def call_disagreements(record: dict, title: str, con) -> list[tuple[str, object,
     except (ValueError, SyntaxError, TypeError, RecursionError, UsageError) as error:  # RankkitError too
         return [("call", str(error), "a rankkit report command line or a rankkit.report(...) call")]
     try:
+        said["sweep"] = sweep_options(said["sweep"], said["measures"])
         # the call's measures under the names evaluate gives them (ndcg_cut_10 is nDCG@10)
         said["measures"] = [spec["measure"] for spec in packed(measure_specs(con, said["measures"],
                                                                                 rel=record["conventions"]["rel"]),
@@ -40,7 +42,7 @@ def call_disagreements(record: dict, title: str, con) -> list[tuple[str, object,
 # ---- the command line ----------------------------------------------------------------------------
 
 def _command(call: str) -> dict:
-    from rankkit.arguments import baseline_name, column_mapping, command_parser, conventions_of, run_arguments
+    from rankkit.arguments import baseline_name, column_mapping, command_parser, conventions_of, run_arguments, sweep_of
     from rankkit.trec import expand, family_of
 
     words = shlex.split(call)
@@ -60,15 +62,15 @@ def _command(call: str) -> dict:
             "baseline": baseline_name(runs, args.baseline), "test": args.test, "correction": args.correction,
             "alpha": args.alpha, "ci": args.ci or None, "seed": args.seed, "resamples": 10000, "by": args.by,
             "title": args.title, "columns": column_mapping(args), "conventions": conventions_of(args).as_dict(),
-            "engine": args.engine == "spark"}
+            "engine": args.engine == "spark", "sweep": sweep_of(args)}
 
 
 # ---- the Python call -----------------------------------------------------------------------------
 
 OPTIONS = ("baseline", "test", "correction", "alpha", "ci", "seed", "resamples", "by", "second_qrels", "values",
-           "queries", "title", "conventions")
+           "queries", "title", "conventions", "sweep")
 DEFAULTS = {"baseline": None, "test": "t", "correction": "holm", "alpha": 0.05, "ci": 0.95, "seed": 0,
-            "resamples": 10000, "by": None, "second_qrels": None, "queries": None, "title": None}
+            "resamples": 10000, "by": None, "second_qrels": None, "queries": None, "title": None, "sweep": None}
 
 
 def _python(call: str) -> dict:
@@ -118,6 +120,7 @@ def _runs(runs) -> list:
 
 def _recorded(record: dict, title: str, said: dict) -> dict:
     from rankkit.report.build import _title
+    from rankkit.report.sweep import DEFAULTS as DEFAULTS_OF_SWEEP
 
     inputs, stats = record["inputs"], record["statistics"]
     given = {item["role"]: item["given"] for item in inputs}
@@ -131,4 +134,5 @@ def _recorded(record: dict, title: str, said: dict) -> dict:
             "runs": runs, "measures": names, "baseline": stats["baseline"], "test": stats["test"],
             "correction": stats["correction"], "alpha": stats["alpha"], "ci": stats["ci"], "seed": stats["seed"],
             "resamples": stats["resamples"], "by": record["by"], "title": title, "columns": record["columns"],
-            "conventions": record["conventions"], "engine": "engine" in record}
+            "conventions": record["conventions"], "engine": "engine" in record,
+            "sweep": {name: record["sweep"][name] for name in DEFAULTS_OF_SWEEP} if "sweep" in record else None}

@@ -18,7 +18,7 @@ __all__ = ["Report", "FORMAT_VERSION", "SUFFIXES", "in_system_order"]
 FORMAT_VERSION = 1
 SUFFIXES = (".html", ".htm", ".md", ".tex", ".csv", ".json", ".parquet")
 TABLES = ("aggregate", "comparison", "per_query", "coverage", "slices", "agreement", "agreement_per_query",
-          "leaderboards", "correlations", "swaps")
+          "leaderboards", "correlations", "swaps", "sweep")
 
 
 @dataclass(repr=False)
@@ -33,6 +33,8 @@ class Report:
     (``second_qrels``): ``agreement`` and ``agreement_per_query`` (:func:`rankkit.agreement`'s
     ``aggregate`` and ``per_query``), and for two systems or more ``leaderboards``,
     ``correlations`` and ``swaps`` (:func:`rankkit.leaderboard_agreement`'s, for the first measure).
+    With ``sweep=``: ``sweep``, :func:`rankkit.fusion_sweep`'s table (a row per grid point), its
+    settings, best point, coordinates and held-out figure in ``record["sweep"]``.
     """
 
     title: str
@@ -47,6 +49,7 @@ class Report:
     leaderboards: pd.DataFrame = field(default_factory=pd.DataFrame)
     correlations: pd.DataFrame = field(default_factory=pd.DataFrame)
     swaps: pd.DataFrame = field(default_factory=pd.DataFrame)
+    sweep: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def __repr__(self) -> str:
         queries = self.per_query["query_id"].nunique() if "query_id" in self.per_query.columns else 0

@@ -17,6 +17,7 @@ from rankkit.compare import format_p
 from rankkit.conventions import DESCRIPTIONS
 from rankkit.measures import is_count
 from rankkit.report.model import in_system_order
+from rankkit.report.sweep import figure as sweep_figure, section as sweep_section
 from rankkit.errors import InputError
 from rankkit.safe import csv as safe_csv
 from rankkit.safe.terminal import visible
@@ -268,7 +269,7 @@ def _context(report) -> dict:
             "agreement": agreement_section(report),
             "judged": judged, "coverage": coverage, "by": by, "slice_measures": slice_measures, "slices": slices,
             "record": record_items(report.record), "per_query": per_query_wide(report),
-            "alpha": report.record["statistics"]["alpha"],
+            "alpha": report.record["statistics"]["alpha"], "sweep": sweep_section(report),
             "difference_interval": _difference_interval(report.record["statistics"])}
 
 
@@ -279,6 +280,8 @@ def html(report, fragment: bool = False) -> str:
     context["per_query_tables"] = _per_query_tables(wide)
     context["comparison_pairs"] = _pairs(context["comparison"])
     context["figures"] = figures(report)
+    swept = sweep_figure(report) if context["sweep"] else None
+    context["sweep_figure"] = {**swept, "src": _png(swept.pop("figure"))} if swept else None
     context["colors"] = _system_colors(report) if context["figures"] else {}
     context["fragment"] = fragment
     environment = _environment("html")
@@ -463,14 +466,15 @@ def _parquet_file(report, frame: pd.DataFrame, path: Path, select: str = "FROM r
 # The agreement tables of a report, each written beside its CSV or Parquet file as
 # <stem>.<name><suffix> (report.csv: report.label-agreement.csv ...): a CSV or Parquet file holds one table.
 AGREEMENT_FILES = {"agreement": "label-agreement", "agreement_per_query": "label-agreement-per-query",
-                   "leaderboards": "leaderboards", "correlations": "leaderboard-correlations", "swaps": "swaps"}
+                   "leaderboards": "leaderboards", "correlations": "leaderboard-correlations", "swaps": "swaps",
+                   "sweep": "fusion-sweep"}
 
 
 def agreement_paths(report, path: Path) -> list[Path]:
     """The files the agreement tables are written to beside ``path`` (none without a second table)."""
     path = Path(path)
     return [path.with_name(f"{path.stem}.{AGREEMENT_FILES[name]}{path.suffix}")
-            for name in agreement_tables(report)]
+            for name in _beside(report)]
 
 
 def agreement_tables(report) -> dict[str, pd.DataFrame]:
@@ -519,10 +523,17 @@ def agreement_tables(report) -> dict[str, pd.DataFrame]:
     return tables
 
 
+def _beside(report) -> dict[str, pd.DataFrame]:
+    """The tables a CSV or Parquet report writes beside its file: the agreement's, the sweep's."""
+    from rankkit.report.sweep import data_table
+
+    return {**agreement_tables(report), **({"sweep": data_table(report)} if not report.sweep.empty else {})}
+
+
 def agreement_csv(report, path: Path) -> list[Path]:
     """Each agreement table as a CSV file beside ``path`` (repr precision: read back to the same floats)."""
     paths = agreement_paths(report, path)
-    for target, frame in zip(paths, agreement_tables(report).values()):
+    for target, frame in zip(paths, _beside(report).values()):
         with replacing(target) as partial:
             safe_csv.frame(frame).to_csv(partial, index=False, lineterminator="\n", float_format=None)
     return paths
@@ -531,7 +542,7 @@ def agreement_csv(report, path: Path) -> list[Path]:
 def agreement_parquet(report, path: Path) -> list[Path]:
     """Each agreement table as a Parquet file beside ``path``, the record in its metadata."""
     paths = agreement_paths(report, path)
-    for target, frame in zip(paths, agreement_tables(report).values()):
+    for target, frame in zip(paths, _beside(report).values()):
         _parquet_file(report, frame, target)
     return paths
 

@@ -49,13 +49,17 @@ KEYS = {"aggregate": ("measure", "system"),
         "agreement_per_query": ("query_id",),
         "leaderboards": ("system",),
         "correlations": ("top",),
-        "swaps": ("above_a", "below_a")}
+        "swaps": ("above_a", "below_a"),
+        "sweep": ("point",)}
 # agreement_tables: the agreement section as the CSV and Parquet files beside a report hold it
 EXPORTED_KEYS = {"agreement": ("measure",), "agreement_per_query": ("query_id",), "leaderboards": ("system",),
                  "correlations": ("among",), "swaps": ("higher_under_a", "lower_under_a")}
 RECORD = {"rankkit", "duckdb", "python", "date", "call", "conventions", "measures", "coverage", "statistics", "by",
           "columns", "systems", "inputs", "warnings"}
-OPTIONAL = {"engine"}  # a report of values computed by Spark names it
+OPTIONAL = {"engine", "sweep"}  # a report of values computed by Spark names it; one with a fusion sweep, its settings
+# a sweep's record: its options (verify passes them back, each of this kind or None) and what it found
+SWEEP_OPTIONS = {"method": str, "measure": str, "norm": str, "step": float, "grid": list, "holdout": float}
+SWEEP_FOUND = {"ci", "best", "best_single", "best_single_mean", "points", "held_out"}
 STATISTICS = {"test", "correction", "alpha", "ci", "interval", "difference_interval", "seed", "resamples",
               "baseline"}
 INPUT = {"role", "name", "kind", "path", "given", "rows", "queries", "sha256", "files"}
@@ -274,7 +278,20 @@ def _checked_record(path, record: dict) -> dict:
         for key, value in _expect(path, f"record.measures[{i}].params", measure.get("params"), dict).items():
             _expect(path, f"record.measures[{i}].params.{_said(key)}", value, str, none=True)
     _checked_inputs(path, _expect(path, "record.inputs", record["inputs"], list))
+    if "sweep" in record:
+        _checked_sweep(path, _expect(path, "record.sweep", record["sweep"], dict))
     return record
+
+
+def _checked_sweep(path, sweep: dict) -> None:
+    fields = set(SWEEP_OPTIONS) | SWEEP_FOUND
+    missing, unknown = sorted(fields - set(sweep)), sorted(set(sweep) - fields)
+    if missing:
+        _refuse(path, f"record.sweep.{missing[0]}: missing")
+    if unknown:
+        _refuse(path, f"it carries a field verify does not know: record.sweep.{_said(unknown[0])}")
+    for name, kind in SWEEP_OPTIONS.items():
+        _expect(path, f"record.sweep.{name}", sweep[name], kind, none=name not in ("method", "measure", "step"))
 
 
 def _checked_statistics(path, stats: dict) -> None:
@@ -425,7 +442,8 @@ def verify(path: str | Path, *, con=None) -> Verification:
                       test=stats["test"], correction=stats["correction"], alpha=stats["alpha"], ci=stats["ci"],
                       seed=stats["seed"], resamples=stats["resamples"], by=record["by"], queries=queries,
                       title=document["title"], con=con, columns=record["columns"] or None,
-                      conventions=conventions, call=record["call"], second_qrels=second_qrels)
+                      conventions=conventions, call=record["call"], second_qrels=second_qrels,
+                      sweep={name: record["sweep"][name] for name in SWEEP_OPTIONS} if "sweep" in record else None)
     except RankkitError as error:
         _refuse(path, f"recomputing it from its record: {error}")
     read_as = {files[id(item)]: item["given"] for item in inputs}
