@@ -69,43 +69,40 @@ CREATE OR REPLACE MACRO rankkit.table_columns(table_name) AS TABLE
 -- every system into one): rankkit.io.columns.one_edit, Python's rule.
 CREATE OR REPLACE MACRO rankkit.columns_ok(table_name, kind) AS TABLE
     SELECT CASE WHEN problem IS NULL THEN true
-                ELSE error('rankkit: ' || kind || ' table ' || table_name || ': ' || problem) END AS ok,
+                ELSE error(format('rankkit: {} table {}: {}', kind, table_name, problem)) END AS ok,
            query_column, doc_column
     FROM (
-        SELECT [original[list_position(present, n)] FOR n IN {{names query_id}} IF list_contains(present, n)][1]
-                   AS query_column,
-               [original[list_position(present, n)] FOR n IN {{names doc_id}} IF list_contains(present, n)][1]
-                   AS doc_column,
+        -- a table whose columns pass has one name of each: the first found is the one
+        SELECT original[list_position(present, list_intersect(present, {{names query_id}})[1])] AS query_column,
+               original[list_position(present, list_intersect(present, {{names doc_id}})[1])] AS doc_column,
+               -- each message one format(): a || is bound as an operator of many types, a planning cost
                list_filter([
                    CASE WHEN len(list_intersect(c.names, present)) > 1
-                            THEN 'columns ' || array_to_string([original[list_position(present, n)]
-                                                                FOR n IN c.names IF list_contains(present, n)], ', ')
-                                 || ' could each be the ' || c.column || '; keep one, or rename the one meant to '
-                                 || c.column
+                            THEN format('columns {0} could each be the {1}; keep one, or rename the one meant to {1}',
+                                        array_to_string([original[list_position(present, n)]
+                                                         FOR n IN c.names IF list_contains(present, n)], ', '),
+                                        c.column)
                         WHEN c.column = 'doc_id' AND listed IS NOT NULL
-                            THEN 'column ' || listed || ' holds lists (' || listed_type || '); the SQL macros read a '
-                                 || 'row per document: give a view of SELECT * EXCLUDE (' || listed_ident
-                                 || '), unnest('
-                                 || listed_ident || ') AS doc_id, generate_subscripts(' || listed_ident
-                                 || ', 1) AS rank FROM query_table(''' || replace(table_name, '''', '''''')
-                                 || ''') (rank 1 first)'
+                            THEN format('column {0} holds lists ({1}); the SQL macros read a row per document: give a '
+                                        || 'view of SELECT * EXCLUDE ({2}), unnest({2}) AS doc_id, '
+                                        || 'generate_subscripts({2}, 1) AS rank FROM query_table(''{3}'') (rank 1 first)',
+                                        listed, listed_type, listed_ident, replace(table_name, '''', ''''''))
                         WHEN list_has_any(c.names, present) THEN NULL
                         WHEN c.required AND NOT (c.column = 'score' AND list_contains(present, 'rank'))
-                            THEN 'missing column ' || c.column || ' (also recognised: '
-                                 || array_to_string(c.names[2:], ', ') || '); columns are ' || listing
-                                 || '; rename one to ' || c.column
+                            THEN format('missing column {0} (also recognised: {1}); columns are {2}; rename one to {0}',
+                                        c.column, array_to_string(c.names[2:], ', '), listing)
                         -- the first near miss; NULL (|| passes it on) where there is none
                         ELSE 'extra column '
                              || original[list_position(present, [n FOR n IN spare
                                                                  IF len([a FOR a IN c.names IF length(a) >= 4
                                                                          AND damerau_levenshtein(n, a) <= 1]) > 0][1])]
-                             || ', one letter from the ' || c.column || '; rename it to ' || c.column || ', or drop it'
+                             || format(', one letter from the {0}; rename it to {0}, or drop it', c.column)
                         END
                    FOR c IN columns],
                lambda p: p IS NOT NULL)[1] AS problem
         FROM (
-            -- the kind's columns written once and the spare columns found once: each copy of those lists
-            -- in the expression was bound anew, and the copies made most of the input checks' growth
+            -- the kind's columns written once and the spare columns found once (each copy of a list in the
+            -- expression is bound anew)
             SELECT *, [n FOR n IN present IF NOT list_contains(flatten([c.names FOR c IN columns]), n)] AS spare
             FROM (
                 SELECT list(lower(name)) AS present, list(name) AS original,
