@@ -12,8 +12,8 @@
 -- the rank (rank 1 highest, equal ranks tied), as Python's readers (rankkit.io.columns.RANK_SCORE)
 -- read it. Whether the table has a score column is read from its columns, never row by row: a NULL
 -- score beside a rank stays an error. It is read while the statement is bound (the columns the
--- lambda picks, beside rankkit_one, as a struct's type): a join with the table's columns cost
--- binding and optimizing a second table of the run on every call.
+-- lambda picks, beside rankkit_one, as a struct's type), not by a join with the table's columns, which
+-- every call would plan.
 CREATE OR REPLACE MACRO rankkit.run_rows(run_table) AS TABLE
     SELECT {{coalesce system VARCHAR}} AS system,
            {{coalesce query_id VARCHAR}} AS query_id,
@@ -75,7 +75,7 @@ CREATE OR REPLACE MACRO rankkit.columns_ok(table_name, kind) AS TABLE
         -- a table whose columns pass has one name of each: the first found is the one
         SELECT original[list_position(present, list_intersect(present, {{names query_id}})[1])] AS query_column,
                original[list_position(present, list_intersect(present, {{names doc_id}})[1])] AS doc_column,
-               -- each message one format(): a || is bound as an operator of many types, a planning cost
+               -- each message one format(): each || is bound as an operator of many types
                list_filter([
                    CASE WHEN len(list_intersect(c.names, present)) > 1
                             THEN format('columns {0} could each be the {1}; keep one, or rename the one meant to {1}',

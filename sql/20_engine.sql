@@ -63,8 +63,8 @@ CREATE OR REPLACE MACRO rankkit.bad_row(query_id, doc_id, what, number, query_co
 -- and one row with rank, grade and tie columns NULL for a query that retrieved no judged document,
 -- so that every query of the run is there. The arguments are rankkit.per_query's; the rows are not
 -- checked (rankkit.per_query does that), the columns are (rankkit.columns_ok). rankkit.matched_ranks is the
--- same without the column check, for rankkit.per_query, whose input checks make it: each check bound
--- again was a tenth of the SQL rankkit.evaluate's planning.
+-- same without the column check, for rankkit.per_query, whose input checks make it: a check is planned
+-- wherever it is written.
 -- The most judged documents a query may have retrieved and still have its ranks counted (rankkit.ranks,
 -- below); rankkit.evaluate.ranks_by_window reads the number from this line.
 CREATE OR REPLACE MACRO rankkit.judged_counted() AS 8;
