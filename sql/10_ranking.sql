@@ -23,10 +23,12 @@ CREATE OR REPLACE MACRO rankkit.run_rows(run_table) AS TABLE
            TRY_CAST(TRY_CAST(rank AS DOUBLE) AS BIGINT) AS given_rank,
            rankkit_key
     FROM (
-        SELECT * EXCLUDE (rankkit_one),
-               typeof(struct_pack(*COLUMNS(lambda c: c = 'rankkit_one' OR list_contains({{names score}}, lower(c)))))
-                   <> 'STRUCT(rankkit_one INTEGER)' AS rankkit_scored
-        FROM (SELECT 1 AS rankkit_one, * FROM query_table(run_table::VARCHAR))
+        -- a table's own columns of these names are spare: left out, as they would be named twice
+        SELECT * EXCLUDE (rankkit_one) FROM (
+            SELECT COLUMNS(lambda c: lower(c) <> 'rankkit_scored'),
+                   typeof(struct_pack(*COLUMNS(lambda c: c = 'rankkit_one' OR list_contains({{names score}}, lower(c)))))
+                       <> 'STRUCT(rankkit_one INTEGER)' AS rankkit_scored
+            FROM (SELECT 1 AS rankkit_one, * FROM query_table(run_table::VARCHAR)))
         UNION ALL BY NAME
         (SELECT {{empty_row run}}, NULL::UBIGINT AS rankkit_key, NULL::BOOLEAN AS rankkit_scored LIMIT 0)
     );

@@ -235,3 +235,13 @@ def test_the_sql_evaluate_reads_each_tables_columns_once(con):
                         ("rankkit.ranks('q', 'r')", 2), ("rankkit.run_rows('r')", 0)]:
         plan = con.execute(f"EXPLAIN FROM {call}").fetchall()[0][1]
         assert plan.count("__unpivot_value_0") == reads, call
+
+
+@pytest.mark.parametrize("spare", ["rankkit_one", "RankKit_Scored"])
+def test_a_spare_column_named_as_run_rows_own_is_left_alone(con, spare):
+    # run_rows marks whether a run has a score in columns of these names, beside the table's own
+    con.execute("CREATE OR REPLACE TABLE q AS " + QRELS)
+    for scored in ("score", "rank"):
+        con.execute(f"CREATE OR REPLACE TABLE r AS SELECT query_id, doc_id, {scored}, 'x' AS {spare} FROM "
+                    "(VALUES ('q1', 'a', 1), ('q2', 'c', 2)) t(query_id, doc_id, " + scored + ")")
+        assert con.execute("SELECT value FROM rankkit.evaluate('q', 'r', ['P@1'])").fetchall() == [(1.0,)]
