@@ -11,20 +11,27 @@
 -- A run with a rank and no score under any of its names is ranked by its rank: its score is minus
 -- the rank (rank 1 highest, equal ranks tied), as Python's readers (rankkit.io.columns.RANK_SCORE)
 -- read it. Whether the table has a score column is read from its columns, never row by row: a NULL
--- score beside a rank stays an error.
+-- score beside a rank stays an error. It is read while the statement is bound (the columns the
+-- lambda picks, beside rankkit_one, as a struct's type), not by a join with the table's columns, which
+-- every call would plan.
 CREATE OR REPLACE MACRO rankkit.run_rows(run_table) AS TABLE
     SELECT {{coalesce system VARCHAR}} AS system,
            {{coalesce query_id VARCHAR}} AS query_id,
            {{coalesce doc_id VARCHAR}} AS doc_id,
-           CASE WHEN scored THEN {{coalesce score DOUBLE}}
+           CASE WHEN rankkit_scored THEN {{coalesce score DOUBLE}}
                 ELSE -TRY_CAST(TRY_CAST(rank AS DOUBLE) AS BIGINT)::DOUBLE END AS score,
            TRY_CAST(TRY_CAST(rank AS DOUBLE) AS BIGINT) AS given_rank,
            rankkit_key
     FROM (
-        FROM query_table(run_table::VARCHAR)
+        -- a table's own columns of these names are spare: left out, as they would be named twice
+        SELECT * EXCLUDE (rankkit_one) FROM (
+            SELECT COLUMNS(lambda c: lower(c) <> 'rankkit_scored'),
+                   typeof(struct_pack(*COLUMNS(lambda c: c = 'rankkit_one' OR list_contains({{names score}}, lower(c)))))
+                       <> 'STRUCT(rankkit_one INTEGER)' AS rankkit_scored
+            FROM (SELECT 1 AS rankkit_one, * FROM query_table(run_table::VARCHAR)))
         UNION ALL BY NAME
-        (SELECT {{empty_row run}}, NULL::UBIGINT AS rankkit_key LIMIT 0)
-    ), (SELECT list_has_any(list(lower(name)), {{names score}}) AS scored FROM rankkit.table_columns(run_table));
+        (SELECT {{empty_row run}}, NULL::UBIGINT AS rankkit_key, NULL::BOOLEAN AS rankkit_scored LIMIT 0)
+    );
 
 CREATE OR REPLACE MACRO rankkit.qrels_rows(qrels_table) AS TABLE
     SELECT {{coalesce query_id VARCHAR}} AS query_id,
@@ -59,58 +66,55 @@ CREATE OR REPLACE MACRO rankkit.table_columns(table_name) AS TABLE
 -- columns (a timestamp) are left alone. Columns are taken in the order Python's readers take them,
 -- the first problem said. It reads the table's columns, never its rows. Beside ok, the table's names of
 -- the query and document ids (query_column, doc_column), for the messages about their rows.
--- rankkit.near_misses: the present (lower-case) column names that are no name of a qrels or run column
--- (kind) and are one letter, or two swapped, from one of names at least four letters long
--- (rankkit.io.columns.one_edit in Python).
-CREATE OR REPLACE MACRO rankkit.near_misses(present, names, kind) AS
-    [n FOR n IN present
-     IF NOT list_contains(flatten([c.names FOR c IN CASE WHEN kind = 'run' THEN {{columns run}}
-                                                        ELSE {{columns qrels}} END]), n)
-        AND len([a FOR a IN names IF length(a) >= 4 AND damerau_levenshtein(n, a) <= 1]) > 0];
-
+-- A spare column (under no name of the kind's columns) one letter, or two swapped, from a name at least
+-- four letters long of a column not found was more likely meant than spare (a misspelt sytem would merge
+-- every system into one): rankkit.io.columns.one_edit, Python's rule.
 CREATE OR REPLACE MACRO rankkit.columns_ok(table_name, kind) AS TABLE
     SELECT CASE WHEN problem IS NULL THEN true
-                ELSE error('rankkit: ' || kind || ' table ' || table_name || ': ' || problem) END AS ok,
+                ELSE error(format('rankkit: {} table {}: {}', kind, table_name, problem)) END AS ok,
            query_column, doc_column
     FROM (
-        SELECT [original[list_position(present, n)] FOR n IN {{names query_id}} IF list_contains(present, n)][1]
-                   AS query_column,
-               [original[list_position(present, n)] FOR n IN {{names doc_id}} IF list_contains(present, n)][1]
-                   AS doc_column,
+        -- a table whose columns pass has one name of each: the first found is the one
+        SELECT original[list_position(present, list_intersect(present, {{names query_id}})[1])] AS query_column,
+               original[list_position(present, list_intersect(present, {{names doc_id}})[1])] AS doc_column,
+               -- each message one format(): each || is bound as an operator of many types
                list_filter([
                    CASE WHEN len(list_intersect(c.names, present)) > 1
-                            THEN 'columns ' || array_to_string([original[list_position(present, n)]
-                                                                FOR n IN c.names IF list_contains(present, n)], ', ')
-                                 || ' could each be the ' || c.column || '; keep one, or rename the one meant to '
-                                 || c.column
+                            THEN format('columns {0} could each be the {1}; keep one, or rename the one meant to {1}',
+                                        array_to_string([original[list_position(present, n)]
+                                                         FOR n IN c.names IF list_contains(present, n)], ', '),
+                                        c.column)
                         WHEN c.column = 'doc_id' AND listed IS NOT NULL
-                            THEN 'column ' || listed || ' holds lists (' || listed_type || '); the SQL macros read a '
-                                 || 'row per document: give a view of SELECT * EXCLUDE (' || listed_ident
-                                 || '), unnest('
-                                 || listed_ident || ') AS doc_id, generate_subscripts(' || listed_ident
-                                 || ', 1) AS rank FROM query_table(''' || replace(table_name, '''', '''''')
-                                 || ''') (rank 1 first)'
-                        WHEN c.required AND NOT list_has_any(c.names, present)
-                             AND NOT (c.column = 'score' AND list_contains(present, 'rank'))
-                            THEN 'missing column ' || c.column || ' (also recognised: '
-                                 || array_to_string(c.names[2:], ', ') || '); columns are ' || listing
-                                 || '; rename one to ' || c.column
-                        -- a column one letter from a name of a column not found was more likely meant than
-                        -- spare (a misspelt sytem would merge every system into one): Python's rule
-                        WHEN NOT list_has_any(c.names, present) AND len(rankkit.near_misses(present, c.names, kind)) > 0
-                            THEN 'extra column '
-                                 || original[list_position(present, rankkit.near_misses(present, c.names, kind)[1])]
-                                 || ', one letter from the ' || c.column || '; rename it to ' || c.column
-                                 || ', or drop it' END
-                   FOR c IN CASE WHEN kind = 'run' THEN {{columns run}} ELSE {{columns qrels}} END],
+                            THEN format('column {0} holds lists ({1}); the SQL macros read a row per document: give a '
+                                        || 'view of SELECT * EXCLUDE ({2}), unnest({2}) AS doc_id, '
+                                        || 'generate_subscripts({2}, 1) AS rank FROM query_table(''{3}'') (rank 1 first)',
+                                        listed, listed_type, listed_ident, replace(table_name, '''', ''''''))
+                        WHEN list_has_any(c.names, present) THEN NULL
+                        WHEN c.required AND NOT (c.column = 'score' AND list_contains(present, 'rank'))
+                            THEN format('missing column {0} (also recognised: {1}); columns are {2}; rename one to {0}',
+                                        c.column, array_to_string(c.names[2:], ', '), listing)
+                        -- the first near miss; NULL (|| passes it on) where there is none
+                        ELSE 'extra column '
+                             || original[list_position(present, [n FOR n IN spare
+                                                                 IF len([a FOR a IN c.names IF length(a) >= 4
+                                                                         AND damerau_levenshtein(n, a) <= 1]) > 0][1])]
+                             || format(', one letter from the {0}; rename it to {0}, or drop it', c.column)
+                        END
+                   FOR c IN columns],
                lambda p: p IS NOT NULL)[1] AS problem
         FROM (
-            SELECT list(lower(name)) AS present, list(name) AS original,
-                   first(name) FILTER (WHERE lists) AS listed, first(type) FILTER (WHERE lists) AS listed_type,
-                   '"' || replace(listed, '"', '""') || '"' AS listed_ident,
-                   string_agg(name || ' (' || type || ')', ', ') AS listing
-            FROM (SELECT *, type LIKE '%[]' AND list_contains({{names doc_id}}, lower(name)) AS lists
-                  FROM rankkit.table_columns(table_name))
+            -- the kind's columns written once and the spare columns found once (each copy of a list in the
+            -- expression is bound anew)
+            SELECT *, [n FOR n IN present IF NOT list_contains(flatten([c.names FOR c IN columns]), n)] AS spare
+            FROM (
+                SELECT list(lower(name)) AS present, list(name) AS original,
+                       first(name) FILTER (WHERE lists) AS listed, first(type) FILTER (WHERE lists) AS listed_type,
+                       '"' || replace(listed, '"', '""') || '"' AS listed_ident,
+                       string_agg(name || ' (' || type || ')', ', ') AS listing,
+                       CASE WHEN kind = 'run' THEN {{columns run}} ELSE {{columns qrels}} END AS columns
+                FROM (SELECT *, type LIKE '%[]' AND list_contains({{names doc_id}}, lower(name)) AS lists
+                      FROM rankkit.table_columns(table_name))
+            )
         )
     );
 

@@ -62,13 +62,15 @@ CREATE OR REPLACE MACRO rankkit.bad_row(query_id, doc_id, what, number, query_co
 --   tie_first, tie_size  ties := 'average' only: the first rank and the size of its group of equal scores
 -- and one row with rank, grade and tie columns NULL for a query that retrieved no judged document,
 -- so that every query of the run is there. The arguments are rankkit.per_query's; the rows are not
--- checked (rankkit.per_query does that), the columns are (rankkit.columns_ok).
+-- checked (rankkit.per_query does that), the columns are (rankkit.columns_ok). rankkit.matched_ranks is the
+-- same without the column check, for rankkit.per_query, whose input checks make it: a check is planned
+-- wherever it is written.
 -- The most judged documents a query may have retrieved and still have its ranks counted (rankkit.ranks,
 -- below); rankkit.evaluate.ranks_by_window reads the number from this line.
 CREATE OR REPLACE MACRO rankkit.judged_counted() AS 8;
 
-CREATE OR REPLACE MACRO rankkit.ranks(qrels_table, run_table, ties := 'trec', scores := 'double', depth := NULL,
-        judged_only := false, keyed := false) AS TABLE
+CREATE OR REPLACE MACRO rankkit.matched_ranks(qrels_table, run_table, ties := 'trec', scores := 'double',
+        depth := NULL, judged_only := false, keyed := false) AS TABLE
 WITH
 rankkit_qrels AS (SELECT *, hash(query_id, doc_id) AS key FROM rankkit.qrels_rows(qrels_table)),
 rankkit_run AS NOT MATERIALIZED (FROM rankkit.run_keys(run_table, ties := ties, scores := scores, depth := depth)),
@@ -161,7 +163,13 @@ SELECT retrieved.system, retrieved.query_id, retrieved.num_ret, judged.rank, jud
 FROM retrieved
 LEFT JOIN judged ON judged.system IS NOT DISTINCT FROM retrieved.system AND judged.query_id = retrieved.query_id
 LEFT JOIN tie_groups ON tie_groups.system IS NOT DISTINCT FROM judged.system AND tie_groups.query_id = judged.query_id
-                    AND tie_groups.rank = judged.rank
+                    AND tie_groups.rank = judged.rank;
+
+CREATE OR REPLACE MACRO rankkit.ranks(qrels_table, run_table, ties := 'trec', scores := 'double', depth := NULL,
+        judged_only := false, keyed := false) AS TABLE
+SELECT r.*
+FROM rankkit.matched_ranks(qrels_table, run_table, ties := ties, scores := scores, depth := depth,
+                           judged_only := judged_only, keyed := keyed) r
 -- the rows are not checked, but a missing column is said (it would read as NULL ids or scores)
 CROSS JOIN rankkit.columns_ok(qrels_table, 'qrels') qrels_columns CROSS JOIN rankkit.columns_ok(run_table, 'run') run_columns
 WHERE qrels_columns.ok AND run_columns.ok;
@@ -336,8 +344,8 @@ CREATE OR REPLACE MACRO rankkit.per_query(qrels_table, run_table, specs, ties :=
         judged_only := false) AS TABLE
 -- query_table() inside per_query_ranked reads this CTE: a name no input table is expected to have
 WITH rankkit_ranked_run AS (
-    FROM rankkit.ranks(qrels_table, run_table, ties := ties, scores := scores, depth := depth,
-                       judged_only := judged_only, keyed := keyed)
+    FROM rankkit.matched_ranks(qrels_table, run_table, ties := ties, scores := scores, depth := depth,
+                               judged_only := judged_only, keyed := keyed)
 )
 SELECT p.i, p.measure, p.agg, p.system, p.query_id, p.value
 FROM rankkit.input_checks(qrels_table, run_table, ties := ties, scores := scores, depth := depth,

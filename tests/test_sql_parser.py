@@ -222,3 +222,26 @@ def test_the_printers_read_each_label_as_the_parser_made_it(con):
     specs = con.execute("SELECT flatten([rankkit.parse_measures([n]) FOR n IN ?::VARCHAR[]])", [names]).fetchone()[0]
     assert len(specs) > 100
     assert [(s["measure"], aggregate_of(s["measure"])) for s in specs] == [(s["measure"], s["agg"]) for s in specs]
+
+
+def test_the_sql_evaluate_reads_each_tables_columns_once(con):
+    """The column checks (rankkit.columns_ok) run once per table in an evaluation, and a run's score column
+    is found while the statement is bound: the checks bound again in the ranking stage, and a join with
+    the run's columns in each read of its rows, were a fifth of the SQL rankkit.evaluate's planning. Each
+    read of a table's columns is one unpivot in the plan."""
+    con.execute("CREATE OR REPLACE TABLE q AS " + QRELS)
+    con.execute("CREATE OR REPLACE TABLE r AS " + RUN)
+    for call, reads in [("rankkit.evaluate('q', 'r', ['AP', 'nDCG@10'])", 2), ("rankkit.input_checks('q', 'r')", 2),
+                        ("rankkit.ranks('q', 'r')", 2), ("rankkit.run_rows('r')", 0)]:
+        plan = con.execute(f"EXPLAIN FROM {call}").fetchall()[0][1]
+        assert plan.count("__unpivot_value_0") == reads, call
+
+
+@pytest.mark.parametrize("spare", ["rankkit_one", "RankKit_Scored"])
+def test_a_spare_column_named_as_run_rows_own_is_left_alone(con, spare):
+    # run_rows marks whether a run has a score in columns of these names, beside the table's own
+    con.execute("CREATE OR REPLACE TABLE q AS " + QRELS)
+    for scored in ("score", "rank"):
+        con.execute(f"CREATE OR REPLACE TABLE r AS SELECT query_id, doc_id, {scored}, 'x' AS {spare} FROM "
+                    "(VALUES ('q1', 'a', 1), ('q2', 'c', 2)) t(query_id, doc_id, " + scored + ")")
+        assert con.execute("SELECT value FROM rankkit.evaluate('q', 'r', ['P@1'])").fetchall() == [(1.0,)]
