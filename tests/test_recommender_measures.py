@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 
 import pandas as pd
 import pytest
@@ -179,6 +180,38 @@ def test_torchmetrics_numbers(table):
         assert value == pytest.approx(theirs, abs=1e-6), (measure, user)
 
 
+TORCHMETRICS_CLASSES = {"HitRate": "RetrievalHitRate", "AP": "RetrievalMAP", "P": "RetrievalPrecision",
+                        "R": "RetrievalRecall", "RR": "RetrievalMRR", "nDCG": "RetrievalNormalizedDCG"}
+
+
+@pytest.mark.parametrize("action, empty", [("neg", "zero"), ("skip", "skip"), ("pos", "one")])
+def test_torchmetrics_empty_target_action_is_the_empty_rule(table, action, empty):
+    """torchmetrics' retrieval classes score a user with no positive target by empty_target_action (default
+    'neg': src/torchmetrics/retrieval/base.py, RetrievalMetric.compute): rankkit's measure parameter empty,
+    on the users of the seeded table whose recommended items hold no relevant one (judged, all 0)."""
+    torch = pytest.importorskip("torch")
+    retrieval = pytest.importorskip("torchmetrics.retrieval")
+    _, run, users = table
+    qrels = judged_recommendations(run, users)
+    assert (qrels.groupby("query_id")["relevance"].sum() == 0).sum() >= 5  # users the rule decides
+    names = [f"{name}(empty={empty})@{K}" for name in TORCHMETRICS_CLASSES]
+    frame = rankkit.evaluate(qrels[["query_id", "doc_id", "relevance"]], run, names, conventions="torchmetrics")
+    indexes = torch.tensor(qrels["query_id"].str[1:].astype(int).tolist())
+    preds, target = torch.tensor(qrels["score"].tolist()), torch.tensor(qrels["relevance"].tolist())
+    for name, value in zip(TORCHMETRICS_CLASSES, frame["value"]):
+        metric = getattr(retrieval, TORCHMETRICS_CLASSES[name])(top_k=K, empty_target_action=action)
+        assert value == pytest.approx(metric(preds, target, indexes=indexes).item(), abs=1e-6), name
+    with pytest.raises(rankkit.RankkitError, match="the user \\(query\\) 'u[0-9]+' has no relevant item in the qrels"):
+        rankkit.evaluate(qrels[["query_id", "doc_id", "relevance"]], run, [f"HitRate(empty=error)@{K}"])
+
+
+def judged_recommendations(run, users):
+    """The run with each recommended item's judgment (1: held out for the user), as torchmetrics sees them."""
+    relevant = {(user, item) for user, (hits, _) in users.items()
+                for item, hit in zip(ranked_items(run, user), hits) if hit}
+    return run.assign(relevance=[int((u, i) in relevant) for u, i in zip(run["query_id"], run["doc_id"])])
+
+
 def ranked_items(run, user):
     mine = run[run["query_id"] == user].sort_values("score", ascending=False)
     return mine["doc_id"].tolist()
@@ -200,7 +233,7 @@ def test_microsoft_recommenders_numbers(table):
     truth = qrels.rename(columns={"query_id": "userID", "doc_id": "itemID", "relevance": "rating"})
     predicted = run.rename(columns={"query_id": "userID", "doc_id": "itemID", "score": "prediction"})
     for measure, value in zip(frame["measure"], frame["value"]):
-        theirs = getattr(python_evaluation, RECOMMENDERS[measure.replace("(denom=min)", "")])(truth, predicted, k=K)
+        theirs = getattr(python_evaluation, RECOMMENDERS[re.sub(r"\(.*\)", "", measure)])(truth, predicted, k=K)
         assert value == pytest.approx(theirs, abs=1e-9), measure
 
 
