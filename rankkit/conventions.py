@@ -20,7 +20,7 @@ named, ``AP(denom=min)@10``: rankkit.specs.packed); a report records the pack's 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from rankkit.errors import RankkitError
 
@@ -31,8 +31,10 @@ DESCRIPTIONS = {
             "average (expected value over the orderings of tied scores)",
     "scores": "score precision: double (trec_eval 10.0) or float32 (trec_eval 9.0.8, pytrec_eval)",
     "depth": "documents kept per query (trec_eval -M); None: all",
-    "queries": "query set: both (queries in the run and the qrels, trec_eval's default) or qrels "
-               "(every judged query, missing ones scoring 0, trec_eval -c)",
+    "queries": "query set: both (queries in the run and the qrels, trec_eval's default), qrels "
+               "(every judged query, missing ones scoring 0, trec_eval -c) or run (every query of the run, those the "
+               "qrels lack holding no relevant item: scored by each measure's empty rule, as torchmetrics and LensKit "
+               "score every user they are given)",
     "rel": "relevance level: a grade >= rel is relevant, for measures that do not set their own (trec_eval -l)",
     "duplicates": "a document listed twice for one query: error (trec_eval) or first (keep the first)",
     "judged_only": "only the documents the qrels judge, ranked among themselves (trec_eval -J)",
@@ -60,16 +62,16 @@ class Pack:
     empty: str | None = None
     empty_source: str = ""
 
-    def measure_params(self, metric: str) -> dict:
-        """The parameters the pack sets for one measure: its own, and its empty rule where the measure takes one."""
-        from rankkit.measures import registry
-
-        rule = {"empty": self.empty} if self.empty and "empty" in registry()[metric].params else {}
+    def measure_params(self, metric: str, takes: Iterable[str]) -> dict:
+        """The parameters the pack sets for one measure (``takes``: the parameters it declares): its own, and
+        its empty rule where the measure takes one."""
+        rule = {"empty": self.empty} if self.empty and "empty" in takes else {}
         return {**rule, **self.params.get(metric, {})}
 
-    def changes(self, metric: str) -> str | None:
-        """What the pack sets for one measure, as a name's parameters say it (denom=min), or None."""
-        found = self.measure_params(metric)
+    def changes(self, metric: str, takes: Iterable[str]) -> str | None:
+        """What the pack sets for one measure, as a name's parameters and the conventions say it (denom=min,
+        queries=run), or None."""
+        found = {**self.measure_params(metric, takes), **(self.conventions or {})}
         return ", ".join(f"{name}={value}" for name, value in found.items()) if found else None
 
 
@@ -105,7 +107,8 @@ PACKS = {
         "judgments of those items as the qrels); its nDCG averages tied scores (ties='average'); it computes "
         "in float32",
         empty="zero", empty_source=("src/torchmetrics/retrieval/base.py: RetrievalMetric(empty_target_action='neg'), a query without a "
-                       "positive target scoring 0 ('skip', 'pos', 'error': empty=skip, one, error)")),
+                       "positive target scoring 0 ('skip', 'pos', 'error': empty=skip, one, error)"),
+        conventions={"queries": "run"}),
     "lenskit": Pack(
         "LensKit 2026.4", "src/lenskit/metrics/ranking",
         {"ndcg": {"discount": "original"}, "dcg": {"discount": "original"}, "p": {"short": "retrieved"},
@@ -114,9 +117,10 @@ PACKS = {
         "items recommended when fewer than k, Recall by min(k, the user's test items) (_pr.py), AveragePrecision by "
         "min(test items, items recommended within k) (_map.py); RecipRank and Hit are rankkit's. Every test item is "
         "relevant whatever its rating (rankkit: a grade >= rel); its RunAnalysis averages over the recommendation "
-        "lists and scores 0 a list without test data (bulk.py, list_summary), where rankkit leaves that user out",
+        "lists and scores 0 a list without test data (bulk.py, list_summary): queries='run'",
         empty="zero", empty_source=("src/lenskit/metrics/ranking: a list without a relevant test item scores 0 (no hit, "
-                       "no gain)")),
+                       "no gain)"),
+        conventions={"queries": "run"}),
 }
 
 

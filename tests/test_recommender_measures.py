@@ -126,15 +126,17 @@ LENSKIT = {
 
 
 def test_lenskit_numbers(table):
-    """conventions="lenskit": each measure named for the parameters it takes, each user's value LensKit's."""
+    """conventions="lenskit": each measure named for the parameters it takes, each user's value LensKit's;
+    every recommendation list counts, one without test data scoring 0 (RunAnalysis: bulk.py, list_summary)."""
     qrels, run, users = table
     frame = rankkit.evaluate(qrels, run, list(LENSKIT), per_query=True, conventions="lenskit")
     formulas = dict(LENSKIT.values())
     assert sorted(set(frame["measure"])) == sorted(formulas)
-    assert len(frame) == len(LENSKIT) * qrels["query_id"].nunique()
+    assert len(frame) == len(LENSKIT) * run["query_id"].nunique() > len(LENSKIT) * qrels["query_id"].nunique()
     for measure, user, value in zip(frame["measure"], frame["query_id"], frame["value"]):
         hits, n_rel = users[user]
-        assert value == pytest.approx(formulas[measure](hits, n_rel, K), abs=1e-12), (measure, user)
+        theirs = formulas[measure](hits, n_rel, K) if n_rel else 0.0
+        assert value == pytest.approx(theirs, abs=1e-12), (measure, user)
 
 
 def test_hit_rate_names_the_same_value_as_success(table):
@@ -257,3 +259,30 @@ def test_a_pack_by_name_on_the_command_line_is_recorded_and_verified(table, tmp_
     assert "holds" in capsys.readouterr().out
     with pytest.raises(rankkit.RankkitError, match="unknown conventions 'elliot': known libraries recbole"):
         rankkit.evaluate(qrels, run, ["AP@5"], conventions="elliot")
+
+
+def test_queries_run_counts_the_users_without_test_items_as_torchmetrics_and_lenskit_do(table, tmp_path, capsys):
+    """torchmetrics and LensKit score every user they are given: the users of the seeded run with no held-out
+    item count 0 under their packs (queries='run'), and on the command line (--query-set run)."""
+    from rankkit.cli import main
+
+    qrels, run, users = table
+    empty = [user for user, (_, n_rel) in users.items() if n_rel == 0]
+    assert empty and not set(empty) & set(qrels["query_id"])
+    mean = rankkit.evaluate(qrels, run, [f"HitRate@{K}"], conventions="torchmetrics")["value"].item()
+    assert mean == pytest.approx(sum(any(hits[:K]) for hits, _ in users.values()) / len(users))
+    assert rankkit.evaluate(qrels, run, [f"HitRate@{K}"], queries="run")["value"].item() == mean
+    qrels.to_csv(tmp_path / "q.csv", index=False)
+    run.to_csv(tmp_path / "r.csv", index=False)
+    assert main(["eval", str(tmp_path / "q.csv"), str(tmp_path / "r.csv"), "-m", f"HitRate@{K}", "--query-set", "run"]) == 0
+    assert capsys.readouterr().out.split() == ["num_q", "all", str(len(users)), f"HitRate@{K}", "all", f"{mean:.4f}"]
+
+
+def test_rankkit_measures_says_what_each_pack_changes(capsys):
+    from rankkit.cli import main
+
+    assert main(["measures", "HitRate"]) == 0
+    said = [line.strip() for line in capsys.readouterr().out.splitlines() if line.strip().startswith("--conventions")]
+    assert said == ["--conventions spark: empty=zero (Spark MLlib 3.5 RankingMetrics)",
+                    "--conventions torchmetrics: empty=zero, queries=run (torchmetrics 1.9)",
+                    "--conventions lenskit: empty=zero, queries=run (LensKit 2026.4)"]

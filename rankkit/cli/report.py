@@ -88,7 +88,7 @@ def _command_line(args: argparse.Namespace) -> str:
                         ("--alpha", args.alpha), ("--ci", args.ci), ("--seed", args.seed), ("--by", args.by),
                         ("--queries", args.queries), ("--title", args.title), ("--second-qrels", args.second_qrels),
                         ("-l", args.rel), ("-M", args.depth),
-                        ("--ties", args.ties), ("--conventions", args.conventions), ("--engine", None if args.engine == "duckdb" else args.engine),
+                        ("--ties", args.ties), ("--query-set", getattr(args, "query_set", None)), ("--conventions", args.conventions), ("--engine", None if args.engine == "duckdb" else args.engine),
                         ("--master", None if args.engine == "duckdb" else args.master)):
         if value is not None:
             words += [flag, f"{value:g}" if isinstance(value, float) else str(value)]

@@ -19,3 +19,15 @@ def test_empty_rule_scores_a_user_without_relevant_items_zero_one_none_or_refuse
     assert mean == [(1.0, 2)]
     with pytest.raises(Exception, match="the user \\(query\\) 'q2' has no relevant item in the qrels; empty=error"):
         tables.execute("FROM rankkit.evaluate('qrels', 'run', ['AP(empty=error)'])").fetchall()
+
+
+def test_queries_run_scores_the_run_users_the_qrels_lack_by_the_empty_rule(values, tables):
+    # q4 is in the run only: queries := 'run' evaluates it as a user with no relevant item (torchmetrics,
+    # LensKit), q3 (judged only) is left out
+    assert values("hitrate", "k := 2, empty := 'one', queries := 'run'") == {"q1": 1.0, "q2": 1.0, "q4": 1.0}
+    assert values("ndcg", "queries := 'run'") == pytest.approx({"q1": values("ndcg")["q1"], "q2": 0.0, "q4": 0.0})
+    mean = tables.execute("SELECT measure, value, queries FROM rankkit.evaluate('qrels', 'run', ['HitRate@2', "
+                          "'AP(empty=skip)'], queries := 'run')").fetchall()
+    assert mean == [("HitRate@2", pytest.approx(1 / 3), 3), ("AP(empty=skip)", pytest.approx(values("ap")["q1"]), 1)]
+    with pytest.raises(Exception, match="queries must be both, qrels or run, got 'all'"):
+        tables.execute("FROM rankkit.evaluate('qrels', 'run', ['P@2'], queries := 'all')").fetchall()
