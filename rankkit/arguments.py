@@ -346,7 +346,10 @@ TIE_RULES = {"trec": "score then doc_id descending (trec_eval)", "rank": "the ru
 def _add_conventions(sub: argparse.ArgumentParser, ties: tuple[str, ...] = tuple(TIE_RULES)) -> None:
     """trec_eval's -c, -l, -M and the tie rule: the options that make rankkit.Conventions."""
     sub.add_argument("-c", action="store_true", dest="complete",
-                     help="every qrels query, those missing from a run scoring 0")
+                     help="every qrels query, those missing from a run scoring 0 (--query-set qrels)")
+    sub.add_argument("--query-set", choices=("both", "qrels", "run"), default=None, dest="query_set",
+                     help="query set: both (default), qrels (-c) or run (every query of the run, those the qrels lack "
+                          "scored by each measure's empty rule, as torchmetrics and LensKit)")
     sub.add_argument("-l", type=number, default=1, dest="rel", metavar="LEVEL",
                      help="relevance level: a grade >= LEVEL is relevant (default 1)")
     sub.add_argument("-M", type=positive_int, default=None, dest="depth", metavar="N",
@@ -358,12 +361,19 @@ def _add_conventions(sub: argparse.ArgumentParser, ties: tuple[str, ...] = tuple
                           "torchmetrics, lenskit; rankkit measures NAME says what each changes): its numbers")
 
 
+def query_set(args: argparse.Namespace) -> str:
+    """The query set -c and --query-set ask for (both when neither is given)."""
+    if args.complete and getattr(args, "query_set", None) not in (None, "qrels"):
+        raise UsageError(f"-c is --query-set qrels; it cannot go with --query-set {args.query_set}")
+    return "qrels" if args.complete else getattr(args, "query_set", None) or "both"
+
+
 def conventions_of(args: argparse.Namespace):
     from rankkit.conventions import Conventions
 
     from rankkit.conventions import resolve_conventions
 
-    given = dict(rel=args.rel, depth=args.depth, ties=args.ties, queries="qrels" if args.complete else "both")
+    given = dict(rel=args.rel, depth=args.depth, ties=args.ties, queries=query_set(args))
     return resolve_conventions(args.conventions, **given) if args.conventions else Conventions(**given)
 
 

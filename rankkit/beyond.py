@@ -270,13 +270,15 @@ def _named(message: str, sides: SideTables) -> str:
 
 def system_intervals(con, text: str, sides: SideTables, run: str, ties: str, level: float, seed: int | None,
                      resamples: int) -> dict:
-    """A system-level measure's percentile bootstrap interval over users, per system: each resample of
-    the users (rankkit.stats.bootstrap_ci, as every interval draws them) is a system of a run made of
-    the drawn users' lists (a user drawn twice counted twice), evaluated by the measure's own macro."""
+    """A system-level measure's bootstrap interval over users, per system: each resample of the users (as
+    every interval draws them) is a system of a run made of the drawn users' lists (a user drawn twice
+    counted twice), evaluated by the measure's own macro; the percentile interval is moved by the
+    bootstrap's bias (rankkit.stats.recentred_bootstrap_ci): a resample holds fewer distinct users, so
+    Coverage's resamples all fell below its value and its interval lay wholly under it."""
     import numpy as np
     import pandas as pd
 
-    from rankkit.stats import bootstrap_ci
+    from rankkit.stats import recentred_bootstrap_ci
 
     measure, params, k = parse(text)
     found = {}
@@ -314,7 +316,8 @@ def system_intervals(con, text: str, sides: SideTables, run: str, ties: str, lev
             return out[0] if one else out
 
         try:
-            found[system] = bootstrap_ci(np.arange(len(users), dtype=float), statistic, level, seed, resamples)
+            found[system] = recentred_bootstrap_ci(np.arange(len(users), dtype=float), statistic, level, seed,
+                                                   resamples)
         finally:
             con.execute(f"DROP TABLE {lists}")
     return found

@@ -21,8 +21,9 @@ def diagnose(qrels, run, *, con: duckdb.DuckDBPyConnection | None = None, column
     Returns a dict: ``qrels_queries, judgments, run_queries, retrieved, systems, system_names, common, run_only,
     qrels_only, judged_at_10`` (mean share of each common query's top 10 that is judged, the
     ``Judged@10`` measure), ``run_duplicates, qrels_duplicates`` (documents listed again for a
-    query), ``tied_documents, tied_queries`` (documents sharing a score with another in the same
-    query and system: trec_eval orders them by doc_id), ``qrels_ignored, run_ignored`` (the columns
+    query), ``ties`` (per system with ties, in the order of ``system_names``: the system, its documents
+    sharing a score with another of the same query, and its queries holding such documents: trec_eval
+    orders them by doc_id), ``qrels_ignored, run_ignored`` (the columns
     left alone, such as a timestamp). ``system_names`` are the systems
     ``evaluate`` makes of the same ``run`` (the rule in :func:`rankkit.read_run`). Unreadable input
     raises InputError; the warnings ``evaluate`` gives are given here too.
@@ -43,10 +44,11 @@ def _diagnose(con, qrels_source, run_source) -> dict:
         f"SELECT (SELECT sum(n) FROM {qrels_source.queries}), (SELECT sum(n - docs) FROM {qrels_source.queries}), "
         f"(SELECT sum(n) FROM {run_source.queries}), (SELECT sum(n - docs) FROM {run_source.queries})"
     ).fetchall()[0]
-    ties = con.execute(
-        f"SELECT coalesce(sum(c), 0), count(DISTINCT (system, query_id)) FROM (SELECT system, query_id, score, "
-        f"count(*) AS c FROM {run_source.table} GROUP BY ALL HAVING count(*) > 1)"
-    ).fetchall()[0]
+    # per system: a query tied in two systems is two systems' tie, not two queries of one
+    rows = con.execute(
+        f"SELECT system, sum(c), count(DISTINCT query_id) FROM (SELECT system, query_id, score, count(*) AS c "
+        f"FROM {run_source.table} GROUP BY ALL HAVING count(*) > 1) GROUP BY system").fetchall()
+    tied = {system: (int(documents), int(queries)) for system, documents, queries in rows}
     specs = measure_specs(con, ["Judged@10"])
     judged = con.execute(  # over the systems in a fixed order, as every mean
         f"SELECT rankkit.ordered_sum(list(value ORDER BY system)) / count(value) FROM rankkit.aggregate(?, ?, "
@@ -60,7 +62,7 @@ def _diagnose(con, qrels_source, run_source) -> dict:
         "common": counts["common"], "run_only": counts["run_only"], "qrels_only": counts["qrels_only"],
         "judged_at_10": judged,
         "qrels_duplicates": int(sizes[1] or 0), "run_duplicates": int(sizes[3] or 0),
-        "tied_documents": int(ties[0]), "tied_queries": int(ties[1]),
+        "ties": [(system, *tied[system]) for system in run_source.systems if system in tied],
         "qrels_ignored": qrels_source.ignored, "run_ignored": run_source.ignored,
     }
 
@@ -97,6 +99,17 @@ def describe_run(found: dict) -> list[str]:
         f"judged@10\t{judged} (mean share of the top 10 that is judged, over common queries)",
         f"duplicates\trun {found['run_duplicates']} (a duplicate in the run or the qrels is an error when "
         f"evaluating, unless --duplicates first)",
-        f"ties\t{found['tied_documents']} documents share a score within a query, in {found['tied_queries']} "
-        f"queries (ordered by doc_id descending, as trec_eval)",
+        f"ties\t{_ties(found.get('ties', []), found['systems'])} (ordered by doc_id descending, as trec_eval)",
     ]
+
+
+def _ties(ties: list, systems: int) -> str:
+    """The documents sharing a score within a query, and in how many queries: per system when there are several."""
+    def counted(documents: int, queries: int) -> str:
+        return f"{documents} document{'s' * (documents != 1)} in {queries} quer{'ies' if queries != 1 else 'y'}"
+
+    if systems <= 1:
+        return counted(*(ties[0][1:] if ties else (0, 0))) + " share a score with another of their query"
+    each = ", ".join(f"{'(unnamed)' if system is None else visible(system)} {counted(documents, queries)}"
+                     for system, documents, queries in ties)
+    return f"per system: {each or 'none'} share a score with another of their query"

@@ -20,7 +20,7 @@ named, ``AP(denom=min)@10``: rankkit.specs.packed); a report records the pack's 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from rankkit.errors import RankkitError
 
@@ -31,8 +31,10 @@ DESCRIPTIONS = {
             "average (expected value over the orderings of tied scores)",
     "scores": "score precision: double (trec_eval 10.0) or float32 (trec_eval 9.0.8, pytrec_eval)",
     "depth": "documents kept per query (trec_eval -M); None: all",
-    "queries": "query set: both (queries in the run and the qrels, trec_eval's default) or qrels "
-               "(every judged query, missing ones scoring 0, trec_eval -c)",
+    "queries": "query set: both (queries in the run and the qrels, trec_eval's default), qrels "
+               "(every judged query, missing ones scoring 0, trec_eval -c) or run (every query of the run, those the "
+               "qrels lack holding no relevant item: scored by each measure's empty rule, as torchmetrics and LensKit "
+               "score every user they are given)",
     "rel": "relevance level: a grade >= rel is relevant, for measures that do not set their own (trec_eval -l)",
     "duplicates": "a document listed twice for one query: error (trec_eval) or first (keep the first)",
     "judged_only": "only the documents the qrels judge, ranked among themselves (trec_eval -J)",
@@ -54,39 +56,61 @@ class Pack:
     params: Mapping[str, Mapping[str, object]]
     notes: str
     conventions: Mapping[str, object] = None
+    # its treatment of a user with no relevant item, for every measure that takes the empty rule (the
+    # measure parameter empty: sql/00_prelude.sql), and where its source says so; None: no such user reaches
+    # its formulas (rankkit's default, zero, stands, and the names keep their spelling)
+    empty: str | None = None
+    empty_source: str = ""
 
-    def changes(self, metric: str) -> str | None:
-        """What the pack sets for one measure, as a name's parameters say it (denom=min), or None."""
-        found = self.params.get(metric)
+    def measure_params(self, metric: str, takes: Iterable[str]) -> dict:
+        """The parameters the pack sets for one measure (``takes``: the parameters it declares): its own, and
+        its empty rule where the measure takes one."""
+        rule = {"empty": self.empty} if self.empty and "empty" in takes else {}
+        return {**rule, **self.params.get(metric, {})}
+
+    def changes(self, metric: str, takes: Iterable[str]) -> str | None:
+        """What the pack sets for one measure, as a name's parameters and the conventions say it (denom=min,
+        queries=run), or None."""
+        found = {**self.measure_params(metric, takes), **(self.conventions or {})}
         return ", ".join(f"{name}={value}" for name, value in found.items()) if found else None
 
 
 # Each library's default settings, read from its source (tests/test_recommender_measures.py tests them,
 # against the library where it installs). Users with no relevant item: rankkit's queries="both" counts
 # the users in both tables, as Microsoft Recommenders (its common users) and RecBole (the users its test
-# split holds) do.
+# split holds) do; a user among them with no relevant item is scored by the pack's empty rule (Pack.empty).
 PACKS = {
     "recbole": Pack(
         "RecBole 1.2", "recbole/evaluator/metrics.py", {"ap": {"denom": "min"}},
         "MAP@k divides by min(k, the user's relevant items); Hit, MRR, nDCG (binary gains), Precision (over k) "
-        "and Recall are rankkit's"),
+        "and Recall are rankkit's",
+        empty_source=("recbole/data/dataloader/general_dataloader.py (FullSortEvalDataLoader: its users are those with "
+                       "a positive test item; one without never reaches metrics.py)")),
     "recommenders": Pack(
         "Microsoft Recommenders 1.2.1", "recommenders/evaluation/python_evaluation.py", {"ap": {"denom": "min"}},
         "map_at_k divides by min(k, the user's relevant items) (map, without k, by every relevant item: AP); "
         "precision_at_k, recall_at_k and ndcg_at_k (binary; its natural-log discount gives the same ratio) are "
-        "rankkit's"),
+        "rankkit's",
+        empty_source=("python_evaluation.py merge_ranking_true_pred: the users common to both tables, each with a test "
+                       "item, every one relevant; a user without one never reaches the formulas")),
     "spark": Pack(
         "Spark MLlib 3.5 RankingMetrics", "mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala",
         {"ap": {"denom": "min"}},
         "meanAveragePrecisionAt(k) divides by min(k, the relevant items); precisionAt, recallAt and ndcgAt on binary "
         "labels are rankkit's. Not copied: ndcgAt with graded relevance adds the ideal gains in the labels' input "
-        "order, not best first (rankkit's ideal is best first)"),
+        "order, not best first (rankkit's ideal is best first)",
+        empty="zero", empty_source=("RankingMetrics.scala: 'Empty ground truth set, check input data' and 0.0, for each measure")),
     "torchmetrics": Pack(
         "torchmetrics 1.9", "src/torchmetrics/functional/retrieval", {"ap": {"denom": "retrieved"}, "ndcg": {"ideal": "run"}},
         "it sees only the items passed for a user (their targets): its ideal DCG is theirs (ideal=run), its AP "
         "divides by the relevant items in the top k, and its recall by the relevant items passed (give the "
         "judgments of those items as the qrels); its nDCG averages tied scores (ties='average'); it computes "
-        "in float32"),
+        "in float32. Not reproduced yet: its precision, recall, AP and reciprocal rank count no item scored 0 or "
+        "below as relevant, though it keeps its place (torch.where(preds > 0, target, 0) in precision.py, "
+        "recall.py, average_precision.py, reciprocal_rank.py, after the empty-target test), so give it scores above 0",
+        empty="zero", empty_source=("src/torchmetrics/retrieval/base.py: RetrievalMetric(empty_target_action='neg'), a query without a "
+                       "positive target scoring 0 ('skip', 'pos', 'error': empty=skip, one, error)"),
+        conventions={"queries": "run"}),
     "lenskit": Pack(
         "LensKit 2026.4", "src/lenskit/metrics/ranking",
         {"ndcg": {"discount": "original"}, "dcg": {"discount": "original"}, "p": {"short": "retrieved"},
@@ -95,7 +119,10 @@ PACKS = {
         "items recommended when fewer than k, Recall by min(k, the user's test items) (_pr.py), AveragePrecision by "
         "min(test items, items recommended within k) (_map.py); RecipRank and Hit are rankkit's. Every test item is "
         "relevant whatever its rating (rankkit: a grade >= rel); its RunAnalysis averages over the recommendation "
-        "lists and scores 0 a list without test data (bulk.py, list_summary), where rankkit leaves that user out"),
+        "lists and scores 0 a list without test data (bulk.py, list_summary): queries='run'",
+        empty="zero", empty_source=("src/lenskit/metrics/ranking: a list without a relevant test item scores 0 (no hit, "
+                       "no gain)"),
+        conventions={"queries": "run"}),
 }
 
 

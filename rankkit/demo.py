@@ -171,6 +171,9 @@ RECSYS_FILES = ("interactions.parquet", "train.parquet", "test.parquet", "items.
                 "itemknn.parquet", "recs.parquet")
 GENRES = ("action", "animation", "comedy", "documentary", "drama", "horror", "romance", "sci-fi")
 _ITEMS, _TOP = 400, 20
+# The sample holds a users x items matrix (and one of scores per recommender) in memory: 20,000 users are
+# about 200 MB in all; more would fill a laptop's memory long before they said more than 300 do.
+MAX_USERS = 20_000
 
 
 def write_recsys_sample(folder: Path, users: int = 300, seed: int = 2024) -> dict[str, Path]:
@@ -182,6 +185,9 @@ def write_recsys_sample(folder: Path, users: int = 300, seed: int = 2024) -> dic
 
     Users favour two genres, items are popular on a Zipf-like curve: itemknn should find more of the
     held-out items than pop, and recommend more of the catalog, less popular items."""
+    if isinstance(users, bool) or not isinstance(users, int) or not 1 <= users <= MAX_USERS:
+        raise InputError(f"the recommender sample takes 1 to {MAX_USERS:,} users (its users x items matrices are "
+                         f"held in memory), got {users!r}")
     rng = np.random.default_rng(seed)
     items = _catalog(rng)
     log = _interactions(rng, items, users)

@@ -172,8 +172,8 @@ def evaluate_rows(qrels, run, measures: str | Iterable[str], per_query: bool = F
     """evaluate() without pandas, for the command line: the systems (in the order given), the
     aggregate rows and, with ``per_query``, the per-query rows, as dicts (``measure, system,
     [query_id,] value ...``) in evaluate()'s order; a NULL value is None. One reading of the inputs."""
-    conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
-                              judged_only=judged_only, docs=docs, pack=pack)
+    conventions = resolve_conventions(pack, rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
+                                      judged_only=judged_only, docs=docs)
     with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag,
                   subtopics=subtopics) as (con, specs, qrels_source, run_source):
         found = []
@@ -198,8 +198,8 @@ def evaluate_file(qrels, run, measures: str | Iterable[str], output: str | Path,
     path = Path(output)
     copy_options(path)  # a wrong suffix is said before the inputs are read
     refuse_inputs([("output", path)], named_inputs(qrels=qrels, run=run, subtopics=subtopics))  # nor replaced
-    conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
-                              judged_only=judged_only, docs=docs, pack=pack)
+    conventions = resolve_conventions(pack, rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
+                                      judged_only=judged_only, docs=docs)
     with prepared(qrels, run, measures, conventions, con=con, columns=columns, split_by_tag=split_by_tag,
                   subtopics=subtopics) as (con, specs, qrels_source, run_source):
         _, inputs = evaluation_query(qrels_source, run_source, specs, True, None, conventions,

@@ -106,8 +106,10 @@ def _warn_coverage(counts: dict, qrels: Source, run: Source, queries: str) -> No
     runs = counts.get("runs") or [{**counts, "run": run.label}]
     for (unjudged, of), named in _grouped(runs, "run_only", "run_queries"):
         each = " in each" if len(named) > 1 else ""
+        fate = ("hold no relevant item (queries='run': each measure's empty rule scores them)" if queries == "run"
+                else "are not evaluated")
         warn(f"{', '.join(one['run'] for one in named)}: {unjudged} of {of} queries{each} have no judgments in "
-             f"{qrels.label} (such as {_examples(_first(named, 'run_only_examples'))}) and are not evaluated")
+             f"{qrels.label} (such as {_examples(_first(named, 'run_only_examples'))}) and {fate}")
     then = ("score 0 (queries='qrels')" if queries == "qrels"
             else "are left out of the mean (queries='qrels', trec_eval -c, counts them as 0)")
     for (missing, _), named in _grouped(runs, "qrels_only", "qrels_only"):

@@ -9,7 +9,7 @@ from typing import Iterable, Mapping
 
 from rankkit.conditions import checked_argument, condition, default_literal
 from rankkit.measures import Feature, Measure, needs_subtopics, registry
-from rankkit.plan import Column, Plan, layers
+from rankkit.plan import Column, Plan, layers, run_only
 from rankkit.trace_fields import CONTRIBUTION, RANK_FEATURE, trace_columns, trace_option, traced
 
 __all__ = ["Generic", "PerRank", "Arguments"]
@@ -51,7 +51,7 @@ class Generic(Plan):
         ctes += [("rankkit_spec", f"SELECT s.i, s.metric, s FROM (SELECT unnest({specs}) AS s)", False),
                 ("rankkit_checks", self._checks(), False),
                 ("rankkit_judged", d.judged(ranks, True), False),
-                ("rankkit_judgments", d.judgments(qrels), True),
+                ("rankkit_judgments", f"{d.judgments(qrels)} UNION ALL {run_only(d, qrels)} AND queries = 'run'", True),
                 ("rankkit_query", "SELECT sp.i, sp.metric, sp.s, j.query_id, j.qrels_grades "
                                   "FROM rankkit_judgments j CROSS JOIN rankkit_spec sp", False)]
         query = layers(ctes, "rankkit_query", "rankkit_q", self._by_layer("query"), self._guarded)
@@ -98,9 +98,9 @@ class Generic(Plan):
                     f"CROSS JOIN rankkit_discounts CROSS JOIN rankkit_checks WHERE rankkit_checks.ok AND {where}")
 
         # the query-set check sits in a condition: one on a constant false would be planned away, check and all
-        every = ("CASE WHEN queries = 'qrels' THEN true WHEN queries = 'both' THEN false "
-                 "ELSE error('rankkit: queries must be both or qrels, got ''' || queries || '''') END")
-        return (rows("j.system", f"rankkit_judged j JOIN {query} q USING (query_id)", "queries = 'both'")
+        every = ("CASE WHEN queries = 'qrels' THEN true WHEN queries IN ('both', 'run') THEN false "
+                 "ELSE error('rankkit: queries must be both, qrels or run, got ''' || queries || '''') END")
+        return (rows("j.system", f"rankkit_judged j JOIN {query} q USING (query_id)", "queries <> 'qrels'")
                 + " UNION ALL "
                 + rows("sy.system", f"(SELECT DISTINCT system FROM rankkit_judged) sy CROSS JOIN {query} q "
                                     "LEFT JOIN rankkit_judged j ON j.system IS NOT DISTINCT FROM sy.system "

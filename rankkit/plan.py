@@ -32,7 +32,7 @@ from rankkit.measures import (REFERENCE, TIE_RULES, Feature, Measure, inputs, ne
 
 __all__ = ["QUERY_SETS", "Column", "Plan", "plan", "layers"]
 
-QUERY_SETS = ("both", "qrels")
+QUERY_SETS = ("both", "qrels", "run")
 
 
 @dataclass
@@ -176,6 +176,8 @@ class Plan:
             ctes.append(("rankkit_subtopic_judgments", d.subtopic_judgments(subtopics), False))
             judgments = (f"SELECT j.*, coalesce(t.sub_qrels, []) AS sub_qrels, coalesce(t.sub_docs, []) AS sub_docs "
                          f"FROM ({judgments}) j LEFT JOIN rankkit_subtopic_judgments t USING (query_id)")
+        if self.queries == "run":
+            judgments = f"{judgments} UNION ALL {run_only(d, qrels)}"
         ctes.append(("rankkit_judgments", judgments, False))
         return layers(ctes, "rankkit_judgments", "rankkit_q", self._by_layer("query"), lambda c: d.expression(c.sql))
 
@@ -212,7 +214,7 @@ class Plan:
                  f"q.qrels_grades{per_query}")
         discounts = " CROSS JOIN rankkit_discounts" if "cum" in self.inputs else ""
         cum = ", rankkit_discounts.cum" if "cum" in self.inputs else ""
-        if self.queries == "both":
+        if self.queries != "qrels":
             return (f"SELECT j.system, j.query_id, {lists}{cum}{self._subtopic_columns()} "
                     f"FROM rankkit_judged j JOIN {query} q USING (query_id){discounts}{self._subtopic_join('j')}")
         return (f"SELECT s.system, q.query_id, {lists}{cum}{self._subtopic_columns()} "
@@ -234,6 +236,14 @@ class Plan:
                 f"{system}.system AND st.query_id = q.query_id")
 
 
+def run_only(dialect: DuckDB, qrels: str) -> str:
+    """queries := 'run': the queries of the run (rankkit_judged) the qrels lack, as judgments of none, so that
+    the measures of relevant items score them by their empty rule (torchmetrics and LensKit score every user
+    they are given)."""
+    return (f"SELECT DISTINCT r.query_id, {dialect.empty_list()} AS qrels_grades FROM rankkit_judged r "
+            f"WHERE NOT EXISTS (SELECT 1 FROM {dialect.qrels_rows(qrels)} q WHERE q.query_id = r.query_id)")
+
+
 def layers(ctes: list, first: str, prefix: str, layers: list[list[Column]], sql=lambda column: column.sql) -> str:
     """Append one CTE per layer over ``first``, each adding its columns (as ``sql`` writes them) to the one
     below; the last name."""
@@ -253,7 +263,9 @@ def plan(specs: Iterable[Mapping], *, ties: str = "trec", queries: str = "both",
     if ties not in TIE_RULES:
         raise RankkitError(f"ties must be {', '.join(TIE_RULES[:-1])} or {TIE_RULES[-1]}, got {ties!r}")
     if queries not in QUERY_SETS:
-        raise RankkitError(f"queries must be both or qrels, got {queries!r}")
+        raise RankkitError(f"queries must be both, qrels or run, got {queries!r}")
+    if queries == "run" and dialect.name != DUCKDB.name:
+        raise RankkitError(f"queries='run' (a pack's: torchmetrics, lenskit) is DuckDB's alone so far, not {dialect.name}'s")
     refused = [spec["measure"] for spec in specs if ties not in registry()[spec["metric"]].ties]
     if refused:
         takes = ", ".join(m.name for m in registry().values() if ties in m.ties)

@@ -161,8 +161,8 @@ def evaluate_rows(spark, qrels, run, measures: str | Iterable[str], per_query: b
     from rankkit.io import default_connection
 
     refuse_diversity(measure_specs(default_connection(), measures, rel=rel, docs=docs))  # subtopics too
-    conventions = Conventions(rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
-                              judged_only=judged_only, docs=docs, pack=pack)
+    conventions = resolve_conventions(pack, rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
+                                      judged_only=judged_only, docs=docs)
     systems, frames, labels = read(spark, qrels, run, measures, conventions, columns=columns,
                                    split_by_tag=split_by_tag)
     found = []

@@ -55,7 +55,8 @@ def kept_query_side(con: duckdb.DuckDBPyConnection, qrels_source: Source, specs,
     made by their first evaluation with these measures, dropped with them (rankkit.forget), not made
     again by each later call. None for qrels read for this call alone (kept, they would cost more)."""
     held = holder(qrels_source)
-    if held is None or any(needs_subtopics(spec["metric"]) for spec in specs):  # (their subtopics are not kept)
+    # (their subtopics are not kept; queries='run' adds the run's queries the qrels lack)
+    if held is None or conventions.queries == "run" or any(needs_subtopics(spec["metric"]) for spec in specs):
         return None
     sql = query_side(specs, qrels=DUCKDB.literal(held.table, "VARCHAR"), ties=conventions.ties,
                      queries=conventions.queries, dialect=LOADED)

@@ -18,7 +18,7 @@ from scipy import stats
 
 from rankkit.errors import RankkitError
 
-__all__ = ["TESTS", "CORRECTIONS", "Paired", "paired_test", "bootstrap_ci", "AGGREGATE_INTERVAL", "INTERVALS", "difference_interval", "correct", "mean"]
+__all__ = ["TESTS", "CORRECTIONS", "Paired", "paired_test", "bootstrap_ci", "recentred_bootstrap_ci", "AGGREGATE_INTERVAL", "INTERVALS", "difference_interval", "correct", "mean"]
 
 TESTS = {
     "t": "paired t-test",
@@ -151,6 +151,22 @@ def bootstrap_ci(values, statistic=np.mean, level: float = 0.95, seed: int | Non
         return float("nan"), float("nan")
     low, high, _ = _bootstrap(values, statistic, level, seed, resamples)
     return low, high
+
+
+def recentred_bootstrap_ci(values, statistic, level: float = 0.95, seed: int | None = 0,
+                           resamples: int = 10000) -> tuple[float, float]:
+    """The percentile bootstrap interval of ``statistic`` moved by the bootstrap's estimate of its bias (the
+    resamples' mean less the value): for a statistic that resampling itself shifts, such as the share of a
+    catalog some user was recommended (a resample repeats users and leaves others out, so it covers fewer
+    items), it keeps the bootstrap's spread around the value (NaN with fewer than 2)."""
+    values = np.asarray(values, dtype=float)
+    if len(values) < 2:
+        return float("nan"), float("nan")
+    low, high, distribution = _bootstrap(values, statistic, level, seed, resamples)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # every resample without a value: the interval is NaN already
+        bias = float(np.nanmean(distribution)) - float(statistic(values))
+    return low - bias, high - bias
 
 
 def correct(p_values, method: str = "holm") -> np.ndarray:

@@ -23,6 +23,8 @@
 --     values: log2, original
 -- param: denom  VARCHAR := 'all'     what AP and R divide by, where the libraries part: all (every relevant document in the qrels, trec_eval's), min (min(k, relevant documents): AP of RecBole, Spark MLlib, Microsoft Recommenders; R of LensKit), retrieved (the relevant documents retrieved within k: torchmetrics' AP; R is then 1 when one is retrieved) or listed (min(relevant documents, documents retrieved within k): LensKit's AP)
 --     values: all, min, retrieved, listed
+-- param: empty  VARCHAR := 'zero'    a user (query) with no relevant item in the qrels, for the measures of relevant items found: zero (scores 0: trec_eval's, torchmetrics' empty_target_action='neg'), skip (left out of the mean), one (scores 1: 'pos') or error (refused, naming the user: 'error'); nDCG's: its ideal DCG is 0
+--     values: zero, skip, one, error
 -- param: ideal  VARCHAR := 'qrels'   ideal ordering: qrels (every judged document, trec_eval's) or run (retrieved documents only, scikit-learn's)
 --     values: qrels, run
 -- param: max    DOUBLE  := 4         top of the grading scale for ERR's stopping probability (gdeval's 4)
@@ -116,6 +118,15 @@ CREATE OR REPLACE MACRO rankkit.grade_span(max, bottom) AS
 -- ERR's probability that a user stops at a document of this grade, for a scale topping at max.
 CREATE OR REPLACE MACRO rankkit.stop_probability(grade, max := 4) AS
     (pow(2.0E0, least(greatest(coalesce(grade, 0.0E0), 0.0E0), max)) - 1.0E0) / pow(2.0E0, max);
+
+-- The value of a measure for a user (query) without a relevant item, by the empty rule (param empty): a
+-- per-measure parameter, not a convention, because it means something only for the measures of
+-- relevant items found (a count such as num_ret, or fallout, has its own answer), and torchmetrics sets
+-- it per metric (its FallOut's default is 'pos', the others' 'neg'). skip: NULL, left out of the mean.
+CREATE OR REPLACE MACRO rankkit.empty_value(rule, query_id) AS
+    CASE WHEN rule = 'zero' THEN 0.0E0 WHEN rule = 'one' THEN 1.0E0
+         WHEN rule = 'error' THEN error('rankkit: ' || coalesce('the user (query) ''' || query_id || '''', 'the list')
+              || ' has no relevant item in the qrels; empty=error refuses it (empty=zero, skip or one scores it)') END;
 
 -- Guarded division: DuckDB gives inf/NaN and Spark raises, we want the measure's convention.
 CREATE OR REPLACE MACRO rankkit.ratio(numerator, denominator, otherwise := 0.0E0) AS

@@ -48,6 +48,7 @@ CREATE OR REPLACE MACRO rankkit.bad_row(query_id, doc_id, what, number, query_co
 --
 -- queries := 'both'  queries present in both the run and the qrels (trec_eval's default)
 -- queries := 'qrels' every query of the qrels, those missing from a run scoring 0 (trec_eval -c)
+-- queries := 'run'   every query of the run, those the qrels lack holding no relevant item (scored by each measure's empty rule)
 -- judged_only := true keeps only the documents the qrels judge (grade >= 0), ranked among themselves,
 --                  as trec_eval -J does (after the depth cut, as there)
 -- A query counts as judged when the qrels list it at all, even with only zero or negative grades.

@@ -22,6 +22,7 @@
 -- input: grades       run    their grades, in the same order
 -- input: num_ret      run    the documents the query retrieved (0 for a query the run lacks, queries := 'qrels')
 -- input: retrieved    run    whether the run has the query at all
+-- input: query_id     run    the query's (user's) id, for a message naming it (empty := 'error'); NULL in a list macro
 -- input: tie_firsts   run    ties := 'average': the first rank of each judged document's group of equal scores
 -- input: tie_sizes    run    ties := 'average': the size of that group
 -- input: cum          run    ties := 'average': cum[r], the discounts of ranks 1..r added up

@@ -161,7 +161,7 @@ def test_parameters_are_literals(con):
 def test_ties_average_is_refused_for_measures_without_it(con):
     with pytest.raises(RankkitError, match=r"ties=average applies to the gain-based measures \(CG, DCG, IDCG, nDCG\) only, not AP"):
         plan(measure_specs(con, ["nDCG@5", "AP"]), ties="average")
-    with pytest.raises(RankkitError, match="queries must be both or qrels"):
+    with pytest.raises(RankkitError, match="queries must be both, qrels or run"):
         plan(measure_specs(con, ["AP"]), queries="all")
 
 

@@ -121,7 +121,7 @@ def test_every_parameter_reaches_the_spec_from_its_declaration():
     ("utility(coef=[1,2])", "utility takes four numbers"),
     ("ERR(max=0)@5", "max must be a positive number up to 1000 (2^max stays finite), got 0.0"),
     ("ERR(max=1024)@5", "max must be a positive number up to 1000 (2^max stays finite), got 1024.0"),
-    ("nDCG(empty=none)", "empty must be zero or skip, got none")])
+    ("nDCG(empty=none)", "empty must be zero, skip, one or error, got none")])
 def test_a_bad_parameter_value_is_refused_by_its_declared_check(name, message):
     from rankkit.errors import MeasureError
     from rankkit.specs import measure_specs
@@ -170,7 +170,7 @@ def test_a_declaration_that_cannot_be_read_is_an_error_naming_the_line(sql_copy,
 def test_a_parameter_is_declared_once_and_a_measures_own_is_its_alone(sql_copy):
     import rankkit.measures as measures
 
-    assert measures.params()["p"].owner is None and measures.params()["empty"].owner == "ndcg"
+    assert measures.params()["p"].owner is None and measures.params()["short"].owner == "p"
     (sql_copy / "metrics" / "zz.sql").write_text("-- param: p DOUBLE := 0.5  again\n--     check: true ; any\n",
                                                  encoding="utf-8")
     measures.params.cache_clear()
@@ -179,9 +179,9 @@ def test_a_parameter_is_declared_once_and_a_measures_own_is_its_alone(sql_copy):
     (sql_copy / "metrics" / "zz.sql").unlink()
     measures.params.cache_clear()
     idcg = sql_copy / "metrics" / "idcg.sql"
-    idcg.write_text(idcg.read_text(encoding="utf-8").replace("params:    k, gain,", "params:    k, empty, gain,"),
+    idcg.write_text(idcg.read_text(encoding="utf-8").replace("params:    k, gain,", "params:    k, short, gain,"),
                     encoding="utf-8")
-    with pytest.raises(ValueError, match=r"idcg\.sql: parameter empty is ndcg's own \(.*ndcg\.sql:\d+\); a parameter "
+    with pytest.raises(ValueError, match=r"idcg\.sql: parameter short is p's own \(.*p\.sql:\d+\); a parameter "
                                          r"several measures take is declared in sql/00_prelude\.sql"):
         measures.read_measure(idcg)
 

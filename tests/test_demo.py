@@ -48,6 +48,14 @@ def test_the_recommender_demo_compares_two_recommenders(tmp_path, capsys):
     assert (folder / "items.parquet").read_bytes() == b"mine"
 
 
+def test_the_recommender_sample_is_bounded_before_anything_is_written(tmp_path, capsys):
+    """--users 100000000 built a users x items matrix of 320 GB: refused in one line, nothing written."""
+    assert main(["demo", "--recsys", "--users", "100000000", "-o", str(tmp_path / "demo")]) == 2
+    assert capsys.readouterr().err.strip() == ("rankkit demo: the recommender sample takes 1 to 20,000 users (its "
+                                               "users x items matrices are held in memory), got 100000000")
+    assert not (tmp_path / "demo").exists()
+
+
 def test_the_demo_refuses_a_size_of_the_other_sample(capsys):
     assert main(["demo", "--recsys", "--queries", "3"]) == 2
     assert capsys.readouterr().err.strip() == \

@@ -460,7 +460,7 @@ def test_write_agreement_and_describe_are_safe_for_any_names(query, doc):
     _formula_free(csv.reader(io.StringIO(out.getvalue())))
     found = {"qrels": query, "run": doc, "qrels_queries": 1, "judgments": 1, "run_queries": 1, "retrieved": 1,
              "systems": 2, "system_names": [query, None], "common": 1, "run_only": 0, "qrels_only": 0,
-             "judged_at_10": 1.0, "run_duplicates": 0, "qrels_duplicates": 0, "tied_documents": 0, "tied_queries": 0}
+             "judged_at_10": 1.0, "run_duplicates": 0, "qrels_duplicates": 0, "ties": [(query, 2, 1)]}
     lines = describe(found)
     assert len("\n".join(lines).split("\n")) == 7 and not any(RAW.search(line) for line in lines)
 

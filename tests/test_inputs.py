@@ -303,9 +303,18 @@ def test_check_prints_the_diagnosis_without_evaluating(tmp_path, capsys):
     assert main(["check", str(tmp_path / "q.txt"), str(tmp_path / "r.txt")]) == 0
     captured = capsys.readouterr()
     assert "in common 1, run only 1, qrels only 1" in captured.out
-    assert "2 queries, 4 judgments, 1 duplicate\n" in captured.out and "2 documents share a score" in captured.out
+    assert "2 queries, 4 judgments, 1 duplicate\n" in captured.out and "2 documents in 1 query share a score" in captured.out
     assert "judged@10\t0.6667" in captured.out
     assert "warning:" in captured.err and "q3" in captured.err
+
+
+def test_check_counts_tied_queries_per_system(tmp_path, capsys):
+    """Two systems tied on the same query were '2 queries' of a one-query run: each system's ties are its own."""
+    (tmp_path / "q.txt").write_text("q1 0 a 1\n")
+    (tmp_path / "r.txt").write_text("q1 Q0 a 1 1 s\nq1 Q0 b 2 1 s\nq1 Q0 a 1 1 t\nq1 Q0 b 2 1 t\nq1 Q0 c 3 1 t\n")
+    assert main(["check", "--split-by-tag", str(tmp_path / "q.txt"), str(tmp_path / "r.txt")]) == 0
+    assert ("ties\tper system: s 2 documents in 1 query, t 3 documents in 1 query share a score with another of "
+            "their query") in capsys.readouterr().out
 
 
 def test_sql_macros_recognise_common_column_names(data):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 
 import pandas as pd
 import pytest
@@ -125,15 +126,17 @@ LENSKIT = {
 
 
 def test_lenskit_numbers(table):
-    """conventions="lenskit": each measure named for the parameters it takes, each user's value LensKit's."""
+    """conventions="lenskit": each measure named for the parameters it takes, each user's value LensKit's;
+    every recommendation list counts, one without test data scoring 0 (RunAnalysis: bulk.py, list_summary)."""
     qrels, run, users = table
     frame = rankkit.evaluate(qrels, run, list(LENSKIT), per_query=True, conventions="lenskit")
     formulas = dict(LENSKIT.values())
     assert sorted(set(frame["measure"])) == sorted(formulas)
-    assert len(frame) == len(LENSKIT) * qrels["query_id"].nunique()
+    assert len(frame) == len(LENSKIT) * run["query_id"].nunique() > len(LENSKIT) * qrels["query_id"].nunique()
     for measure, user, value in zip(frame["measure"], frame["query_id"], frame["value"]):
         hits, n_rel = users[user]
-        assert value == pytest.approx(formulas[measure](hits, n_rel, K), abs=1e-12), (measure, user)
+        theirs = formulas[measure](hits, n_rel, K) if n_rel else 0.0
+        assert value == pytest.approx(theirs, abs=1e-12), (measure, user)
 
 
 def test_hit_rate_names_the_same_value_as_success(table):
@@ -179,6 +182,38 @@ def test_torchmetrics_numbers(table):
         assert value == pytest.approx(theirs, abs=1e-6), (measure, user)
 
 
+TORCHMETRICS_CLASSES = {"HitRate": "RetrievalHitRate", "AP": "RetrievalMAP", "P": "RetrievalPrecision",
+                        "R": "RetrievalRecall", "RR": "RetrievalMRR", "nDCG": "RetrievalNormalizedDCG"}
+
+
+@pytest.mark.parametrize("action, empty", [("neg", "zero"), ("skip", "skip"), ("pos", "one")])
+def test_torchmetrics_empty_target_action_is_the_empty_rule(table, action, empty):
+    """torchmetrics' retrieval classes score a user with no positive target by empty_target_action (default
+    'neg': src/torchmetrics/retrieval/base.py, RetrievalMetric.compute): rankkit's measure parameter empty,
+    on the users of the seeded table whose recommended items hold no relevant one (judged, all 0)."""
+    torch = pytest.importorskip("torch")
+    retrieval = pytest.importorskip("torchmetrics.retrieval")
+    _, run, users = table
+    qrels = judged_recommendations(run, users)
+    assert (qrels.groupby("query_id")["relevance"].sum() == 0).sum() >= 5  # users the rule decides
+    names = [f"{name}(empty={empty})@{K}" for name in TORCHMETRICS_CLASSES]
+    frame = rankkit.evaluate(qrels[["query_id", "doc_id", "relevance"]], run, names, conventions="torchmetrics")
+    indexes = torch.tensor(qrels["query_id"].str[1:].astype(int).tolist())
+    preds, target = torch.tensor(qrels["score"].tolist()), torch.tensor(qrels["relevance"].tolist())
+    for name, value in zip(TORCHMETRICS_CLASSES, frame["value"]):
+        metric = getattr(retrieval, TORCHMETRICS_CLASSES[name])(top_k=K, empty_target_action=action)
+        assert value == pytest.approx(metric(preds, target, indexes=indexes).item(), abs=1e-6), name
+    with pytest.raises(rankkit.RankkitError, match="the user \\(query\\) 'u[0-9]+' has no relevant item in the qrels"):
+        rankkit.evaluate(qrels[["query_id", "doc_id", "relevance"]], run, [f"HitRate(empty=error)@{K}"])
+
+
+def judged_recommendations(run, users):
+    """The run with each recommended item's judgment (1: held out for the user), as torchmetrics sees them."""
+    relevant = {(user, item) for user, (hits, _) in users.items()
+                for item, hit in zip(ranked_items(run, user), hits) if hit}
+    return run.assign(relevance=[int((u, i) in relevant) for u, i in zip(run["query_id"], run["doc_id"])])
+
+
 def ranked_items(run, user):
     mine = run[run["query_id"] == user].sort_values("score", ascending=False)
     return mine["doc_id"].tolist()
@@ -200,7 +235,7 @@ def test_microsoft_recommenders_numbers(table):
     truth = qrels.rename(columns={"query_id": "userID", "doc_id": "itemID", "relevance": "rating"})
     predicted = run.rename(columns={"query_id": "userID", "doc_id": "itemID", "score": "prediction"})
     for measure, value in zip(frame["measure"], frame["value"]):
-        theirs = getattr(python_evaluation, RECOMMENDERS[measure.replace("(denom=min)", "")])(truth, predicted, k=K)
+        theirs = getattr(python_evaluation, RECOMMENDERS[re.sub(r"\(.*\)", "", measure)])(truth, predicted, k=K)
         assert value == pytest.approx(theirs, abs=1e-9), measure
 
 
@@ -224,3 +259,30 @@ def test_a_pack_by_name_on_the_command_line_is_recorded_and_verified(table, tmp_
     assert "holds" in capsys.readouterr().out
     with pytest.raises(rankkit.RankkitError, match="unknown conventions 'elliot': known libraries recbole"):
         rankkit.evaluate(qrels, run, ["AP@5"], conventions="elliot")
+
+
+def test_queries_run_counts_the_users_without_test_items_as_torchmetrics_and_lenskit_do(table, tmp_path, capsys):
+    """torchmetrics and LensKit score every user they are given: the users of the seeded run with no held-out
+    item count 0 under their packs (queries='run'), and on the command line (--query-set run)."""
+    from rankkit.cli import main
+
+    qrels, run, users = table
+    empty = [user for user, (_, n_rel) in users.items() if n_rel == 0]
+    assert empty and not set(empty) & set(qrels["query_id"])
+    mean = rankkit.evaluate(qrels, run, [f"HitRate@{K}"], conventions="torchmetrics")["value"].item()
+    assert mean == pytest.approx(sum(any(hits[:K]) for hits, _ in users.values()) / len(users))
+    assert rankkit.evaluate(qrels, run, [f"HitRate@{K}"], queries="run")["value"].item() == mean
+    qrels.to_csv(tmp_path / "q.csv", index=False)
+    run.to_csv(tmp_path / "r.csv", index=False)
+    assert main(["eval", str(tmp_path / "q.csv"), str(tmp_path / "r.csv"), "-m", f"HitRate@{K}", "--query-set", "run"]) == 0
+    assert capsys.readouterr().out.split() == ["num_q", "all", str(len(users)), f"HitRate@{K}", "all", f"{mean:.4f}"]
+
+
+def test_rankkit_measures_says_what_each_pack_changes(capsys):
+    from rankkit.cli import main
+
+    assert main(["measures", "HitRate"]) == 0
+    said = [line.strip() for line in capsys.readouterr().out.splitlines() if line.strip().startswith("--conventions")]
+    assert said == ["--conventions spark: empty=zero (Spark MLlib 3.5 RankingMetrics)",
+                    "--conventions torchmetrics: empty=zero, queries=run (torchmetrics 1.9)",
+                    "--conventions lenskit: empty=zero, queries=run (LensKit 2026.4)"]

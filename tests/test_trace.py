@@ -338,7 +338,7 @@ def test_bad_options_are_refused_in_sql_terms():
     # checked though no column of the trace reads them but the generated values (they were accepted)
     with pytest.raises(RankkitError, match="max must be a positive number up to 1000"):
         rankkit.trace(qrels, run, "q", max=-1)
-    with pytest.raises(RankkitError, match="empty must be zero or skip, got never"):
+    with pytest.raises(RankkitError, match="empty must be zero, skip, one or error, got never"):
         rankkit.trace(qrels, run, "q", empty="never")
     with pytest.raises(RankkitError, match="ties must be trec, rank or average"):
         rankkit.trace(qrels, run, "q", ties="random")

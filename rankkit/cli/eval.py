@@ -7,7 +7,7 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from rankkit.arguments import UsageError, baseline_name, column_mapping, run_arguments
+from rankkit.arguments import UsageError, baseline_name, column_mapping, query_set, run_arguments
 from rankkit.beyond import refuse_missing, split
 from rankkit.cli.common import check_options, connect, refuse_outputs, stdin_runs
 
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         qrels = read_table(con, args.qrels, "qrels", columns=columns, duplicates=args.duplicates)
     options = dict(con=con, rel=args.rel, depth=args.depth, ties=args.ties, columns=columns,
                    duplicates=args.duplicates, split_by_tag=args.split_by_tag,
-                   queries="qrels" if args.complete else "both", judged_only=args.judged_only, docs=args.docs,
+                   queries=query_set(args), judged_only=args.judged_only, docs=args.docs,
                    subtopics=args.subtopics, pack=args.conventions)
     with stdin_runs(args.runs) as given:
         runs = run_arguments(given)
@@ -130,7 +130,7 @@ def _spark_rows(args: argparse.Namespace, con, measures: list[str]):
 def _marked_table(args: argparse.Namespace, measures: list[str]) -> int:
     """--baseline: the table with significance marks, made as rankkit report makes its own (one
     evaluation, paired tests against the baseline) and drawn by the same renderer."""
-    from rankkit.conventions import Conventions
+    from rankkit.conventions import resolve_conventions
     from rankkit.output import EVAL_CAPTION, HUMAN_DIGITS, TABLES
     from rankkit.report.build import build
     from rankkit.report.render import table
@@ -140,9 +140,9 @@ def _marked_table(args: argparse.Namespace, measures: list[str]) -> int:
                          f"rankkit compare prints the tests themselves")
     if args.split_by_tag:
         raise UsageError("--baseline takes runs as files, one run each: give each tag's run as its own file")
-    conventions = Conventions(rel=args.rel, ties=args.ties, depth=args.depth,
-                              queries="qrels" if args.complete else "both", duplicates=args.duplicates,
-                              judged_only=args.judged_only, docs=args.docs, pack=args.conventions)
+    conventions = resolve_conventions(args.conventions, rel=args.rel, ties=args.ties, depth=args.depth,
+                                      queries=query_set(args), duplicates=args.duplicates,
+                                      judged_only=args.judged_only, docs=args.docs)
     con = connect(args)
     check_options(args, con, measures, runs=run_arguments(args.runs))
     with stdin_runs(args.runs) as given:
@@ -208,7 +208,7 @@ def _with_text(con, text: list[str], systems, runs, qrels, aggregate, per_query,
             rows = con.execute(
                 "SELECT query_id, value FROM rankkit.relstring(?, ?, k := ?, ties := ?, depth := ?, queries := ?, "
                 "judged_only := ?)", [qrels, run, k, args.ties, args.depth,
-                                      "qrels" if args.complete else "both", args.judged_only]).fetchall()
+                                      query_set(args), args.judged_only]).fetchall()
             per_query = per_query + [{"measure": name, "system": system, "query_id": q, "value": f"'{v}'"}
                                      for q, v in rows]
     return aggregate, per_query

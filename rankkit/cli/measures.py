@@ -146,6 +146,6 @@ def _describe_measure(measure) -> None:
         param = params()[name]
         print(f"  {name} ({param.type}, default {param.default}): {param.description}")
     for pack, library in PACKS.items():  # what a library's conventions change (the others: nothing)
-        if library.changes(measure.metric):
-            print(f"  --conventions {pack}: {library.changes(measure.metric)} ({library.library})")
+        if library.changes(measure.metric, measure.params):
+            print(f"  --conventions {pack}: {library.changes(measure.metric, measure.params)} ({library.library})")
     print(f"  SQL:       {measure.path.name}")

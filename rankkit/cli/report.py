@@ -90,7 +90,8 @@ def _command_line(args: argparse.Namespace) -> str:
                         ("-l", args.rel), ("-M", args.depth), ("--sweep", args.sweep),
                         ("--sweep-measure", args.sweep_measure), ("--sweep-step", args.sweep_step),
                         ("--sweep-norm", args.sweep_norm), ("--sweep-holdout", args.sweep_holdout),
-                        ("--ties", args.ties), ("--conventions", args.conventions), ("--engine", None if args.engine == "duckdb" else args.engine),
+                        ("--ties", args.ties), ("--query-set", getattr(args, "query_set", None)),
+                        ("--conventions", args.conventions), ("--engine", None if args.engine == "duckdb" else args.engine),
                         ("--master", None if args.engine == "duckdb" else args.master)):
         if value is not None:
             words += [flag, f"{value:g}" if isinstance(value, float) else str(value)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from rankkit.arguments import UsageError, column_mapping
+from rankkit.arguments import UsageError, column_mapping, query_set
 
 
 def run(args: argparse.Namespace) -> int:
@@ -16,7 +16,7 @@ def run(args: argparse.Namespace) -> int:
 
     specs = measure_specs(default_connection(), args.measures, rel=args.rel, docs=args.docs)
     options = dict(per_query=args.per_query, ties=args.ties, depth=args.depth, judged_only=args.judged_only,
-                   queries="qrels" if args.complete else "both")
+                   queries=query_set(args))
     columns, known = column_mapping(args), list(dict.fromkeys(RUN_COLUMNS + QRELS_COLUMNS))
     for theirs, ours in columns.items():  # the statement reads rankkit's columns only: none is ignored
         if ours not in known:

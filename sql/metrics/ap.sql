@@ -1,6 +1,6 @@
 -- name:      AP
 -- aliases:   map, map_cut_{k}, MAP
--- params:    k, rel, denom
+-- params:    k, rel, denom, empty
 -- aggregate: mean
 -- summary:   average precision: the precision at each relevant document retrieved within k, summed, over the number of relevant documents; its mean is MAP
 -- cite:      Harman, Overview of the First TREC Conference, TREC 1992
@@ -8,5 +8,6 @@
 -- trace:     ap; relevant, precision, ap_contribution
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
--- value: rankkit.ratio({ap_sum}, CASE {s.denom} WHEN 'min' THEN least({num_rel}, coalesce({s.k}, {num_rel}))
+-- value: CASE WHEN {num_rel} > 0 THEN rankkit.ratio({ap_sum}, CASE {s.denom} WHEN 'min' THEN least({num_rel}, coalesce({s.k}, {num_rel}))
 --     WHEN 'retrieved' THEN {rel_ret} WHEN 'listed' THEN least({num_rel}, {ret_k}) ELSE {num_rel} END)
+--     ELSE rankkit.empty_value({s.empty}, {query_id}) END

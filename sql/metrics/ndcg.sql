@@ -9,9 +9,5 @@
 -- trace:     ndcg; gain, discount, dcg, ideal_grade, ideal_gain, idcg
 -- ties:      trec, rank, average
 
--- Its own parameter (those several measures take: sql/00_prelude.sql):
--- param: empty  VARCHAR := 'zero'    a query whose ideal DCG is 0: zero (scores 0, trec_eval's) or skip (left out of the mean)
---     values: zero, skip
-
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
--- value: rankkit.ratio({dcg}, {idcg}, CASE WHEN {s.empty} = 'skip' THEN NULL ELSE 0.0E0 END)
+-- value: rankkit.ratio({dcg}, {idcg}, rankkit.empty_value({s.empty}, {query_id}))

@@ -1,6 +1,6 @@
 -- name:      R
 -- aliases:   recall_{k}, recall, set_recall, SetR
--- params:    k, rel, denom
+-- params:    k, rel, denom, empty
 -- aggregate: mean
 -- summary:   recall: relevant documents in the top k over the relevant documents in the qrels (0 when none; denom=min: over min(k, relevant documents), LensKit's); no cutoff (R, SetR): over every document retrieved, but the name recall alone is trec_eval's family, recall@5 ... recall@1000
 -- cite:      trec_eval (recall_k, set_recall)
@@ -8,5 +8,6 @@
 -- trace:     recall; relevant
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
--- value: rankkit.ratio({rel_ret}, CASE {s.denom} WHEN 'min' THEN least({num_rel}, coalesce({s.k}, {num_rel}))
+-- value: CASE WHEN {num_rel} > 0 THEN rankkit.ratio({rel_ret}, CASE {s.denom} WHEN 'min' THEN least({num_rel}, coalesce({s.k}, {num_rel}))
 --     WHEN 'retrieved' THEN {rel_ret} WHEN 'listed' THEN least({num_rel}, {ret_k}) ELSE {num_rel} END)
+--     ELSE rankkit.empty_value({s.empty}, {query_id}) END

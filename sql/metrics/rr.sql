@@ -1,6 +1,6 @@
 -- name:      RR
 -- aliases:   recip_rank, MRR
--- params:    k, rel
+-- params:    k, rel, empty
 -- aggregate: mean
 -- summary:   reciprocal rank of the first relevant document within k (0 if none); its mean is MRR
 -- cite:      Voorhees, The TREC-8 Question Answering Track Report, TREC 1999
@@ -8,4 +8,5 @@
 -- trace:     rr; relevant, rr_contribution
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
--- value: rankkit.ratio(1, {first_rel})
+-- value: CASE WHEN {num_rel} > 0 THEN rankkit.ratio(1, {first_rel})
+--     ELSE rankkit.empty_value({s.empty}, {query_id}) END

@@ -138,7 +138,7 @@ def test_per_query_ranked_refuses_what_per_query_refuses(tables):
     tables.execute("CREATE TEMP TABLE kept AS FROM rankkit.ranks('qrels', 'run', ties := 'average')")
     with pytest.raises(Exception, match="ties=average applies to the gain-based measures"):
         tables.execute(f"FROM rankkit.per_query_ranked('qrels', 'kept', {SPECS}, ties := 'average')", [["AP"]]).fetchall()
-    with pytest.raises(Exception, match="queries must be both or qrels"):
+    with pytest.raises(Exception, match="queries must be both, qrels or run"):
         tables.execute(f"FROM rankkit.per_query_ranked('qrels', 'kept', {SPECS}, queries := 'all')", [["AP"]]).fetchall()
 
 
