@@ -445,6 +445,27 @@ def test_each_cutoff_ranks_the_run_once_for_every_measure(tables):
     assert [(s, v, n) for m, s, v, n, _ in found if m == "Coverage@4"] == sorted(coverage)
 
 
+def test_the_top_k_table_is_rankkit_ranked_top_k(tables):
+    """The top-k aggregate orders as the window does: ties broken by the id compared byte-wise ('9' above
+    '10', 'a' above 'B'), a run without a system, users with fewer than k items."""
+    from rankkit.beyond import top_tables
+
+    con = tables[0]
+    ids = ["9", "10", "a", "B", "b", "é", "1"]
+    rows = [(system, f"u{user}", doc, float((user + position) % 3))
+            for system in ("A", None) for user in range(5) for position, doc in enumerate(ids[:user + 3])]
+    con.execute("CREATE TEMP TABLE tied_run AS SELECT * FROM (VALUES " +
+                ", ".join(f"({'NULL' if s is None else repr(s)}, '{q}', '{d}', {v}, NULL::BIGINT)" for s, q, d, v in rows)
+                + ") t(system, query_id, doc_id, score, rank)")
+    for ties in ("trec", "rank"):
+        with top_tables(con, ["Novelty@4", "Coverage@2"], "tied_run", ties) as tops:
+            for k, table in tops.items():
+                ordered = "ORDER BY system NULLS FIRST, query_id, rank"
+                assert con.execute(f"SELECT system, query_id, doc_id, score, rank FROM {table} {ordered}").fetchall() == \
+                    con.execute(f"SELECT system, query_id, doc_id, score, rank FROM rankkit.ranked('tied_run', "
+                                f"ties := '{ties}') WHERE rank <= {k} {ordered}").fetchall()
+
+
 def test_eval_reads_the_run_once_and_makes_no_accuracy_pass_for_them_alone(capsys, tmp_path, monkeypatch):
     from importlib import import_module
 
