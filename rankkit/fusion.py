@@ -292,22 +292,14 @@ def held_out(values, best: str, best_single: str, **options) -> dict:
             "significant_single": bool(against["significant"])}
 
 
-# The measures whose value at cutoff k reads only the run's top k ranks (and the qrels): a sweep keeps
-# only each point's top k, the same ranks by the same tie rule, so the same values, from a fraction of
-# the rows (nDCG@10 over 1,000 documents a query: 1%). The others read the whole fused run.
-TOP_K_METRICS = {"ndcg", "dcg", "p", "r", "ap", "rr", "success"}
-
-
 def ranks_read(con, measure: str) -> int | None:
-    """The cutoff k when ``measure`` reads only a run's top k ranks, else None (the whole run)."""
-    from rankkit.specs import measure_specs
+    """The cutoff k when ``measure`` reads only a run's top k ranks, else None (the whole run): a sweep
+    keeps only each point's top k, the same ranks by the same tie rule, so the same values, from a
+    fraction of the rows (nDCG@10 over 1,000 documents a query: 1%)."""
+    from rankkit.specs import measure_specs, top_k_read
 
     specs = measure_specs(con, measure)
-    if len(specs) != 1 or specs[0]["metric"] not in TOP_K_METRICS or specs[0]["k"] is None:
-        return None
-    if specs[0]["metric"] == "ndcg" and specs[0]["ideal"] != "qrels":
-        return None  # the ideal of the run's own documents reads all of them
-    return int(specs[0]["k"])
+    return top_k_read(specs[0]) if len(specs) == 1 else None
 
 
 def sweep_grid(con, method: str, grid, step: float, norm, runs, systems: list) -> pd.DataFrame:

@@ -41,6 +41,22 @@ def measure_specs(con: duckdb.DuckDBPyConnection, measures: str | Iterable[str],
     return specs
 
 
+# The measures whose value at cutoff k reads only the run's top k ranks (and the qrels): the same ranks
+# by the same tie rule give the same values from a run cut to its top k (a fusion sweep's points; the
+# accuracy measures beside the beyond-accuracy ones, rankkit.evaluate.top_k_run). The others read the
+# whole run.
+TOP_K_METRICS = {"ndcg", "dcg", "p", "r", "ap", "rr", "success", "hitrate"}
+
+
+def top_k_read(spec: Mapping) -> int | None:
+    """The cutoff k when the measure of ``spec`` reads only a run's top k ranks, else None (the whole run)."""
+    if spec["metric"] not in TOP_K_METRICS or spec["k"] is None:
+        return None
+    if spec["metric"] == "ndcg" and spec["ideal"] != "qrels":
+        return None  # the ideal of the run's own documents reads all of them
+    return int(spec["k"])
+
+
 def takes_rel(spec: Mapping) -> bool:
     return "rel" in registry()[spec["metric"]].params
 
