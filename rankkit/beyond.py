@@ -236,8 +236,8 @@ def _top_select(run: str, ties: str, k: int) -> str:
         return (f"SELECT system, query_id, doc_id, score, rank FROM rankkit.ranked('{run}', ties := '{ties}') "
                 f"WHERE rank <= {k}")
     return (f"SELECT system, query_id, unnest(top).doc_id AS doc_id, unnest(top).score AS score, "
-            f"generate_subscripts(top, 1) AS rank FROM (SELECT system, query_id, "
-            f"max({{'score': score, 'doc_id': doc_id}}, {k}) AS top FROM query_table('{run}') GROUP BY system, query_id)")
+            f"generate_subscripts(top, 1) AS rank FROM (SELECT system, query_id, max({{'score': score, "
+            f"'doc_id': doc_id}}, {k}) AS top FROM query_table('{run}') GROUP BY system, query_id)")
 
 
 def _measure_rows(con, text: str, sides: SideTables, run: str, ties: str, per_query: bool, on_items: dict) -> list:

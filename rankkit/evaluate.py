@@ -335,7 +335,8 @@ def beyond_rows(run, measures: list[str], per_query: bool, *, con, items=None, i
 
 
 @contextmanager
-def beyond_tops(con, run: str, others: list[str], beyond: list[str], conventions: Conventions) -> Iterator[tuple[str, dict]]:
+def beyond_tops(con, run: str, others: list[str], beyond: list[str],
+                conventions: Conventions) -> Iterator[tuple[str, dict]]:
     """The beyond-accuracy measures' top tables (rankkit.beyond.top_tables) of the checked run ``run``, and
     the run the ``others`` read: where each of them reads only the top k ranks (top_k_cutoff), a top table
     of k or more ranks taken as the checked run, so that their pass ranks k rows a user, not every row

@@ -20,8 +20,8 @@ checking pass and its errors) and ``catalog`` (names in the connection's SQL).
 
 from rankkit.io.catalog import Source, is_table, temp_name
 from rankkit.io.files import last_tag, run_name
-from rankkit.io.sources import (as_checked, default_connection, forget, holder, is_frame, load, load_run_files, read_qrels,
-                                read_run, release)
+from rankkit.io.sources import (as_checked, default_connection, forget, holder, is_frame, load, load_run_files,
+                                read_qrels, read_run, release)
 from rankkit.names import ALIASES
 
 __all__ = ["read_qrels", "read_run", "default_connection", "load", "release", "forget", "Source", "ALIASES",
