@@ -17,8 +17,10 @@ item by 1,000 users who have only a log (user_id users .. users + 999), so that 
 rankkit's Coverage does with --interactions alone). Values come from integer mixing of user and
 position numbers, so every run of the generator writes the same files.
 
-rankkit runs as `rankkit eval --memory-limit 2GB` and, as rankkit-python, as `rankkit.evaluate` on a
-connection with memory_limit=2GB (recsys_peer.py); torchmetrics' script (bench/recsys_peer.py) reads
+rankkit runs as `rankkit eval --memory-limit 1.5GB` and, as rankkit-python, as `rankkit.evaluate` on a
+connection with memory_limit=1.5GB (recsys_peer.py; --memory-limit sets both and the floor's): DuckDB's
+limit bounds its buffer pool, and the process takes some 150 MiB more (Python, memory outside the
+pool), so 1.5GB keeps the process under the issue's 2 GB; torchmetrics' script (bench/recsys_peer.py) reads
 the files with pandas, labels the recommendations by the test and runs RetrievalNormalizedDCG,
 RetrievalRecall and RetrievalHitRate; Recommenders' reads them with pandas and runs ndcg_at_k,
 recall_at_k, catalog_coverage and novelty (it has no hit rate; torchmetrics no coverage or novelty,
@@ -46,6 +48,7 @@ HERE = Path(__file__).resolve().parent
 DATA = Path(os.environ.get("RANKKIT_BENCH_DATA") or HERE / "data")
 ITEMS = 20_000
 MEASURES = ["nDCG@10", "R@10", "HitRate@10", "Coverage@10", "Novelty@10"]
+MEMORY_LIMIT = "1.5GB"  # DuckDB's, for a process under 2 GB (bench/README.md, recsys)
 TOLERANCE = {"torchmetrics": 1e-6, "recommenders": 1e-9, "duckdb": 1e-9, "rankkit-python": 1e-9}
 
 GENERATE = """
@@ -90,13 +93,13 @@ def generate(users: int) -> Path:
     return folder
 
 
-def command(library: str, folder: Path, peer_python: dict[str, str]) -> list[str]:
+def command(library: str, folder: Path, peer_python: dict[str, str], limit: str = MEMORY_LIMIT) -> list[str]:
     if library == "rankkit":
         measures = [arg for name in MEASURES for arg in ("-m", name)]
         return [sys.executable, "-m", "rankkit.cli", "eval", "--digits", "15", *measures,
-                "--interactions", str(folder / "train.parquet"), "--memory-limit", "2GB",
+                "--interactions", str(folder / "train.parquet"), "--memory-limit", limit,
                 str(folder / "test.parquet"), str(folder / "recs.parquet")]
-    return [peer_python.get(library, sys.executable), str(HERE / "recsys_peer.py"), library, str(folder)]
+    return [peer_python.get(library, sys.executable), str(HERE / "recsys_peer.py"), library, str(folder), limit]
 
 
 def run_process(argv: list[str]) -> tuple[str, float, float, int, str]:
@@ -130,7 +133,7 @@ def disagreements(reference: dict[str, float], library: str, values: dict[str, f
             if reference.get(name) is None or abs(value - reference[name]) > tolerance]
 
 
-def run(users: int, libraries: list[str], repetitions: int, peer_python: dict[str, str]) -> None:
+def run(users: int, libraries: list[str], repetitions: int, peer_python: dict[str, str], limit: str) -> None:
     folder = folder_of(users)
     if not (folder / "recs.parquet").exists():
         generate(users)
@@ -140,7 +143,7 @@ def run(users: int, libraries: list[str], repetitions: int, peer_python: dict[st
     values = {}
     for _ in range(repetitions):
         for library in libraries:  # interleaved: each round starts every tool once
-            out, wall, cpu, peak, err = run_process(command(library, folder, peer_python))
+            out, wall, cpu, peak, err = run_process(command(library, folder, peer_python, limit))
             if err:
                 raise SystemExit(f"{library} failed:\n{err[-3000:]}")
             walls[library].append(wall)
@@ -152,7 +155,7 @@ def run(users: int, libraries: list[str], repetitions: int, peer_python: dict[st
                 for line in disagreements(reference, library, values[library])]
     load = os.getloadavg()
     print(f"\n{users:,} users x 100 recommendations ({users * 100:,} rows), {repetitions} run(s) each, "
-          f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}, {os.cpu_count()} cores\n")
+          f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}, {os.cpu_count()} cores, memory limit {limit}\n")
     print("| library | measures | end to end, wall s (median, min-max) | CPU s (median) | peak RSS, MB "
           "| rankkit faster by (wall, CPU) |")
     print("|---|---|---|---|---|---|")
@@ -174,11 +177,13 @@ def main() -> None:
     parser.add_argument("-r", "--repetitions", type=int, default=3)
     parser.add_argument("--recommenders-python", default=sys.executable,
                         help="the Python that has Microsoft Recommenders (its own venv: it needs pandas < 3)")
+    parser.add_argument("--memory-limit", default=MEMORY_LIMIT,
+                        help="DuckDB's memory limit for rankkit, rankkit-python and the floor")
     args = parser.parse_args()
     if args.action == "generate":
         generate(args.users)
     else:
-        run(args.users, args.libraries, args.repetitions, {"recommenders": args.recommenders_python})
+        run(args.users, args.libraries, args.repetitions, {"recommenders": args.recommenders_python}, args.memory_limit)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@
     python bench/recsys_peer.py recommenders DIR    # nDCG@10, R@10, Coverage@10, Novelty@10
                                                     # (python_evaluation has no hit rate)
     python bench/recsys_peer.py duckdb DIR          # the five, one plain DuckDB statement (the floor)
-    python bench/recsys_peer.py rankkit-python DIR  # the five, rankkit.evaluate under memory_limit=2GB
+    python bench/recsys_peer.py rankkit-python DIR [LIMIT]  # the five, rankkit.evaluate under memory_limit=LIMIT
+                                                    # (default 2GB; the floor's too)
 
 DIR holds test.parquet (user_id, item_id, rating), recs.parquet (user_id, item_id, prediction: each
 user's top 100) and train.parquet (user_id, item_id: the log that defines popularity).
@@ -57,7 +58,7 @@ def recommenders_values(folder: str) -> dict[str, float]:
 
 
 FLOOR = """
-SET memory_limit = '2GB';
+SET memory_limit = '{limit}';
 WITH top AS (
     SELECT user_id, item_id, row_number() OVER (PARTITION BY user_id ORDER BY prediction DESC, item_id) AS r
     FROM '{folder}/recs.parquet' QUALIFY r <= {k}),
@@ -77,26 +78,26 @@ FROM users
 """
 
 
-def duckdb_values(folder: str) -> dict[str, float]:
+def duckdb_values(folder: str, limit: str) -> dict[str, float]:
     """What evaluation cannot go below: the five in one plain statement written for this input's shape
     (every user has k recommendations and a test item; no checks, no options), under the same memory
     limit as rankkit."""
     import duckdb
 
     con = duckdb.connect()
-    *settings, statement = FLOOR.format(folder=folder, k=K).strip().split(";\n")
+    *settings, statement = FLOOR.format(folder=folder, k=K, limit=limit).strip().split(";\n")
     for setting in settings:
         con.execute(setting)
     row = con.execute(statement).fetchone()
     return dict(zip(["nDCG@10", "R@10", "HitRate@10", "Coverage@10", "Novelty@10"], row))
 
 
-def rankkit_values(folder: str) -> dict[str, float]:
+def rankkit_values(folder: str, limit: str) -> dict[str, float]:
     """rankkit's Python API, the files given as paths: the run read once for all five measures (the
     command line reads it again for the beyond-accuracy ones)."""
     import rankkit
 
-    con = rankkit.connect(memory_limit="2GB")
+    con = rankkit.connect(memory_limit=limit)
     found = rankkit.evaluate(f"{folder}/test.parquet", f"{folder}/recs.parquet",
                              ["nDCG@10", "R@10", "HitRate@10", "Coverage@10", "Novelty@10"], con=con,
                              interactions=f"{folder}/train.parquet")
@@ -104,10 +105,11 @@ def rankkit_values(folder: str) -> dict[str, float]:
 
 
 if __name__ == "__main__":
-    library, folder = sys.argv[1:3]
+    library, folder, *limit = sys.argv[1:]
     compute = {"torchmetrics": torchmetrics_values, "recommenders": recommenders_values,
                "duckdb": duckdb_values, "rankkit-python": rankkit_values}.get(library)
     if compute is None:
         raise SystemExit(f"recsys_peer.py: expected torchmetrics, recommenders, duckdb or rankkit-python, got {library}")
-    for measure, value in compute(folder).items():
+    given = {"duckdb": limit[:1] or ["2GB"], "rankkit-python": limit[:1] or ["2GB"]}.get(library, [])
+    for measure, value in compute(folder, *given).items():
         print(f"{measure}\t{float(value)!r}")

@@ -4,7 +4,7 @@ command line's evaluations (evaluate_rows, evaluate_file) share its steps: readi
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 
@@ -18,8 +18,9 @@ from rankkit.copying import copy_options, copy_result
 from rankkit.errors import InputError, RankkitError
 from rankkit.input_checks import compare_inputs, warn_unjudged_subtopics
 from rankkit.inputs import checked_sources, load_runs, subtopic_judgments
-from rankkit.io import Source, default_connection, load, release, temp_name
+from rankkit.io import Source, as_checked, default_connection, load, release, temp_name
 from rankkit.progress import Progress
+from rankkit.measures import top_k_read
 from rankkit.running import run_query, run_rows
 from rankkit.specs import measure_specs, packed
 from rankkit.statement import evaluation_query, kept_query_side, long_query, ranks_by_window
@@ -267,10 +268,10 @@ def _with_beyond(qrels, run, others: list[str], beyond: list[str], per_query: bo
         raise InputError(f"qrels: none given; {others[0]} needs them (the beyond-accuracy measures alone do not)")
     with _beyond_inputs(con, run, items, interactions, columns, conventions.duplicates, split_by_tag,
                         qrels) as (run, sides, qrels):
-        frames = [evaluate(qrels, run, others, per_query, con=con, conventions=conventions, ci=ci, seed=seed,
-                           resamples=resamples, progress=progress, subtopics=subtopics)] if others else []
         keys = ["measure", "system", "query_id", "value"] if per_query else ["measure", "system", "value", "queries"]
-        with top_tables(con, beyond, run, conventions.ties) as tops:
+        with beyond_tops(con, run, others if subtopics is None else [], beyond, conventions) as (ranked, tops):
+            frames = [evaluate(qrels, ranked, others, per_query, con=con, conventions=conventions, ci=ci, seed=seed,
+                               resamples=resamples, progress=progress, subtopics=subtopics)] if others else []
             found = pd.DataFrame([row[:4] for row in rows(con, beyond, sides, run, conventions.ties, per_query, tops)],
                                  columns=keys)
             if ci is not None:
@@ -318,19 +319,51 @@ def _beyond_intervals(con, found: pd.DataFrame, beyond: list[str], sides: SideTa
 
 
 def beyond_rows(run, measures: list[str], per_query: bool, *, con, items=None, interactions=None, ties: str = "trec",
-                columns=None, duplicates: str = "error", split_by_tag: bool = False) -> tuple[list[dict], list[dict] | None]:
+                columns=None, duplicates: str = "error", split_by_tag: bool = False,
+                tops: dict | None = None) -> tuple[list[dict], list[dict] | None]:
     """The command line's rows of the beyond-accuracy measures (rankkit.beyond), as evaluate_rows gives
     the others': the aggregate's (``measure, system, value, queries``) and, with ``per_query``, the
     per-user ones (``measure, system, query_id, value``; a system-level measure has none), else None;
-    the side tables read and the top k ranked once for both."""
+    the side tables read and the top k ranked once for both (or ``tops``, beyond_tops' tables)."""
     with _beyond_inputs(con, run, items, interactions, columns, duplicates, split_by_tag) as (run, sides, _), \
-            top_tables(con, measures, run, ties) as tops:
+            (nullcontext(tops) if tops is not None else top_tables(con, measures, run, ties)) as tops:
         aggregate = [dict(zip(("measure", "system", "value", "queries"), row[:4]))
                      for row in rows(con, measures, sides, run, ties, False, tops)]
         if not per_query:
             return aggregate, None
         return aggregate, [dict(zip(("measure", "system", "query_id", "value"), row[:4]))
                            for row in rows(con, measures, sides, run, ties, True, tops)]
+
+
+@contextmanager
+def beyond_tops(con, run: str, others: list[str], beyond: list[str],
+                conventions: Conventions) -> Iterator[tuple[str, dict]]:
+    """The beyond-accuracy measures' top tables (rankkit.beyond.top_tables) of the checked run ``run``, and
+    the run the ``others`` read: where each of them reads only the top k ranks (top_k_cutoff), a top table
+    of k or more ranks taken as the checked run, so that their pass ranks k rows a user, not every row
+    (at 1M users x 100 items, 10M rows of 100M: bench/README.md, recsys); else ``run``."""
+    k = top_k_cutoff(con, others, conventions)
+    with top_tables(con, beyond, run, conventions.ties, cutoff=k) as tops:
+        part = None
+        if k is not None:
+            part = as_checked(con, tops[min(c for c in tops if c >= k)], run)
+        try:
+            yield (run if part is None else part.table), tops
+        finally:
+            if part is not None:
+                release(con, part)
+
+
+def top_k_cutoff(con, measures: list[str], conventions: Conventions) -> int | None:
+    """The largest cutoff of ``measures`` when each reads only a run's top k ranks (rankkit.measures.top_k_read,
+    from the measure files' top_k: headers; num_q counts the queries, which a top k has as the whole run
+    has them) ranked by trec_eval's rule at double precision on whole lists; else None."""
+    if not measures or (conventions.ties, conventions.scores, conventions.depth, conventions.judged_only,
+                        conventions.docs) != ("trec", "double", None, False, 0):
+        return None
+    specs = packed(measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs), conventions.pack)
+    cutoffs = [0 if spec["metric"] == "numq" else top_k_read(spec) for spec in specs]
+    return None if None in cutoffs or not any(cutoffs) else max(cutoffs)
 
 
 def _result_select(query: str, per_query: bool, slices) -> str:

@@ -354,11 +354,11 @@ def ranks_read(con, measure: str) -> int | None:
     """The cutoff k when ``measure`` reads only a run's top k ranks (its header's ``top_k:``), else None
     (the whole run): a sweep keeps only each point's top k, the same ranks by the same tie rule, so the
     same values, from a fraction of the rows (nDCG@10 over 1,000 documents a query: 1%)."""
-    from rankkit.measures import reads_top_k
+    from rankkit.measures import top_k_read
     from rankkit.specs import measure_specs
 
     specs = measure_specs(con, measure)
-    return int(specs[0]["k"]) if len(specs) == 1 and reads_top_k(specs[0]) else None
+    return top_k_read(specs[0]) if len(specs) == 1 else None
 
 
 def sweep_grid(con, method: str, grid, step: float, norm, runs, systems: list) -> pd.DataFrame:

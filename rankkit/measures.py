@@ -33,7 +33,7 @@ from rankkit.parameters import (Param, SpecField, beyond_params, default, defaul
 __all__ = ["Measure", "Param", "Feature", "SpecField", "registry", "read_measure", "header", "params", "get", "preset",
            "label", "spec_value", "default", "written", "shared_features", "inputs", "subtopic_inputs", "needs_subtopics",
            "aggregate_of", "is_count", "spec_fields", "spec_types", "spec_type", "Aggregation", "AGGREGATIONS",
-           "CONVENTIONS", "REFERENCE", "TIE_RULES", "reads", "reads_top_k", "beyond_measures", "beyond_params"]
+           "CONVENTIONS", "REFERENCE", "TIE_RULES", "reads", "top_k_read", "beyond_measures", "beyond_params"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
 TIE_RULES = ("trec", "rank", "average")
@@ -220,12 +220,15 @@ def _top_k(path: Path, text: str) -> tuple[tuple[str, str], ...]:
     return found
 
 
-def reads_top_k(spec: Mapping) -> bool:
-    """Whether the measure of a parsed spec, at its cutoff k, reads only the run's top k ranks (and the
-    qrels), from its header's ``top_k:``: a sweep of fusions keeps only each list's top k for it."""
+def top_k_read(spec: Mapping) -> int | None:
+    """The cutoff k when the measure of a parsed spec reads only the run's top k ranks (and the qrels), from
+    its header's ``top_k:``, else None (the whole run): the same ranks by the same tie rule give the same
+    values from a run cut to its top k (a fusion sweep's points; the accuracy measures beside the
+    beyond-accuracy ones, rankkit.evaluate.top_k_cutoff)."""
     measure = registry()[spec["metric"]]
-    return (measure.top_k is not None and spec.get("k") is not None
-            and all(written(spec_value(spec, name)) == value for name, value in measure.top_k))
+    if measure.top_k is None or spec.get("k") is None:
+        return None
+    return int(spec["k"]) if all(written(spec_value(spec, name)) == value for name, value in measure.top_k) else None
 
 
 def preset(name: str) -> tuple[Measure, str] | None:

@@ -491,6 +491,27 @@ def test_each_cutoff_ranks_the_run_once_for_every_measure(tables):
     assert [(s, v, n) for m, s, v, n, _ in found if m == "Coverage@4"] == sorted(coverage)
 
 
+def test_the_top_k_table_is_rankkit_ranked_top_k(tables):
+    """The top-k aggregate orders as the window does: ties broken by the id compared byte-wise ('9' above
+    '10', 'a' above 'B'), a run without a system, users with fewer than k items."""
+    from rankkit.beyond import top_tables
+
+    con = tables[0]
+    ids = ["9", "10", "a", "B", "b", "é", "1"]
+    rows = [(system, f"u{user}", doc, float((user + position) % 3))
+            for system in ("A", None) for user in range(5) for position, doc in enumerate(ids[:user + 3])]
+    con.execute("CREATE TEMP TABLE tied_run AS SELECT * FROM (VALUES " +
+                ", ".join(f"({'NULL' if s is None else repr(s)}, '{q}', '{d}', {v}, NULL::BIGINT)" for s, q, d, v in rows)
+                + ") t(system, query_id, doc_id, score, rank)")
+    for ties in ("trec", "rank"):
+        with top_tables(con, ["Novelty@4", "Coverage@2"], "tied_run", ties) as tops:
+            for k, table in tops.items():
+                ordered = "ORDER BY system NULLS FIRST, query_id, rank"
+                assert con.execute(f"SELECT system, query_id, doc_id, score, rank FROM {table} {ordered}").fetchall() == \
+                    con.execute(f"SELECT system, query_id, doc_id, score, rank FROM rankkit.ranked('tied_run', "
+                                f"ties := '{ties}') WHERE rank <= {k} {ordered}").fetchall()
+
+
 def test_eval_reads_the_run_once_and_makes_no_accuracy_pass_for_them_alone(capsys, tmp_path, monkeypatch):
     from importlib import import_module
 
@@ -513,6 +534,40 @@ def test_eval_reads_the_run_once_and_makes_no_accuracy_pass_for_them_alone(capsy
     printed = [[part.strip() for part in line.split("\t")[:2]] for line in out]
     assert status == 0 and printed == [["A", "num_q"], ["A", "ARP@4"], ["B", "num_q"], ["B", "ARP@4"]]
     assert [float(line.split("\t")[-1]) for line in out[1::2]] == pytest.approx([arp["A"].mean(), arp["B"].mean()])
+
+
+def test_accuracy_measures_that_read_the_top_k_alone_are_ranked_from_the_top_k_table(capsys, tmp_path, monkeypatch):
+    """Beside the beyond-accuracy measures, measures that read no further than their cutoff (nDCG@2,
+    HitRate@3) are evaluated on the top-k table (at most 4 rows a user here), with the values of the whole
+    run; a measure of the whole list (AP) reads the whole run."""
+    from importlib import import_module
+
+    _, train, run = _tables()
+    train.to_csv(tmp_path / "train.csv", index=False)
+    run.to_csv(tmp_path / "recs.csv", index=False)
+    (tmp_path / "test.csv").write_text("query_id,doc_id,relevance\n" + "".join(
+        f"{user},{item},1\n" for user, item in run[run.system == "A"][["query_id", "doc_id"]].to_numpy()[::3]))
+    module = import_module("rankkit.evaluate")
+    read, longest = module.evaluate_rows, []
+
+    def recording(qrels, ranked, *args, con, **kwargs):
+        longest.append(con.execute(f"SELECT max(n) FROM (SELECT count(*) AS n FROM {ranked} "
+                                   f"GROUP BY system, query_id)").fetchone()[0])
+        return read(qrels, ranked, *args, con=con, **kwargs)
+
+    given = [tmp_path / "test.csv", tmp_path / "recs.csv", "--interactions", tmp_path / "train.csv", "-q"]
+    accuracy = ["-m", "nDCG@2", "-m", "HitRate@3", "-m", "AP"]
+    _, alone, _ = _eval(capsys, *given[:2], "-q", *accuracy)
+    monkeypatch.setattr(module, "evaluate_rows", recording)
+    for measures, rows in ((["-m", "nDCG@2", "-m", "HitRate@3"], 4), (accuracy, 6)):
+        status, out, _ = _eval(capsys, *given, *measures, "-m", "ARP@4")
+        assert status == 0 and longest.pop() == rows
+        printed = [line for line in out if line.split()[1] in measures]
+        assert len(printed) > 12 and printed == [line for line in alone if line.split()[1] in measures]
+    frame = rankkit.evaluate(tmp_path / "test.csv", tmp_path / "recs.csv", ["nDCG@2", "HitRate@3", "Novelty@4"],
+                             per_query=True, interactions=tmp_path / "train.csv")
+    whole = rankkit.evaluate(tmp_path / "test.csv", tmp_path / "recs.csv", ["nDCG@2", "HitRate@3"], per_query=True)
+    pd.testing.assert_frame_equal(frame[frame.measure != "Novelty@4"].reset_index(drop=True), whole)
 
 
 def test_a_system_level_interval_resamples_the_top_k_alone(tables):
@@ -549,7 +604,7 @@ def test_per_user_rows_and_intervals_read_the_same_top_k(capsys, tmp_path, monke
     status, out, _ = _eval(capsys, tmp_path / "test.csv", tmp_path / "recs.csv", "-q", "-m", "ARP@4",
                            "--interactions", tmp_path / "train.csv")
     # 6 users, num_q and the mean a system; the log read once, the top 4 ranked once
-    assert status == 0 and len(out) == 12 + 4 and made == ["interactions", "beyond_top4"]
+    assert status == 0 and len(out) == 12 + 4 and sorted(made) == ["beyond_top4", "interactions"]
     made.clear()
     rankkit.evaluate(None, run, ["ARP@4"], interactions=train, ci=0.9, resamples=20)
     assert made == ["interactions", "beyond_top4"]

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
             evaluate_file(qrels, runs, measures or ["num_q"], args.output, per_query=args.per_query,
                           summary=args.summary, digits=args.digits, **options)
             return 0
-        with _checked_once(con, runs, beyond, args) as checked:
+        with _checked_once(con, runs, beyond, args) as checked, _tops(con, checked, measures, beyond, args) as tops:
             if checked is not None:  # the run read and checked once, for every measure
                 options.update(columns=None, split_by_tag=False)
             if checked is not None and not measures:  # no accuracy pass to name the systems
@@ -73,13 +73,13 @@ def run(args: argparse.Namespace) -> int:
             else:
                 # one evaluation of every run, the same as Python's: each system printed apart, in the order given
                 evaluated = _spark_rows(args, con, measures) if args.engine == "spark" else evaluate_rows
-                systems, aggregate, per_query = evaluated(qrels, runs if checked is None else checked.table,
+                systems, aggregate, per_query = evaluated(qrels, runs if checked is None else tops[0],
                                                           measures or ["num_q"], per_query=args.per_query, **options)
             if not measures:  # text measures only: num_q only named the systems
                 aggregate, per_query = [], None if per_query is None else []
             aggregate, per_query = _with_text(con, text, systems, runs, qrels, aggregate, per_query, args)
             if beyond:
-                aggregate, per_query = _with_beyond(con, beyond, checked.table, aggregate, per_query, args)
+                aggregate, per_query = _with_beyond(con, beyond, checked.table, aggregate, per_query, args, tops[1])
     frames = [(system, [row for row in aggregate if row["system"] == system],
                None if per_query is None else [row for row in per_query if row["system"] == system])
               for system in systems]
@@ -176,12 +176,29 @@ def _checked_once(con, runs, beyond: list[str], args: argparse.Namespace):
         release(con, source)
 
 
-def _with_beyond(con, beyond: list[str], run: str, aggregate, per_query, args):
-    """The beyond-accuracy measures' rows after the others', from the checked run table ``run``."""
+@contextmanager
+def _tops(con, checked, measures: list[str], beyond: list[str], args: argparse.Namespace):
+    """With beyond-accuracy measures, the run the others read (their top k where that is all they read) and
+    the top tables of both (rankkit.evaluate.beyond_tops); else None."""
+    from rankkit.conventions import Conventions
+    from rankkit.evaluate import beyond_tops
+
+    if checked is None:
+        yield None
+        return
+    conventions = Conventions(rel=args.rel, ties=args.ties, depth=args.depth, judged_only=args.judged_only,
+                              docs=args.docs, pack=args.conventions)
+    with beyond_tops(con, checked.table, measures if args.subtopics is None else [], beyond, conventions) as tops:
+        yield tops
+
+
+def _with_beyond(con, beyond: list[str], run: str, aggregate, per_query, args, tops: dict):
+    """The beyond-accuracy measures' rows after the others', from the checked run table ``run`` and its top
+    tables ``tops``."""
     from rankkit.evaluate import beyond_rows
 
     options = dict(con=con, items=args.items, interactions=args.interactions, ties=args.ties,
-                   duplicates=args.duplicates)
+                   duplicates=args.duplicates, tops=tops)
     found, found_per_query = beyond_rows(run, beyond, per_query is not None, **options)
     return aggregate + found, None if per_query is None else per_query + found_per_query
 

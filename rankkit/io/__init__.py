@@ -20,9 +20,10 @@ checking pass and its errors) and ``catalog`` (names in the connection's SQL).
 
 from rankkit.io.catalog import Source, is_table, temp_name
 from rankkit.io.files import last_tag, run_name
-from rankkit.io.sources import (default_connection, forget, holder, is_frame, load, load_run_files, read_qrels,
-                                read_run, release)
+from rankkit.io.sources import (as_checked, default_connection, forget, holder, is_frame, load, load_run_files,
+                                read_qrels, read_run, release)
 from rankkit.names import ALIASES
 
 __all__ = ["read_qrels", "read_run", "default_connection", "load", "release", "forget", "Source", "ALIASES",
-           "is_frame", "is_table", "run_name", "last_tag", "load_run_files", "holder", "temp_name"]
+           "is_frame", "is_table", "run_name", "last_tag", "load_run_files", "holder", "temp_name",
+           "as_checked"]

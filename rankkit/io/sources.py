@@ -231,6 +231,19 @@ def release(con: duckdb.DuckDBPyConnection, source: Source) -> None:
     source.owned = []
 
 
+def as_checked(con: duckdb.DuckDBPyConnection, table: str, of: str) -> Source | None:
+    """``table``, rows of the checked source named ``of`` in its columns (each query's first ranks), taken
+    as that source is: the same queries, systems and names, not checked again; release() forgets it
+    (and drops the table). None where ``of`` is no source load() keeps (a list of runs' view)."""
+    known = _known(con, of, "run")
+    if known is None:
+        return None
+    part = replace(known, table=table, keyed="", owned=[("table", table)],
+                   rows=con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+    _keep(con, part)
+    return part
+
+
 def holder(source: Source) -> Source | None:
     """The source read_qrels or read_run made, where ``source`` is load()'s copy of it for one call: what
     outlives the call (what it owns is dropped with it by forget). None for a source read by the call."""
