@@ -87,6 +87,15 @@ def _until(condition, seconds: float, what: str):
     raise AssertionError(f"{what} within {seconds} s")
 
 
+def _gone(processes, stop: str) -> None:
+    """Every process of the server's tree ended: a kernel killed as the server stops can still be
+    reported running for a moment after its parent exits, on a loaded machine (seen in the suite)."""
+    deadline = time.monotonic() + 10
+    while (left := [p.pid for p in processes if _alive(p)]) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert left == [], f"{stop}: still running 10 s after the server stopped: {left}"
+
+
 def _alive(process: psutil.Process) -> bool:
     with contextlib.suppress(psutil.Error):
         return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
@@ -115,8 +124,7 @@ def _stops(stop: signal.Signals, process: subprocess.Popen, port: int, seen: dic
     assert all(folder.is_dir() for folder in folders), (stop.name, folders)
     process.send_signal(stop)
     assert process.wait(timeout=60) == 0, stop.name
-    left = [(p.pid, " ".join(p.cmdline()[:4])) for p in tree if _alive(p)]
-    assert left == [], f"{stop.name}: still running after the server stopped: {left}"
+    _gone(tree, stop.name)
     assert [folder for folder in folders if folder.exists()] == [], stop.name
     with socket.socket() as probe:
         assert probe.connect_ex(("127.0.0.1", port)) != 0, f"{stop.name}: port {port} still open"
@@ -159,4 +167,4 @@ def test_a_closed_page_ends_its_kernel(sample):
             browser.close()
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=60) == 0
-        assert [p.pid for p in seen.values() if _alive(p)] == []
+        _gone(seen.values(), "SIGTERM")
