@@ -22,8 +22,9 @@ def measure_specs(con: duckdb.DuckDBPyConnection, measures: str | Iterable[str],
                   docs: int = 0) -> list[dict]:
     """Parse measure names with the SQL parser; a bad name raises MeasureError. The parser reads
     trec_eval's nicknames (official, all_trec, set), its parameter forms (P.5,10) and family names (P,
-    recall) as the measures they stand for; an ir_measures measure object is read by its name, and
-    ir_measures' and ranx's spellings are translated first (rankkit.trec.given)."""
+    recall) as the measures they stand for, and ir_measures' and ranx's spellings as rankkit's names
+    (rankkit.neighbours' rules); an ir_measures measure object is written in its spelling first
+    (rankkit.trec.given)."""
     names = given(measures)
     for name in names:
         if not isinstance(name, str):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from rankkit.errors import MeasureError
-from rankkit.neighbours import from_ir_measures, translate
+from rankkit.neighbours import from_ir_measures, refusals
 
 __all__ = ["Family", "FAMILIES", "NICKNAMES", "NUMBER", "expand", "given", "default_names", "family_of", "trec_sorted", "printed_per_query",
            "printed_in_summary"]
@@ -96,8 +96,8 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 def expand(measures, text: bool = True) -> list[str]:
     """Measure names as the SQL parser reads them, in the order given (nicknames in trec_eval's order).
 
-    ``measures``: a name, a list of names, or ir_measures measure objects and strings (translated by
-    rankkit.neighbours);
+    ``measures``: a name, a list of names, or ir_measures measure objects (in ir_measures' spelling, which
+    the parser reads);
     one string may hold several names separated by spaces (``"nDCG@10 P@5 AP"``). ``text=False``
     leaves the measures whose value is text (runid, relstring) out of nicknames.
     """
@@ -113,12 +113,10 @@ def expand(measures, text: bool = True) -> list[str]:
 
 def given(measures) -> list:
     """The names given, as the SQL parser (rankkit.measure_specs) reads them: one string may hold several
-    names separated by spaces, an ir_measures measure object is read by its name, ir_measures' and ranx's
-    spellings are translated (rankkit.neighbours); trec_eval's nicknames and forms are left as they are,
-    for the parser reads them as expand() does."""
+    names separated by spaces, an ir_measures measure object is written in ir_measures' spelling; the
+    parser reads ir_measures' and ranx's spellings (rankkit.neighbours) and trec_eval's nicknames and forms."""
     items = [measures] if isinstance(measures, str) or not isinstance(measures, Iterable) else list(measures)
-    return [translate(name) if isinstance(name, str) else name
-            for item in items for name in _split(item if isinstance(item, str) else _object_name(item))]
+    return [name for item in items for name in _split(item if isinstance(item, str) else _object_name(item))]
 
 
 def _object_name(measure):
@@ -135,6 +133,8 @@ def _split(text):
 
 def _expand_one(name: str, text: bool = True) -> list[tuple[str | None, list[str]]]:
     """(trec_eval family or None, names) for one name as given."""
+    if any(re.fullmatch(pattern, name) for pattern, _ in refusals()):  # ranx's rbp.95: refused by the parser
+        return [(None, [name])]
     if name in NICKNAMES:
         return [(family, default_names(FAMILIES[family])) for family in NICKNAMES[name] if text or not FAMILIES[family].text]
     family, _, params = name.partition(".")

@@ -29,9 +29,9 @@ CREATE OR REPLACE MACRO rankkit.param_list(text) AS
 CREATE OR REPLACE MACRO rankkit.measure_list(names) AS
     from_json(CASE WHEN json_type(to_json(names)) = 'ARRAY' THEN to_json(names) ELSE to_json([names]) END, '["VARCHAR"]');
 
--- rankkit.refusal_list (ranx's rbp.95, ir_measures' BPM: refused by name), rankkit.neighbour_hint (what
--- ir_measures' parameters are in rankkit's spelling) and rankkit.ranx_level_hint (ranx's -l), for the
--- parser's refusals, are generated from rankkit/neighbours.py (rankkit.macros.neighbour_hint_sql).
+-- rankkit.refusal_list (ranx's rbp.95, ir_measures' BPM: refused by name), rankkit.neighbour_rules (how
+-- ir_measures' parameters are written in rankkit), rankkit.ranx_names and the texts of the refusals below are
+-- generated from rankkit/neighbours.py (rankkit.macros.neighbour_sql).
 
 -- The name parser, one scalar expression: rankkit.parse_measures(names, rel := 1, docs := 0) is the list
 -- of specs the names ask for, in the order asked. It reads constant lists (rankkit.catalog_list,
@@ -63,9 +63,32 @@ CREATE OR REPLACE MACRO rankkit.trec_form_refusal(f) AS
         || [x FOR x IN string_split((f).params, ',') IF x <> '' AND NOT regexp_full_match(x, rankkit.trec_number())][1] || '''' END;
 
 -- Why a name given is refused by name (rankkit.refusal_list: ranx's rbp.95, ir_measures' BPM), NULL if it is not.
+-- The list is searched only for a name one of its patterns fits (rankkit.refused_any(), their alternation: one
+-- pattern compiled while the statement is bound, where the search compiled each pattern for each name).
 CREATE OR REPLACE MACRO rankkit.refusal(n) AS
-    ['rankkit: measure ''' || trim(n) || ''': ' || replace((r).why, '{}', coalesce(regexp_extract(n, (r).pattern, 1), ''))
-     FOR r IN list_filter(rankkit.refusal_list(), lambda r: regexp_full_match(n, (r).pattern))][1];
+    CASE WHEN regexp_full_match(n, rankkit.refused_any()) THEN
+        ['rankkit: measure ''' || trim(n) || ''': ' || replace((r).why, '{}', coalesce(regexp_extract(n, (r).pattern, 1), ''))
+         FOR r IN list_filter(rankkit.refusal_list(), lambda r: regexp_full_match(n, (r).pattern))][1] END;
+
+-- The names given as rankkit spells them, each {x: as given, n: as the parser reads it, refused: why, NULL if
+-- it is not}: ranx's map@100-l2 is map(rel=2)@100, and a name in ir_measures' spelling (a parameter that marks
+-- it so: NumRet(rel=1), nDCG(dcg=exp-log2)@10) is written by the rules of rankkit/neighbours.py
+-- (rankkit.neighbour_written: NumRelRet(rel=1), nDCG(gain=exp)@10) or refused by them; any other name is
+-- rankkit's own and is read as given. Python's evaluate reads names through here too. No error() (see
+-- rankkit.given_measures).
+CREATE OR REPLACE MACRO rankkit.neighbour_names(names) AS list_transform(list_transform(
+    [{'x': x, 'refused': rankkit.refusal(x),
+      'n': coalesce([(l).base || '(rel=' || (l).level || ')' || (l).at
+                     FOR l IN [regexp_extract(x, '^\s*([a-z_-]+?)(@[0-9]+)?-l([0-9]+)\s*$', ['base', 'at', 'level'])]
+                     IF list_contains(rankkit.ranx_names(), (l).base)][1], x)}
+     FOR x IN names],
+    lambda s: struct_insert(s, t := CASE WHEN rankkit.neighbour_marked((s).n) THEN rankkit.neighbour_written((s).n) END)),
+    lambda s: {'x': (s).x, 'n': CASE WHEN (s).refused IS NULL THEN coalesce((s).t, (s).n) ELSE (s).x END,
+               'refused': coalesce((s).refused, CASE WHEN (s).t IS NOT NULL THEN
+                   ['rankkit: measure ''' || trim((s).x) || ''': '
+                    || replace(replace((r).why, '{value}', regexp_extract((s).t, (r).pattern, 1)), '{name}', regexp_extract((s).t, '^[A-Za-z][A-Za-z0-9_-]*'))
+                    FOR r IN rankkit.neighbour_refusal_list()
+                    IF regexp_matches((s).t, (r).pattern) AND NOT coalesce(regexp_matches((s).t, (r).unless), false)][1] END)});
 
 -- trec_eval's nicknames (official, all_trec, set) and family names (P, recall, ndcg_cut ...) stand for
 -- the measures rankkit.trec_name_list() lists; a preset (ranx's ndcg_burges@10) reads as the measure
@@ -90,7 +113,7 @@ CREATE OR REPLACE MACRO rankkit.name_entries(g, j) AS coalesce(
 -- rankkit.checked_measure raises it; so a constant list of names folds to constant measures while the
 -- statement is planned (an error() in it kept the parser's every stage in the plan, twice its size).
 CREATE OR REPLACE MACRO rankkit.given_measures(names) AS list_transform(list_transform(list_transform(
-    [flatten([rankkit.name_entries(g, j) FOR g, j IN [{'n': x, 'refused': rankkit.refusal(x)} FOR x IN rankkit.measure_list(names)]])],
+    [flatten([rankkit.name_entries(g, j) FOR g, j IN rankkit.neighbour_names(rankkit.measure_list(names))])],
     lambda es: {'es': [CASE WHEN (e).form IS NULL THEN e
                             ELSE struct_update(e, names := rankkit.trec_form((e).form), refused := rankkit.trec_form_refusal((e).form)) END
                        FOR e IN es],
@@ -194,16 +217,12 @@ CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
                     || ' is too large; a cutoff must be a positive integer below 2^63 - 1')
             WHEN (r).cutoff IS NOT NULL AND NOT list_contains((r).params, 'k')
                 THEN error('rankkit: measure ''' || (r).measure || ''': ' || (r).name || ' takes no cutoff')
-            -- ir_measures' gains={0: 1, 1: 4}: its commas would split the levels into parameters
-            WHEN len([p FOR p IN (r).pairs IF contains(p[1] || coalesce(p[2], ''), '{')]) > 0
-                THEN error('rankkit: measure ''' || (r).measure || ''': ' || rankkit.gains_hint((r).measure))
             WHEN (r).unknown IS NOT NULL
                 THEN error('rankkit: measure ''' || (r).measure || ''': unknown or empty parameter '''
                     || (r).unknown[1] || CASE WHEN (r).unknown[2] IS NULL THEN '' ELSE '=' || (r).unknown[2] END
                     || '''; ' || (r).name || ' takes '
                     || coalesce(nullif(array_to_string(list_filter((r).params, lambda p: p <> 'k'), ', '), ''), 'no parameters')
-                    || CASE WHEN list_contains((r).params, 'k') THEN ' and a cutoff @k' ELSE '' END
-                    || rankkit.neighbour_hint((r).name, (r).unknown[1]))
+                    || CASE WHEN list_contains((r).params, 'k') THEN ' and a cutoff @k' ELSE '' END)
             WHEN (r).not_number IS NOT NULL
                 THEN error('rankkit: measure ''' || (r).measure || ''': '
                     || (r).not_number[1] || ' must be a number, got ''' || (r).not_number[2] || '''')

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+import rankkit
 from rankkit.cli import main
 from rankkit.trec import expand
 
@@ -142,5 +143,8 @@ def test_expand_keeps_one_parameter_list_per_family():
 
 def test_ir_measures_objects():
     ir_measures = pytest.importorskip("ir_measures")
-    assert expand([ir_measures.nDCG @ 10, ir_measures.RBP, ir_measures.IPrec @ 0.5, ir_measures.P(rel=2) @ 5]) == [
+    from rankkit.specs import measure_specs
+
+    given = [ir_measures.nDCG @ 10, ir_measures.RBP, ir_measures.IPrec @ 0.5, ir_measures.P(rel=2) @ 5]
+    assert [spec["measure"] for spec in measure_specs(rankkit.connect(), given)] == [
         "nDCG@10", "RBP(p=0.8)", "IPrec@0.5", "P(rel=2)@5"]

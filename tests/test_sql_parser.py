@@ -172,10 +172,9 @@ def every_name() -> list[str]:
 def test_python_and_sql_read_every_name_alike(con):
     """Over every name a user may bring: the same specs, or the same refusal. Python's evaluate reads a name
     as the SQL parser reads what rankkit.trec.expand() makes of it, so a name expand() leaves as it is reads
-    alike by construction; the others are compared here. A name in ir_measures' spelling, which Python
-    translates, SQL reads alike or refuses saying rankkit's spelling, never 'did you mean'."""
+    alike by construction (ir_measures' and ranx's spellings among them: the parser translates them); the
+    others are compared here."""
     from rankkit.errors import MeasureError
-    from rankkit.neighbours import translate
     from rankkit.trec import expand
 
     def sql(names: list[str]):
@@ -190,16 +189,7 @@ def test_python_and_sql_read_every_name_alike(con):
             python = expand([name], text=False)
         except MeasureError as error:
             python = str(error)
-        try:
-            translated = translate(name) != name
-        except MeasureError:
-            translated = True
-        if translated:  # ir_measures' or ranx's spelling
-            said = sql([name])
-            if said != (sql(python) if isinstance(python, list) else python) and (
-                    isinstance(said, list) or "did you mean" in said):
-                differ.append((name, python, said))
-        elif isinstance(python, str) or python != [name]:
+        if isinstance(python, str) or python != [name]:
             forms[name] = python
     refused = {name: python for name, python in forms.items() if isinstance(python, str)}
     differ += [(name, python, sql([name])) for name, python in refused.items() if sql([name]) != python]
