@@ -37,7 +37,7 @@ from rankkit._paths import sql_dir
 
 __all__ = ["Measure", "Param", "Feature", "SpecField", "registry", "read_measure", "header", "params", "get", "preset",
            "label", "spec_value", "default", "written", "shared_features", "inputs", "needs_subtopics", "aggregate_of",
-           "is_count", "spec_fields", "spec_types", "spec_type", "Aggregation", "AGGREGATIONS"]
+           "spec_fields", "spec_types", "spec_type", "Aggregation", "AGGREGATIONS"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
 _PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+(?:\[\])?)\s*:=\s*(\S+)\s+(.*?)\s*$")
@@ -536,11 +536,6 @@ def aggregate_of(name: str) -> str:
         return get(name.split("(")[0].split("@")[0]).aggregate
     except KeyError:
         return "mean"
-
-
-def is_count(name: str) -> bool:
-    """Whether a printed name names a count (num_ret, NumRel ...): summed, and printed as an integer."""
-    return aggregate_of(name) == "sum"
 
 
 def get(name: str) -> Measure:
