@@ -180,14 +180,16 @@ def param_pattern_sql() -> str:
 def trec_names_sql() -> str:
     """rankkit.trec_names(): each nickname and each family name (rankkit.trec), the numeric measures it stands
     for, family by family, so that rankkit.evaluate in SQL reads them as the CLI does."""
-    rows = [(nick, [f for f in families if not trec.FAMILIES[f].text]) for nick, families in trec.NICKNAMES.items()]
-    rows += [(name, [name]) for name in trec.FAMILIES]
-    values = _lit(json.dumps([{"name": name, "entries": [{"family": f, "names": trec.default_names(trec.FAMILIES[f])}
+    # a nickname's text measures (runid, relstring) are quiet: left out unless the parser is asked for text
+    rows = [(nick, families, True) for nick, families in trec.NICKNAMES.items()]
+    rows += [(name, [name], False) for name in trec.FAMILIES]
+    values = _lit(json.dumps([{"name": name, "entries": [{"family": f, "names": trec.default_names(trec.FAMILIES[f]),
+                                                           "quiet": nickname and trec.FAMILIES[f].text}
                                                           for f in families]}
-                              for name, families in rows]))
+                              for name, families, nickname in rows]))
     # each family, its default parameters and the kind of them (number None: one measure, its text printed
     # as given), for rankkit.trec_form (sql/30_specs.sql), which reads 'P.5,10' (and 'P.', the defaults) as
-    # trec.expand() does, and how a float parameter is printed (iprec_at_recall_0.10: the spell's format as printf's)
+    # trec_eval does, and how a float parameter is printed (iprec_at_recall_0.10: the spell's format as printf's)
     families = _lit(json.dumps([{"name": name, "cutoffs": list(family.cutoffs), "number": family.number.__name__ if family.cutoffs else None,
                                  "takes": family.takes, "printf": re.sub(r"\{:?([^}]*)\}", r"%\1", family.spell) if family.number is float else None}
                                 for name, family in trec.FAMILIES.items()]))
@@ -198,12 +200,12 @@ def trec_names_sql() -> str:
 -- A constant list (JSON text: see rankkit.catalog_list), read by the scalar name parser (rankkit.parse_measures):
 -- each name's entries, as rankkit.name_entries gives them.
 CREATE OR REPLACE MACRO rankkit.trec_name_list() AS
-    from_json({values}, '[{{"name": "VARCHAR", "entries": [{{"family": "VARCHAR", "names": ["VARCHAR"], "form": {family}, "refused": "VARCHAR"}}]}}]');
+    from_json({values}, '[{{"name": "VARCHAR", "entries": [{{"family": "VARCHAR", "names": ["VARCHAR"], "form": {family}, "refused": "VARCHAR", "quiet": "BOOLEAN"}}]}}]');
 CREATE OR REPLACE MACRO rankkit.trec_family_list() AS
     from_json({families}, '[{family}]');
 CREATE OR REPLACE MACRO rankkit.trec_number() AS {_lit(trec.NUMBER)};
 CREATE OR REPLACE MACRO rankkit.trec_names() AS TABLE
-    SELECT t.name, flatten([(e).names FOR e IN t.entries]) AS measures FROM (SELECT unnest(rankkit.trec_name_list()) AS t);
+    SELECT t.name, flatten([(e).names FOR e IN t.entries IF NOT (e).quiet]) AS measures FROM (SELECT unnest(rankkit.trec_name_list()) AS t);
 """
 
 

@@ -43,8 +43,7 @@ CREATE OR REPLACE MACRO rankkit.measure_list(names) AS
 -- argument out at each use, so a long argument used twice is bound twice.
 
 -- trec_eval's parameter form 'family.params' (f: the family's row of rankkit.trec_family_list, its params
--- inserted) as the names trec_eval prints, as Python's expand() (rankkit/trec.py) writes them, so that SQL
--- and Python name a measure alike: ndcg_cut.10 is ndcg_cut_10, P.5,7,3 is P_3, P_5, P_7 (a cutoff is an
+-- inserted) as the names trec_eval prints (rankkit/trec.py's table): ndcg_cut.10 is ndcg_cut_10, P.5,7,3 is P_3, P_5, P_7 (a cutoff is an
 -- integer: 23.4 reads as 23), iprec_at_recall.0.1 is iprec_at_recall_0.10, and a family of one measure keeps
 -- its text (utility.2,-1,0,0 is utility_2,-1,0,0); 'P.' is P's defaults.
 CREATE OR REPLACE MACRO rankkit.trec_form(f) AS
@@ -98,16 +97,16 @@ CREATE OR REPLACE MACRO rankkit.neighbour_names(names) AS list_transform(list_tr
 -- form it gives (P.5, read by rankkit.trec_form in a stage of its own: nested in this one's lambdas, it
 -- was bound over again).
 CREATE OR REPLACE MACRO rankkit.name_entries(g, j) AS coalesce(
-    CASE WHEN (g).refused IS NOT NULL THEN [{'family': '#' || j, 'names': [(g).n], 'form': NULL, 'refused': (g).refused}] END,
+    CASE WHEN (g).refused IS NOT NULL THEN [{'family': '#' || j, 'names': [(g).n], 'form': NULL, 'refused': (g).refused, 'quiet': false}] END,
     [(t).entries FOR t IN rankkit.trec_name_list() IF (t).name = (g).n][1],
-    [[{'family': (f).name, 'names': NULL, 'form': f, 'refused': NULL}]
+    [[{'family': (f).name, 'names': NULL, 'form': f, 'refused': NULL, 'quiet': false}]
      FOR f IN [struct_update(f, params := substr((g).n, length((f).name) + 2))
                FOR f IN list_filter(rankkit.trec_family_list(), lambda f: starts_with((g).n, (f).name || '.'))]][1],
-    [{'family': '#' || j, 'names': [rankkit.preset_name((g).n)], 'form': NULL, 'refused': NULL}]);
+    [{'family': '#' || j, 'names': [rankkit.preset_name((g).n)], 'form': NULL, 'refused': NULL, 'quiet': false}]);
 
 -- As trec_eval keeps one parameter list per measure, a family named again with parameters replaces the
 -- earlier ones, in the family's first place (['P', 'P.5'] is P_5; -m all_trec -m relstring.20), as
--- Python's expand() (rankkit/trec.py) reads them: the last form given of a family (list_position in the
+-- trec_eval reads them: the last form given of a family (list_position in the
 -- entries reversed), else its first entry. A name given twice is one measure, in its first place (i).
 -- A stage per step, as rankkit.parse_measures's. No error() here: a name refused carries why, and
 -- rankkit.checked_measure raises it; so a constant list of names folds to constant measures while the
@@ -120,14 +119,15 @@ CREATE OR REPLACE MACRO rankkit.given_measures(names) AS list_transform(list_tra
                 'families': [(e).family FOR e IN es],
                 'forms': list_reverse([CASE WHEN (e).form IS NOT NULL THEN (e).family END FOR e IN es])}),
     -- a form refused is one measure, named as given
-    lambda s: flatten([[{'measure': m, 'refused': (c).refused}
+    lambda s: flatten([[{'measure': m, 'refused': (c).refused, 'quiet': (c).quiet}
                         FOR m IN CASE WHEN (c).refused IS NULL OR (c).form IS NULL THEN (c).names
                                       ELSE [((c).form).name || '.' || ((c).form).params] END]
                        -- a form refused is not replaced by a later one
                        FOR c IN [coalesce((s).es[list_position([CASE WHEN (x).refused IS NOT NULL THEN (x).family END FOR x IN (s).es], (e).family)],
                                           list_reverse((s).es)[list_position((s).forms, (e).family)], e)
                                  FOR e, j IN (s).es IF list_position((s).families, (e).family) = j]])),
-    lambda flat: [{'measure': (m).measure, 'i': j, 'refused': (m).refused} FOR m, j IN flat IF list_position(flat, m) = j])[1];
+    lambda flat: [{'measure': (m).measure, 'i': j, 'refused': (m).refused, 'quiet': (m).quiet}
+                  FOR m, j IN flat IF list_position([(x).measure FOR x IN flat], (m).measure) = j])[1];
 
 -- trec_eval's names carry a parameter in the name: ndcg_cut_10, P_5, recall.100, iprec_at_recall_0.10,
 -- rbp_p=0.8. An alias 'name_{param}' reads 'name_<value>' and 'name.<value>': a pattern each.
@@ -191,7 +191,7 @@ CREATE OR REPLACE MACRO rankkit.pair_problems(r) AS struct_insert(r,
 
 -- A located name (r), its pair problems found, as its parameters' values (rankkit.spec checks them), or an error saying what is wrong
 -- with the name.
-CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
+CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs, text) AS
         CASE
             WHEN (r).refused IS NOT NULL THEN error((r).refused)
             WHEN (r).metric IS NULL THEN error('rankkit: unknown measure ''' || (r).measure || ''''
@@ -199,7 +199,7 @@ CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
                     -- a trec_eval template by the measure's name
                     [CASE WHEN (s).closest = (s).name OR contains((s).closest, '{') THEN (s).name ELSE (s).closest || ' (' || (s).name || ')' END
                      FOR s IN rankkit.nearest_measures(coalesce(nullif((r).base, ''), (r).measure), catalog)], ', ') || '?', ''))
-            WHEN (r).agg = 'text' THEN error('rankkit: measure ''' || (r).measure || ''' is text, not a number: '
+            WHEN (r).agg = 'text' AND NOT text THEN error('rankkit: measure ''' || (r).measure || ''' is text, not a number: '
                 || 'FROM rankkit.' || (r).metric || '(qrels_table, run_table) gives it')
             -- 'P@' is a cutoff left out, not P over the documents retrieved
             WHEN regexp_matches((r).measure, '@\s*$')
@@ -235,9 +235,11 @@ CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
 
 -- A stage per step, each a lambda over the previous stage's list: a lambda inside a lambda is bound again
 -- for each binding of the outer one, so nesting the steps made binding slow.
-CREATE OR REPLACE MACRO rankkit.parse_measures(names, rel := 1, docs := 0) AS
+-- text := true: the measures whose value is text (runid, relstring) too, as specs whose agg is 'text' (what
+-- rankkit eval prints apart); else a nickname's are left out (official: no runid) and one named is refused.
+CREATE OR REPLACE MACRO rankkit.parse_measures(names, rel := 1, docs := 0, text := false) AS
     list_transform(list_transform(list_transform(list_transform(list_transform(list_transform(list_transform(
-        rankkit.given_measures(names),
+        list_filter(rankkit.given_measures(names), lambda g: text OR NOT (g).quiet),
         lambda g: {'i': (g).i, 'measure': (g).measure, 'refused': (g).refused,
                    'p': regexp_extract(trim((g).measure), '^([A-Za-z0-9][A-Za-z0-9_-]*?)(?:\(([^()]*)\))?(?:@(.*))?$',
                                        ['base', 'params', 'cutoff']),
@@ -247,11 +249,11 @@ CREATE OR REPLACE MACRO rankkit.parse_measures(names, rel := 1, docs := 0) AS
         lambda r: struct_insert(r, c := [c FOR c IN rankkit.catalog_list() IF (c).metric = (r).metric][1])),
         lambda r: rankkit.located_measure(r, (r).c)),
         lambda r: rankkit.pair_problems(r)),
-        lambda r: rankkit.checked_measure(r, rankkit.catalog_list(), rel, docs)),
+        lambda r: rankkit.checked_measure(r, rankkit.catalog_list(), rel, docs, text)),
         lambda v: rankkit.spec((v).metric, (v).measure, (v).agg, {{spec_arguments v}}));
 
-CREATE OR REPLACE MACRO rankkit.measure_specs(names, rel := 1, docs := 0) AS TABLE
-    SELECT unnest(rankkit.parse_measures(names, rel := rel, docs := docs)) AS spec;
+CREATE OR REPLACE MACRO rankkit.measure_specs(names, rel := 1, docs := 0, text := false) AS TABLE
+    SELECT unnest(rankkit.parse_measures(names, rel := rel, docs := docs, text := text)) AS spec;
 
 -- rankkit.evaluate: measures by name, one row per measure and system (the mean over queries, the
 -- sum for counts) with the number of queries it covers.
