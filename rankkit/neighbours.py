@@ -79,7 +79,8 @@ RULES = (
     Rule("recall", becomes="@", marks=None),  # IPrec(recall=0.5) is rankkit's spelling too
     # several levels outside brackets (the comma would split them), quoted, or ir_measures' {level: gain}, which
     # the parser writes as rankkit's [level=gain,...]; gains=2=5 and gains=[1=3,2=9] are rankkit's
-    Rule("gains", values=("[]",), refused="gains names no relevance level; write gains='1=3,2=9'"),
+    Rule("gains", values=("[]",), refused="gains names no relevance level; write gains='1=3,2=9'",
+         marks=r"""(?:\[\s*\]|''|"")"""),
     Rule("gains", marks=r"""(?:['"{]|[^\[,)]*,\s*[-+]?[0-9])"""),
 )
 

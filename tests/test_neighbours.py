@@ -549,6 +549,7 @@ SQL_REFUSALS = [  # (given, what the refusal names: rankkit's spelling)
     ("P(judged_only=True)@10", "judged_only=True"), ("ndcg@10-l2", "does not take"), ("rbp.95", "write RBP(p=0.95)"),
     ("BPM(max_rel=3)@10", "not in rankkit yet"), ("NERR8(max_rel=3)@10", "not in rankkit yet"),
     ("INST(T=2,min_rel=0)", "INST(max=3)"), ("nDCG(min_rel=1)", "bottom"), ("nDCG(dcg=log10)", "gain=exp"),
+    ("nDCG(gains={})", "gains names no relevance level"), ("nDCG(gains=[])", "gains names no relevance level"),
 ]
 
 
