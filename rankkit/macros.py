@@ -157,7 +157,7 @@ def catalog_sql() -> str:
     """SQL that declares the registry to the SQL side: the catalog, trec_eval's names and the presets."""
     rows = [{"metric": m.metric, "name": m.name, "aliases": list(m.aliases), "params": list(m.params),
              "agg": m.aggregate} for m in registry().values()]
-    return trec_names_sql() + neighbour_hint_sql() + f"""-- Generated from the headers of sql/metrics/*.sql by rankkit.macros.catalog_sql().
+    return trec_names_sql() + neighbour_sql() + f"""-- Generated from the headers of sql/metrics/*.sql by rankkit.macros.catalog_sql().
 -- A constant list, so that the name parser (rankkit.parse_measures) is one scalar expression; as JSON text,
 -- which binds in a quarter of the time of as many struct literals (the parser reads it several times).
 CREATE OR REPLACE MACRO rankkit.catalog_list() AS
@@ -180,14 +180,16 @@ def param_pattern_sql() -> str:
 def trec_names_sql() -> str:
     """rankkit.trec_names(): each nickname and each family name (rankkit.trec), the numeric measures it stands
     for, family by family, so that rankkit.evaluate in SQL reads them as the CLI does."""
-    rows = [(nick, [f for f in families if not trec.FAMILIES[f].text]) for nick, families in trec.NICKNAMES.items()]
-    rows += [(name, [name]) for name in trec.FAMILIES]
-    values = _lit(json.dumps([{"name": name, "entries": [{"family": f, "names": trec.default_names(trec.FAMILIES[f])}
+    # a nickname's text measures (runid, relstring) are quiet: left out unless the parser is asked for text
+    rows = [(nick, families, True) for nick, families in trec.NICKNAMES.items()]
+    rows += [(name, [name], False) for name in trec.FAMILIES]
+    values = _lit(json.dumps([{"name": name, "entries": [{"family": f, "names": trec.default_names(trec.FAMILIES[f]),
+                                                           "quiet": nickname and trec.FAMILIES[f].text}
                                                           for f in families]}
-                              for name, families in rows]))
+                              for name, families, nickname in rows]))
     # each family, its default parameters and the kind of them (number None: one measure, its text printed
     # as given), for rankkit.trec_form (sql/30_specs.sql), which reads 'P.5,10' (and 'P.', the defaults) as
-    # trec.expand() does, and how a float parameter is printed (iprec_at_recall_0.10: the spell's format as printf's)
+    # trec_eval does, and how a float parameter is printed (iprec_at_recall_0.10: the spell's format as printf's)
     families = _lit(json.dumps([{"name": name, "cutoffs": list(family.cutoffs), "number": family.number.__name__ if family.cutoffs else None,
                                  "takes": family.takes, "printf": re.sub(r"\{:?([^}]*)\}", r"%\1", family.spell) if family.number is float else None}
                                 for name, family in trec.FAMILIES.items()]))
@@ -198,50 +200,131 @@ def trec_names_sql() -> str:
 -- A constant list (JSON text: see rankkit.catalog_list), read by the scalar name parser (rankkit.parse_measures):
 -- each name's entries, as rankkit.name_entries gives them.
 CREATE OR REPLACE MACRO rankkit.trec_name_list() AS
-    from_json({values}, '[{{"name": "VARCHAR", "entries": [{{"family": "VARCHAR", "names": ["VARCHAR"], "form": {family}, "refused": "VARCHAR"}}]}}]');
+    from_json({values}, '[{{"name": "VARCHAR", "entries": [{{"family": "VARCHAR", "names": ["VARCHAR"], "form": {family}, "refused": "VARCHAR", "quiet": "BOOLEAN"}}]}}]');
 CREATE OR REPLACE MACRO rankkit.trec_family_list() AS
     from_json({families}, '[{family}]');
 CREATE OR REPLACE MACRO rankkit.trec_number() AS {_lit(trec.NUMBER)};
 CREATE OR REPLACE MACRO rankkit.trec_names() AS TABLE
-    SELECT t.name, flatten([(e).names FOR e IN t.entries]) AS measures FROM (SELECT unnest(rankkit.trec_name_list()) AS t);
+    SELECT t.name, flatten([(e).names FOR e IN t.entries IF NOT (e).quiet]) AS measures FROM (SELECT unnest(rankkit.trec_name_list()) AS t);
 """
 
 
-def neighbour_hint_sql() -> str:
-    """From rankkit/neighbours.py, in its words, for the SQL parser, which reads rankkit's spelling only:
-    rankkit.refusal_list(), the names refused by name (ranx's rbp.95, ir_measures' BPM) and why ({} in it: the
-    pattern's group), as Python's translate() refuses them; rankkit.neighbour_hint(name, param), what ir_measures'
-    parameter is in rankkit's spelling ('' if nothing is to say), said where the parser refuses it;
-    rankkit.ranx_level_hint, what ranx's -l level after a cutoff is in rankkit's spelling ('' if none)."""
+# A name and a parameter's value in a name in ir_measures' spelling, its spaces taken out
+_NAME = r"[A-Za-z][A-Za-z0-9_-]*"
+_VALUE = r"""(?:'[^']*'|"[^"]*"|\{[^}]*\}|\[[^\]]*\]|[^,)]*)"""
+# The steps every name in ir_measures' spelling takes before the rules: spaces out; gains written as rankkit's
+# [level=gain,...] (from {0: 1, 1: 4}, '0=1,1=4', 0=1,1=4); quotes off; a number in its shortest form (T=2.0 is
+# T=2); each a regexp_replace (pattern, replacement, options)
+_BEFORE = [
+    (r"\s*([=,()@:{}\[\]])\s*", r"\1", "g"),
+    (r"([(,]gains=)(?:\{([^}]*)\}|'([^']*)'|\"([^\"]*)\")", r"\1[\2\3\4]", ""),
+    (r"([(,]gains=)([-+]?[0-9][^,)\[]*(?:,[-+]?[0-9]+(?:\.[0-9]*)?=[^,)]*)+)", r"\1[\2]", ""),
+    (r":", "=", "g"),
+    (r"=(?:'([^']*)'|\"([^\"]*)\")", r"=\1\2", "g"),
+    (r"=([-+]?[0-9]+)(?:\.0*|(\.[0-9]*[1-9])0*)([,)@]|$)", r"=\1\2\3", "g"),
+]
+# and after them: a dropped parameter's comma, and empty parentheses
+_AFTER = [(r"\(,*\)|(\(),+|,+(\))|,+(,)", r"\1\2\3", "g")]
+
+
+def _rule_measure(rule) -> str:
+    return f"(?i:{'|'.join(map(re.escape, rule.measures))})" if rule.measures else _NAME
+
+
+def _rule_value(rule) -> str:
+    """A rule's values as a pattern's group (any value where it names none)."""
+    return f"((?i:{'|'.join(map(re.escape, rule.values))}))" if rule.values else f"({_VALUE})"
+
+
+def _rule_steps(rule) -> list[tuple[str, str, str]]:
+    """One rule of rankkit.neighbours.RULES as regexp_replace steps over a name without spaces (those that drop
+    a value of any measure's parameter are one step, _dropped)."""
+    head = rf"^({_rule_measure(rule)}\((?:.*,)?){re.escape(rule.param)}="
+    value = _rule_value(rule)
+    steps = []
+    if rule.renamed:
+        steps.append((rf"^{_rule_measure(rule)}(\((?:.*,)?{re.escape(rule.param)}={value}[,)])", rule.renamed + r"\1", ""))
+        head = rf"^({_NAME}\((?:.*,)?){re.escape(rule.param)}="
+    if rule.refused or _dropped(rule):
+        return steps
+    if rule.becomes is None:
+        steps.append((head + value + "([,)])", r"\1\3", ""))
+    elif rule.becomes == "@":  # the cutoff after @, unless the name gives one (then it is refused as unknown)
+        steps.append((head + value + r"([,)][^@]*)$", r"\1\3@\2", ""))
+    elif rule.becomes or rule.value:
+        steps.append((head + value + "([,)])", rf"\1{rule.becomes or rule.param}={rule.value or chr(92) + '2'}\3", ""))
+    if rule.first:
+        said = re.escape(rule.becomes or rule.param)
+        if rule.default is not None:  # written first where not given, then the one given kept
+            steps += [(rf"^({_rule_measure(rule)}\()((?:.*,)?{said}=)", rf"\1{rule.first}={rule.default},\2", ""),
+                      (rf"^({_NAME}\(){re.escape(rule.first)}={_VALUE},((?:.*,)?{re.escape(rule.first)}=)", r"\1\2", "")]
+        steps.append((rf"^({_NAME}\()(.+?),({re.escape(rule.first)}={_VALUE})([,)])", r"\1\3,\2\4", ""))
+    return steps
+
+
+def _dropped(rule) -> bool:
+    return rule.becomes is None and bool(rule.values) and not rule.measures and not rule.renamed
+
+
+def _steps() -> list[tuple[str, str, str]]:
+    """Every step of rankkit.neighbour_written, in order: a regexp_replace each (binding one costs ~0.1 ms)."""
+    dropped = [r for r in neighbours.RULES if _dropped(r)]
+    drop = "|".join(f"{re.escape(r.param)}={_rule_value(r)}" for r in dropped)
+    steps = [*_BEFORE, (rf"([(,])(?:{drop})([,)])", rf"\1\{len(dropped) + 2}", "g")]  # each value is a group
+    return steps + [step for r in neighbours.RULES for step in _rule_steps(r)] + _AFTER
+
+
+def neighbour_sql() -> str:
+    """From rankkit/neighbours.py, in its words, for the SQL parser's reading of ir_measures' and ranx's names
+    (rankkit.neighbour_names, sql/30_specs.sql): rankkit.refusal_list(), the names refused by name (ranx's
+    rbp.95, ir_measures' BPM) and why ({} in it: the pattern's group); rankkit.neighbour_marked(name), whether
+    a name is in ir_measures' spelling, and rankkit.neighbour_written(name), such a name as rankkit's, and
+    rankkit.neighbour_refusal_list(), what such a name is refused for, from neighbours.RULES;
+    rankkit.ranx_names(), ranx's names whose -l level is rankkit's rel; rankkit.ranx_level_hint, what ranx's
+    -l after another measure's cutoff is in rankkit's spelling ('' if none). The rules are regexp_replace
+    steps, not a list a lambda reads: binding the lambdas of that list cost the parser 10 ms a statement."""
     def text(template: str, **exprs: str) -> str:  # a template's {field}s as SQL expressions
         parts = re.split(r"\{(\w*)\}", template)
         return " || ".join(_lit(part) if i % 2 == 0 else exprs[part] for i, part in enumerate(parts) if part or i % 2)
 
-    # a list to search, not a CASE: every name given is read through it, and the CASE of thirteen patterns
+    # lists to search, not CASEs: every name given is read through them, and the CASE of thirteen patterns
     # was bound for each (a quarter of the name parser's planning)
     refused = _lit(json.dumps([{"pattern": pattern, "why": why} for pattern, why in neighbours.refusals()]))
-    hints = "".join(f"        WHEN param = {_lit(param)}"
-                    + (f" AND name IN ({', '.join(map(_lit, measures))})" if measures else "")
-                    + f" THEN '; ' || {text(hint, name='name')}\n" for (param, measures), hint in neighbours.HINTS.items())
-    # the name with ir_measures' {0: 1, 1: 4} written as rankkit's [0=1,1=4]
-    written = r"""regexp_replace(regexp_replace(regexp_replace(regexp_replace(measure, '\s*:\s*', '=', 'g'), '\{\s*', '[', 'g'), '\s*\}', ']', 'g'), ',\s+', ',', 'g')"""
-    gains = (f"CREATE OR REPLACE MACRO rankkit.gains_hint(measure) AS "
-             f"{text(neighbours.GAINS_HINT, written=written)};\n")
+    rules = neighbours.RULES
+    marked = "|".join(dict.fromkeys(rf"{_rule_measure(r)}\s*\((?:.*,)?\s*{re.escape(r.param)}\s*={r.marks}"
+                                    for r in rules if r.marks is not None))
+    marked = _lit(rf"(?s)^\s*(?:{marked})")
+    written = "trim(name)"
+    for pattern, replacement, options in _steps():
+        written = f"regexp_replace({written}, {_lit(pattern)}, {_lit(replacement)}{', ' + _lit(options) if options else ''})"
+    # on the name written: a parameter left that a rule refuses (its value the pattern's group), or a parameter
+    # a measure needs (unless: the pattern of it written)
+    refusing = [{"pattern": rf"^{_rule_measure(r)}\((?:.*,)?{re.escape(r.param)}={_rule_value(r)}[,)]", "unless": None,
+                 "why": r.refused} for r in rules if r.refused]
+    for param, measures, why in neighbours.NEEDED:  # unless given, as ir_measures or rankkit spells it
+        ours = next((r.becomes for r in rules if r.param == param and not r.measures), param)
+        refusing.append({"pattern": rf"^(?i:{'|'.join(measures)})(?:[(@]|$)", "unless": rf"[(,](?:{param}|{ours})=",
+                         "why": why})
     level, at = "split_part(cutoff, '-l', 2)", "split_part(cutoff, '-l', 1)"
     ranx_level = (f"CREATE OR REPLACE MACRO rankkit.ranx_level_hint(cutoff, base, name, takes_rel) AS\n"
                   f"    CASE WHEN NOT regexp_full_match(cutoff, '[0-9]+-l[0-9]+') THEN ''\n"
                   f"         WHEN takes_rel THEN '; ' || {text(neighbours.RANX_LEVEL, level=level, base='base', at=at)}\n"
                   f"         ELSE '; ' || {text(neighbours.RANX_LEVEL_REFUSED, level=level, name='name')} END;\n")
-    return ("-- Generated from rankkit/neighbours.py by rankkit.macros.neighbour_hint_sql().\n"
+    return ("-- Generated from rankkit/neighbours.py by rankkit.macros.neighbour_sql().\n"
             f"CREATE OR REPLACE MACRO rankkit.refusal_list() AS\n    from_json({refused}, '[{{\"pattern\": \"VARCHAR\", \"why\": \"VARCHAR\"}}]');\n"
-            f"CREATE OR REPLACE MACRO rankkit.neighbour_hint(name, param) AS\n    CASE\n{hints}        ELSE ''\n    END;\n"
-            + ranx_level + gains)
+            f"CREATE OR REPLACE MACRO rankkit.refused_any() AS {_lit('|'.join(f'(?:{pattern})' for pattern, _ in neighbours.refusals()))};\n"
+            f"CREATE OR REPLACE MACRO rankkit.neighbour_marked(name) AS regexp_matches(name, {marked});\n"
+            f"CREATE OR REPLACE MACRO rankkit.neighbour_written(name) AS\n    {written};\n"
+            f"CREATE OR REPLACE MACRO rankkit.neighbour_refusal_list() AS\n    from_json({_lit(json.dumps(refusing))}, "
+            f"'[{{\"pattern\": \"VARCHAR\", \"unless\": \"VARCHAR\", \"why\": \"VARCHAR\"}}]');\n"
+            f"CREATE OR REPLACE MACRO rankkit.ranx_names() AS [{', '.join(map(_lit, neighbours.RANX))}];\n"
+            + ranx_level)
 
 
 def preset_sql() -> str:
     """rankkit.preset_name: a preset's name (ranx's ndcg_burges@10, the ``presets:`` of the headers) as the
     measure's own with its parameters set (nDCG(gain=exp)@10), any other name as it is; the SQL parser
-    reads names through it, as Python's rankkit.neighbours.translate rewrites them."""
+    reads names through it."""
     whens = "".join(f"\n        WHEN {_lit(given.lower())} THEN {_lit(m.name + '(' + fixed)}"
                     for m in registry().values() for given, fixed in m.presets)
     parts = "regexp_extract(name, '^\\s*([A-Za-z][A-Za-z0-9_-]*)\\s*(?:\\((.*)\\))?\\s*(?:@\\s*(\\S+))?\\s*$', ['base', 'inside', 'at'])"

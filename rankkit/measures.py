@@ -32,7 +32,7 @@ from rankkit.parameters import (Param, SpecField, beyond_params, default, defaul
 
 __all__ = ["Measure", "Param", "Feature", "SpecField", "registry", "read_measure", "header", "params", "get", "preset",
            "label", "spec_value", "default", "written", "shared_features", "inputs", "subtopic_inputs", "needs_subtopics",
-           "aggregate_of", "is_count", "spec_fields", "spec_types", "spec_type", "Aggregation", "AGGREGATIONS",
+           "aggregate_of", "spec_fields", "spec_types", "spec_type", "Aggregation", "AGGREGATIONS",
            "CONVENTIONS", "REFERENCE", "TIE_RULES", "reads", "top_k_read", "beyond_measures", "beyond_params"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
@@ -282,11 +282,6 @@ def aggregate_of(name: str) -> str:
         return get(name.split("(")[0].split("@")[0]).aggregate
     except KeyError:
         return "mean"
-
-
-def is_count(name: str) -> bool:
-    """Whether a printed name names a count (num_ret, NumRel ...): summed, and printed as an integer."""
-    return aggregate_of(name) == "sum"
 
 
 def get(name: str) -> Measure:

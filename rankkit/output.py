@@ -151,8 +151,7 @@ def _table(frames, fmt: str, digits: int, aggregates: Mapping[str, str]) -> str:
     notes = [table.means_note([name for name in measures if combined[name] == "sum"],
                               [name for name in measures if combined[name] == "gmean"])]
     notes += [table.BEST_NOTE, NO_TEST_NOTE] if len(systems) > 1 else []  # one system: nothing to compare
-    made = table.make_table(measures, measures, systems, values, {name: combined[name] != "sum" for name in measures},
-                            {}, notes, digits=digits)
+    made = table.make_table(measures, measures, systems, values, combined, {}, notes, digits=digits)
     if fmt == "markdown":
         return table.markdown(made)
     return table.latex(made, caption=EVAL_CAPTION, label="tab:results")

@@ -7,7 +7,7 @@ from typing import Iterable, Mapping
 
 from rankkit import _engine as duckdb
 
-from rankkit._sql import store, stored
+from rankkit._sql import connect, store, stored
 from rankkit.conventions import PACKS
 from rankkit.errors import MeasureError, warn
 from rankkit.measures import default, label, registry, spec_type
@@ -18,19 +18,23 @@ from rankkit.trec import family_of, given
 SPEC_TYPE = spec_type()  # the measure spec's SQL type, from sql/00_prelude.sql
 
 
-def measure_specs(con: duckdb.DuckDBPyConnection, measures: str | Iterable[str], rel: float = 1,
-                  docs: int = 0) -> list[dict]:
+def measure_specs(con: duckdb.DuckDBPyConnection | None, measures: str | Iterable[str], rel: float = 1,
+                  docs: int = 0, text: bool = False) -> list[dict]:
     """Parse measure names with the SQL parser; a bad name raises MeasureError. The parser reads
     trec_eval's nicknames (official, all_trec, set), its parameter forms (P.5,10) and family names (P,
-    recall) as the measures they stand for; an ir_measures measure object is read by its name, and
-    ir_measures' and ranx's spellings are translated first (rankkit.trec.given)."""
+    recall) as the measures they stand for, and ir_measures' and ranx's spellings as rankkit's names
+    (rankkit.neighbours' rules); an ir_measures measure object is written in its spelling first
+    (rankkit.trec.given). ``text``: the measures whose value is text (runid, relstring: ``agg`` 'text') too,
+    nicknames' among them, where otherwise a nickname leaves them out and one named is refused. ``con``
+    None: a connection is made if the names were not parsed before (a command reads what it prints, and
+    how, before it opens its own)."""
     names = given(measures)
     for name in names:
         if not isinstance(name, str):
             raise MeasureError(f"a measure name must be a string, got {name!r}")
-    key = (tuple(names), rel, docs)
+    key = (tuple(names), rel, docs, text)
     if names and key not in _parsed:  # a loop over many runs asks for the same names: parsing them is slow
-        _parsed[key] = _stored_specs(key) or _parse_specs(con, key)
+        _parsed[key] = _stored_specs(key) or _parse_specs(con if con is not None else connect(), key)
     if not names or not _parsed[key]:  # none given, or a trec_eval form of none (P.,)
         raise MeasureError("no measure given; name at least one, such as nDCG@10 or AP")
     specs = [_labelled(dict(spec), rel) for spec in _parsed[key]]
@@ -39,6 +43,12 @@ def measure_specs(con: duckdb.DuckDBPyConnection, measures: str | Iterable[str],
         warn(f"rel={rel:g} changes none of the measures asked ({', '.join(s['measure'] for s in specs[:5])}"
              f"{', ...' if len(specs) > 5 else ''}): they take no relevance level")
     return specs
+
+
+def numbers(measures) -> list[str]:
+    """The measures asked whose value is a number, by the parser's names for them (trec_eval's forms and
+    nicknames read; runid and relstring, text, left out): what a report computes, and its record holds."""
+    return [spec["measure"] for spec in measure_specs(None, measures, text=True) if spec["agg"] != "text"]
 
 
 def takes_rel(spec: Mapping) -> bool:
@@ -80,10 +90,10 @@ STORED_SPECS = 256  # lists of names kept; the oldest go first
 
 
 def _parse_specs(con: duckdb.DuckDBPyConnection, key: tuple) -> list[dict]:
-    names, rel, docs = key
+    names, rel, docs, text = key
     try:
-        rows = con.execute("SELECT spec FROM rankkit.measure_specs(?::VARCHAR[], rel := ?, docs := ?)",
-                           [list(names), rel, docs]).fetchall()
+        rows = con.execute("SELECT spec FROM rankkit.measure_specs(?::VARCHAR[], rel := ?, docs := ?, text := ?)",
+                           [list(names), rel, docs, text]).fetchall()
     except duckdb.Error as error:
         raise MeasureError(sql_message(error)) from None
     specs = [row[0] for row in rows]

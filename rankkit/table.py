@@ -13,7 +13,6 @@ import string
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from rankkit.measures import is_count
 from rankkit.safe.markdown import text as markdown_escape  # (one escape for every Markdown writer)
 from rankkit.safe.latex import cell as latex_cell, comment as latex_comment, escape as latex_escape, with_definitions
 
@@ -30,11 +29,12 @@ def _missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def number(value, name: str = "", digits: int = DIGITS) -> str:
-    """A value as the tables print it: counts (NumRet ...) as integers, others with ``digits`` decimals."""
+def number(value, count: bool = False, digits: int = DIGITS) -> str:
+    """A value as the tables print it: a count (NumRet ..., its spec's aggregation a sum) as an integer, others
+    with ``digits`` decimals."""
     if _missing(value):
         return "–"
-    if name and is_count(name):
+    if count:
         return str(int(round(value)))
     return f"{value:.{digits}f}"
 
@@ -48,14 +48,15 @@ class Cell:
     best: bool = False
     beats: list[str] = field(default_factory=list)  # letters of the systems it is significantly better than
     digits: int = DIGITS
+    count: bool = False  # printed as an integer: the measure's spec sums it over queries
 
-    def number(self, name: str) -> str:
-        return number(self.value, name, self.digits)
+    def number(self) -> str:
+        return number(self.value, self.count, self.digits)
 
-    def interval(self, name: str = "") -> str:
+    def interval(self) -> str:
         if _missing(self.low):
             return ""
-        return f"[{number(self.low, name, self.digits)}, {number(self.high, name, self.digits)}]"
+        return f"[{number(self.low, self.count, self.digits)}, {number(self.high, self.count, self.digits)}]"
 
 
 @dataclass
@@ -98,12 +99,12 @@ def letters(systems: list[str]) -> dict[str, str]:
 
 
 def make_table(measures: list[str], labels: list[str], systems: list[str], values: Mapping[tuple[str, str], dict],
-               averaged: Mapping[str, bool], beats: Mapping[tuple[str, str], list[str]], notes: list[str],
+               aggregates: Mapping[str, str], beats: Mapping[tuple[str, str], list[str]], notes: list[str],
                interval_note: str = "", digits: int = DIGITS) -> Table:
-    """The table from each (measure, system)'s ``{"value", "queries"[, "low", "high"]}``; ``averaged``
-    says which measures are means, arithmetic or geometric (only those get a best: a sum over more
-    queries is no better); ``beats`` the letters of the systems each (measure, system) is
-    significantly better than."""
+    """The table from each (measure, system)'s ``{"value", "queries"[, "low", "high"]}``; ``aggregates``
+    how each measure combines over queries, its spec's ``agg`` (mean, gmean: a best is marked; sum, a count:
+    printed as an integer, and no best, as a sum over more queries is no better); ``beats`` the letters of
+    the systems each (measure, system) is significantly better than."""
     letter = letters(systems)
     top = {name: max((values[(name, s)]["value"] for s in systems
                       if (name, s) in values and not _missing(values[(name, s)]["value"])), default=math.nan)
@@ -114,13 +115,14 @@ def make_table(measures: list[str], labels: list[str], systems: list[str], value
         for name in measures:
             found = values.get((name, system))
             if found is None:
-                cells.append(Cell(math.nan, digits=digits))
+                cells.append(Cell(math.nan, digits=digits, count=aggregates.get(name) == "sum"))
                 continue
             value = found["value"]
-            best = averaged.get(name, False) and len(systems) > 1 and not _missing(value) \
+            best = aggregates.get(name, "sum") != "sum" and len(systems) > 1 and not _missing(value) \
                 and value >= top[name] - BEST_TOLERANCE
             cells.append(Cell(value, found.get("low"), found.get("high"), found.get("queries"), best=best,
-                              beats=sorted(beats.get((name, system), [])), digits=digits))
+                              beats=sorted(beats.get((name, system), [])), digits=digits,
+                              count=aggregates.get(name) == "sum"))
             if found.get("queries") is not None:
                 counts.add(int(found["queries"]))
         rows.append({"letter": letter[system], "name": system, "cells": cells,
@@ -136,8 +138,7 @@ def markdown(table: Table, intervals: bool = False, caption: str | None = None, 
     lines = ["| system | " + "".join(f"{markdown_escape(label_)} | " for label_ in table.labels) + "queries |",
              "|:---|" + "---:|" * len(table.measures) + "---:|"]
     for row in table.systems:
-        cells = "".join(_markdown_cell(cell, name, intervals) + " | "
-                        for cell, name in zip(row["cells"], table.measures))
+        cells = "".join(_markdown_cell(cell, intervals) + " | " for cell in row["cells"])
         lines.append(f"| ({row['letter']}) {markdown_escape(row['name'])} | {cells}{row['queries']} |")
     text = "\n".join(lines) + "\n"
     if caption is not None:
@@ -148,12 +149,12 @@ def markdown(table: Table, intervals: bool = False, caption: str | None = None, 
     return text
 
 
-def _markdown_cell(cell: Cell, name: str, intervals: bool) -> str:
-    shown = f"**{cell.number(name)}**" if cell.best else cell.number(name)
+def _markdown_cell(cell: Cell, intervals: bool) -> str:
+    shown = f"**{cell.number()}**" if cell.best else cell.number()
     if cell.beats:
         shown += f"<sup>{''.join(cell.beats)}</sup>"
-    if intervals and cell.interval(name):  # rankkit's numbers: as they are ([low, high] is no link)
-        shown += " " + cell.interval(name)
+    if intervals and cell.interval():  # rankkit's numbers: as they are ([low, high] is no link)
+        shown += " " + cell.interval()
     return shown
 
 
@@ -226,12 +227,12 @@ def _latex_rows(table: Table, intervals: bool, keep: str = r"\\") -> list[str]:
     for i, row in enumerate(table.systems):
         if shown and i:
             lines.append(r"\addlinespace[2pt]")
-        cells = "".join(" & " + _latex_cell(cell, name) for cell, name in zip(row["cells"], table.measures))
+        cells = "".join(" & " + _latex_cell(cell) for cell in row["cells"])
         lines.append(f"({row['letter']}) {latex_cell(row['name'])}{cells} & {latex_escape(row['queries'])} "
                      + (keep if shown else r"\\"))
         if shown:
-            under = "".join(" & " + (rf"{{\scriptsize {latex_escape(cell.interval(name))}}}" if cell.interval(name)
-                                     else "") for cell, name in zip(row["cells"], table.measures))
+            under = "".join(" & " + (rf"{{\scriptsize {latex_escape(cell.interval())}}}" if cell.interval()
+                                     else "") for cell in row["cells"])
             lines.append(f"{under} & \\\\")
     return lines
 
@@ -240,8 +241,8 @@ def _latex_notes(table: Table, intervals: bool) -> str:
     return r"{\footnotesize " + " ".join(latex_escape(note) for note in table.shown_notes(intervals)) + r"\par}"
 
 
-def _latex_cell(cell: Cell, name: str) -> str:
-    shown = latex_escape(cell.number(name))
+def _latex_cell(cell: Cell) -> str:
+    shown = latex_escape(cell.number())
     if cell.best:
         shown = rf"\textbf{{{shown}}}"
     if cell.beats:

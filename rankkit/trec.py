@@ -3,10 +3,10 @@ parameter forms, and the order and spelling in which it prints them.
 
 trec_eval names a measure by family and parameters: ``P.5,10`` is P at cutoffs 5 and 10, printed
 ``P_5`` and ``P_10``; ``P`` alone is P at its default cutoffs; ``-m all_trec`` is every family at its
-defaults. :func:`expand` turns such names into the names rankkit's SQL parser reads (``P_5``,
-``iprec_at_recall_0.10``, ``utility_2,-1,0,0``: each also what trec_eval prints), and leaves
-rankkit's own names (``nDCG@10``) as they are. The measures themselves are declared once, in
-``sql/metrics/*.sql``; this module only knows how trec_eval spells them.
+defaults. The SQL parser (sql/30_specs.sql) reads such names from this module's table (rankkit.macros
+writes it into SQL) as the names trec_eval prints (``P_5``, ``iprec_at_recall_0.10``,
+``utility_2,-1,0,0``). The measures themselves are declared once, in ``sql/metrics/*.sql``; this module
+only knows how trec_eval spells them.
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from rankkit.errors import MeasureError
-from rankkit.neighbours import from_ir_measures, translate
+from rankkit.neighbours import from_ir_measures
 
-__all__ = ["Family", "FAMILIES", "NICKNAMES", "NUMBER", "expand", "given", "default_names", "family_of", "trec_sorted", "printed_per_query",
+__all__ = ["Family", "FAMILIES", "NICKNAMES", "NUMBER", "given", "default_names", "family_of", "trec_sorted", "printed_per_query",
            "printed_in_summary"]
 
 
@@ -47,8 +46,8 @@ class Family:
         return "positive integers" if self.number is int else "numbers"
 
 
-# A parameter of trec_eval's 'family.params' form (P.5,10), as expand() and the SQL parser (rankkit.trec_form_refusal,
-# generated from this module) read it
+# A parameter of trec_eval's 'family.params' form (P.5,10), as the SQL parser (rankkit.trec_form_refusal,
+# generated from this module) reads it
 NUMBER = r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)"
 
 
@@ -93,32 +92,12 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 }
 
 
-def expand(measures, text: bool = True) -> list[str]:
-    """Measure names as the SQL parser reads them, in the order given (nicknames in trec_eval's order).
-
-    ``measures``: a name, a list of names, or ir_measures measure objects and strings (translated by
-    rankkit.neighbours);
-    one string may hold several names separated by spaces (``"nDCG@10 P@5 AP"``). ``text=False``
-    leaves the measures whose value is text (runid, relstring) out of nicknames.
-    """
-    # one entry per trec_eval family, as trec_eval keeps one parameter list per measure: a family
-    # named again with parameters replaces the earlier ones (-m all_trec -m relstring.20)
-    entries: dict[object, list[str]] = {}
-    for name in given(measures):
-        for key, names in _expand_one(name, text):
-            if key is None or key not in entries or (isinstance(name, str) and "." in name):
-                entries[key if key is not None else (len(entries), name)] = names
-    return list(dict.fromkeys(n for names in entries.values() for n in names))
-
-
 def given(measures) -> list:
     """The names given, as the SQL parser (rankkit.measure_specs) reads them: one string may hold several
-    names separated by spaces, an ir_measures measure object is read by its name, ir_measures' and ranx's
-    spellings are translated (rankkit.neighbours); trec_eval's nicknames and forms are left as they are,
-    for the parser reads them as expand() does."""
+    names separated by spaces, an ir_measures measure object is written in ir_measures' spelling; the
+    parser reads ir_measures' and ranx's spellings (rankkit.neighbours) and trec_eval's nicknames and forms."""
     items = [measures] if isinstance(measures, str) or not isinstance(measures, Iterable) else list(measures)
-    return [translate(name) if isinstance(name, str) else name
-            for item in items for name in _split(item if isinstance(item, str) else _object_name(item))]
+    return [name for item in items for name in _split(item if isinstance(item, str) else _object_name(item))]
 
 
 def _object_name(measure):
@@ -133,37 +112,11 @@ def _split(text):
     return [part for part in re.findall(r"(?:\([^()]*\)|[^\s(])+", text)] or [text]
 
 
-def _expand_one(name: str, text: bool = True) -> list[tuple[str | None, list[str]]]:
-    """(trec_eval family or None, names) for one name as given."""
-    if name in NICKNAMES:
-        return [(family, default_names(FAMILIES[family])) for family in NICKNAMES[name] if text or not FAMILIES[family].text]
-    family, _, params = name.partition(".")
-    if family in FAMILIES:
-        return [(family, _with_params(FAMILIES[family], params) if params else default_names(FAMILIES[family]))]
-    return [(None, [name])]
-
-
 def default_names(family: Family) -> list[str]:
     """A family's names at its default parameters (P: P_5 ... P_1000), or its one name."""
     if family.cutoffs:
         return [f"{family.name}_{family.spell.format(value)}" for value in family.cutoffs]
     return [family.name]
-
-
-def _with_params(family: Family, params: str) -> list[str]:
-    """trec_eval's 'family.params': one name per cutoff, sorted as trec_eval sorts them (P.5,7,3 is
-    P_3, P_5, P_7; ndcg_cut.23.4 reads 23 as trec_eval's atol does), or one name carrying the text."""
-    if not family.cutoffs:
-        return [f"{family.name}_{params}"]
-    values = []
-    for text in params.split(","):
-        if not text:
-            continue
-        if not re.fullmatch(NUMBER, text):
-            raise MeasureError(f"measure '{family.name}.{params}': trec_eval's {family.name} takes {family.takes} "
-                               f"separated by commas, got '{text}'")
-        values.append(int(float(text)) if family.number is int else float(text))
-    return [f"{family.name}_{family.spell.format(v)}" for v in sorted(dict.fromkeys(values))]
 
 
 def family_of(name: str) -> Family | None:

@@ -29,9 +29,9 @@ CREATE OR REPLACE MACRO rankkit.param_list(text) AS
 CREATE OR REPLACE MACRO rankkit.measure_list(names) AS
     from_json(CASE WHEN json_type(to_json(names)) = 'ARRAY' THEN to_json(names) ELSE to_json([names]) END, '["VARCHAR"]');
 
--- rankkit.refusal_list (ranx's rbp.95, ir_measures' BPM: refused by name), rankkit.neighbour_hint (what
--- ir_measures' parameters are in rankkit's spelling) and rankkit.ranx_level_hint (ranx's -l), for the
--- parser's refusals, are generated from rankkit/neighbours.py (rankkit.macros.neighbour_hint_sql).
+-- rankkit.refusal_list (ranx's rbp.95, ir_measures' BPM: refused by name), rankkit.neighbour_rules (how
+-- ir_measures' parameters are written in rankkit), rankkit.ranx_names and the texts of the refusals below are
+-- generated from rankkit/neighbours.py (rankkit.macros.neighbour_sql).
 
 -- The name parser, one scalar expression: rankkit.parse_measures(names, rel := 1, docs := 0) is the list
 -- of specs the names ask for, in the order asked. It reads constant lists (rankkit.catalog_list,
@@ -43,8 +43,7 @@ CREATE OR REPLACE MACRO rankkit.measure_list(names) AS
 -- argument out at each use, so a long argument used twice is bound twice.
 
 -- trec_eval's parameter form 'family.params' (f: the family's row of rankkit.trec_family_list, its params
--- inserted) as the names trec_eval prints, as Python's expand() (rankkit/trec.py) writes them, so that SQL
--- and Python name a measure alike: ndcg_cut.10 is ndcg_cut_10, P.5,7,3 is P_3, P_5, P_7 (a cutoff is an
+-- inserted) as the names trec_eval prints (rankkit/trec.py's table): ndcg_cut.10 is ndcg_cut_10, P.5,7,3 is P_3, P_5, P_7 (a cutoff is an
 -- integer: 23.4 reads as 23), iprec_at_recall.0.1 is iprec_at_recall_0.10, and a family of one measure keeps
 -- its text (utility.2,-1,0,0 is utility_2,-1,0,0); 'P.' is P's defaults.
 CREATE OR REPLACE MACRO rankkit.trec_form(f) AS
@@ -63,9 +62,32 @@ CREATE OR REPLACE MACRO rankkit.trec_form_refusal(f) AS
         || [x FOR x IN string_split((f).params, ',') IF x <> '' AND NOT regexp_full_match(x, rankkit.trec_number())][1] || '''' END;
 
 -- Why a name given is refused by name (rankkit.refusal_list: ranx's rbp.95, ir_measures' BPM), NULL if it is not.
+-- The list is searched only for a name one of its patterns fits (rankkit.refused_any(), their alternation: one
+-- pattern compiled while the statement is bound, where the search compiled each pattern for each name).
 CREATE OR REPLACE MACRO rankkit.refusal(n) AS
-    ['rankkit: measure ''' || trim(n) || ''': ' || replace((r).why, '{}', coalesce(regexp_extract(n, (r).pattern, 1), ''))
-     FOR r IN list_filter(rankkit.refusal_list(), lambda r: regexp_full_match(n, (r).pattern))][1];
+    CASE WHEN regexp_full_match(n, rankkit.refused_any()) THEN
+        ['rankkit: measure ''' || trim(n) || ''': ' || replace((r).why, '{}', coalesce(regexp_extract(n, (r).pattern, 1), ''))
+         FOR r IN list_filter(rankkit.refusal_list(), lambda r: regexp_full_match(n, (r).pattern))][1] END;
+
+-- The names given as rankkit spells them, each {x: as given, n: as the parser reads it, refused: why, NULL if
+-- it is not}: ranx's map@100-l2 is map(rel=2)@100, and a name in ir_measures' spelling (a parameter that marks
+-- it so: NumRet(rel=1), nDCG(dcg=exp-log2)@10) is written by the rules of rankkit/neighbours.py
+-- (rankkit.neighbour_written: NumRelRet(rel=1), nDCG(gain=exp)@10) or refused by them; any other name is
+-- rankkit's own and is read as given. Python's evaluate reads names through here too. No error() (see
+-- rankkit.given_measures).
+CREATE OR REPLACE MACRO rankkit.neighbour_names(names) AS list_transform(list_transform(
+    [{'x': x, 'refused': rankkit.refusal(x),
+      'n': coalesce([(l).base || '(rel=' || (l).level || ')' || (l).at
+                     FOR l IN [regexp_extract(x, '^\s*([a-z_-]+?)(@[0-9]+)?-l([0-9]+)\s*$', ['base', 'at', 'level'])]
+                     IF list_contains(rankkit.ranx_names(), (l).base)][1], x)}
+     FOR x IN names],
+    lambda s: struct_insert(s, t := CASE WHEN rankkit.neighbour_marked((s).n) THEN rankkit.neighbour_written((s).n) END)),
+    lambda s: {'x': (s).x, 'n': CASE WHEN (s).refused IS NULL THEN coalesce((s).t, (s).n) ELSE (s).x END,
+               'refused': coalesce((s).refused, CASE WHEN (s).t IS NOT NULL THEN
+                   ['rankkit: measure ''' || trim((s).x) || ''': '
+                    || replace(replace((r).why, '{value}', regexp_extract((s).t, (r).pattern, 1)), '{name}', regexp_extract((s).t, '^[A-Za-z][A-Za-z0-9_-]*'))
+                    FOR r IN rankkit.neighbour_refusal_list()
+                    IF regexp_matches((s).t, (r).pattern) AND NOT coalesce(regexp_matches((s).t, (r).unless), false)][1] END)});
 
 -- trec_eval's nicknames (official, all_trec, set) and family names (P, recall, ndcg_cut ...) stand for
 -- the measures rankkit.trec_name_list() lists; a preset (ranx's ndcg_burges@10) reads as the measure
@@ -75,36 +97,37 @@ CREATE OR REPLACE MACRO rankkit.refusal(n) AS
 -- form it gives (P.5, read by rankkit.trec_form in a stage of its own: nested in this one's lambdas, it
 -- was bound over again).
 CREATE OR REPLACE MACRO rankkit.name_entries(g, j) AS coalesce(
-    CASE WHEN (g).refused IS NOT NULL THEN [{'family': '#' || j, 'names': [(g).n], 'form': NULL, 'refused': (g).refused}] END,
+    CASE WHEN (g).refused IS NOT NULL THEN [{'family': '#' || j, 'names': [(g).n], 'form': NULL, 'refused': (g).refused, 'quiet': false}] END,
     [(t).entries FOR t IN rankkit.trec_name_list() IF (t).name = (g).n][1],
-    [[{'family': (f).name, 'names': NULL, 'form': f, 'refused': NULL}]
+    [[{'family': (f).name, 'names': NULL, 'form': f, 'refused': NULL, 'quiet': false}]
      FOR f IN [struct_update(f, params := substr((g).n, length((f).name) + 2))
                FOR f IN list_filter(rankkit.trec_family_list(), lambda f: starts_with((g).n, (f).name || '.'))]][1],
-    [{'family': '#' || j, 'names': [rankkit.preset_name((g).n)], 'form': NULL, 'refused': NULL}]);
+    [{'family': '#' || j, 'names': [rankkit.preset_name((g).n)], 'form': NULL, 'refused': NULL, 'quiet': false}]);
 
 -- As trec_eval keeps one parameter list per measure, a family named again with parameters replaces the
 -- earlier ones, in the family's first place (['P', 'P.5'] is P_5; -m all_trec -m relstring.20), as
--- Python's expand() (rankkit/trec.py) reads them: the last form given of a family (list_position in the
+-- trec_eval reads them: the last form given of a family (list_position in the
 -- entries reversed), else its first entry. A name given twice is one measure, in its first place (i).
 -- A stage per step, as rankkit.parse_measures's. No error() here: a name refused carries why, and
 -- rankkit.checked_measure raises it; so a constant list of names folds to constant measures while the
 -- statement is planned (an error() in it kept the parser's every stage in the plan, twice its size).
 CREATE OR REPLACE MACRO rankkit.given_measures(names) AS list_transform(list_transform(list_transform(
-    [flatten([rankkit.name_entries(g, j) FOR g, j IN [{'n': x, 'refused': rankkit.refusal(x)} FOR x IN rankkit.measure_list(names)]])],
+    [flatten([rankkit.name_entries(g, j) FOR g, j IN rankkit.neighbour_names(rankkit.measure_list(names))])],
     lambda es: {'es': [CASE WHEN (e).form IS NULL THEN e
                             ELSE struct_update(e, names := rankkit.trec_form((e).form), refused := rankkit.trec_form_refusal((e).form)) END
                        FOR e IN es],
                 'families': [(e).family FOR e IN es],
                 'forms': list_reverse([CASE WHEN (e).form IS NOT NULL THEN (e).family END FOR e IN es])}),
     -- a form refused is one measure, named as given
-    lambda s: flatten([[{'measure': m, 'refused': (c).refused}
+    lambda s: flatten([[{'measure': m, 'refused': (c).refused, 'quiet': (c).quiet}
                         FOR m IN CASE WHEN (c).refused IS NULL OR (c).form IS NULL THEN (c).names
                                       ELSE [((c).form).name || '.' || ((c).form).params] END]
                        -- a form refused is not replaced by a later one
                        FOR c IN [coalesce((s).es[list_position([CASE WHEN (x).refused IS NOT NULL THEN (x).family END FOR x IN (s).es], (e).family)],
                                           list_reverse((s).es)[list_position((s).forms, (e).family)], e)
                                  FOR e, j IN (s).es IF list_position((s).families, (e).family) = j]])),
-    lambda flat: [{'measure': (m).measure, 'i': j, 'refused': (m).refused} FOR m, j IN flat IF list_position(flat, m) = j])[1];
+    lambda flat: [{'measure': (m).measure, 'i': j, 'refused': (m).refused, 'quiet': (m).quiet}
+                  FOR m, j IN flat IF list_position([(x).measure FOR x IN flat], (m).measure) = j])[1];
 
 -- trec_eval's names carry a parameter in the name: ndcg_cut_10, P_5, recall.100, iprec_at_recall_0.10,
 -- rbp_p=0.8. An alias 'name_{param}' reads 'name_<value>' and 'name.<value>': a pattern each.
@@ -168,7 +191,7 @@ CREATE OR REPLACE MACRO rankkit.pair_problems(r) AS struct_insert(r,
 
 -- A located name (r), its pair problems found, as its parameters' values (rankkit.spec checks them), or an error saying what is wrong
 -- with the name.
-CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
+CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs, text) AS
         CASE
             WHEN (r).refused IS NOT NULL THEN error((r).refused)
             WHEN (r).metric IS NULL THEN error('rankkit: unknown measure ''' || (r).measure || ''''
@@ -176,7 +199,7 @@ CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
                     -- a trec_eval template by the measure's name
                     [CASE WHEN (s).closest = (s).name OR contains((s).closest, '{') THEN (s).name ELSE (s).closest || ' (' || (s).name || ')' END
                      FOR s IN rankkit.nearest_measures(coalesce(nullif((r).base, ''), (r).measure), catalog)], ', ') || '?', ''))
-            WHEN (r).agg = 'text' THEN error('rankkit: measure ''' || (r).measure || ''' is text, not a number: '
+            WHEN (r).agg = 'text' AND NOT text THEN error('rankkit: measure ''' || (r).measure || ''' is text, not a number: '
                 || 'FROM rankkit.' || (r).metric || '(qrels_table, run_table) gives it')
             -- 'P@' is a cutoff left out, not P over the documents retrieved
             WHEN regexp_matches((r).measure, '@\s*$')
@@ -194,16 +217,12 @@ CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
                     || ' is too large; a cutoff must be a positive integer below 2^63 - 1')
             WHEN (r).cutoff IS NOT NULL AND NOT list_contains((r).params, 'k')
                 THEN error('rankkit: measure ''' || (r).measure || ''': ' || (r).name || ' takes no cutoff')
-            -- ir_measures' gains={0: 1, 1: 4}: its commas would split the levels into parameters
-            WHEN len([p FOR p IN (r).pairs IF contains(p[1] || coalesce(p[2], ''), '{')]) > 0
-                THEN error('rankkit: measure ''' || (r).measure || ''': ' || rankkit.gains_hint((r).measure))
             WHEN (r).unknown IS NOT NULL
                 THEN error('rankkit: measure ''' || (r).measure || ''': unknown or empty parameter '''
                     || (r).unknown[1] || CASE WHEN (r).unknown[2] IS NULL THEN '' ELSE '=' || (r).unknown[2] END
                     || '''; ' || (r).name || ' takes '
                     || coalesce(nullif(array_to_string(list_filter((r).params, lambda p: p <> 'k'), ', '), ''), 'no parameters')
-                    || CASE WHEN list_contains((r).params, 'k') THEN ' and a cutoff @k' ELSE '' END
-                    || rankkit.neighbour_hint((r).name, (r).unknown[1]))
+                    || CASE WHEN list_contains((r).params, 'k') THEN ' and a cutoff @k' ELSE '' END)
             WHEN (r).not_number IS NOT NULL
                 THEN error('rankkit: measure ''' || (r).measure || ''': '
                     || (r).not_number[1] || ' must be a number, got ''' || (r).not_number[2] || '''')
@@ -216,9 +235,11 @@ CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs) AS
 
 -- A stage per step, each a lambda over the previous stage's list: a lambda inside a lambda is bound again
 -- for each binding of the outer one, so nesting the steps made binding slow.
-CREATE OR REPLACE MACRO rankkit.parse_measures(names, rel := 1, docs := 0) AS
+-- text := true: the measures whose value is text (runid, relstring) too, as specs whose agg is 'text' (what
+-- rankkit eval prints apart); else a nickname's are left out (official: no runid) and one named is refused.
+CREATE OR REPLACE MACRO rankkit.parse_measures(names, rel := 1, docs := 0, text := false) AS
     list_transform(list_transform(list_transform(list_transform(list_transform(list_transform(list_transform(
-        rankkit.given_measures(names),
+        list_filter(rankkit.given_measures(names), lambda g: text OR NOT (g).quiet),
         lambda g: {'i': (g).i, 'measure': (g).measure, 'refused': (g).refused,
                    'p': regexp_extract(trim((g).measure), '^([A-Za-z0-9][A-Za-z0-9_-]*?)(?:\(([^()]*)\))?(?:@(.*))?$',
                                        ['base', 'params', 'cutoff']),
@@ -228,11 +249,11 @@ CREATE OR REPLACE MACRO rankkit.parse_measures(names, rel := 1, docs := 0) AS
         lambda r: struct_insert(r, c := [c FOR c IN rankkit.catalog_list() IF (c).metric = (r).metric][1])),
         lambda r: rankkit.located_measure(r, (r).c)),
         lambda r: rankkit.pair_problems(r)),
-        lambda r: rankkit.checked_measure(r, rankkit.catalog_list(), rel, docs)),
+        lambda r: rankkit.checked_measure(r, rankkit.catalog_list(), rel, docs, text)),
         lambda v: rankkit.spec((v).metric, (v).measure, (v).agg, {{spec_arguments v}}));
 
-CREATE OR REPLACE MACRO rankkit.measure_specs(names, rel := 1, docs := 0) AS TABLE
-    SELECT unnest(rankkit.parse_measures(names, rel := rel, docs := docs)) AS spec;
+CREATE OR REPLACE MACRO rankkit.measure_specs(names, rel := 1, docs := 0, text := false) AS TABLE
+    SELECT unnest(rankkit.parse_measures(names, rel := rel, docs := docs, text := text)) AS spec;
 
 -- rankkit.evaluate: measures by name, one row per measure and system (the mean over queries, the
 -- sum for counts) with the number of queries it covers.

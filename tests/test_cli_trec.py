@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
+import rankkit
 from rankkit.cli import main
-from rankkit.trec import expand
 
 # q1 ranks a (1), x (unjudged), b (0), c (2); q1 also judges d (1), so R = 3 (a, c, d).
 # q2 ranks e (0) and judges f (1). The tag of the last line is the runid.
@@ -131,16 +131,24 @@ def test_measures_lists_the_registry(capsys):
     assert "rbp_resid_p={p}" in capsys.readouterr().out
 
 
-def test_expand_keeps_one_parameter_list_per_family():
-    assert expand(["all_trec", "relstring.20"]).count("relstring_20") == 1
-    assert "relstring" not in expand(["all_trec", "relstring.20"])
-    assert expand("P.5,7,3") == ["P_3", "P_5", "P_7"]
-    assert expand("ndcg_cut.10,20,23.4") == ["ndcg_cut_10", "ndcg_cut_20", "ndcg_cut_23"]
-    assert expand("Rprec_mult.5.0,0.2") == ["Rprec_mult_0.20", "Rprec_mult_5.00"]
-    assert "runid" not in expand("official", text=False)
+def test_a_family_keeps_one_parameter_list():
+    from rankkit.specs import measure_specs
+
+    def read(names) -> list[str]:
+        return [spec["measure"] for spec in measure_specs(None, names, text=True)]
+
+    assert read(["all_trec", "relstring.20"]).count("relstring_20") == 1
+    assert "relstring" not in read(["all_trec", "relstring.20"]) and read(["official"])[0] == "runid"
+    assert read("P.5,7,3") == ["P_3", "P_5", "P_7"]
+    assert read("ndcg_cut.10,20,23.4") == ["ndcg_cut_10", "ndcg_cut_20", "ndcg_cut_23"]
+    assert read("Rprec_mult.5.0,0.2") == ["Rprec_mult_0.20", "Rprec_mult_5.00"]
+    assert "runid" not in [spec["measure"] for spec in measure_specs(None, "official")]
 
 
 def test_ir_measures_objects():
     ir_measures = pytest.importorskip("ir_measures")
-    assert expand([ir_measures.nDCG @ 10, ir_measures.RBP, ir_measures.IPrec @ 0.5, ir_measures.P(rel=2) @ 5]) == [
+    from rankkit.specs import measure_specs
+
+    given = [ir_measures.nDCG @ 10, ir_measures.RBP, ir_measures.IPrec @ 0.5, ir_measures.P(rel=2) @ 5]
+    assert [spec["measure"] for spec in measure_specs(rankkit.connect(), given)] == [
         "nDCG@10", "RBP(p=0.8)", "IPrec@0.5", "P(rel=2)@5"]

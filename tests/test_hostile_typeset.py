@@ -233,7 +233,7 @@ def _table(names: list[str]):
     from rankkit import table
 
     values = {("AP", name): {"value": 0.25 + i / 100, "queries": 5} for i, name in enumerate(names)}
-    return table.make_table(["AP"], ["AP"], names, values, {"AP": True}, {}, ["A note about " + names[0]])
+    return table.make_table(["AP"], ["AP"], names, values, {"AP": "mean"}, {}, ["A note about " + names[0]])
 
 
 @pytest.mark.parametrize("long", [False, True], ids=["float", "longtable"])

@@ -12,7 +12,6 @@ import pytest
 
 import rankkit
 from rankkit.errors import MeasureError
-from rankkit.trec import expand
 from support import shared_path
 
 ir_measures = pytest.importorskip("ir_measures")
@@ -28,6 +27,14 @@ PROVEN_ELSEWHERE = {
     "ERR@5": "gdeval.pl rejects these files; test_differential runs it on its own data",
     "NumRel(rel=2)": "no ir_measures provider takes rel; trec_eval -l 2 in test_conformance",
 }
+
+
+def expand(measures) -> list[str]:
+    """The names the parser reads ``measures`` as (ir_measures' and ranx's spellings translated), or its refusal."""
+    from rankkit.io import default_connection
+    from rankkit.specs import measure_specs
+
+    return [spec["measure"] for spec in measure_specs(default_connection(), measures)]
 
 
 def fixture(name: str):
@@ -528,69 +535,49 @@ def test_a_scale_that_does_not_rise_is_refused():
         ours("SDCG(max=2,bottom=2)@5", "cwl")
 
 
-# ---- the plain duckdb shell: its parser reads rankkit's names, and names them when given another's --
+# ---- the plain duckdb shell: its parser reads the neighbours' names as Python's evaluate does ----------
 
-SQL_REFUSALS = [  # (given, what the refusal names: rankkit's spelling, as Python translates or refuses it)
-    ("NumRet(rel=1)", "NumRelRet(rel="), ("RBP(rel=2)", "binary_rel="), ("nDCG(dcg=exp-log2)@10", "gain=exp"),
-    ("nDCG(dcg='exp-log2')@10", "gain=exp"), ("nDCG(gains={0: 1, 1: 4})@10", "write nDCG(gains=[0=1,1=4])@10"),
-    ("SetP(relative=True)", "SetRelP"), ("INST(max_rel=3)", "INST(max=3)"), ("SDCG(max_rel=3)@10", "max=3"),
-    ("INSQ(min_rel=1,max_rel=3)", "bottom"), ("NRBP(beta=0.8)", "patience"), ("nNRBP(beta=0.8)", "patience"),
-    ("P(judged_only=True)@10", "judged_only=True"), ("map@100-l2", "write map(rel=2)@100"),
-    ("hit_rate@5-l2", "write hit_rate(rel=2)@5"), ("ndcg@10-l2", "does not take"), ("rbp.95", "write RBP(p=0.95)"),
-    ("BPM(max_rel=3)@10", "not in rankkit yet"), ("NERR8(max_rel=3)@10", "not in rankkit yet"),
+SQL_TRANSLATED = [  # (given, rankkit's spelling), evaluated in SQL as in Python
+    ("NumRet(rel=1)", "NumRelRet(rel=1)"), ("RBP(rel=2)", "RBP(p=0.8,binary_rel=2)"),
+    ("nDCG(dcg=exp-log2)@10", "nDCG(gain=exp)@10"), ("nDCG(dcg='exp-log2')@5", "nDCG(gain=exp)@5"),
+    ("nDCG(gains={0: 1, 1: 4})@10", "nDCG(gains=[0=1,1=4])@10"), ("SetP(relative=True)", "SetRelP"),
+    ("INST(max_rel=3)", "INST(max=3)"), ("SDCG(max_rel=3)@10", "SDCG(max=3)@10"),
+    ("INSQ(min_rel=1,max_rel=3)", "INSQ(max=3,bottom=1)"),
+    ("P(rel=2, judged_only=False)@5", "P(rel=2)@5"), ("map@100-l2", "map(rel=2)@100"), ("hit_rate@5-l2", "hit_rate(rel=2)@5"),
 ]
+SQL_REFUSALS = [  # (given, what the refusal names: rankkit's spelling)
+    ("P(judged_only=True)@10", "judged_only=True"), ("ndcg@10-l2", "does not take"), ("rbp.95", "write RBP(p=0.95)"),
+    ("BPM(max_rel=3)@10", "not in rankkit yet"), ("NERR8(max_rel=3)@10", "not in rankkit yet"),
+    ("INST(T=2,min_rel=0)", "INST(max=3)"), ("nDCG(min_rel=1)", "bottom"), ("nDCG(dcg=log10)", "gain=exp"),
+    ("nDCG(gains={})", "gains names no relevance level"), ("nDCG(gains=[])", "gains names no relevance level"),
+]
+
+
+def test_the_sql_parser_translates_neighbours_spellings(con):
+    """rankkit.evaluate in the plain duckdb shell reads ir_measures' parameters and ranx's -l as Python's
+    evaluate does (one parser, its rules generated from rankkit/neighbours.py): it refused them before."""
+    qrels, run = fixture("cwl")
+    con.execute(f"CREATE TABLE cwl_q AS FROM rankkit.read_trec_qrels('{qrels}')")
+    con.execute(f"CREATE TABLE cwl_r AS FROM rankkit.read_trec_run('{run}')")
+    given = [name for name, _ in SQL_TRANSLATED]
+    rows = con.execute("SELECT measure, value FROM rankkit.evaluate('cwl_q', 'cwl_r', ?::VARCHAR[])", [given]).fetchall()
+    assert [measure for measure, _ in rows] == [written for _, written in SQL_TRANSLATED]
+    ours_rows = con.execute("SELECT measure, value FROM rankkit.evaluate('cwl_q', 'cwl_r', ?::VARCHAR[])",
+                            [[written for _, written in SQL_TRANSLATED]]).fetchall()
+    assert rows == ours_rows
+    python = rankkit.evaluate(qrels, run, given)
+    assert python[["measure", "value"]].values.tolist() == [list(row) for row in rows]
 
 
 @pytest.mark.parametrize("given, named", SQL_REFUSALS)
 def test_the_sql_parser_refuses_neighbours_spellings_naming_rankkits(con, given, named):
-    """rankkit.evaluate in SQL does not translate ir_measures' parameters or ranx's -l (Python's evaluate
-    does): it refuses them saying what rankkit calls them, what Python's translation writes or its
-    refusal says; a 'write X' it gives evaluates, in SQL, to Python's value for the name given."""
+    """A name the rules refuse is refused in SQL and in Python alike, naming rankkit's spelling."""
     import duckdb
 
-    qrels, run = fixture("cwl")
-    con.execute(f"CREATE TABLE q AS FROM rankkit.read_trec_qrels('{qrels}')")
-    con.execute(f"CREATE TABLE r AS FROM rankkit.read_trec_run('{run}')")
     with pytest.raises(duckdb.Error) as error:
-        con.execute("FROM rankkit.evaluate('q', 'r', [?])", [given]).fetchall()
+        con.execute("SELECT rankkit.parse_measures([?])", [given]).fetchall()
     message = str(error.value)
     assert named in message and "did you mean" not in message, message
-    try:
-        python = expand([given])
-    except MeasureError as refused:
-        assert named.removeprefix("write ") in str(refused), str(refused)
-        python = None
-    else:
-        assert named.removeprefix("write ") in python[0], python
-    written = re.search(r"write (\S+)$", message)
-    if written and python:
-        value = con.execute("SELECT value FROM rankkit.evaluate('q', 'r', [?])", [written.group(1)]).fetchall()[0][0]
-        assert value == pytest.approx(rankkit.evaluate(qrels, run, [given])["value"][0], abs=1e-12)
-
-
-def test_the_neighbours_hints_are_said_alike_in_sql_and_python(con):
-    """The hints are written once (rankkit/neighbours.py) and generated into SQL (rankkit.neighbour_hint):
-    SQL said 'ranx's rbp weighs raw grades', Python 'weighs each document by its raw grade'."""
-    import duckdb
-
-    from rankkit.neighbours import GAINS_HINT, HINTS, RANX_LEVEL, RANX_LEVEL_REFUSED, hint, refusals
-
-    def sql_refusal(name: str) -> str:
-        with pytest.raises(duckdb.Error) as error:
-            con.execute("SELECT rankkit.parse_measures([?])", [name]).fetchall()
-        return str(error.value)
-
-    for param, measures in HINTS:
-        name = measures[-1] if measures else "nDCG"
-        assert hint(name, param) in sql_refusal(f"{name}({param}=1)"), (name, param)
-    assert RANX_LEVEL.format(level=2, base="map", at=100) in sql_refusal("map@100-l2")
-    assert RANX_LEVEL_REFUSED.format(level=3, name="nDCG") in sql_refusal("nDCG@10-l3")  # ranx spells it ndcg
-    assert sql_refusal("nDCG(gains={0: 1, 1: 4})@10").endswith(
-        GAINS_HINT.replace("{written}", expand(["nDCG(gains={0: 1, 1: 4})@10"])[0]))
-    # ranx's rbp.95, -l on its five measures without a level, ir_measures' seven, the beyond-accuracy measures
-    assert len(refusals()) == 14
-    for given in ("rbp.95", "rbp.9-l2", "ndcg_burges@10-l2", "dcg-l1", "BPM(max_rel=3)@10", "Compat", "novelty@10",
-                  "TailShare(tail=0.2)@5"):
-        with pytest.raises(MeasureError) as python:
-            expand([given])
-        assert sql_refusal(given).endswith(f"rankkit: {python.value}")
+    with pytest.raises(MeasureError) as python:
+        expand([given])
+    assert message.endswith(f"rankkit: {python.value}")

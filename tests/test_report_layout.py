@@ -169,3 +169,17 @@ def test_the_page_fits_a_laptop_screen_and_a4_paper_with_any_names(made, page, t
     assert shown["heads"] == GIVEN  # a system's head is one line on screen: its full name in the title
     assert printed["page"] <= A4 and printed["right"] <= A4 + 0.5, printed
     assert printed["broken"] == [], printed["broken"]
+
+
+def test_a_count_is_printed_by_its_specs_aggregation_not_its_label():
+    """The tables took "is this a count" from the label (measures.is_count, a registry lookup): a name the
+    registry does not know printed a count with decimals. The spec's aggregation, carried with the
+    results (the report's record, rankkit eval's specs), says it: a sum is an integer, and has no best."""
+    from rankkit import table
+
+    values = {("mine", "a"): {"value": 3.0, "queries": 2, "low": 2.0, "high": 4.0},
+              ("mine", "b"): {"value": 5.0, "queries": 2}}
+    made = table.make_table(["mine"], ["my count"], ["a", "b"], values, {"mine": "sum"}, {}, [])
+    assert "| (a) a | 3 [2, 4] | 2 |" in table.markdown(made, intervals=True) and "**" not in table.markdown(made)
+    averaged = table.make_table(["mine"], ["my count"], ["a", "b"], values, {"mine": "mean"}, {}, [])
+    assert "**5.0000**" in table.markdown(averaged)

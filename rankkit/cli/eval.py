@@ -17,13 +17,15 @@ def run(args: argparse.Namespace) -> int:
     from rankkit.evaluate import evaluate_file, evaluate_rows
     from rankkit.io.sources import read_table
     from rankkit.output import TABLES, write_eval
-    from rankkit.trec import expand, family_of
+    from rankkit.specs import measure_specs
 
     if args.format in TABLES and (args.per_query or not args.summary):
         raise UsageError(f"--format {args.format} prints the summary of each system (a table of systems x measures): "
                          f"-q and -n print per-query values, in --format trec, csv, json or markdown")
     names, beyond = split(args.measures or ["official"])
-    names = expand(names) if names or not beyond else []  # trec_eval's forms: the beyond measures are none of them
+    # the parser's specs of the names (trec_eval's forms and nicknames among them; the beyond measures are none
+    # of them): the measures whose value is text (runid, relstring) are printed apart
+    specs = measure_specs(None, names, text=True) if names or not beyond else []
     if beyond and (args.engine == "spark" or args.output or args.baseline is not None or args.format in TABLES):
         raise UsageError(f"{beyond[0]}: the beyond-accuracy measures print on DuckDB in --format trec, csv, json or "
                          f"markdown, without -o or --baseline, for now")
@@ -33,8 +35,8 @@ def run(args: argparse.Namespace) -> int:
                          f"(Coverage@10, Novelty@10, ILD@10 ...), and none was asked for")
     if args.engine == "spark" and (args.output or args.baseline is not None):
         raise UsageError("--engine spark prints the evaluation: -o and --baseline run on DuckDB")
-    text = [name for name in names if (family := family_of(name)) is not None and family.text]
-    measures = [name for name in names if name not in text]
+    text = [spec["measure"] for spec in specs if spec["agg"] == "text"]
+    measures = [spec["measure"] for spec in specs if spec["agg"] != "text"]
     if args.baseline is not None:
         return _marked_table(args, measures)
     # the text measures (rankkit.relstring) and the diversity ones (their table macros) read macros
@@ -44,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     con = connect(args, lean=not text and args.subtopics is None)
     check_options(args, con, measures or ["num_q"])
     columns = column_mapping(args)
-    if _qrels_are_subtopics(args) and len(measures) < len(names):
+    if _qrels_are_subtopics(args) and text:
         raise UsageError(f"{', '.join(text)} read plain qrels; with the subtopic judgments as qrels, give them apart")
     # --engine spark: Spark reads the files (relstring, a text measure, reads the qrels on DuckDB)
     if _qrels_are_subtopics(args):

@@ -96,14 +96,15 @@ def _alone(measure) -> str:
     """What the measure's names alone give: one value over the whole ranking, except a trec_eval
     family name (P, recall, ndcg_cut ...), which gives its default cutoffs."""
     from rankkit.measures import needs_subtopics
-    from rankkit.trec import expand
+    from rankkit.trec import FAMILIES, default_names
 
     if needs_subtopics(measure.metric):
         return "whole ranking, over subtopic judgments (eval --subtopics FILE)"
     names = [measure.name, *(alias.split("_{")[0] if "{" in alias else alias for alias in measure.aliases)]
     families = []
     for name in dict.fromkeys(names):
-        rows = expand([name], text=False)
+        # trec_eval's family name alone is its default cutoffs, as the parser reads it (rankkit.trec_name_list)
+        rows = default_names(FAMILIES[name]) if name in FAMILIES else [name]
         if len(rows) > 1:
             families.append(f"{name}: {len(rows)} rows, {rows[0]} ... {rows[-1]}")
     return "; ".join(families + ["other names: whole ranking"]) if families else "whole ranking"
@@ -112,23 +113,17 @@ def _alone(measure) -> str:
 def _meant(name: str) -> list[tuple]:
     """Each measure a name given to ``eval -m`` stands for, read by eval's own parser (trec_eval's
     names, cutoffs and parameters, families and nicknames): (name, canonical label, Measure)."""
-    import rankkit
     from rankkit.errors import MeasureError
     from rankkit.specs import measure_specs
-    from rankkit.measures import get, label, registry
-    from rankkit.trec import expand, family_of
+    from rankkit.measures import label, registry
 
     meant = []
     try:
-        expanded = expand([name])
-        for one in expanded:
-            family = family_of(one)
-            if family is not None and family.text:  # runid, relstring: text, no number to parse
-                meant.append((one, one, get(family.name)))
-                continue
-            spec = measure_specs(rankkit.connect(), [one])[0]
+        specs = measure_specs(None, [name], text=True)
+        for spec in specs:
             # a translated name (ranx's ndcg_burges, ir_measures' NumRet(rel=1)) says what it was given
-            meant.append((name if len(expanded) == 1 else one, label(spec), registry()[spec["metric"]]))
+            meant.append((name if len(specs) == 1 else spec["measure"],
+                          spec["measure"] if spec["agg"] == "text" else label(spec), registry()[spec["metric"]]))
     except MeasureError as error:
         raise UsageError(f"{error}; rankkit measures lists them") from None
     return meant

@@ -12,7 +12,7 @@ from rankkit.cli.common import check_options, connect, refuse_outputs
 def run(args: argparse.Namespace) -> int:
     from rankkit.report.build import build
     from rankkit.report.model import SUFFIXES
-    from rankkit.trec import expand, family_of
+    from rankkit.specs import numbers
 
     if Path(args.output).suffix.lower() not in SUFFIXES:
         raise UsageError(f"-o {args.output}: a report is written as {', '.join(SUFFIXES)}; the suffix says which")
@@ -29,8 +29,7 @@ def run(args: argparse.Namespace) -> int:
     baseline = baseline_name(runs, args.baseline)
     # trec_eval's forms (P.5,10, families, nicknames) as rankkit eval reads them; text measures
     # (runid, relstring) have no mean to report
-    measures = [name for name in expand(args.measures or ["official"])
-                if (family := family_of(name)) is None or not family.text]
+    measures = numbers(args.measures or ["official"])
     con, conventions = connect(args), conventions_of(args)
     check_options(args, con, measures, runs)
     given = {}

@@ -43,7 +43,7 @@ def call_disagreements(record: dict, title: str, con) -> list[tuple[str, object,
 
 def _command(call: str) -> dict:
     from rankkit.arguments import baseline_name, column_mapping, command_parser, conventions_of, run_arguments, sweep_of
-    from rankkit.trec import expand, family_of
+    from rankkit.specs import numbers
 
     words = shlex.split(call)
     if words[:2] != ["rankkit", "report"]:
@@ -57,8 +57,7 @@ def _command(call: str) -> dict:
         raise ValueError(f"not a command line rankkit reads{f' ({said[-1]})' if said else ''}") from None
     runs = run_arguments(args.runs)
     return {"qrels": args.qrels, "second_qrels": args.second_qrels, "queries": args.queries,
-            "runs": _runs(runs), "measures": [name for name in expand(args.measures)
-                                              if (family := family_of(name)) is None or not family.text],
+            "runs": _runs(runs), "measures": numbers(args.measures),
             "baseline": baseline_name(runs, args.baseline), "test": args.test, "correction": args.correction,
             "alpha": args.alpha, "ci": args.ci or None, "seed": args.seed, "resamples": 10000, "by": args.by,
             "title": args.title, "columns": column_mapping(args), "conventions": conventions_of(args).as_dict(),

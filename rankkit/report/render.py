@@ -15,7 +15,6 @@ import pandas as pd
 from rankkit._files import replacing
 from rankkit.compare import format_p
 from rankkit.conventions import DESCRIPTIONS
-from rankkit.measures import is_count
 from rankkit.report.model import in_system_order
 from rankkit.report.sweep import figure as sweep_figure, section as sweep_section
 from rankkit.errors import InputError
@@ -53,12 +52,18 @@ def summary(report, digits: int = DIGITS) -> Table:
     interval = _interval_note(record)
     notes = notes[:1] + [interval] * bool(interval) + notes[1:]
     return make_table(measures, [labels(record)[name] for name in measures], systems, values,
-                      {m["name"]: m["aggregate"] != "sum" for m in record["measures"]}, beats, notes, interval, digits)
+                      {m["name"]: m["aggregate"] for m in record["measures"]}, beats, notes, interval, digits)
 
 
 def labels(record: dict) -> dict[str, str]:
     """Each measure's name as given, to its canonical name from the registry (nDCG@10 for ndcg_cut_10)."""
     return {m["name"]: m.get("label", m["name"]) for m in record["measures"]}
+
+
+def counts(record: dict) -> dict[str, bool]:
+    """Whether each measure (by its name as given and by its label) is a count, printed as an integer: its
+    spec's aggregation, as the record keeps it, is a sum."""
+    return {name: m["aggregate"] == "sum" for m in record["measures"] for name in (m["name"], m.get("label", m["name"]))}
 
 
 def _get(row: dict, column: str) -> float | None:
@@ -154,7 +159,7 @@ def slice_rows(report) -> tuple[str | None, list[str], list[dict]]:
     for (value, system), group in frame.groupby(["_slice", "system"], sort=False):
         values = group.set_index("measure")
         rows.append({"slice": value, "system": system, "letter": letters(report.record["systems"]).get(system, "?"),
-                     "values": [number(values["value"].get(m), m) for m in measures],
+                     "values": [number(values["value"].get(m), counts(report.record)[m]) for m in measures],
                      "queries": int(values["queries"].max())})
     return by, [labels(report.record)[m] for m in measures], rows
 
@@ -277,7 +282,7 @@ def html(report, fragment: bool = False) -> str:
     context = _context(report)
     wide = context.pop("per_query")
     context["per_query_count"] = len(wide.index)
-    context["per_query_tables"] = _per_query_tables(wide)
+    context["per_query_tables"] = _per_query_tables(wide, counts(report.record))
     context["comparison_pairs"] = _pairs(context["comparison"])
     context["figures"] = figures(report)
     swept = sweep_figure(report) if context["sweep"] else None
@@ -323,10 +328,10 @@ def _system_colors(report) -> dict[str, str]:
 PRINTED_COLUMNS = 15
 
 
-def _per_query_tables(wide: pd.DataFrame) -> list[dict]:
+def _per_query_tables(wide: pd.DataFrame, count: dict[str, bool]) -> list[dict]:
     """The per-query table cut into tables of at most PRINTED_COLUMNS values, whole systems together
     where a system's measures fit: one table on screen for a few systems, and nothing cut off on paper."""
-    rows = _per_query_cells(wide)[1]
+    rows = _per_query_cells(wide, count)[1]
     tables = []
     for start, stop in _column_groups([system for system, _ in wide.columns]):
         columns = list(wide.columns[start:stop])
@@ -355,11 +360,12 @@ def _column_groups(systems: list[str], most: int = PRINTED_COLUMNS) -> list[tupl
     return groups
 
 
-def _per_query_cells(wide: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+def _per_query_cells(wide: pd.DataFrame, count: dict[str, bool]) -> tuple[list[str], list[list[str]]]:
     """The per-query table's header (system and measure) and rows, formatted: Markdown and HTML
-    print the same cells (a Styler takes seconds over thousands of queries; this, milliseconds)."""
+    print the same cells (a Styler takes seconds over thousands of queries; this, milliseconds). ``count``:
+    whether a measure's label names a count (counts())."""
     header = [f"{system} {measure}" for system, measure in wide.columns]
-    counts = [is_count(measure) for _, measure in wide.columns]  # once per column, not per cell
+    counts = [count[measure] for _, measure in wide.columns]  # once per column, not per cell
     rows = [[str(query)] + ["–" if value != value else str(int(round(value))) if count else f"{value:.{DIGITS}f}"
                             for value, count in zip(values, counts)]
             for query, values in zip(wide.index, wide.to_numpy(dtype=float))]
@@ -368,7 +374,7 @@ def _per_query_cells(wide: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
 
 def markdown(report) -> str:
     context = _context(report)
-    header, rows = _per_query_cells(context.pop("per_query"))
+    header, rows = _per_query_cells(context.pop("per_query"), counts(report.record))
     context["per_query_header"] = ["query"] + header
     context["per_query_rows"] = rows
     context["aggregate"] = markdown_table(context["summary"], intervals=True)
