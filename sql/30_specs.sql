@@ -119,7 +119,10 @@ CREATE OR REPLACE MACRO rankkit.given_measures(names) AS list_transform(list_tra
                 'families': [(e).family FOR e IN es],
                 'forms': list_reverse([CASE WHEN (e).form IS NOT NULL THEN (e).family END FOR e IN es])}),
     -- a form refused is one measure, named as given
-    lambda s: flatten([[{'measure': m, 'refused': (c).refused, 'quiet': (c).quiet}
+    -- quiet (a nickname's text measure) only if the family is named nowhere else: official's runid and an
+    -- explicit runid are one measure, asked for
+    lambda s: flatten([[{'measure': m, 'refused': (c).refused,
+                         'quiet': list_bool_and([(x).quiet FOR x IN (s).es IF (x).family = (c).family])}
                         FOR m IN CASE WHEN (c).refused IS NULL OR (c).form IS NULL THEN (c).names
                                       ELSE [((c).form).name || '.' || ((c).form).params] END]
                        -- a form refused is not replaced by a later one

@@ -70,6 +70,16 @@ def test_measure_specs_are_the_parsers_list_in_the_order_asked(con):
     assert [(s["i"], s["measure"]) for s in listed] == [(1, "AP"), (2, "P@5"), (4, "map")]
 
 
+
+def test_a_text_measure_asked_by_name_beside_its_nickname_is_asked(con):
+    """official holds runid quietly (left out of numbers); runid named too is asked: refused where numbers
+    are wanted, not dropped without a word, and listed once with text := true."""
+    said = error_of(con, "SELECT rankkit.parse_measures(['official', 'runid'])")
+    assert "measure 'runid' is text, not a number" in said
+    listed = con.execute("SELECT rankkit.parse_measures(['official', 'runid'], text := true)").fetchall()[0][0]
+    assert [s["measure"] for s in listed].count("runid") == 1
+    assert "runid" not in [s["measure"] for s in con.execute("SELECT rankkit.parse_measures(['official'])").fetchall()[0][0]]
+
 BAD = [
     ("run", "(VALUES (NULL, 'a', 0.9)) t(query_id, doc_id, score)",
      "rankkit: run table r: a NULL query id (document a)"),

@@ -95,37 +95,37 @@ def section(report) -> dict | None:
         return None
     stats = report.record["statistics"]
     table = report.sweep
-    measure = record["measure"]
+    measure = record["measure"]  # a mean (fusion_sweep refuses the others): printed with its decimals
     points = dict(zip(table["point"], record["points"]))
     order = table.assign(first=table["point"] != record["best"]).sort_values(["first", "mean"],
                                                                              ascending=[True, False], kind="stable")
-    rows = [_row(row, points[row.point], record["method"], measure) for row in order.head(SHOWN).itertuples()]
+    rows = [_row(row, points[row.point], record["method"]) for row in order.head(SHOWN).itertuples()]
     best = rows[0]
     tied = int((~table["significant_best"].astype(bool) & (table["point"] != record["best"])).sum())
     held = record["held_out"]
     return {"measure": measure, "method": record["method"], "count": len(table), "rows": rows,
             "more": len(table) - len(rows), "best": best, "tied": tied,
-            "single": record["best_single"], "single_mean": number(record["best_single_mean"], measure),
+            "single": record["best_single"], "single_mean": number(record["best_single_mean"]),
             "test": TESTS.get(stats["test"], stats["test"]),
             "correction": CORRECTIONS.get(stats["correction"], stats["correction"]), "alpha": stats["alpha"],
             "level": f"{record['ci'] * 100:g}%",
             "settings": [(name, _said(record[name], name)) for name in ("method", "norm", "step", "grid", "holdout")]
             + [("seed", _said(stats["seed"], "seed"))],
-            "held_out": _held_out(held, measure) if held else None}
+            "held_out": _held_out(held) if held else None}
 
 
-def _row(row, point: dict, method: str, measure: str) -> dict:
-    return {"point": row.point, "coordinates": point_label(point, method), "mean": number(row.mean, measure),
-            "interval": f"[{number(row.ci_low, measure)}, {number(row.ci_high, measure)}]",
+def _row(row, point: dict, method: str) -> dict:
+    return {"point": row.point, "coordinates": point_label(point, method), "mean": number(row.mean),
+            "interval": f"[{number(row.ci_low)}, {number(row.ci_high)}]",
             "diff_best": f"{row.diff_best:+.4f}", "p_best": "–" if pd.isna(row.p_best) else format_p(row.p_best),
             "worse": bool(row.significant_best), "diff_single": f"{row.diff_single:+.4f}",
             "p_single": format_p(row.p_single), "beats": bool(row.significant_single) and row.diff_single > 0}
 
 
-def _held_out(held: dict, measure: str) -> dict:
-    return {"queries": held["queries"], "mean": number(held["mean"], measure),
-            "interval": f"[{number(held['ci_low'], measure)}, {number(held['ci_high'], measure)}]",
-            "single": held["single"], "single_mean": number(held["single_mean"], measure),
+def _held_out(held: dict) -> dict:
+    return {"queries": held["queries"], "mean": number(held["mean"]),
+            "interval": f"[{number(held['ci_low'])}, {number(held['ci_high'])}]",
+            "single": held["single"], "single_mean": number(held["single_mean"]),
             "diff_single": f"{held['diff_single']:+.4f}", "p_single": format_p(held["p_single"]),
             "significant": bool(held["significant_single"])}
 
