@@ -317,6 +317,7 @@ def _add_report(sub: argparse.ArgumentParser) -> None:
     _add_conventions(sub)
     _add_engine(sub)
     _add_inputs(sub)
+    _add_side_tables(sub)
 
 
 TIE_RULES = {"trec": "score then doc_id descending (trec_eval)", "rank": "the run's rank column",
