@@ -204,7 +204,13 @@ def record_items(record: dict) -> dict:
                   ("baseline", _shown(stats["baseline"]) if stats["baseline"] is not None else "none: every pair")]
     return {"versions": f"rankkit {record['rankkit']}, DuckDB {record['duckdb']}, Python {record['python']}",
             "date": record["date"], "call": record["call"], "conventions": conventions, "measures": measures,
-            "statistics": statistics, "inputs": record["inputs"], "warnings": record["warnings"]}
+            "statistics": statistics, "inputs": [_input_row(item) for item in record["inputs"]],
+            "warnings": record["warnings"]}
+
+
+def _input_row(item: dict) -> dict:
+    """An input as the record's table shows it: a side table (items, interactions) has rows, no queries."""
+    return {**item, "queries": "–" if item.get("queries") is None else item["queries"]}
 
 
 def _shown(value) -> str:
