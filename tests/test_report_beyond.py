@@ -149,3 +149,10 @@ def test_bad_side_tables_and_options_are_one_line(made, keywords, said):
     with pytest.raises(rankkit.RankkitError) as caught:
         rankkit.report(str(paths["qrels"]), {"a": str(paths["a"])}, measures, resamples=20, **keywords)
     assert said in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_report_of_system_level_measures_alone_names_its_systems(made):
+    _, paths, _ = made
+    report = rankkit.report(str(paths["qrels"]), str(paths["b"]), ["Coverage@3"], items=str(paths["items"]), ci=None)
+    assert report.record["systems"] == ["b"] and report.per_query.empty
+    assert "| (a) b | 0." in report.to_markdown()

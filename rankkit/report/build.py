@@ -265,7 +265,7 @@ def _compute(con, inputs: list[dict], qrels_table, run_tables, names: list[str],
                               ignore_index=True)
         order = {name: i for i, name in enumerate(names + judged)}
         aggregate = aggregate.sort_values("measure", key=lambda m: m.map(order), kind="stable", ignore_index=True)
-    systems = list(run_tables) if isinstance(run_tables, dict) else sorted(values["system"].dropna().unique())
+    systems = list(run_tables) if isinstance(run_tables, dict) else sorted(aggregate["system"].dropna().unique())
     aggregate, values = in_system_order(aggregate, systems), in_system_order(values, systems)
     asked = values[values["measure"].isin(names)]
     comparison = (compare_values(asked, systems, baseline, test=test, correction=correction, alpha=alpha, seed=seed,
