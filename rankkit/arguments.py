@@ -326,6 +326,7 @@ def _add_report(sub: argparse.ArgumentParser) -> None:
     _add_conventions(sub)
     _add_engine(sub)
     _add_inputs(sub)
+    _add_side_tables(sub)
 
 
 def sweep_of(args: argparse.Namespace) -> dict | None:

@@ -88,6 +88,8 @@ COMMANDS = {
                         "bm25.run"], "topics.csv"),
     "report second qrels": (["report", "-m", "AP", "--second-qrels", "{input}", "-o", "{out}", "qrels.txt",
                              "bm25.run"], "qrels.csv"),
+    "report items": (["report", "-m", "Coverage@10", "--items", "{input}", "-o", "{out}", "qrels.txt", "bm25.run"],
+                     "run.csv"),
 }
 
 

@@ -10,6 +10,7 @@ from rankkit.cli.common import check_options, connect, refuse_outputs
 
 
 def run(args: argparse.Namespace) -> int:
+    from rankkit.beyond import split
     from rankkit.report.build import build
     from rankkit.report.model import SUFFIXES
     from rankkit.specs import numbers
@@ -21,27 +22,34 @@ def run(args: argparse.Namespace) -> int:
     # runs named as eval, compare, check and explore name them (PATH or NAME=PATH)
     runs = run_arguments(args.runs)
     refuse_outputs(args, _report_outputs(args), qrels=args.qrels, second_qrels=args.second_qrels, run=runs,
-                   queries=args.queries)
-    for path in [args.qrels, *(runs.values() if isinstance(runs, dict) else [runs])]:
+                   queries=args.queries, items=args.items, interactions=args.interactions)
+    for path in [args.qrels, *(runs.values() if isinstance(runs, dict) else [runs]), args.items, args.interactions]:
+        if path is None:
+            continue
         if Path(path).exists() and not Path(path).is_file() and not Path(path).is_dir():
             raise UsageError(f"{path} is a pipe: a report records each input's sha256 for rankkit verify, which reads "
                              f"it again; save it to a file first")
     baseline = baseline_name(runs, args.baseline)
     # trec_eval's forms (P.5,10, families, nicknames) as rankkit eval reads them; text measures
     # (runid, relstring) have no mean to report
-    measures = numbers(args.measures or ["official"])
+    others, beyond = split(args.measures or ["official"])
+    measures = numbers(others) + beyond
     con, conventions = connect(args), conventions_of(args)
-    check_options(args, con, measures, runs)
+    check_options(args, con, split(measures)[0], runs)
     given = {}
     if args.engine == "spark":
         if args.by is not None:
             raise UsageError("--engine spark computes the report's values; --by slices run on DuckDB")
+        if split(measures)[1]:
+            raise UsageError(f"--engine spark: {split(measures)[1][0]} is a beyond-accuracy measure, which a report "
+                             f"computes with DuckDB (leave --engine out)")
         given = _spark_report_values(args, con, runs, measures, conventions)
     result = build(args.qrels, runs, measures, baseline=baseline, test=args.test,
                    correction=args.correction, alpha=args.alpha, ci=args.ci or None, seed=args.seed,
                    resamples=10000, by=args.by, queries=args.queries, title=args.title, con=con,
                    columns=column_mapping(args), conventions=conventions, call=_command_line(args),
-                   second_qrels=args.second_qrels, sweep=sweep_of(args), **given)
+                   second_qrels=args.second_qrels, sweep=sweep_of(args), items=args.items,
+                   interactions=args.interactions, **given)
     result.save(args.output)
     from rankkit.safe.terminal import visible
 
@@ -86,6 +94,7 @@ def _command_line(args: argparse.Namespace) -> str:
     for flag, value in (("--baseline", args.baseline), ("--test", args.test), ("--correction", args.correction),
                         ("--alpha", args.alpha), ("--ci", args.ci), ("--seed", args.seed), ("--by", args.by),
                         ("--queries", args.queries), ("--title", args.title), ("--second-qrels", args.second_qrels),
+                        ("--items", args.items), ("--interactions", args.interactions),
                         ("-l", args.rel), ("-M", args.depth), ("--sweep", args.sweep),
                         ("--sweep-measure", args.sweep_measure), ("--sweep-step", args.sweep_step),
                         ("--sweep-norm", args.sweep_norm), ("--sweep-holdout", args.sweep_holdout),

@@ -25,6 +25,7 @@ from rankkit.evaluate import evaluate, prepared
 from rankkit.inputs import listed_run_name, run_files, unique_name
 from rankkit.intervals import with_ci
 from rankkit.io import default_connection, forget, is_frame, read_qrels, read_run
+from rankkit.report import beyond as side
 from rankkit.report.model import Report, in_system_order
 from rankkit.report.sweep import swept, sweep_options
 from rankkit.slices import slice_source
@@ -42,7 +43,7 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
            con: duckdb.DuckDBPyConnection | None = None, columns: Mapping[str, str | None] | None = None,
            rel: float = 1, ties: str = "trec", scores: str = "double", depth: int | None = None,
            duplicates: str = "error", conventions: Conventions | str | None = None, second_qrels=None,
-           values=None, sweep=None) -> Report:
+           values=None, sweep=None, items=None, interactions=None) -> Report:
     """Evaluate and compare systems, and gather it all in a :class:`Report`.
 
     Parameters
@@ -75,6 +76,12 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
         its numbers from them and records the conventions they carry (the call's must be the same);
         the inputs are still read, to record and count them, and :func:`rankkit.verify` recomputes
         the report from them with DuckDB.
+    items, interactions:
+        The side tables of the beyond-accuracy measures (``Coverage@k``, ``Novelty@k`` ...), as for
+        :func:`rankkit.evaluate`; recorded as inputs (path and sha256) like the qrels and runs. A
+        per-user one (Novelty, ARP, TailShare, ILD) is shown like any measure; a system-level one
+        (Coverage, Entropy, Gini) has its value and bootstrap interval over users, no per-query values
+        and no comparison.
     second_qrels:
         A second judgment table (another judge, an LLM): the report gains an agreement section,
         :func:`rankkit.agreement` of the two tables and, for two systems or more,
@@ -135,18 +142,22 @@ def report(qrels, runs, measures: str | Iterable[str], *, baseline: str | None =
     runs = run_files(runs)
     call = _call_text(qrels, runs, measures, queries, title, conventions,
                       {**options, **({"second_qrels": second_qrels} if second_qrels is not None else {}),
-                       **({"values": "<Spark DataFrame>"} if engine else {})})
+                       **({"values": "<Spark DataFrame>"} if engine else {}),
+                       **{side: source for side, source in (("items", items), ("interactions", interactions))
+                          if source is not None}})
     return build(qrels, runs, measures, queries=queries, title=title, con=con, columns=columns,
                  conventions=conventions, call=call, second_qrels=second_qrels, values=values, engine=engine,
-                 **options)
+                 items=items, interactions=interactions, **options)
 
 
 def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed, resamples, by, queries, title,
           con, columns, conventions: Conventions, call: str, second_qrels=None, values=None,
-          engine: str | None = None, sweep=None) -> Report:
+          engine: str | None = None, sweep=None, items=None, interactions=None) -> Report:
     """report() with its call already written down (the command line gives its own). ``values``: the
     per-query values (pandas, as rankkit.spark.per_query_values brings them) computed by ``engine``."""
-    names = [measures] if isinstance(measures, str) else list(measures)
+    names, beyond = side.named([measures] if isinstance(measures, str) else list(measures))
+    sides = {"items": items, "interactions": interactions}
+    side.refuse(beyond, sides, by=by, given=values)
     sweep = sweep_options(sweep, names)
     if sweep is not None and conventions != Conventions():
         # fusion_sweep evaluates under trec_eval's conventions: a report's others would judge the grid unlike its tables
@@ -160,16 +171,22 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
     check_options(test, correction, alpha)
     con = connect(con) if con is not None else default_connection()
     # each measure under the name evaluate gives it (AP asked with rel=2 is AP(rel=2), under recbole AP(denom=min))
-    names = [spec["measure"] for spec in packed(measure_specs(con, names, rel=conventions.rel), conventions.pack)]
+    names = [spec["measure"] for spec in packed(measure_specs(con, names, rel=conventions.rel), conventions.pack)
+             ] if names else []
+    names += beyond
     with ThreadPoolExecutor(max_workers=1) as hashing, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        inputs = _inputs(qrels, runs, queries, second_qrels)
+        inputs = _inputs(qrels, runs, queries, second_qrels, sides)
         hashes = hashing.submit(lambda: [fingerprint(item["source"]) for item in inputs])
+        counted = side.side_rows(con, sides)
+        for item in inputs:
+            if item["role"] in counted:
+                item.update(rows=counted[item["role"]], queries=None)
         qrels_table, run_tables = _read(con, inputs, columns, conventions)
         try:
             results = _compute(con, inputs, qrels_table, run_tables, names, test=test, correction=correction,
                                alpha=alpha, ci=ci, seed=seed, resamples=resamples, by=by, conventions=conventions,
-                               baseline=baseline, given=values, columns=columns)
+                               baseline=baseline, given=values, columns=columns, sides=sides)
             fused = (swept(con, qrels_table, run_tables, sweep, dict(test=test, correction=correction, alpha=alpha,
                                                                       ci=ci, seed=seed, resamples=resamples), columns)
                      if sweep is not None else None)
@@ -191,7 +208,7 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "call": call,
         "conventions": conventions.as_dict(),
-        "measures": [_measure_record(spec) for spec in specs],
+        "measures": [_measure_record(spec) for spec in specs] + [side.measure_record(name) for name in beyond],
         "coverage": judged,
         "statistics": {"test": test, "correction": correction, "alpha": alpha,
                        "ci": ci, "interval": AGGREGATE_INTERVAL if ci is not None else None,
@@ -232,26 +249,39 @@ def _agreement(con, qrels, second_qrels, runs, measure: str, systems: list, **op
 
 
 def _compute(con, inputs: list[dict], qrels_table, run_tables, names: list[str], *, test, correction, alpha, ci, seed,
-             resamples, by, conventions: Conventions, baseline, given=None, columns=None) -> tuple:
+             resamples, by, conventions: Conventions, baseline, given=None, columns=None, sides=None) -> tuple:
     """One evaluation of every measure and Judged@k (or the values ``given``, computed elsewhere): the
     aggregate, its intervals and the comparison all come from these per-query values; slices are a
-    second evaluation, grouped in SQL."""
-    specs = measure_specs(con, names, rel=conventions.rel)
+    second evaluation, grouped in SQL. The beyond-accuracy measures among ``names`` come from evaluate
+    with the ``sides`` tables: per user, or (system-level) as an aggregate with its interval."""
+    beyond = [name for name in names if side.is_beyond(name)]
+    others = [name for name in names if name not in beyond]
+    specs = measure_specs(con, others, rel=conventions.rel) if others else []
     judged = _judged_names(specs)
-    every = measure_specs(con, names + judged, rel=conventions.rel)
-    wanted = shown_measures(con, names, conventions.rel, conventions.pack)
+    every = measure_specs(con, others + judged, rel=conventions.rel) if others else []
+    wanted = shown_measures(con, others, conventions.rel, conventions.pack) if others else []
+    per_user, system_level = side.values(con, run_tables, beyond, conventions=conventions, sides=sides or {},
+                                         ci=ci, seed=seed, resamples=resamples)
     if given is None:
-        per_query = evaluate(qrels_table, run_tables, wanted, per_query=True, con=con, conventions=conventions)
+        per_query = evaluate(qrels_table, run_tables, wanted, per_query=True, con=con,
+                             conventions=conventions) if wanted else per_user.iloc[:0]
     else:
         # values computed elsewhere (Spark): the inputs still say what evaluating them says, so that the
         # record's warnings are those verify's DuckDB recomputation gives
         with prepared(qrels_table, run_tables, wanted, conventions, con=con):
             per_query = _given(given, wanted, run_tables)
-    values = _values(per_query, run_tables, every)
+    values = _values(pd.concat([per_query, per_user], ignore_index=True) if len(per_user) else per_query,
+                     run_tables, every, beyond)
     aggregate = _aggregate(con, values)
     if ci is not None:  # evaluate's interval: the same numbers for the same seed
         aggregate = with_ci(con, aggregate, values, ci, seed, resamples, None)
-    systems = list(run_tables) if isinstance(run_tables, dict) else sorted(values["system"].dropna().unique())
+    if len(system_level):  # in the order asked, after the measures with per-query values
+        system_level = _with_system(system_level, run_tables)
+        aggregate = pd.concat([aggregate, system_level[[c for c in aggregate.columns if c in system_level]]],
+                              ignore_index=True)
+        order = {name: i for i, name in enumerate(names + judged)}
+        aggregate = aggregate.sort_values("measure", key=lambda m: m.map(order), kind="stable", ignore_index=True)
+    systems = list(run_tables) if isinstance(run_tables, dict) else sorted(aggregate["system"].dropna().unique())
     aggregate, values = in_system_order(aggregate, systems), in_system_order(values, systems)
     asked = values[values["measure"].isin(names)]
     comparison = (compare_values(asked, systems, baseline, test=test, correction=correction, alpha=alpha, seed=seed,
@@ -267,9 +297,9 @@ def _compute(con, inputs: list[dict], qrels_table, run_tables, names: list[str],
 
 # ---- inputs ---------------------------------------------------------------------------------------
 
-def _inputs(qrels, runs, queries, second_qrels=None) -> list[dict]:
+def _inputs(qrels, runs, queries, second_qrels=None, sides=None) -> list[dict]:
     """One entry per input, in the record's order: qrels, the second judgment table, each run, the
-    query table."""
+    side tables of the beyond-accuracy measures (items, interactions), the query table."""
     items = [_describe("qrels", None, qrels)]
     if second_qrels is not None:
         items.append(_describe("second_qrels", None, second_qrels))
@@ -282,6 +312,7 @@ def _inputs(qrels, runs, queries, second_qrels=None) -> list[dict]:
     else:
         named = [(None, runs)]  # one table: its system column names the systems
     items += [_describe("run", name, run) for name, run in named]
+    items += [_describe(role, None, source) for role, source in (sides or {}).items() if source is not None]
     if queries is not None:
         items.append(_describe("queries", None, queries))
     return items
@@ -389,7 +420,8 @@ def _count_rows(con, inputs: list[dict], qrels, runs, by, columns) -> None:
     if inputs[-1]["role"] == "queries":
         tables.append(con.table(slice_source(con, inputs[-1]["source"], by, columns)[0]))
     # the second judgment table is read by rankkit.agreement: build counts it from what that found
-    for item, table in zip([item for item in inputs if item["role"] != "second_qrels"], tables, strict=True):
+    counted = [item for item in inputs if item["role"] not in ("second_qrels", *side.SIDES)]  # counted elsewhere
+    for item, table in zip(counted, tables, strict=True):
         item["rows"], item["queries"] = (int(n) for n in counts(table))
 
 
@@ -441,12 +473,15 @@ def _with_system(frame: pd.DataFrame, runs) -> pd.DataFrame:
     return frame.assign(system=frame["system"].where(frame["system"].notna(), name))
 
 
-def _values(per_query: pd.DataFrame, runs, specs: list[dict]) -> pd.DataFrame:
+def _values(per_query: pd.DataFrame, runs, specs: list[dict], beyond: list[str] = ()) -> pd.DataFrame:
     """evaluate's per-query values with what compare and the aggregate need: the measure's
-    position ``i`` and how it combines over queries ``agg``."""
+    position ``i`` and how it combines over queries ``agg`` (a per-user beyond-accuracy measure's: the
+    mean, after the others)."""
     per_query = _with_system(per_query, runs)
     position = {spec["measure"]: spec["i"] for spec in specs}
     combine = {spec["measure"]: spec["agg"] for spec in specs}
+    position.update({name: len(specs) + i for i, name in enumerate(beyond, 1)})
+    combine.update({name: "mean" for name in beyond})
     per_query.insert(0, "i", per_query["measure"].map(position))
     per_query["agg"] = per_query["measure"].map(combine)
     return per_query

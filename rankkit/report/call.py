@@ -20,6 +20,7 @@ def call_disagreements(record: dict, title: str, con) -> list[tuple[str, object,
     says)``; a call that is not a report's call at all is one disagreement, ``("call", ...)``."""
     from rankkit.arguments import UsageError
     from rankkit.report.sweep import sweep_options
+    from rankkit.report.beyond import named
     from rankkit.specs import measure_specs, packed
 
     call = record["call"]
@@ -29,10 +30,13 @@ def call_disagreements(record: dict, title: str, con) -> list[tuple[str, object,
         return [("call", str(error), "a rankkit report command line or a rankkit.report(...) call")]
     try:
         said["sweep"] = sweep_options(said["sweep"], said["measures"])
-        # the call's measures under the names evaluate gives them (ndcg_cut_10 is nDCG@10)
-        said["measures"] = [spec["measure"] for spec in packed(measure_specs(con, said["measures"],
-                                                                                rel=record["conventions"]["rel"]),
-                                                                   record["conventions"].get("pack"))]
+        # the call's measures under the names evaluate gives them (ndcg_cut_10 is nDCG@10), the
+        # beyond-accuracy ones under the report's (novelty@10 is Novelty@10)
+        others, beyond = named(said["measures"])
+        said["measures"] = ([spec["measure"] for spec in packed(measure_specs(con, others,
+                                                                                 rel=record["conventions"]["rel"]),
+                                                                    record["conventions"].get("pack"))]
+                            if others else []) + beyond
     except (RankkitError, TypeError) as error:
         return [("measures", str(error), [m["name"] for m in record["measures"]])]
     held = _recorded(record, title, said)
@@ -43,6 +47,7 @@ def call_disagreements(record: dict, title: str, con) -> list[tuple[str, object,
 
 def _command(call: str) -> dict:
     from rankkit.arguments import baseline_name, column_mapping, command_parser, conventions_of, run_arguments, sweep_of
+    from rankkit.beyond import split
     from rankkit.specs import numbers
 
     words = shlex.split(call)
@@ -56,20 +61,23 @@ def _command(call: str) -> dict:
         said = quiet.getvalue().strip().splitlines()
         raise ValueError(f"not a command line rankkit reads{f' ({said[-1]})' if said else ''}") from None
     runs = run_arguments(args.runs)
+    others, beyond = split(args.measures)
     return {"qrels": args.qrels, "second_qrels": args.second_qrels, "queries": args.queries,
-            "runs": _runs(runs), "measures": numbers(args.measures),
+            "runs": _runs(runs), "measures": numbers(others) + beyond,
             "baseline": baseline_name(runs, args.baseline), "test": args.test, "correction": args.correction,
             "alpha": args.alpha, "ci": args.ci or None, "seed": args.seed, "resamples": 10000, "by": args.by,
             "title": args.title, "columns": column_mapping(args), "conventions": conventions_of(args).as_dict(),
-            "engine": args.engine == "spark", "sweep": sweep_of(args)}
+            "engine": args.engine == "spark", "sweep": sweep_of(args), "items": args.items,
+            "interactions": args.interactions}
 
 
 # ---- the Python call -----------------------------------------------------------------------------
 
 OPTIONS = ("baseline", "test", "correction", "alpha", "ci", "seed", "resamples", "by", "second_qrels", "values",
-           "queries", "title", "conventions", "sweep")
+           "queries", "title", "conventions", "sweep", "items", "interactions")
 DEFAULTS = {"baseline": None, "test": "t", "correction": "holm", "alpha": 0.05, "ci": 0.95, "seed": 0,
-            "resamples": 10000, "by": None, "second_qrels": None, "queries": None, "title": None, "sweep": None}
+            "resamples": 10000, "by": None, "second_qrels": None, "queries": None, "title": None, "sweep": None,
+            "items": None, "interactions": None}
 
 
 def _python(call: str) -> dict:
@@ -134,4 +142,5 @@ def _recorded(record: dict, title: str, said: dict) -> dict:
             "correction": stats["correction"], "alpha": stats["alpha"], "ci": stats["ci"], "seed": stats["seed"],
             "resamples": stats["resamples"], "by": record["by"], "title": title, "columns": record["columns"],
             "conventions": record["conventions"], "engine": "engine" in record,
-            "sweep": {name: record["sweep"][name] for name in DEFAULTS_OF_SWEEP} if "sweep" in record else None}
+            "sweep": {name: record["sweep"][name] for name in DEFAULTS_OF_SWEEP} if "sweep" in record else None,
+            "items": given.get("items"), "interactions": given.get("interactions")}

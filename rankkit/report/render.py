@@ -50,7 +50,8 @@ def summary(report, digits: int = DIGITS) -> Table:
               for row in report.aggregate.to_dict("records")}
     notes = _notes(record, bool(beats))
     interval = _interval_note(record)
-    notes = notes[:1] + [interval] * bool(interval) + notes[1:]
+    notes = notes[:1] + [interval] * bool(interval) + [_system_level_note(record)] * bool(system_level(record)) \
+        + notes[1:]
     return make_table(measures, [labels(record)[name] for name in measures], systems, values,
                       {m["name"]: m["aggregate"] for m in record["measures"]}, beats, notes, interval, digits)
 
@@ -103,6 +104,20 @@ def _notes(record: dict, marked: bool) -> list[str]:
                      f"measure's comparisons, adjusted p < {stats['alpha']:g})."
                      + ("" if marked else " No difference is significant."))
     return notes
+
+
+def system_level(record: dict) -> list[str]:
+    """The labels of the report's system-level measures (Coverage@k, Entropy@k, Gini@k): one value per
+    system, with no per-query values."""
+    return [m.get("label", m["name"]) for m in record["measures"] if m["aggregate"] == "system"]
+
+
+def _system_level_note(record: dict) -> str:
+    stats = record["statistics"]
+    interval = (f"; in brackets, the {_percent(stats['ci'])} percentile bootstrap interval over users "
+                f"({stats['resamples']} resamples, seed {stats['seed']})" if stats.get("ci") is not None else "")
+    return (f"{', '.join(system_level(record))}: one value per system, of all its users' lists together{interval}. "
+            f"No per-query values, so no paired test, per-query table or plot.")
 
 
 def _percent(level: float) -> str:
@@ -195,7 +210,13 @@ def record_items(record: dict) -> dict:
                   ("baseline", _shown(stats["baseline"]) if stats["baseline"] is not None else "none: every pair")]
     return {"versions": f"rankkit {record['rankkit']}, DuckDB {record['duckdb']}, Python {record['python']}",
             "date": record["date"], "call": record["call"], "conventions": conventions, "measures": measures,
-            "statistics": statistics, "inputs": record["inputs"], "warnings": record["warnings"]}
+            "statistics": statistics, "inputs": [_input_row(item) for item in record["inputs"]],
+            "warnings": record["warnings"]}
+
+
+def _input_row(item: dict) -> dict:
+    """An input as the record's table shows it: a side table (items, interactions) has rows, no queries."""
+    return {**item, "queries": "–" if item.get("queries") is None else item["queries"]}
 
 
 def _shown(value) -> str:
@@ -445,24 +466,41 @@ def csv_text(report) -> str:
 
 
 def parquet(report, path: Path) -> Path:
-    """Long per-query values written by DuckDB (no pyarrow needed), the record in the metadata."""
+    """Long per-query values written by DuckDB (no pyarrow needed), the record in the metadata; the
+    system-level measures' values (no per-query values) in the metadata too, under rankkit_system_level."""
     long = report.per_query[["system", "query_id", "measure", "value"]]
     _parquet_file(report, long, path, "SELECT system::VARCHAR AS system, query_id::VARCHAR AS query_id, "
-                                      "measure::VARCHAR AS measure, value::DOUBLE AS value FROM rankkit_report_values")
+                                      "measure::VARCHAR AS measure, value::DOUBLE AS value FROM rankkit_report_values",
+                  _system_level_rows(report))
     return path
 
 
-def _parquet_file(report, frame: pd.DataFrame, path: Path, select: str = "FROM rankkit_report_values") -> None:
-    """One table written by DuckDB as Parquet, the report's title and record in its metadata."""
+def _system_level_rows(report) -> dict:
+    """The system-level measures' aggregate rows, as the metadata of a Parquet report holds them."""
+    from rankkit.report.model import _records
+
+    names = [m["name"] for m in report.record["measures"] if m["aggregate"] == "system"]
+    if not names:
+        return {}
+    return {"rankkit_system_level": _records(report.aggregate[report.aggregate["measure"].isin(names)])}
+
+
+def _parquet_file(report, frame: pd.DataFrame, path: Path, select: str = "FROM rankkit_report_values",
+                  more: dict | None = None) -> None:
+    """One table written by DuckDB as Parquet, the report's title and record in its metadata (and
+    ``more``: key, JSON value)."""
     import duckdb
+
+    from rankkit.io.catalog import quote
 
     con = duckdb.connect()
     try:
         con.register("rankkit_report_values", frame)
-        metadata = json.dumps({"title": report.title, "record": report.record}).replace("'", "''")
+        fields = {"rankkit_report": {"title": report.title, "record": report.record}, **(more or {})}
+        metadata = ", ".join(f"{key}: {quote(json.dumps(value))}" for key, value in fields.items())
         with replacing(path) as partial:
             target = str(partial).replace("'", "''")
-            con.execute(f"COPY ({select}) TO '{target}' (FORMAT parquet, KV_METADATA {{rankkit_report: '{metadata}'}})")
+            con.execute(f"COPY ({select}) TO '{target}' (FORMAT parquet, KV_METADATA {{{metadata}}})")
     finally:
         con.close()
 
@@ -568,7 +606,7 @@ def figures(report) -> list[dict]:
     per_query = in_system_order(report.per_query, systems)  # the colours follow the order: _system_colors
     per_query = per_query.assign(measure=per_query["measure"].map(labels(report.record)))
     drawn = []
-    for measure in (m.get("label", m["name"]) for m in report.record["measures"]):
+    for measure in (m.get("label", m["name"]) for m in report.record["measures"] if m["aggregate"] != "system"):
         drawn.append({"src": _png(plot.distribution(per_query, measure=measure, systems=systems)),
                       "alt": f"distribution of {measure} over queries, one panel per system",
                       "caption": f"{measure}: per-query values of each system, mean and median marked."})

@@ -63,7 +63,7 @@ SWEEP_FOUND = {"ci", "best", "best_single", "best_single_mean", "points", "held_
 STATISTICS = {"test", "correction", "alpha", "ci", "interval", "difference_interval", "seed", "resamples",
               "baseline"}
 INPUT = {"role", "name", "kind", "path", "given", "rows", "queries", "sha256", "files"}
-ROLES = ("qrels", "second_qrels", "run", "queries")
+ROLES = ("qrels", "second_qrels", "run", "items", "interactions", "queries")
 # Stated, not made again: how the report was made. Their form is checked; the rest is recomputed.
 VERSION = re.compile(r"[0-9A-Za-z.+!_-]{1,64}")
 ENGINE = re.compile(r"spark \(pyspark [0-9A-Za-z.+!_-]{1,64}\)")
@@ -361,11 +361,11 @@ def _checked_inputs(path, inputs: list) -> None:
             _refuse(path, f"{where}.sha256: {_shown(item['sha256'])} is not a sha256")
     roles = [item["role"] for item in inputs]
     order = [role for role in ("qrels", "second_qrels") if role in roles] + ["run"] * roles.count("run")
-    order += ["queries"] * roles.count("queries")
-    if roles != order or roles.count("qrels") != 1 or roles.count("second_qrels") > 1 or not roles.count("run") \
-            or roles.count("queries") > 1:
+    order += [role for role in ("items", "interactions") if role in roles] + ["queries"] * roles.count("queries")
+    if roles != order or roles.count("qrels") != 1 or not roles.count("run") or any(
+            roles.count(role) > 1 for role in ("second_qrels", "items", "interactions", "queries")):
         _refuse(path, f"record.inputs: roles {', '.join(roles)}; a report reads one qrels, at most one second_qrels, "
-                      f"runs and at most one queries, in that order")
+                      f"runs, at most one items, interactions and queries, in that order")
     runs = [item for item in inputs if item["role"] == "run"]
     if any(item["name"] is None for item in runs) and len(runs) > 1:
         _refuse(path, "record.inputs: several runs, one without a name")
@@ -435,6 +435,8 @@ def verify(path: str | Path, *, con=None) -> Verification:
             else files[id(runs_items[0])])
     queries = next((files[id(item)] for item in inputs if item["role"] == "queries"), None)
     second_qrels = next((files[id(item)] for item in inputs if item["role"] == "second_qrels"), None)
+    sides = {side: next((files[id(item)] for item in inputs if item["role"] == side), None)
+             for side in ("items", "interactions")}
     stats = record["statistics"]
     try:
         conventions = Conventions.from_dict(record["conventions"])
@@ -443,7 +445,8 @@ def verify(path: str | Path, *, con=None) -> Verification:
                       seed=stats["seed"], resamples=stats["resamples"], by=record["by"], queries=queries,
                       title=document["title"], con=con, columns=record["columns"] or None,
                       conventions=conventions, call=record["call"], second_qrels=second_qrels,
-                      sweep={name: record["sweep"][name] for name in SWEEP_OPTIONS} if "sweep" in record else None)
+                      sweep={name: record["sweep"][name] for name in SWEEP_OPTIONS} if "sweep" in record else None,
+                      **sides)
     except RankkitError as error:
         _refuse(path, f"recomputing it from its record: {error}")
     read_as = {files[id(item)]: item["given"] for item in inputs}
