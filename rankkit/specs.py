@@ -7,7 +7,7 @@ from typing import Iterable, Mapping
 
 from rankkit import _engine as duckdb
 
-from rankkit._sql import connect, store, stored
+from rankkit._sql import engine_connection, store, stored
 from rankkit.conventions import PACKS
 from rankkit.errors import MeasureError, warn
 from rankkit.measures import default, label, registry, spec_type
@@ -26,15 +26,15 @@ def measure_specs(con: duckdb.DuckDBPyConnection | None, measures: str | Iterabl
     (rankkit.neighbours' rules); an ir_measures measure object is written in its spelling first
     (rankkit.trec.given). ``text``: the measures whose value is text (runid, relstring: ``agg`` 'text') too,
     nicknames' among them, where otherwise a nickname leaves them out and one named is refused. ``con``
-    None: a connection is made if the names were not parsed before (a command reads what it prints, and
-    how, before it opens its own)."""
+    None: a lean connection (the parser, without duckdb's Python package) is made if the names were not
+    parsed before (a command reads what it prints, and how, before it opens its own)."""
     names = given(measures)
     for name in names:
         if not isinstance(name, str):
             raise MeasureError(f"a measure name must be a string, got {name!r}")
     key = (tuple(names), rel, docs, text)
     if names and key not in _parsed:  # a loop over many runs asks for the same names: parsing them is slow
-        _parsed[key] = _stored_specs(key) or _parse_specs(con if con is not None else connect(), key)
+        _parsed[key] = _stored_specs(key) or _parse_specs(con if con is not None else engine_connection(lean=True), key)
     if not names or not _parsed[key]:  # none given, or a trec_eval form of none (P.,)
         raise MeasureError("no measure given; name at least one, such as nDCG@10 or AP")
     specs = [_labelled(dict(spec), rel) for spec in _parsed[key]]

@@ -129,7 +129,7 @@ def test_the_kept_lists_are_bounded_oldest_first(fresh_specs, monkeypatch):
     con = _sql.connect()
     for name in ("AP", "RR", "P@5"):
         fresh_specs.measure_specs(con, [name])
-    assert [key for key in _sql.stored("specs")] == ['[["RR"], 1, 0]', '[["P@5"], 1, 0]']  # names, rel, docs
+    assert [key for key in _sql.stored("specs")] == ['[["RR"], 1, 0, false]', '[["P@5"], 1, 0, false]']  # names, rel, docs, text
 
 
 def test_an_unwritable_cache_still_parses(tmp_path, monkeypatch):
