@@ -89,7 +89,8 @@ def _notes(record: dict, marked: bool) -> list[str]:
     stats = record["statistics"]
     counts = [m.get("label", m["name"]) for m in record["measures"] if m["aggregate"] == "sum"]
     gmeans = [m.get("label", m["name"]) for m in record["measures"] if m["aggregate"] == "gmean"]
-    notes = [means_note(counts, gmeans)]
+    # a report of system-level measures alone has no mean over queries to announce
+    notes = [means_note(counts, gmeans)] if len(system_level(record)) < len(record["measures"]) else []
     if len(record["systems"]) > 1:
         notes.append(BEST_NOTE)
         against = (f"against the baseline {stats['baseline']}" if stats.get("baseline") is not None
@@ -110,7 +111,8 @@ def system_level(record: dict) -> list[str]:
 
 def _system_level_note(record: dict) -> str:
     stats = record["statistics"]
-    interval = (f"; in brackets, the {_percent(stats['ci'])} percentile bootstrap interval over users "
+    interval = (f"; in brackets, the {_percent(stats['ci'])} percentile bootstrap interval over users, moved by "
+                f"the bootstrap's bias "
                 f"({stats['resamples']} resamples, seed {stats['seed']})" if stats.get("ci") is not None else "")
     return (f"{', '.join(system_level(record))}: one value per system, of all its users' lists together{interval}. "
             f"No per-query values, so no paired test, per-query table or plot.")
