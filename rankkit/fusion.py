@@ -16,6 +16,7 @@ from rankkit._sql import connect
 from rankkit.errors import InputError, RankkitError
 from rankkit.inputs import load_runs, run_files
 from rankkit.io import default_connection, release, temp_name
+from rankkit.io.files import file_format
 from rankkit.running import run_query, run_rows
 
 if TYPE_CHECKING:
@@ -111,6 +112,8 @@ def _spark_fuse(con, runs, method, k, norm, weights, depth, output, columns, spl
     named = run_rows(con, "SELECT rankkit.checked_fusion(?, ?, ?) AS ok, rankkit.fusion_method(?) AS method, "
                           "rankkit.fusion_norm(?, ?) AS norm", [method, k, norm, method, method, norm])[0]
     spark_fusion.refuse_untranslated(named["method"], named["norm"])
+    for _, path in named_inputs(runs=runs):  # a missing file said at once, not after Spark's start (seconds)
+        file_format(con, path, None, "run")
     session = spark.session(master)
     read = spark_fusion.read(session, runs, columns, split_by_tag)
     paired = paired_weights(weights, runs, read.systems)

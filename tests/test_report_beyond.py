@@ -76,7 +76,8 @@ def test_per_user_ones_are_measures_like_any_and_system_level_ones_have_their_in
 
 def test_every_format_says_the_system_level_ones_have_no_per_query_values(made):
     folder, _, report = made
-    note = "Coverage@3: one value per system, of all its users' lists together; in brackets, the 95% percentile"
+    note = ("Coverage@3: one value per system, of all its users' lists together; in brackets, the 95% percentile "
+            "bootstrap interval over users, moved by the bootstrap's bias")
     page = report.to_html()
     assert note in html.unescape(page) and "<b>ems" not in page and "\x07" not in page  # the hostile file name, escaped
     assert "it&lt;b&gt;ems" in page
@@ -156,3 +157,4 @@ def test_a_report_of_system_level_measures_alone_names_its_systems(made):
     report = rankkit.report(str(paths["qrels"]), str(paths["b"]), ["Coverage@3"], items=str(paths["items"]), ci=None)
     assert report.record["systems"] == ["b"] and report.per_query.empty
     assert "| (a) b | 0." in report.to_markdown()
+    assert "Mean over queries" not in report.to_markdown()  # no measure of the report is a mean over queries

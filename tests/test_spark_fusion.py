@@ -64,6 +64,14 @@ def test_what_spark_does_not_fuse_is_refused_by_name(runs, method, norm, said):
         rankkit.fuse(runs, method=method, norm=norm, engine="spark")  # before Spark is asked anything
 
 
+def test_a_missing_run_file_is_said_before_spark_starts(tmp_path, monkeypatch):
+    from rankkit import spark
+
+    monkeypatch.setattr(spark, "session", lambda *_: pytest.fail("Spark started for a file that is not there"))
+    (tmp_path / "a.run").write_text("q1 Q0 d1 1 1.0 a\n")
+    with pytest.raises(InputError, match="missing.run: no such file"):
+        rankkit.fuse([str(tmp_path / "a.run"), str(tmp_path / "missing.run")], engine="spark")
+
 def test_fuse_engine_spark_writes_duckdbs_run_and_refuses_a_duplicate(spark, runs, tmp_path, capsys):
     paths = []
     for name, run in runs.items():

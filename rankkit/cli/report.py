@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
 def _report_outputs(args: argparse.Namespace) -> list[str]:
     """Every file ``report -o`` may write: the report, and with --second-qrels the agreement tables
     written beside a CSV or Parquet file (report.swaps.csv ...)."""
-    from rankkit.report.render import AGREEMENT_FILES
+    from rankkit.report.data import AGREEMENT_FILES
 
     path = Path(args.output)
     if (args.second_qrels is None and args.sweep is None) or path.suffix.lower() not in (".csv", ".parquet"):

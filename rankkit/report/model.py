@@ -114,7 +114,7 @@ class Report:
     def to_csv(self) -> str:
         """The aggregate table, one row per measure and system, with interval, best and significance.
         (With a second judgment table, :meth:`save` writes the agreement tables beside it.)"""
-        from rankkit.report.render import csv_text
+        from rankkit.report.data import csv_text
 
         return csv_text(self)
 
@@ -124,7 +124,7 @@ class Report:
         and, for two systems or more, ``leaderboards``, ``correlations`` (NaN for two) and ``swaps``, columns
         named for what they hold (``value_under_a``, ``p_adjusted_under_a``, the two judgment tables in
         ``qrels_a`` and ``qrels_b``). Empty without a second table."""
-        from rankkit.report.render import agreement_tables
+        from rankkit.report.data import agreement_tables
 
         return agreement_tables(self)
 
@@ -132,7 +132,7 @@ class Report:
         """The files :meth:`save` writes for ``path``: it, and for a CSV or Parquet report with an
         agreement section one file per agreement table beside it (``report.csv``:
         ``report.label-agreement.csv``, ``report.leaderboards.csv`` ...)."""
-        from rankkit.report.render import agreement_paths
+        from rankkit.report.data import agreement_paths
 
         path = Path(path)
         beside = agreement_paths(self, path) if path.suffix.lower() in (".csv", ".parquet") else []
@@ -153,7 +153,7 @@ class Report:
     def to_parquet(self, path: str | Path) -> Path:
         """Per-query values in long form (``system, query_id, measure, value``), the record in the
         file's key-value metadata under ``rankkit_report``."""
-        from rankkit.report.render import parquet
+        from rankkit.report.data import parquet
 
         self._refuse_inputs(Path(path))
         return parquet(self, Path(path))
@@ -164,7 +164,7 @@ class Report:
         beside it (:meth:`written` lists the files, :meth:`agreement_tables` their contents)."""
         from rankkit.report.render import latex_document
 
-        from rankkit.report.render import agreement_csv, agreement_parquet
+        from rankkit.report.data import agreement_csv, agreement_parquet
 
         path = Path(path)
         suffix = path.suffix.lower()

@@ -5,20 +5,17 @@ from __future__ import annotations
 
 import base64
 import io
-import json
 import re
 from functools import cache
 from pathlib import Path
 
 import pandas as pd
 
-from rankkit._files import replacing
 from rankkit.compare import format_p
 from rankkit.conventions import DESCRIPTIONS
 from rankkit.report.model import in_system_order
 from rankkit.report.sweep import figure as sweep_figure, section as sweep_section
 from rankkit.errors import InputError
-from rankkit.safe import csv as safe_csv
 from rankkit.safe.terminal import visible
 from rankkit.stats import AGGREGATE_INTERVAL, CORRECTIONS, INTERVALS, TESTS, difference_interval
 from rankkit.safe.html import visible as html_visible
@@ -26,8 +23,7 @@ from rankkit.safe.latex import DEFINITIONS as LATEX_DEFINITIONS, breakable as la
 from rankkit.table import (BEST_NOTE, DIGITS, FORMATS, Table, latex as latex_table, latex_escape, latex_long, letters,
                            make_table, markdown as markdown_table, markdown_escape, means_note, number)
 
-__all__ = ["html", "markdown", "table", "latex_document", "csv_text", "parquet", "summary", "agreement_tables",
-           "agreement_paths", "agreement_csv", "agreement_parquet", "AGREEMENT_FILES"]
+__all__ = ["html", "markdown", "table", "latex_document", "summary"]
 
 # Systems whose means and intervals a page holds in one float; more go in a longtable.
 FLOAT_SYSTEMS = 20
@@ -93,7 +89,8 @@ def _notes(record: dict, marked: bool) -> list[str]:
     stats = record["statistics"]
     counts = [m.get("label", m["name"]) for m in record["measures"] if m["aggregate"] == "sum"]
     gmeans = [m.get("label", m["name"]) for m in record["measures"] if m["aggregate"] == "gmean"]
-    notes = [means_note(counts, gmeans)]
+    # a report of system-level measures alone has no mean over queries to announce
+    notes = [means_note(counts, gmeans)] if len(system_level(record)) < len(record["measures"]) else []
     if len(record["systems"]) > 1:
         notes.append(BEST_NOTE)
         against = (f"against the baseline {stats['baseline']}" if stats.get("baseline") is not None
@@ -114,7 +111,8 @@ def system_level(record: dict) -> list[str]:
 
 def _system_level_note(record: dict) -> str:
     stats = record["statistics"]
-    interval = (f"; in brackets, the {_percent(stats['ci'])} percentile bootstrap interval over users "
+    interval = (f"; in brackets, the {_percent(stats['ci'])} percentile bootstrap interval over users, moved by "
+                f"the bootstrap's bias "
                 f"({stats['resamples']} resamples, seed {stats['seed']})" if stats.get("ci") is not None else "")
     return (f"{', '.join(system_level(record))}: one value per system, of all its users' lists together{interval}. "
             f"No per-query values, so no paired test, per-query table or plot.")
@@ -445,150 +443,6 @@ def latex_document(report) -> str:
                  else latex_table(made, fit=True, placement="!htbp", **options))
     return environment.get_template("report.tex.j2").render({**context, "table": aggregate,
                                                               "definitions": LATEX_DEFINITIONS})
-
-
-# ---- data files -----------------------------------------------------------------------------------
-
-def csv_text(report) -> str:
-    """One row per measure and system: value, interval, queries, best, and whom it significantly beats."""
-    table = summary(report)
-    names = {row["letter"]: row["name"] for row in table.systems}
-    lines = []
-    for row in table.systems:
-        for measure, cell in zip(table.measures, row["cells"]):
-            lines.append({"measure": measure, "system": row["name"], "value": cell.value, "ci_low": cell.low,
-                          "ci_high": cell.high, "queries": cell.queries, "best": cell.best,
-                          "better_than": ";".join(names[letter] for letter in cell.beats)})
-    frame = pd.DataFrame(lines, columns=["measure", "system", "value", "ci_low", "ci_high", "queries", "best",
-                                         "better_than"])
-    # repr precision: the CSV reads back to the same floats
-    return safe_csv.frame(frame).to_csv(index=False, lineterminator="\n", float_format=None)
-
-
-def parquet(report, path: Path) -> Path:
-    """Long per-query values written by DuckDB (no pyarrow needed), the record in the metadata; the
-    system-level measures' values (no per-query values) in the metadata too, under rankkit_system_level."""
-    long = report.per_query[["system", "query_id", "measure", "value"]]
-    _parquet_file(report, long, path, "SELECT system::VARCHAR AS system, query_id::VARCHAR AS query_id, "
-                                      "measure::VARCHAR AS measure, value::DOUBLE AS value FROM rankkit_report_values",
-                  _system_level_rows(report))
-    return path
-
-
-def _system_level_rows(report) -> dict:
-    """The system-level measures' aggregate rows, as the metadata of a Parquet report holds them."""
-    from rankkit.report.model import _records
-
-    names = [m["name"] for m in report.record["measures"] if m["aggregate"] == "system"]
-    if not names:
-        return {}
-    return {"rankkit_system_level": _records(report.aggregate[report.aggregate["measure"].isin(names)])}
-
-
-def _parquet_file(report, frame: pd.DataFrame, path: Path, select: str = "FROM rankkit_report_values",
-                  more: dict | None = None) -> None:
-    """One table written by DuckDB as Parquet, the report's title and record in its metadata (and
-    ``more``: key, JSON value)."""
-    import duckdb
-
-    from rankkit.io.catalog import quote
-
-    con = duckdb.connect()
-    try:
-        con.register("rankkit_report_values", frame)
-        fields = {"rankkit_report": {"title": report.title, "record": report.record}, **(more or {})}
-        metadata = ", ".join(f"{key}: {quote(json.dumps(value))}" for key, value in fields.items())
-        with replacing(path) as partial:
-            target = str(partial).replace("'", "''")
-            con.execute(f"COPY ({select}) TO '{target}' (FORMAT parquet, KV_METADATA {{{metadata}}})")
-    finally:
-        con.close()
-
-
-# ---- the agreement section as data files ------------------------------------------------------------
-
-# The agreement tables of a report, each written beside its CSV or Parquet file as
-# <stem>.<name><suffix> (report.csv: report.label-agreement.csv ...): a CSV or Parquet file holds one table.
-AGREEMENT_FILES = {"agreement": "label-agreement", "agreement_per_query": "label-agreement-per-query",
-                   "leaderboards": "leaderboards", "correlations": "leaderboard-correlations", "swaps": "swaps",
-                   "sweep": "fusion-sweep"}
-
-
-def agreement_paths(report, path: Path) -> list[Path]:
-    """The files the agreement tables are written to beside ``path`` (none without a second table)."""
-    path = Path(path)
-    return [path.with_name(f"{path.stem}.{AGREEMENT_FILES[name]}{path.suffix}")
-            for name in _beside(report)]
-
-
-def agreement_tables(report) -> dict[str, pd.DataFrame]:
-    """The agreement section as the CSV and Parquet exports write it, by the report's table name:
-    columns that say what they are (every table names the two judgment tables in each row,
-    ``qrels_a`` the report's qrels and the reference, ``qrels_b`` the second)."""
-    from rankkit.agreement import CORRELATIONS, LABEL_MEASURES
-
-    if report.agreement.empty:
-        return {}
-    given = {item["role"]: item.get("given") or item.get("path") or item.get("kind") for item in report.record["inputs"]}
-    judged = {"qrels_a": given.get("qrels"), "qrels_b": given.get("second_qrels")}
-    labels = report.agreement.rename(columns={"value": "over_all_pairs", "mean": "mean_over_queries",
-                                              "ci_low": "mean_ci_low", "ci_high": "mean_ci_high"})
-    labels.insert(1, "description", labels["measure"].map(LABEL_MEASURES))
-    tables = {
-        "agreement": labels.assign(**judged),
-        "agreement_per_query": report.agreement_per_query.rename(columns={
-            "pairs": "pairs_judged_by_both", "only_a": "judged_by_a_only", "only_b": "judged_by_b_only"}
-        ).assign(**judged),
-    }
-    if report.leaderboards.empty:
-        return tables
-    measure = report.leaderboards["measure"].iloc[0]
-    boards = report.leaderboards.drop(columns="measure").rename(columns={
-        "value_a": "value_under_a", "value_b": "value_under_b", "rank_a": "rank_under_a", "rank_b": "rank_under_b"})
-    correlations = report.correlations.rename(columns={"swaps": "swapped_pairs", "systems": "systems_compared"})
-    correlations.insert(0, "among", [("every system" if pd.isna(top) else f"the top {int(top)} under A")
-                                     for top in report.correlations["top"]])
-    correlations = correlations.drop(columns="top")
-    swaps = report.swaps.rename(columns={
-        "above_a": "higher_under_a", "below_a": "lower_under_a",
-        "above_value_a": "higher_value_under_a", "below_value_a": "lower_value_under_a",
-        "above_value_b": "higher_value_under_b", "below_value_b": "lower_value_under_b",
-        "p_value": "p_value_under_a", "p_adjusted": "p_adjusted_under_a", "significant": "significant_under_a"})
-    statistics = report.record["statistics"]
-    tables.update(
-        leaderboards=boards.assign(measure=measure, **judged)[["measure", *boards.columns, *judged]],
-        correlations=correlations.assign(measure=measure)[["measure", *correlations.columns]].assign(**judged),
-        swaps=swaps.assign(measure=measure, test=statistics["test"], correction=statistics["correction"],
-                           alpha=statistics["alpha"], **judged)[["measure", *swaps.columns, "test", "correction",
-                                                                  "alpha", *judged]])
-    missing = set(CORRELATIONS) - set(tables["correlations"].columns)
-    if missing:
-        raise AssertionError(f"the correlations table lacks {', '.join(sorted(missing))}")
-    return tables
-
-
-def _beside(report) -> dict[str, pd.DataFrame]:
-    """The tables a CSV or Parquet report writes beside its file: the agreement's, the sweep's."""
-    from rankkit.report.sweep import data_table
-
-    return {**agreement_tables(report), **({"sweep": data_table(report)} if not report.sweep.empty else {})}
-
-
-def agreement_csv(report, path: Path) -> list[Path]:
-    """Each agreement table as a CSV file beside ``path`` (repr precision: read back to the same floats)."""
-    paths = agreement_paths(report, path)
-    for target, frame in zip(paths, _beside(report).values()):
-        with replacing(target) as partial:
-            safe_csv.frame(frame).to_csv(partial, index=False, lineterminator="\n", float_format=None)
-    return paths
-
-
-def agreement_parquet(report, path: Path) -> list[Path]:
-    """Each agreement table as a Parquet file beside ``path``, the record in its metadata."""
-    paths = agreement_paths(report, path)
-    for target, frame in zip(paths, _beside(report).values()):
-        _parquet_file(report, frame, target)
-    return paths
 
 
 # ---- figures --------------------------------------------------------------------------------------
