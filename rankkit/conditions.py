@@ -9,7 +9,7 @@ from typing import Mapping
 from rankkit.dialect import DUCKDB, DuckDB
 from rankkit.measures import CONVENTIONS, Feature, Measure, default, shared_features, spec_fields, spec_types
 
-__all__ = ["checked_argument", "default_literal", "condition", "variants", "declarations", "matches"]
+__all__ = ["checked_argument", "checked_value", "default_literal", "condition", "variants", "declarations", "matches"]
 
 
 def checked_argument(name: str, label: str, dialect=None) -> str:
@@ -20,6 +20,16 @@ def checked_argument(name: str, label: str, dialect=None) -> str:
     if field_ is None or field_.check is None:
         return name
     return f"rankkit.checked_{name}({name}, {(dialect or DUCKDB).literal(label, 'VARCHAR')})"
+
+
+def checked_value(name: str, type_: str, check: str, must: str, nullable: bool, said: str = "") -> str:
+    """SQL: the argument ``name`` as ``type_`` where it meets its declared ``check`` (NULL passes where
+    ``nullable``), else an error of its declared words ``must`` and the value given; ``said``, SQL text
+    put before the words (whose measure). The one way a declaration's check is written as SQL."""
+    passes = f"{name} IS NULL OR" if nullable else f"{name} IS NOT NULL AND"
+    return (f"CASE WHEN {passes} ({check}) THEN {name}::{type_}\n"
+            f"         ELSE error({said}{DUCKDB.literal(must + ', got ', 'VARCHAR')} || "
+            f"coalesce({name}::VARCHAR, 'NULL')) END")
 
 
 def default_literal(name: str, type_: str | None = None, dialect: DuckDB = DUCKDB) -> str:

@@ -1,5 +1,6 @@
-"""The measure table of the documentation's measures page (``docs/measures.md``), generated from the registry
-(``python -m rankkit.docs`` rewrites it)."""
+"""The measure tables of the documentation, generated from the registry (``python -m rankkit.docs``
+rewrites them): every measure on the measures page (``docs/measures.md``), the beyond-accuracy ones
+again where their page introduces them (``docs/beyond-accuracy.md``)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from pathlib import Path
 from rankkit._files import write_text
 from rankkit.measures import beyond_measures, beyond_params, params, registry
 
-__all__ = ["PAGE", "measure_table", "beyond_table", "update_page"]
+__all__ = ["PAGE", "BEYOND_PAGE", "measure_table", "beyond_table", "beyond_part", "update_page"]
 
 START, END = "<!-- measures:start -->", "<!-- measures:end -->"
+BEYOND_START, BEYOND_END = "<!-- beyond:start -->", "<!-- beyond:end -->"
 PAGE = Path("docs") / "measures.md"  # from the repository's root
+BEYOND_PAGE = Path("docs") / "beyond-accuracy.md"
 
 
 def measure_table() -> str:
@@ -29,17 +32,28 @@ def measure_table() -> str:
         summary, cite = (text.replace("|", "\\|") for text in (m.summary, m.cite))
         rows.append(f"| {example} | {aliases} | {taken or '—'} | {summary} | {m.aggregate} | {cite} | "
                     f"`sql/metrics/{m.metric}.sql` |")
-    legend = "\n".join(f"- `{p.name}` ({p.type}, default {p.default}{_takes(p)}): {p.description}"
-                       for p in [*params().values(), *beyond_params().values()])
-    return "\n".join(rows + [""] + beyond_table()) + "\n\nParameters:\n\n" + legend + "\n"
+    return "\n".join(rows + [""] + beyond_table()) + "\n\nParameters:\n\n" + _legend(
+        [*params().values(), *beyond_params().values()])
+
+
+def beyond_part() -> str:
+    """The beyond-accuracy page's table: the measures' rows and their own parameters."""
+    return "\n".join(_beyond_rows()) + "\n\nTheir parameters:\n\n" + _legend(beyond_params().values())
+
+
+def _legend(declared) -> str:
+    return "\n".join(f"- `{p.name}` ({p.type}, default {p.default}{_takes(p)}): {p.description}" for p in declared) + "\n"
 
 
 def beyond_table() -> list[str]:
     """The beyond-accuracy measures' rows (sql/metrics/beyond/*.sql): they read the run's top k and a side
     table (docs/beyond-accuracy.md), one value per system or a value per user averaged over users."""
-    rows = ["Beyond accuracy (the run's top k and a side table, not the qrels: [beyond-accuracy.md](beyond-accuracy.md)):",
-            "", "| measure | aliases | parameters | definition | level | reads | citation | SQL |",
-            "|---|---|---|---|---|---|---|---|"]
+    return ["Beyond accuracy (the run's top k and a side table, not the qrels: [beyond-accuracy.md](beyond-accuracy.md)):",
+            "", *_beyond_rows()]
+
+
+def _beyond_rows() -> list[str]:
+    rows = ["| measure | aliases | parameters | definition | level | reads | citation | SQL |", "|---|---|---|---|---|---|---|---|"]
     for m in dict.fromkeys(beyond_measures().values()):
         taken = ", ".join(f"`{p}`" if p == "k" else f"`{p}={beyond_params()[p].default.strip(chr(39))}`" for p in m.params)
         summary, cite = (text.replace("|", "\\|") for text in (m.summary, m.cite))
@@ -58,14 +72,17 @@ def _takes(param) -> str:
 
 
 def update_page(path: Path) -> bool:
-    """Rewrite the table between the markers; True when the file changed."""
+    """Rewrite the tables between the markers (measures:, beyond:); True when the file changed."""
     text = path.read_text(encoding="utf-8")
-    new = re.sub(re.escape(START) + r".*?" + re.escape(END), f"{START}\n{measure_table()}{END}", text, flags=re.S)
+    new = text
+    for start, end, made in ((START, END, measure_table), (BEYOND_START, BEYOND_END, beyond_part)):
+        if start in new:
+            new = re.sub(re.escape(start) + r".*?" + re.escape(end), lambda _: f"{start}\n{made()}{end}", new, flags=re.S)
     if new != text:
         write_text(path, new)
     return new != text
 
 
 if __name__ == "__main__":
-    page = Path(sys.argv[1]) if len(sys.argv) > 1 else PAGE
-    print(f"{page} updated" if update_page(page) else f"{page} already up to date")
+    for page in [Path(arg) for arg in sys.argv[1:]] or [PAGE, BEYOND_PAGE]:
+        print(f"{page} updated" if update_page(page) else f"{page} already up to date")

@@ -16,14 +16,14 @@ from typing import Iterable
 
 from rankkit import neighbours, trec
 from rankkit._paths import sql_dir
-from rankkit.conditions import checked_argument, condition, default_literal, variants
+from rankkit.conditions import checked_argument, checked_value, condition, default_literal, variants
 from rankkit.dialect import DUCKDB
 from rankkit.macro_plans import Arguments, Generic, PerRank
 from rankkit.plan import QUERY_SETS
 from rankkit.trace_fields import CONTRIBUTION, trace_columns, trace_option, trace_params, traced
 from rankkit.errors import RankkitError
-from rankkit.measures import (AGGREGATIONS, REFERENCE, Feature, Measure, SpecField, header, needs_subtopics, params,
-                              registry, spec_fields)
+from rankkit.measures import (AGGREGATIONS, REFERENCE, Feature, Measure, SpecField, beyond_params, header,
+                              needs_subtopics, params, registry, spec_fields)
 from rankkit.names import fill as fill_names
 
 __all__ = ["script", "sql_files", "fill", "catalog_sql", "aggregation_sql", "param_pattern_sql", "spec_sql",
@@ -87,9 +87,14 @@ def fill(sql: str) -> str:
     - ``{{spec_arguments v}}``: rankkit.spec's arguments from such a struct ``v`` (and its ``v.i``)
     - ``{{number_params}}``, ``{{list_params}}``: the parameters whose values are a number, a list
     - ``{{defaults NAME ...}}``: ``NAME := default, ...``, a macro's parameters with the prelude's defaults
+    - ``{{checked NAME}}``: a beyond-accuracy measure's argument checked as its declaration says
+      (sql/metrics/beyond/*.sql), refused in the declaration's words
     """
     def marker(match: re.Match) -> str:
         name = match.group(1)
+        if name == "checked":
+            declared = beyond_params()[match.group(2).strip()]
+            return checked_value(declared.name, declared.type, declared.check, declared.must, declared.default == "NULL")
         if name == "defaults":
             return ", ".join(f"{p} := {default_literal(p, params()[p].type)}" for p in match.group(2).split())
         # (r).field, not r.field: in a table function's arguments (query(), as rankkit.evaluate calls it)
@@ -104,7 +109,7 @@ def fill(sql: str) -> str:
         kinds = {"number_params": ("DOUBLE", "INTEGER", "BIGINT"), "list_params": ("DOUBLE[]",)}
         return "(" + ", ".join(f"'{p.name}'" for p in params().values() if p.type in kinds[name] and p.name != "k") + ")"
 
-    return re.sub(r"\{\{(spec_values|spec_arguments|number_params|list_params|defaults|trace_\w+)((?: \w+)*)\}\}",
+    return re.sub(r"\{\{(spec_values|spec_arguments|number_params|list_params|defaults|checked|trace_\w+)((?: \w+)*)\}\}",
                   marker, sql)
 
 
@@ -355,18 +360,19 @@ def aggregation_sql() -> str:
 
 # ---- the measure spec and the table macros ---------------------------------------------------------
 
+# Before a spec's refusal, whose it is: the measure's name
+_SAID = "'rankkit: measure ' || measure || ': ' || "
+
+
 def spec_sql() -> str:
     """rankkit.checked_<name> for every checked parameter and rankkit.spec, from the prelude."""
     macros = ["-- Generated from sql/00_prelude.sql by rankkit.macros.spec_sql()."]
     for f in spec_fields().values():
         if f.check is None:
             continue
-        passes = f"{f.name} IS NULL OR" if params()[f.name].default == "NULL" else f"{f.name} IS NOT NULL AND"
         macros.append(
-            f"CREATE OR REPLACE MACRO rankkit.checked_{f.name}({f.name}, measure) AS\n"
-            f"    CASE WHEN {passes} ({f.check}) THEN {f.name}::{f.type}\n"
-            f"         ELSE error('rankkit: measure ' || measure || ': {f.must}, got ' || "
-            f"coalesce({f.name}::VARCHAR, 'NULL')) END;")
+            f"CREATE OR REPLACE MACRO rankkit.checked_{f.name}({f.name}, measure) AS\n    "
+            f"{checked_value(f.name, f.type, f.check, f.must, params()[f.name].default == 'NULL', _SAID)};")
     arguments = "".join(f"{f.name} := {default_literal(f.name, f.type)}, " for f in spec_fields().values())
     fields = "".join(f"    '{f.name}': {f.make or f'rankkit.checked_{f.name}({f.name}, measure)'},\n"
                      for f in spec_fields().values())

@@ -19,7 +19,9 @@
 
 -- The measures by name, as evaluate() and `rankkit eval` take them, are declared as every measure is, one
 -- file each under sql/metrics/beyond/ (name, aliases, parameters, level, the side tables it reads),
--- read by the registry (rankkit.measures.beyond_measures); rankkit.beyond calls the macros below.
+-- read by the registry (rankkit.measures.beyond_measures); rankkit.beyond calls the macros below. A
+-- parameter's check and its refusal's words are its declaration's, written out where a macro reads
+-- {{checked <name>}} (rankkit.macros.fill).
 
 -- rankkit.catalog_rows: the catalog's distinct items, features as DOUBLE[]; a row without an id, or
 -- vectors of mixed lengths, is an error naming the table and column.
@@ -112,9 +114,9 @@ CREATE OR REPLACE MACRO rankkit.entropy(run_table, k := 10, ties := 'trec', scor
         SELECT system, n / sum(n) OVER (PARTITION BY system) AS p, users FROM rankkit_counts
     )
     SELECT system,
-           CASE formula WHEN 'recommenders' THEN -sum(p * log2(p))
-                        WHEN 'recbole' THEN -sum(p * ln(p)) / count(*)
-                        ELSE error('formula must be recommenders or recbole, got ' || coalesce(formula, 'NULL')) END AS value,
+           CASE {{checked formula}}
+                WHEN 'recommenders' THEN -sum(p * log2(p))
+                WHEN 'recbole' THEN -sum(p * ln(p)) / count(*) END AS value,
            len(list_distinct(flatten(list(users)))) AS users
     FROM rankkit_shares
     GROUP BY system;
@@ -176,9 +178,7 @@ CREATE OR REPLACE MACRO rankkit.tail_share(run_table, interactions_table, k := 1
             SELECT item_id, popularity, row_number() OVER (ORDER BY popularity, item_id) AS position,
                    count(*) OVER () AS items
             FROM rankkit.item_popularity(interactions_table))
-        WHERE CASE WHEN NOT (tail > 0) OR tail IS NULL
-                   THEN error('tail must be a share in (0, 1] or a popularity above 1, got ' || coalesce(tail::VARCHAR, 'NULL'))
-                   WHEN tail > 1 THEN popularity <= tail
+        WHERE CASE WHEN {{checked tail}} > 1 THEN popularity <= tail
                    ELSE position <= greatest(floor(items * tail), 1) END
     )
     SELECT t.system, t.query_id, count(s.item_id) / count(*) AS value

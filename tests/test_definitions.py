@@ -207,3 +207,17 @@ def test_a_top_k_field_that_cannot_be_read_names_the_file(sql_copy, field, error
                     encoding="utf-8")
     with pytest.raises(ValueError, match=error):
         measures.read_measure(ndcg)
+
+
+def test_a_beyond_measures_check_is_written_from_its_declaration_alone():
+    """The beyond-accuracy macros (sql/80_beyond.sql) read their parameters' checks as {{checked name}}:
+    the refusal's words live in the measure's file (sql/metrics/beyond/*.sql) and nowhere else."""
+    from rankkit import _paths
+    from rankkit.macros import script
+    from rankkit.measures import beyond_params
+
+    for param in beyond_params().values():
+        holders = [path.name for path in _paths.sql_dir().rglob("*.sql") if param.must in path.read_text(encoding="utf-8")]
+        assert set(holders) <= {f"{param.owner}.sql"}, param.name  # words of values: are written of them
+    for name in ("formula", "tail"):  # the macros' arguments checked (ILD's similarity picks a macro)
+        assert f"'{beyond_params()[name].must}, got '" in script(), name

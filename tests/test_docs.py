@@ -51,7 +51,7 @@ from pathlib import Path
 
 import pytest
 
-from rankkit.docs import END, START, measure_table
+from rankkit.docs import BEYOND_END, BEYOND_START, END, START, beyond_part, measure_table
 from support import ROOT
 
 BIN = Path(sys.executable).parent
@@ -424,6 +424,16 @@ def test_measure_table_is_generated_from_the_registry():
     text = MEASURES_PAGE.read_text(encoding="utf-8")
     table = text.split(START, 1)[1].split(END, 1)[0]
     assert table.strip() == measure_table().strip(), "run: python -m rankkit.docs"
+
+
+def test_the_beyond_accuracy_table_is_generated_from_their_declarations():
+    """docs/beyond-accuracy.md shows the beyond-accuracy rows of the measures reference, written by the
+    same code from sql/metrics/beyond/*.sql, not a table of its own (issue 34)."""
+    text = (ROOT / "docs" / "beyond-accuracy.md").read_text(encoding="utf-8")
+    assert BEYOND_START in text, "docs/beyond-accuracy.md lacks its generated table"
+    table = text.split(BEYOND_START, 1)[1].split(BEYOND_END, 1)[0]
+    assert table.strip() == beyond_part().strip(), "run: python -m rankkit.docs"
+    assert all(row in measure_table() for row in beyond_part().splitlines() if row.startswith("| `"))
 
 
 def test_every_page_is_in_the_nav_and_every_nav_entry_is_a_page():
