@@ -12,6 +12,10 @@ documents are absent from some systems, and the systems have different depths), 
 which every system ranks the same documents, near one base order: ranx sorts with the pairwise
 majority as comparator, which is an order only when the majority has no cycle (the test checks it
 has none), and counts a system that ranks neither document of a pair for the second one.
+
+And ranx's optimize_fusion (wsum over min-max scores, weights on the simplex in steps of 0.1, nDCG@5)
+on the first runs with seeded graded qrels: its best weights, and each point's nDCG@5 as ranx's fuse and
+evaluate give it (its optimization report prints three decimals).
 """
 
 import importlib.metadata
@@ -20,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import ranx
-from ranx import Run
+from ranx import Qrels, Run
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "fusion_ranx.json"
 SYSTEMS = ["bm25", "dense", "splade"]
@@ -53,6 +57,22 @@ def fused(runs: dict, method: str, norm: str | None) -> dict:
     return {q: [[doc, score] for doc, score in docs.items()] for q, docs in result.to_dict().items()}
 
 
+def optimized(runs: dict) -> dict:
+    rng = np.random.default_rng(38)
+    qrels = {f"q{q}": {f"d{i:02d}": int(grade) for i, grade in enumerate(rng.integers(0, 3, size=12)) if grade > 0}
+             for q in range(4)}
+    listed = [Run(runs[system], name=system) for system in SYSTEMS]
+    best = ranx.optimize_fusion(Qrels(qrels), listed, norm="min-max", method="wsum", metric="ndcg@5", step=0.1,
+                                show_progress=False)
+    points = {}
+    for a in range(11):
+        for b in range(11 - a):
+            weights = [a / 10, b / 10, (10 - a - b) / 10]
+            fused_run = ranx.fuse(listed, norm="min-max", method="wsum", params={"weights": weights})
+            points["/".join(f"{w:.1f}" for w in weights)] = float(ranx.evaluate(Qrels(qrels), fused_run, "ndcg@5"))
+    return {"qrels": qrels, "best": [float(w) for w in best["weights"]], "points": points}
+
+
 def main() -> None:
     runs = seeded_runs(36, overlap=False)
     cases = [{"method": method, "norm": "min-max", "fused": fused(runs, method, "min-max")}
@@ -62,7 +82,7 @@ def main() -> None:
     voting = seeded_runs(37, overlap=True)
     data = {"ranx": importlib.metadata.version("ranx"), "systems": SYSTEMS,
             "weights": WEIGHTS, "runs": runs, "cases": cases, "condorcet_runs": voting,
-            "condorcet": fused(voting, "condorcet", "min-max")}
+            "condorcet": fused(voting, "condorcet", "min-max"), "optimize": optimized(runs)}
     OUT.write_text(json.dumps(data, indent=0) + "\n", encoding="utf-8")
 
 

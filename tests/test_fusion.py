@@ -266,6 +266,22 @@ def test_the_sweep_judges_each_point_as_compare_judges_its_fused_run(tmp_path):
     assert [ranks_read(rankkit.connect(), name) for name in names] == [10, None, None, 5, None, 3]
 
 
+def test_the_sweep_finds_ranx_optimize_fusions_best_weights_and_its_values():
+    """ranx's optimize_fusion (wsum, min-max, step 0.1, nDCG@5; bench/fusion_ranx.py): the same best
+    weights, and every point's value where no weight is 0. A weight of 0 leaves documents tied at 0 (those
+    of the zero-weight system alone, and each other system's lowest after min-max), which ranx orders as
+    its sort leaves them and rankkit by its tie rule (docs/fusion.md): there the two may differ."""
+    optimize = GOLDEN["optimize"]
+    qrels = pd.DataFrame([(q, doc, grade) for q, docs in optimize["qrels"].items() for doc, grade in docs.items()],
+                         columns=["query_id", "doc_id", "relevance"])
+    runs = {name: frame({name: GOLDEN["runs"][name]}).drop(columns="system") for name in GOLDEN["systems"]}
+    swept = rankkit.fusion_sweep(qrels, runs, "nDCG@5", method="wsum", step=0.1, resamples=50)
+    means = {point.split("weights=")[1][:-1]: mean for point, mean in zip(swept.point, swept["mean"])}
+    assert swept.attrs["best"] == f"wsum(norm=min-max;weights={'/'.join(f'{w:.1f}' for w in optimize['best'])})"
+    positive = {point: value for point, value in optimize["points"].items() if "0.0" not in point.split("/")}
+    assert len(positive) == 36 and len(means) == len(optimize["points"]) == 66
+    assert {point: means[point] for point in positive} == pytest.approx(positive, abs=1e-12)
+
 def test_the_grid_fuses_as_fuse_and_keeps_each_points_top_by_the_tie_rule(con):
     # three documents tie at 0.5 for equal weights: the top 2 are z and y, by doc_id descending; u is
     # below every point's bar (its best x, 0.1, under each point's second score) and left out unscored
