@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,3 +36,25 @@ def shared_path(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"{path} is absent from the reference material")
     return path
+
+
+def duckdb_shell() -> str:
+    """The plain duckdb shell (the duckdb-cli package's, beside the interpreter, or on PATH), or a skip."""
+    shell = Path(sys.executable).parent / "duckdb"
+    found = str(shell) if shell.exists() else shutil.which("duckdb")
+    if not found:
+        pytest.skip("no duckdb shell beside the interpreter or on PATH: pip install duckdb-cli")
+    return found
+
+
+def in_duckdb_shell(folder: Path, commands: str) -> str:
+    """What the plain duckdb shell prints (CSV) for ``commands`` after reading the macro script, as an
+    analyst loads it (``.read rankkit.sql``)."""
+    from rankkit.macros import script
+
+    shell = duckdb_shell()
+    (folder / "rankkit.sql").write_text(script())
+    out = subprocess.run([shell, "-batch"], input=f".read {folder / 'rankkit.sql'}\n.mode csv\n{commands}",
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return out.stdout

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 import rankkit
+from support import in_duckdb_shell
 
 K = 4
 
@@ -220,32 +221,16 @@ def test_bad_side_tables_are_refused_naming_table_and_column(tables, setup, sql,
 
 
 def test_the_macros_run_in_the_plain_duckdb_shell(tmp_path):
-    import shutil
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    from rankkit.macros import script
-
-    shell = Path(sys.executable).parent / "duckdb"
-    if not shell.exists():
-        shell = shutil.which("duckdb")
-    if not shell:
-        pytest.skip("no duckdb shell: pip install duckdb-cli")
-    (tmp_path / "rankkit.sql").write_text(script())
-    commands = f""".read {tmp_path / 'rankkit.sql'}
-.mode csv
-CREATE TABLE run AS SELECT * FROM (VALUES ('u1','a',3.0),('u1','b',2.0),('u2','a',1.0),('u2','c',1.0)) t(query_id, doc_id, score);
+    commands = """CREATE TABLE run AS SELECT * FROM (VALUES ('u1','a',3.0),('u1','b',2.0),('u2','a',1.0),('u2','c',1.0)) t(query_id, doc_id, score);
 CREATE TABLE items AS SELECT * FROM (VALUES ('a',[1.0,0.0]),('b',[0.0,1.0]),('c',[1.0,1.0]),('d',[2.0,0.0])) t(item_id, features);
 CREATE TABLE log AS SELECT * FROM (VALUES ('x','a'),('y','a'),('y','b')) t(user_id, item_id);
 SELECT round(value, 4) AS coverage FROM rankkit.coverage('run', 'items', k := 2);
 SELECT query_id, round(value, 4) AS ild FROM rankkit.ild_features('run', 'items', k := 2) ORDER BY query_id;
 SELECT query_id, value AS arp FROM rankkit.arp('run', 'log', k := 2) ORDER BY query_id;
 """
-    out = subprocess.run([str(shell), "-batch"], input=commands, capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["coverage", "0.75", "query_id,ild", "u1,1.0", "u2,0.2929",
-                                  "query_id,arp", "u1,1.5", "u2,1.0"]
+    out = in_duckdb_shell(tmp_path, commands)
+    assert out.split() == ["coverage", "0.75", "query_id,ild", "u1,1.0", "u2,0.2929",
+                           "query_id,arp", "u1,1.5", "u2,1.0"]
 
 
 # ---- evaluate(items=, interactions=) -----------------------------------------------------------------

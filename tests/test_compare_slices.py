@@ -9,6 +9,7 @@ import pytest
 
 import rankkit
 from rankkit.errors import InputError, RankkitError
+from support import in_duckdb_shell
 from test_compare import _sample
 
 MEASURES = ["nDCG@10", "AP", "P@5", "NumRet", "RR"]
@@ -108,30 +109,14 @@ def test_query_table_from_a_csv_file(tmp_path):
 
 def test_slices_and_average_ties_in_the_duckdb_shell(tmp_path):
     """The plain duckdb shell (1.5, from the duckdb-cli package) runs the new macros too."""
-    import shutil
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    from rankkit.macros import script
-
-    shell = Path(sys.executable).parent / "duckdb"
-    if not shell.exists():
-        shell = shutil.which("duckdb")
-    if not shell:
-        pytest.skip("no duckdb shell: pip install duckdb-cli")
-    (tmp_path / "rankkit.sql").write_text(script())
-    commands = f""".read {tmp_path / 'rankkit.sql'}
-.mode csv
-CREATE TABLE qrels AS SELECT * FROM (VALUES ('q','A',3),('q','B',2),('q','C',1),('q','D',0),('q','E',0)) t(query_id, doc_id, relevance);
+    commands = """CREATE TABLE qrels AS SELECT * FROM (VALUES ('q','A',3),('q','B',2),('q','C',1),('q','D',0),('q','E',0)) t(query_id, doc_id, relevance);
 CREATE TABLE run AS SELECT * FROM (VALUES ('q','A',3.0),('q','B',2.0),('q','C',0.0),('q','D',0.0),('q','E',1.0)) t(query_id, doc_id, score);
 CREATE TABLE topics AS SELECT * FROM (VALUES ('q','long')) t(qid, len);
 SELECT round(value, 5) AS v FROM rankkit.evaluate('qrels', 'run', ['nDCG(ideal=run)'], ties := 'average');
 SELECT slice, round(value, 5) AS v FROM rankkit.evaluate_by('qrels', 'run', ['nDCG(ideal=run)'], 'topics', 'len');
 """
-    out = subprocess.run([str(shell), "-batch"], input=commands, capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["v", "0.98084", "slice,v", "long,0.97624"]
+    out = in_duckdb_shell(tmp_path, commands)
+    assert out.split() == ["v", "0.98084", "slice,v", "long,0.97624"]
 
 
 @pytest.mark.parametrize("key, columns", [("qid", None), ("Topic", None), ("topic_no", {"topic_no": "query_id"})])

@@ -4,16 +4,14 @@ duckdb-cli) runs what ``rankkit macros`` prints: the shell path and DuckDB 1.5 c
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import zipfile
-from pathlib import Path
 
 import pytest
 
 from rankkit._paths import sql_dir
-from support import ROOT, shared_path
+from support import ROOT, duckdb_shell, shared_path
 
 
 def test_wheel_holds_every_sql_file_and_the_report_templates(tmp_path):
@@ -34,14 +32,6 @@ def test_wheel_holds_every_sql_file_and_the_report_templates(tmp_path):
     shipped = {f"rankkit/report/templates/{p.name}" for p in templates.glob("*.j2")}
     assert len(shipped) >= 3 and shipped <= inside, f"report templates missing: {sorted(shipped - inside)}"
     assert "rankkit/explore/page/index.html.j2" in inside  # rankkit explore's page
-
-
-def duckdb_shell() -> str:
-    shell = Path(sys.executable).parent / "duckdb"
-    found = str(shell) if shell.exists() else shutil.which("duckdb")
-    if not found:
-        pytest.skip("no duckdb shell beside the interpreter or on PATH: pip install duckdb-cli")
-    return found
 
 
 def macros_script() -> str:

@@ -4,9 +4,6 @@ ndcg_cut_10 on every query of real pairs, the plain duckdb shell, and the errors
 from __future__ import annotations
 
 import gzip
-import shutil
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -18,7 +15,7 @@ from hypothesis import strategies as st
 
 import rankkit
 from rankkit.errors import RankkitError
-from support import shared_path
+from support import in_duckdb_shell, shared_path
 
 
 def _example(grades: list[int], extra: list[int] = (), scores: list[float] | None = None):
@@ -290,22 +287,12 @@ def test_row_at_rank_10_is_trec_evals_ndcg_cut_10_on_every_query(folder, name):
 
 def test_trace_in_the_duckdb_shell(tmp_path):
     """The duckdb shell (1.5, from the duckdb-cli package) runs rankkit.trace from `rankkit macros`."""
-    from rankkit.macros import script
-
-    shell = Path(sys.executable).parent / "duckdb"
-    shell = str(shell) if shell.exists() else shutil.which("duckdb")
-    if not shell:
-        pytest.skip("no duckdb shell: pip install duckdb-cli")
-    (tmp_path / "rankkit.sql").write_text(script())
-    commands = f""".read {tmp_path / 'rankkit.sql'}
-.mode csv
-CREATE TABLE qrels AS SELECT * FROM (VALUES ('q','a',3),('q','b',2),('q','c',3),('q','d',0),('q','e',1),('q','f',2),('q','g',3),('q','h',2)) t(query_id, doc_id, relevance);
+    commands = """CREATE TABLE qrels AS SELECT * FROM (VALUES ('q','a',3),('q','b',2),('q','c',3),('q','d',0),('q','e',1),('q','f',2),('q','g',3),('q','h',2)) t(query_id, doc_id, relevance);
 CREATE TABLE run AS SELECT * FROM (VALUES ('q','a',6.0),('q','b',5.0),('q','c',4.0),('q','d',3.0),('q','e',2.0),('q','f',1.0)) t(query_id, doc_id, score);
 SELECT rank, doc_id, round(dcg, 5) AS dcg, round(idcg, 5) AS idcg, round(ndcg, 5) AS ndcg FROM rankkit.trace('qrels', 'run', 'q', k := 6) WHERE rank = 6 OR rank IS NULL;
 """
-    out = subprocess.run([shell, "-batch"], input=commands, capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["rank,doc_id,dcg,idcg,ndcg", "6,f,6.86113,8.74026,0.785", "NULL,g,NULL,NULL,NULL", "NULL,h,NULL,NULL,NULL"]
+    out = in_duckdb_shell(tmp_path, commands)
+    assert out.split() == ["rank,doc_id,dcg,idcg,ndcg", "6,f,6.86113,8.74026,0.785", "NULL,g,NULL,NULL,NULL", "NULL,h,NULL,NULL,NULL"]
 
 
 # errors
