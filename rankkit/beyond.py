@@ -58,6 +58,16 @@ def parse(text: str) -> tuple[Measure, dict, int | None] | None:
     return measure, params, int(cutoff) if cutoff is not None else None
 
 
+def label(text: str) -> str:
+    """One name for a measure however it was written: ``novelty@10`` is ``Novelty@10``; a parameter at its
+    default is not written (``Entropy(formula=recommenders)@10`` is ``Entropy@10``)."""
+    measure, params, k = parse(text)
+    given = [f"{name}={value}" for name, value in params.items()
+             if value != beyond_params()[name].default.strip("'")]
+    written = f"({', '.join(given)})" if given else ""
+    return f"{measure.name}{written}{f'@{k}' if k is not None else ''}"
+
+
 def split(measures) -> tuple[list[str], list[str]]:
     """The names asked for, as (the composer's, these); the order of each kept. Anything but a name or a
     list or tuple of them is left to the name parser to refuse (and a generator unread)."""

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rankkit.beyond import SideTables, parse, refuse_missing, split
+from rankkit.beyond import SideTables, label, parse, refuse_missing, split
 from rankkit.errors import RankkitError
-from rankkit.measures import beyond_params
 
 __all__ = ["SIDES", "named", "refuse", "side_rows", "values", "measure_record", "is_beyond", "is_system_level"]
 
@@ -21,15 +20,7 @@ def named(names: list[str]) -> tuple[list[str], list[str]]:
     """The names asked for as (the others, these under one name each): ``novelty@10`` and
     ``Novelty@10`` are both ``Novelty@10``; a parameter at its default is not written."""
     others, beyond = split(names)
-    return others, list(dict.fromkeys(_name(text) for text in beyond))
-
-
-def _name(text: str) -> str:
-    measure, params, k = parse(text)
-    given = [f"{name}={value}" for name, value in params.items()
-             if value != beyond_params()[name].default.strip("'")]
-    written = f"({', '.join(given)})" if given else ""
-    return f"{measure.name}{written}{f'@{k}' if k is not None else ''}"
+    return others, list(dict.fromkeys(label(text) for text in beyond))
 
 
 def is_beyond(name: str) -> bool:
