@@ -239,15 +239,12 @@ def top_tables(con, names: list[str], run: str, ties: str, cutoff: int | None = 
 
 
 def _top_select(run: str, ties: str, k: int) -> str:
-    """The run's top k by rankkit.ranked's order. Under trec_eval's rule (score, then doc_id, both
-    descending; a checked run has neither NULL) a top-k aggregate keeps k rows a user where the window
-    sorts every row: a third of the CPU and a quarter of the memory (bench/README.md, recsys)."""
+    """The run's top k by rankkit.ranked's order: under trec_eval's rule (a checked run has no NULL) by
+    rankkit.top_loaded's top-k aggregate, which sorts no whole list."""
     if ties != "trec":
         return (f"SELECT system, query_id, doc_id, score, rank FROM rankkit.ranked('{run}', ties := '{ties}') "
                 f"WHERE rank <= {k}")
-    return (f"SELECT system, query_id, unnest(top).doc_id AS doc_id, unnest(top).score AS score, "
-            f"generate_subscripts(top, 1) AS rank FROM (SELECT system, query_id, max({{'score': score, "
-            f"'doc_id': doc_id}}, {k}) AS top FROM query_table('{run}') GROUP BY system, query_id)")
+    return f"FROM rankkit.top_loaded('{run}', {k})"
 
 
 def _measure_rows(con, text: str, sides: SideTables, run: str, ties: str, per_query: bool, on_items: dict) -> list:
