@@ -158,3 +158,7 @@ def test_a_report_of_system_level_measures_alone_names_its_systems(made):
     assert report.record["systems"] == ["b"] and report.per_query.empty
     assert "| (a) b | 0." in report.to_markdown()
     assert "Mean over queries" not in report.to_markdown()  # no measure of the report is a mean over queries
+    # two systems: nothing to compare per query (it crashed on the empty per-query values)
+    both = rankkit.report(str(paths["qrels"]), {"a": str(paths["a"]), "b": str(paths["b"])}, ["Coverage@3"],
+                          items=str(paths["items"]), ci=None)
+    assert both.record["systems"] == ["a", "b"] and both.comparison.empty

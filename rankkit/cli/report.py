@@ -13,7 +13,7 @@ def run(args: argparse.Namespace) -> int:
     from rankkit.beyond import split
     from rankkit.report.build import build
     from rankkit.report.model import SUFFIXES
-    from rankkit.specs import numbers
+    from rankkit.report.beyond import asked
 
     if Path(args.output).suffix.lower() not in SUFFIXES:
         raise UsageError(f"-o {args.output}: a report is written as {', '.join(SUFFIXES)}; the suffix says which")
@@ -30,10 +30,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{path} is a pipe: a report records each input's sha256 for rankkit verify, which reads "
                              f"it again; save it to a file first")
     baseline = baseline_name(runs, args.baseline)
-    # trec_eval's forms (P.5,10, families, nicknames) as rankkit eval reads them; text measures
-    # (runid, relstring) have no mean to report
-    others, beyond = split(args.measures or ["official"])
-    measures = numbers(others) + beyond
+    measures = asked(args.measures)  # trec_eval's forms and nicknames as rankkit eval reads them
     con, conventions = connect(args), conventions_of(args)
     check_options(args, con, split(measures)[0], runs)
     given = {}

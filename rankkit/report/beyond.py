@@ -10,10 +10,19 @@ import pandas as pd
 
 from rankkit.beyond import SideTables, label, parse, refuse_missing, split
 from rankkit.errors import RankkitError
+from rankkit.specs import numbers
 
-__all__ = ["SIDES", "named", "refuse", "side_rows", "values", "measure_record", "is_beyond", "is_system_level"]
+__all__ = ["SIDES", "asked", "named", "refuse", "side_rows", "values", "measure_record", "is_beyond", "is_system_level"]
 
 SIDES = ("items", "interactions")  # the record's roles of the side tables, in its order
+
+
+def asked(measures) -> list[str]:
+    """A report's measures as its command line gives them: trec_eval's forms and nicknames read, the text
+    ones (runid, relstring: no mean to report) left out, the beyond-accuracy ones as written; official
+    when none is given."""
+    others, beyond = split(measures or ["official"])
+    return (numbers(others) if others else []) + beyond
 
 
 def named(names: list[str]) -> tuple[list[str], list[str]]:

@@ -283,9 +283,9 @@ def _compute(con, inputs: list[dict], qrels_table, run_tables, names: list[str],
         aggregate = aggregate.sort_values("measure", key=lambda m: m.map(order), kind="stable", ignore_index=True)
     systems = list(run_tables) if isinstance(run_tables, dict) else sorted(aggregate["system"].dropna().unique())
     aggregate, values = in_system_order(aggregate, systems), in_system_order(values, systems)
-    asked = values[values["measure"].isin(names)]
+    asked = values[values["measure"].isin(names)]  # none when every measure is system-level (Coverage@k ...)
     comparison = (compare_values(asked, systems, baseline, test=test, correction=correction, alpha=alpha, seed=seed,
-                                 resamples=resamples) if len(systems) > 1 else pd.DataFrame())
+                                 resamples=resamples) if len(systems) > 1 and len(asked) else pd.DataFrame())
     slices = pd.DataFrame()
     if by is not None:
         slices = in_system_order(_with_system(evaluate(qrels_table, run_tables, names, by=by,

@@ -47,8 +47,7 @@ def call_disagreements(record: dict, title: str, con) -> list[tuple[str, object,
 
 def _command(call: str) -> dict:
     from rankkit.arguments import baseline_name, column_mapping, command_parser, conventions_of, run_arguments, sweep_of
-    from rankkit.beyond import split
-    from rankkit.specs import numbers
+    from rankkit.report.beyond import asked
 
     words = shlex.split(call)
     if words[:2] != ["rankkit", "report"]:
@@ -61,9 +60,8 @@ def _command(call: str) -> dict:
         said = quiet.getvalue().strip().splitlines()
         raise ValueError(f"not a command line rankkit reads{f' ({said[-1]})' if said else ''}") from None
     runs = run_arguments(args.runs)
-    others, beyond = split(args.measures)
     return {"qrels": args.qrels, "second_qrels": args.second_qrels, "queries": args.queries,
-            "runs": _runs(runs), "measures": numbers(others) + beyond,
+            "runs": _runs(runs), "measures": asked(args.measures),
             "baseline": baseline_name(runs, args.baseline), "test": args.test, "correction": args.correction,
             "alpha": args.alpha, "ci": args.ci or None, "seed": args.seed, "resamples": 10000, "by": args.by,
             "title": args.title, "columns": column_mapping(args), "conventions": conventions_of(args).as_dict(),
