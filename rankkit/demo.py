@@ -14,6 +14,7 @@ import pandas as pd
 
 from rankkit._files import replacing, write_text
 from rankkit.errors import InputError
+from rankkit.safe.terminal import visible
 
 __all__ = ["write_sample", "run_demo", "DEMO_MEASURES", "write_recsys_sample", "run_recsys_demo"]
 
@@ -83,12 +84,12 @@ def run_demo(folder: Path, queries: int, out: IO[str]) -> pd.DataFrame:
     _record(folder, [per_query_path, *_write_other_forms(con, runs, folder)])
     table = made.aggregate.pivot(index="system", columns="measure", values="value")[DEMO_MEASURES]
     again = " (the files of an earlier demo, unchanged since, written again)" if earlier else ""
-    out.write(f"rankkit demo: {queries} queries, 2 systems, sample data in {folder}/{again}\n\n")
+    out.write(f"rankkit demo: {queries} queries, 2 systems, sample data in {visible(folder)}/{again}\n\n")
     out.write(table.to_string(float_format=lambda v: f"{v:.4f}") + "\n\n")
-    out.write(f"per-query results: {per_query_path} ({len(made.per_query)} rows)\n")
+    out.write(f"per-query results: {visible(per_query_path)} ({len(made.per_query)} rows)\n")
     report_path = made.save(folder / "report.html")
     _record(folder, [report_path])
-    out.write(f"report: {report_path}\n")
+    out.write(f"report: {visible(report_path)}\n")
     out.write("also: run.csv and run.parquet (both runs, with a system column), topics.csv (query attributes), "
               "rankkit.sql (the macros for the duckdb shell)\n")
     out.write(f"done in {time.perf_counter() - started:.2f} s\n")
@@ -299,7 +300,7 @@ def run_recsys_demo(folder: Path, users: int, out: IO[str]) -> pd.DataFrame:
     table = _recsys_table(paired, whole)
     again = " (the files of an earlier demo, unchanged since, written again)" if earlier else ""
     out.write(f"rankkit demo --recsys: {users} user{'s' if users > 1 else ''}, {_ITEMS} items, "
-              f"2 recommenders' top {_TOP}, sample data in {folder}/{again}\n\n")
+              f"2 recommenders' top {_TOP}, sample data in {visible(folder)}/{again}\n\n")
     out.write(table.to_string(float_format=lambda v: f"{v:.4f}", na_rep="",
                               formatters={"p": lambda p: "" if pd.isna(p) else f"{p:.1e}"}) + "\n\n")
     out.write("p: paired t-test over the users (rankkit compare); Coverage@10 is one value per system\n")

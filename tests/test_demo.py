@@ -17,9 +17,12 @@ def test_the_demo_evaluates_the_runs_once(tmp_path, monkeypatch, capsys):
     run_query = evaluating.run_query
     monkeypatch.setattr(evaluating, "run_query", lambda con, query, *rest, **named:
                         statements.append(query) or run_query(con, query, *rest, **named))
-    assert main(["demo", "--queries", "6", "-o", str(tmp_path / "demo")]) == 0
+    # a folder's name is printed as the terminal shows it: an escape sequence written visibly, not run
+    assert main(["demo", "--queries", "6", "-o", str(tmp_path / "demo\x1b[2J")]) == 0
     assert len(statements) == 1, statements
-    assert "(72 rows)" in capsys.readouterr().out  # 6 queries x 6 measures x 2 systems, per query
+    out = capsys.readouterr().out
+    assert "(72 rows)" in out  # 6 queries x 6 measures x 2 systems, per query
+    assert "\x1b" not in out and "demo\\x1b[2J/report.html" in out
 
 
 def test_the_recommender_demo_compares_two_recommenders(tmp_path, capsys):
