@@ -86,7 +86,7 @@ positions AS (
 trace_ranks AS (
     SELECT lists.system, lists.query_id, lists.num_ret, run.rank, run.grade,
            CASE WHEN ties = 'average' THEN run.tie_first END AS tie_first,
-           CASE WHEN ties = 'average' THEN run.tie_size END AS tie_size
+           CASE WHEN ties = 'average' THEN run.tie_size END AS tie_size, rankkit.score_key(scores, run.score) > 0 AS positive
     FROM lists
     LEFT JOIN rankkit_run run ON run.system IS NOT DISTINCT FROM lists.system AND run.query_id = lists.query_id
                              AND run.grade IS NOT NULL
