@@ -15,6 +15,9 @@ import pandas as pd
 import pytest
 
 import rankkit
+from rankkit.plan import plan
+from rankkit.spark_dialect import SPARK
+from rankkit.specs import measure_specs
 
 K = 5
 
@@ -220,6 +223,9 @@ def test_scored_positive_is_torchmetrics_rule_alone():
         got = alone[alone["query_id"] == user]["value"].tolist()
         assert got == pytest.approx(expected, abs=1e-12), user
     assert (plain["value"].to_numpy() != alone["value"].to_numpy()).sum() >= 10
+    # Spark's ranks do not say which scores are above 0 (yet): refused by name, not computed as scored=any
+    with pytest.raises(rankkit.RankkitError, match="scored=positive .* not spark's: P\\(scored=positive\\)@5"):
+        plan(measure_specs(rankkit.connect(), [f"P(scored=positive)@{K}", f"AP@{K}"]), dialect=SPARK)
 
 
 TORCHMETRICS_CLASSES = {"HitRate": "RetrievalHitRate", "AP": "RetrievalMAP", "P": "RetrievalPrecision",
