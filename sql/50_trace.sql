@@ -19,7 +19,8 @@
 -- (within depth), rank NULL: IDCG counts them and the run missed them (their gains are the ideal rows').
 --
 -- The options are evaluate's: gain, gains, ideal, rel, max (ERR's scale), empty (nDCG when IDCG is
--- 0), ties, scores, depth. With ties := 'average' the gain of a rank is the mean gain of its group
+-- 0), scored (scored := 'positive': a document scored 0 or below is not relevant to precision, recall,
+-- AP and RR, nor in the relevant column), ties, scores, depth. With ties := 'average' the gain of a rank is the mean gain of its group
 -- of equal scores (McSherry and Najork's expected gain, as evaluate scores it), so CG, DCG and nDCG
 -- are expected values; precision, recall and AP, RR and ERR are NULL, as evaluate refuses those
 -- measures under that rule.

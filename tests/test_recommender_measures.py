@@ -223,6 +223,11 @@ def test_scored_positive_is_torchmetrics_rule_alone():
         got = alone[alone["query_id"] == user]["value"].tolist()
         assert got == pytest.approx(expected, abs=1e-12), user
     assert (plain["value"].to_numpy() != alone["value"].to_numpy()).sum() >= 10
+    # the trace says it rank by rank: such an item is not relevant there, and adds nothing to precision
+    trace = rankkit.trace(qrels, run, sorted(set(qrels["query_id"])), K, scored="positive")
+    ranked = trace[trace["rank"].notna()]
+    assert (ranked["relevant"] == ((ranked["grade"] > 0) & (ranked["score"] > 0))).all()
+    assert ((ranked["grade"] > 0) & (ranked["score"] <= 0)).sum() >= 3
     # Spark's ranks do not say which scores are above 0 (yet): refused by name, not computed as scored=any
     with pytest.raises(rankkit.RankkitError, match="scored=positive .* not spark's: P\\(scored=positive\\)@5"):
         plan(measure_specs(rankkit.connect(), [f"P(scored=positive)@{K}", f"AP@{K}"]), dialect=SPARK)
