@@ -497,7 +497,7 @@ def trace_values_macro() -> str:
 LIST_INPUTS = {"ranks": "[i FOR i IN range(1, len(grades) + 1) IF grades[i] IS NOT NULL]",
                "grades": "[g::DOUBLE FOR g IN grades IF g IS NOT NULL]",
                "num_ret": "len(grades)", "retrieved": "true", "query_id": "NULL::VARCHAR",
-               # a list holds no scores: every item counts (scored := 'any', the only rule a list macro takes)
+               # a list holds no scores: every item counts, as under scored := 'any' (no list macro takes scored)
                "positives": "[true FOR g IN grades IF g IS NOT NULL]"}
 # A variant's condition in a list macro: the conventions are trec_eval's (ties by score, the queries of
 # both), decided here; a parameter's is a CASE on its argument (render fills {s.name} with it).
