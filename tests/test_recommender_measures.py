@@ -337,3 +337,5 @@ def test_rankkit_measures_says_what_each_pack_changes(capsys):
     assert said == ["--conventions spark: empty=zero (Spark MLlib 3.5 RankingMetrics)",
                     "--conventions torchmetrics: empty=zero, queries=run (torchmetrics 1.9)",
                     "--conventions lenskit: empty=zero, queries=run (LensKit 2026.4)"]
+    assert main(["measures", "RR"]) == 0
+    assert "--conventions torchmetrics: empty=zero, scored=positive, queries=run (torchmetrics 1.9)" in capsys.readouterr().out
