@@ -101,13 +101,15 @@ PACKS = {
         "order, not best first (rankkit's ideal is best first)",
         empty="zero", empty_source=("RankingMetrics.scala: 'Empty ground truth set, check input data' and 0.0, for each measure")),
     "torchmetrics": Pack(
-        "torchmetrics 1.9", "src/torchmetrics/functional/retrieval", {"ap": {"denom": "retrieved"}, "ndcg": {"ideal": "run"}},
+        "torchmetrics 1.9", "src/torchmetrics/functional/retrieval",
+        {"ap": {"denom": "retrieved", "scored": "positive"}, "ndcg": {"ideal": "run"}, "p": {"scored": "positive"},
+         "r": {"scored": "positive"}, "rr": {"scored": "positive"}},
         "it sees only the items passed for a user (their targets): its ideal DCG is theirs (ideal=run), its AP "
         "divides by the relevant items in the top k, and its recall by the relevant items passed (give the "
-        "judgments of those items as the qrels); its nDCG averages tied scores (ties='average'); it computes "
-        "in float32. Not reproduced yet: its precision, recall, AP and reciprocal rank count no item scored 0 or "
-        "below as relevant, though it keeps its place (torch.where(preds > 0, target, 0) in precision.py, "
-        "recall.py, average_precision.py, reciprocal_rank.py, after the empty-target test), so give it scores above 0",
+        "judgments of those items as the qrels); its precision, recall, AP and reciprocal rank count no item "
+        "scored 0 or below as relevant, though it keeps its place (scored=positive: torch.where(preds > 0, target, "
+        "0) in precision.py, recall.py, average_precision.py and reciprocal_rank.py; not in hit_rate.py or "
+        "ndcg.py); its nDCG averages tied scores (ties='average'); it computes in float32",
         empty="zero", empty_source=("src/torchmetrics/retrieval/base.py: RetrievalMetric(empty_target_action='neg'), a query without a "
                        "positive target scoring 0 ('skip', 'pos', 'error': empty=skip, one, error)"),
         conventions={"queries": "run"}),

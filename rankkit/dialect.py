@@ -39,17 +39,21 @@ class DuckDB:
         """A definition's expression (DuckDB's list idiom, parameters filled in) in this dialect."""
         return sql
 
-    def judged(self, ranks: str, ties: bool) -> str:
+    def judged(self, ranks: str, ties: bool, positive: bool = False) -> str:
         """Per system and query: the ranks and grades of its judged documents in rank order (and their
-        tie groups), sorted once as one list of structs by rank, cheaper than an ordered list per column."""
-        tie_fields = ", 'tie_first': tie_first, 'tie_size': tie_size" if ties else ""
-        tie_lists = (", list_transform(docs, lambda d: d.tie_first) AS tie_firsts, "
-                     "list_transform(docs, lambda d: d.tie_size) AS tie_sizes") if ties else ""
+        tie groups, and with ``positive`` whether each was scored above 0), sorted once as one list of
+        structs by rank, cheaper than an ordered list per column."""
+        fields = ", 'tie_first': tie_first, 'tie_size': tie_size" if ties else ""
+        lists = (", list_transform(docs, lambda d: d.tie_first) AS tie_firsts, "
+                 "list_transform(docs, lambda d: d.tie_size) AS tie_sizes") if ties else ""
+        if positive:
+            fields += ", 'positive': positive"
+            lists += ", coalesce(list_transform(docs, lambda d: d.positive), []) AS positives"
         return ("SELECT system, query_id, num_ret, "
                 "coalesce(list_transform(docs, lambda d: d.rank), []) AS ranks, "
-                f"coalesce(list_transform(docs, lambda d: d.grade), []) AS grades{tie_lists} "
+                f"coalesce(list_transform(docs, lambda d: d.grade), []) AS grades{lists} "
                 "FROM (SELECT system, query_id, any_value(num_ret) AS num_ret, "
-                f"list_sort(list({{'rank': rank, 'grade': grade{tie_fields}}}) FILTER (WHERE rank IS NOT NULL)) "
+                f"list_sort(list({{'rank': rank, 'grade': grade{fields}}}) FILTER (WHERE rank IS NOT NULL)) "
                 "AS docs "
                 f"FROM {ranks} GROUP BY system, query_id)")
 

@@ -50,7 +50,7 @@ class Generic(Plan):
         ctes = [(name, sql, False) for name, sql in before]
         ctes += [("rankkit_spec", f"SELECT s.i, s.metric, s FROM (SELECT unnest({specs}) AS s)", False),
                 ("rankkit_checks", self._checks(), False),
-                ("rankkit_judged", d.judged(ranks, True), False),
+                ("rankkit_judged", d.judged(ranks, True, positive=True), False),
                 ("rankkit_judgments", f"{d.judgments(qrels)} UNION ALL {run_only(d, qrels)} AND queries = 'run'", True),
                 ("rankkit_query", "SELECT sp.i, sp.metric, sp.s, j.query_id, j.qrels_grades "
                                   "FROM rankkit_judgments j CROSS JOIN rankkit_spec sp", False)]
@@ -94,7 +94,7 @@ class Generic(Plan):
         def rows(system: str, joined: str, where: str) -> str:
             return (f"SELECT q.*, {system} AS system, j.num_ret IS NOT NULL AS retrieved, "
                     "coalesce(j.num_ret, 0) AS num_ret, coalesce(j.ranks, []) AS ranks, coalesce(j.grades, []) AS grades, "
-                    f"j.tie_firsts, j.tie_sizes, rankkit_discounts.cum FROM {joined} "
+                    f"j.tie_firsts, j.tie_sizes, coalesce(j.positives, []) AS positives, rankkit_discounts.cum FROM {joined} "
                     f"CROSS JOIN rankkit_discounts CROSS JOIN rankkit_checks WHERE rankkit_checks.ok AND {where}")
 
         # the query-set check sits in a condition: one on a constant false would be planned away, check and all
@@ -140,14 +140,14 @@ class PerRank(Generic):
     def statement(self, qrels: str, ranks: str, specs: str = "", before: Iterable[tuple[str, str]] = ()) -> str:
         d = self.dialect
         ctes = [(name, sql, False) for name, sql in before]
-        ctes += [("rankkit_judged", d.judged(ranks, True), False),
+        ctes += [("rankkit_judged", d.judged(ranks, True, positive=True), False),
                 ("rankkit_judgments", d.judgments(qrels), False)]
         query = layers(ctes, "rankkit_judgments", "rankkit_q", self._by_layer("query"))
         ctes.append(("rankkit_discounts", d.discount_sums(ranks, "ties = 'average'"), False))
         ctes.append(("rankkit_evaluated",
                      f"SELECT j.system, j.query_id, j.num_ret IS NOT NULL AS retrieved, coalesce(j.num_ret, 0) AS num_ret, "
                      f"coalesce(j.ranks, []) AS ranks, coalesce(j.grades, []) AS grades, j.tie_firsts, j.tie_sizes, "
-                     f"q.* EXCLUDE (query_id), rankkit_discounts.cum, c.rankkit_cutoff FROM rankkit_judged j JOIN {query} q USING (query_id) "
+                     f"coalesce(j.positives, []) AS positives, q.* EXCLUDE (query_id), rankkit_discounts.cum, c.rankkit_cutoff FROM rankkit_judged j JOIN {query} q USING (query_id) "
                      "CROSS JOIN rankkit_discounts CROSS JOIN (SELECT unnest(range(1, kmax + 1)) AS rankkit_cutoff) c",
                      False))
         last = layers(ctes, "rankkit_evaluated", "rankkit_r", self._by_layer("run"))

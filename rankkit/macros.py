@@ -496,7 +496,9 @@ def trace_values_macro() -> str:
 # qrels grades are the list file's own declaration (-- qrels:), by default the grades themselves.
 LIST_INPUTS = {"ranks": "[i FOR i IN range(1, len(grades) + 1) IF grades[i] IS NOT NULL]",
                "grades": "[g::DOUBLE FOR g IN grades IF g IS NOT NULL]",
-               "num_ret": "len(grades)", "retrieved": "true", "query_id": "NULL::VARCHAR"}
+               "num_ret": "len(grades)", "retrieved": "true", "query_id": "NULL::VARCHAR",
+               # a list holds no scores: every item counts, as under scored := 'any' (no list macro takes scored)
+               "positives": "[true FOR g IN grades IF g IS NOT NULL]"}
 # A variant's condition in a list macro: the conventions are trec_eval's (ties by score, the queries of
 # both), decided here; a parameter's is a CASE on its argument (render fills {s.name} with it).
 LIST_CONDITION = condition({"ties": "trec", "queries": "both"})

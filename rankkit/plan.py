@@ -142,7 +142,7 @@ class Plan:
         measures only."""
         d = self.dialect
         ctes = [(name, sql, False) for name, sql in before]
-        ctes.append(("rankkit_judged", d.judged(ranks, self.ties == "average"), False))
+        ctes.append(("rankkit_judged", d.judged(ranks, self.ties == "average", **self._positive()), False))
         if self.subtopic_scope():
             self._refuse_without(subtopics, subtopic_ranks)
         query = kept or self._querylayers(ctes, qrels, subtopics)
@@ -198,6 +198,11 @@ class Plan:
                            "grade, as ndeval reads them): give subtopics= to evaluate (rankkit eval --subtopics FILE), "
                            f"or in SQL the measure's table macro (FROM {macro}('subtopics', 'run'))")
 
+    def _positive(self) -> dict:
+        """The judged() argument for the positives input, given only where a measure reads it (scored=positive),
+        so that another dialect's judged() need not know it."""
+        return {"positive": True} if "positives" in self.inputs else {}
+
     def _by_layer(self, scope: str) -> list[list[Column]]:
         columns = [c for c in self.columns.values() if c.scope == scope]
         deepest = max((c.depth for c in columns), default=0)
@@ -208,6 +213,7 @@ class Plan:
         """Per system and evaluated query: the run's lists beside the query's qrels features."""
         d = self.dialect
         ties = ", j.tie_firsts, j.tie_sizes" if self.ties == "average" else ""
+        ties += f", coalesce(j.positives, {d.empty_list()}) AS positives" if "positives" in self.inputs else ""
         per_query = "".join(f", q.{c.name}" for c in self.columns.values() if c.scope == "query")
         lists = (f"j.num_ret IS NOT NULL AS retrieved, coalesce(j.num_ret, 0) AS num_ret, "
                  f"coalesce(j.ranks, {d.empty_list()}) AS ranks, coalesce(j.grades, {d.empty_list()}) AS grades{ties}, "
@@ -273,4 +279,8 @@ def plan(specs: Iterable[Mapping], *, ties: str = "trec", queries: str = "both",
     planned = Plan(ties=ties, queries=queries, dialect=dialect)
     for spec in specs:
         planned.add(spec)
+    if "positives" in planned.inputs and dialect.name != DUCKDB.name:
+        refused = [spec["measure"] for spec in specs if spec.get("scored") == "positive"]
+        raise RankkitError(f"scored=positive (the torchmetrics pack's) is DuckDB's alone so far, not {dialect.name}'s: "
+                           f"{', '.join(refused)}")
     return planned

@@ -25,6 +25,8 @@
 --     values: all, min, retrieved, listed
 -- param: empty  VARCHAR := 'zero'    a user (query) with no relevant item in the qrels, for the measures of relevant items found: zero (scores 0: trec_eval's, torchmetrics' empty_target_action='neg'), skip (left out of the mean), one (scores 1: 'pos') or error (refused, naming the user: 'error'); nDCG's: its ideal DCG is 0
 --     values: zero, skip, one, error
+-- param: scored VARCHAR := 'any'     which ranked items may count as relevant: any (trec_eval's) or positive (only those scored above 0, at the score precision, each keeping its rank: torchmetrics' precision, recall, AP and reciprocal rank, whose torch.where(preds > 0, target, 0) zeroes the others' targets)
+--     values: any, positive
 -- param: ideal  VARCHAR := 'qrels'   ideal ordering: qrels (every judged document, trec_eval's) or run (retrieved documents only, scikit-learn's)
 --     values: qrels, run
 -- param: max    DOUBLE  := 4         top of the grading scale for ERR's stopping probability (gdeval's 4)

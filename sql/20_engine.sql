@@ -60,6 +60,7 @@ CREATE OR REPLACE MACRO rankkit.bad_row(query_id, doc_id, what, number, query_co
 --   system, query_id  as in the run
 --   num_ret           the documents the query retrieved (after depth; with judged_only, the judged ones)
 --   rank, grade       the document's rank in the ranked run and its grade in the qrels
+--   positive          whether its score (at the score precision) is above 0, for the measures of scored := 'positive'
 --   tie_first, tie_size  ties := 'average' only: the first rank and the size of its group of equal scores
 -- and one row with rank, grade and tie columns NULL for a query that retrieved no judged document,
 -- so that every query of the run is there. The arguments are rankkit.per_query's; the rows are not
@@ -108,7 +109,8 @@ by_count AS (
 ),
 -- one pass over the run: every query's length, and the rank of each document in by_count
 counted AS (
-    SELECT run.system, run.query_id, c.doc_id, any_value(c.grade) AS grade, count(*) AS num_rows,
+    SELECT run.system, run.query_id, c.doc_id, any_value(c.grade) AS grade, any_value(c.score_key) > 0 AS positive,
+           count(*) AS num_rows,
            count(*) FILTER (WHERE run.score_key > c.score_key
                             OR (run.score_key = c.score_key AND run.doc_id >= c.doc_id)) AS rank
     FROM rankkit_run run LEFT JOIN by_count c ON c.system IS NOT DISTINCT FROM run.system AND c.query_id = run.query_id
@@ -123,23 +125,23 @@ ranked AS (
     FROM rankkit_run run SEMI JOIN by_window w ON w.system IS NOT DISTINCT FROM run.system AND w.query_id = run.query_id
 ),
 windowed AS (
-    SELECT ranked.system, ranked.query_id, ranked.rank, qrels.grade
+    SELECT ranked.system, ranked.query_id, ranked.rank, qrels.grade, ranked.score_key > 0 AS positive
     FROM ranked JOIN rankkit_qrels qrels USING (query_id, doc_id)
 ),
 cut AS (
-    SELECT system, query_id, rank, grade FROM (
-        SELECT system, query_id, rank, grade FROM counted WHERE doc_id IS NOT NULL
+    SELECT system, query_id, rank, grade, positive FROM (
+        SELECT system, query_id, rank, grade, positive FROM counted WHERE doc_id IS NOT NULL
         UNION ALL
-        SELECT system, query_id, rank, grade FROM windowed
+        SELECT system, query_id, rank, grade, positive FROM windowed
     )
     WHERE depth IS NULL OR rank <= depth
 ),
 -- the judged documents of the ranked run (within depth), with their ranks; judged_only := true
 -- ranks the documents judged >= 0 among themselves (trec_eval -J)
 judged AS (
-    SELECT system, query_id, rank, grade FROM cut WHERE NOT judged_only
+    SELECT system, query_id, rank, grade, positive FROM cut WHERE NOT judged_only
     UNION ALL
-    SELECT system, query_id, row_number() OVER (PARTITION BY system, query_id ORDER BY rank) AS rank, grade
+    SELECT system, query_id, row_number() OVER (PARTITION BY system, query_id ORDER BY rank) AS rank, grade, positive
     FROM cut WHERE judged_only AND grade >= 0
 ),
 retrieved AS (
@@ -160,7 +162,7 @@ tie_groups AS (
     WINDOW tie AS (PARTITION BY system, query_id, score_key)
 )
 SELECT retrieved.system, retrieved.query_id, retrieved.num_ret, judged.rank, judged.grade,
-       tie_groups.tie_first, tie_groups.tie_size
+       tie_groups.tie_first, tie_groups.tie_size, judged.positive
 FROM retrieved
 LEFT JOIN judged ON judged.system IS NOT DISTINCT FROM retrieved.system AND judged.query_id = retrieved.query_id
 LEFT JOIN tie_groups ON tie_groups.system IS NOT DISTINCT FROM judged.system AND tie_groups.query_id = judged.query_id
@@ -195,7 +197,7 @@ rankkit_ranked AS (
     SELECT system, query_id, doc_id,
            row_number() OVER (PARTITION BY system, query_id
                               ORDER BY rankkit.score_key(scores, score) DESC NULLS LAST, doc_id DESC NULLS LAST) AS rank,
-           count(*) OVER (PARTITION BY system, query_id) AS num_rows
+           count(*) OVER (PARTITION BY system, query_id) AS num_rows, rankkit.score_key(scores, score) > 0 AS positive
     FROM query_table(run_table::VARCHAR)
     WHERE CASE WHEN ties = 'average'
                THEN error('rankkit: window_ranks ranks ties := trec or rank; rankkit.ranks takes average') ELSE ties <> 'rank' END
@@ -204,28 +206,28 @@ rankkit_ranked AS (
            row_number() OVER (PARTITION BY system, query_id
                               ORDER BY rank ASC NULLS LAST,
                                        rankkit.score_key(scores, score) DESC NULLS LAST, doc_id DESC NULLS LAST) AS rank,
-           count(*) OVER (PARTITION BY system, query_id) AS num_rows
+           count(*) OVER (PARTITION BY system, query_id) AS num_rows, rankkit.score_key(scores, score) > 0 AS positive
     FROM query_table(run_table::VARCHAR)
     WHERE ties = 'rank'
 ),
 -- the judged documents within depth, and each query's first row (which keeps a query without any)
 rankkit_cut AS (
-    SELECT r.system, r.query_id, r.rank, least(r.num_rows, coalesce(depth, r.num_rows)) AS num_rows, q.grade
+    SELECT r.system, r.query_id, r.rank, least(r.num_rows, coalesce(depth, r.num_rows)) AS num_rows, q.grade, r.positive
     FROM rankkit_ranked r LEFT JOIN rankkit.loaded_qrels_rows(qrels_table) q USING (query_id, doc_id)
     WHERE (depth IS NULL OR r.rank <= depth) AND (q.grade IS NOT NULL OR r.rank = 1)
 ),
 -- judged_only := true ranks the documents judged >= 0 among themselves (trec_eval -J)
 rankkit_judged AS (
-    SELECT system, query_id, num_rows AS num_ret, CASE WHEN grade IS NOT NULL THEN rank END AS rank, grade
+    SELECT system, query_id, num_rows AS num_ret, CASE WHEN grade IS NOT NULL THEN rank END AS rank, grade, positive
     FROM rankkit_cut WHERE NOT judged_only
     UNION ALL
     SELECT system, query_id, count(*) FILTER (WHERE grade >= 0) OVER query AS num_ret,
            CASE WHEN grade >= 0 THEN count(*) FILTER (WHERE grade >= 0) OVER (query ORDER BY rank) END AS rank,
-           CASE WHEN grade >= 0 THEN grade END AS grade
+           CASE WHEN grade >= 0 THEN grade END AS grade, positive
     FROM rankkit_cut WHERE judged_only
     WINDOW query AS (PARTITION BY system, query_id)
 )
-SELECT system, query_id, num_ret, rank, grade, NULL::BIGINT AS tie_first, NULL::BIGINT AS tie_size
+SELECT system, query_id, num_ret, rank, grade, NULL::BIGINT AS tie_first, NULL::BIGINT AS tie_size, positive
 FROM rankkit_judged WHERE rank IS NOT NULL OR grade IS NULL;
 
 -- Any tables: their columns matched and the arguments checked (rankkit.run_rows, run_keys), into rankkit's

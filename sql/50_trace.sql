@@ -19,7 +19,8 @@
 -- (within depth), rank NULL: IDCG counts them and the run missed them (their gains are the ideal rows').
 --
 -- The options are evaluate's: gain, gains, ideal, rel, max (ERR's scale), empty (nDCG when IDCG is
--- 0), ties, scores, depth. With ties := 'average' the gain of a rank is the mean gain of its group
+-- 0), scored (scored := 'positive': a document scored 0 or below is not relevant to precision, recall,
+-- AP and RR, nor in the relevant column), ties, scores, depth. With ties := 'average' the gain of a rank is the mean gain of its group
 -- of equal scores (McSherry and Najork's expected gain, as evaluate scores it), so CG, DCG and nDCG
 -- are expected values; precision, recall and AP, RR and ERR are NULL, as evaluate refuses those
 -- measures under that rule.
@@ -86,7 +87,7 @@ positions AS (
 trace_ranks AS (
     SELECT lists.system, lists.query_id, lists.num_ret, run.rank, run.grade,
            CASE WHEN ties = 'average' THEN run.tie_first END AS tie_first,
-           CASE WHEN ties = 'average' THEN run.tie_size END AS tie_size
+           CASE WHEN ties = 'average' THEN run.tie_size END AS tie_size, rankkit.score_key(scores, run.score) > 0 AS positive
     FROM lists
     LEFT JOIN rankkit_run run ON run.system IS NOT DISTINCT FROM lists.system AND run.query_id = lists.query_id
                              AND run.grade IS NOT NULL

@@ -20,6 +20,7 @@
 -- The inputs: per system and query (run), from rankkit.ranks; per query (query), from the qrels.
 -- input: ranks        run    the ranks of the query's judged documents retrieved, in rank order
 -- input: grades       run    their grades, in the same order
+-- input: positives    run    whether each of those documents was scored above 0 (at the score precision), in the same order
 -- input: num_ret      run    the documents the query retrieved (0 for a query the run lacks, queries := 'qrels')
 -- input: retrieved    run    whether the run has the query at all
 -- input: query_id     run    the query's (user's) id, for a message naming it (empty := 'error'); NULL in a list macro
@@ -62,6 +63,9 @@
 
 -- The ranks of the relevant documents within the cutoff: the j-th has j - 1 relevant above it.
 -- feature: rel_ranks := list_filter({ranks}[:{n_cut}], lambda r, t: {grades}[t] >= {s.rel})
+-- scored=positive (torchmetrics' precision, recall, AP and reciprocal rank): a document scored 0 or below is
+-- not relevant, whatever its grade, though it keeps its rank
+-- feature: rel_ranks [scored=positive] := list_filter({ranks}[:{n_cut}], lambda r, t: {grades}[t] >= {s.rel} AND {positives}[t])
 -- feature: rel_ret := coalesce(len({rel_ranks}), 0)
 -- feature: first_rel := {rel_ranks}[1]
 -- the judged non-relevant documents within the cutoff (grade from 0 to below rel)
@@ -164,6 +168,8 @@
 -- feature: rank_discounted_gain := {rank_gain} / {rank_discount}
 -- whether the document at rank r is relevant (grade >= rel)
 -- feature: rank_relevant := coalesce({grades}[list_position({ranks}, {s.k})] >= {s.rel}, false)
+-- feature: rank_relevant [scored=positive] := coalesce({grades}[list_position({ranks}, {s.k})] >= {s.rel}
+--     AND {positives}[list_position({ranks}, {s.k})], false)
 -- the ideal ordering at rank r: its gain (0 past its end, as the gain where the run has nothing) and grade
 -- (NULL past its end)
 -- feature: rank_ideal_gain := coalesce({ideal}[{s.k}], 0.0E0)

@@ -32,7 +32,8 @@ ALL = GAIN + [
     "num_nonrel_judged_ret(rel=2)", "numq", "NumRel", "NumRel(rel=2)", "NumRelRet@5", "NumRet@5", "NumRet", "P@3",
     "P", "P(rel=2)@5", "R@5", "R", "RBP(p=0.8)", "RBP(p=0.5,binary_rel=2)", "rbp", "rbp_resid", "rbp_resid_p=0.5", "relative_P@5",
     "relative_P", "Rndcg", "Rndcg_1=3,2=9", "Rprec", "Rprec(rel=2)", "Rprec_mult(mult=2)", "Rprec_mult_0.2", "RR",
-    "RR@3", "RR(rel=2)", "SDCG@5", "SDCG(max=2)", "SDCG(max=3,bottom=1)@5", "INSQ(max=3,bottom=-1)", "INST(max=5,T=2,bottom=1)", "INSQ", "INSQ(max=1)", "INSQ(T=2)", "INST", "INST(max=2)", "INST(max=3,T=0.5)", "FallOut@3", "fall_out(rel=2)", "set_F", "set_F(beta=0.5)", "SetF@3", "Hits@5", "Hits(rel=2)", "set_map", "Success@3", "unj@5", "unj", "utility",
+    "RR@3", "RR(rel=2)", "P(scored=positive)@3", "R(scored=positive)@5", "AP(denom=retrieved,scored=positive)@5",
+    "RR(scored=positive)", "SDCG@5", "SDCG(max=2)", "SDCG(max=3,bottom=1)@5", "INSQ(max=3,bottom=-1)", "INST(max=5,T=2,bottom=1)", "INSQ", "INSQ(max=1)", "INSQ(T=2)", "INST", "INST(max=2)", "INST(max=3,T=0.5)", "FallOut@3", "fall_out(rel=2)", "set_F", "set_F(beta=0.5)", "SetF@3", "Hits@5", "Hits(rel=2)", "set_map", "Success@3", "unj@5", "unj", "utility",
     "utility(coef=[2,-1,0,0],docs=100)"]
 DOCS = [f"d{i}" for i in range(10)]
 
@@ -62,7 +63,8 @@ def test_no_statement_of_the_other_measures_reads_the_subtopic_judgments(con):
 
 @st.composite
 def inputs(draw):
-    """Qrels (grades -1..3) and a run of one or several systems; scores in eighths, so they tie often;
+    """Qrels (grades -1..3) and a run of one or several systems; scores in eighths, so they tie often, some
+    at 0 or below (scored=positive);
     a run query nobody judged, judged queries no run has, queries that retrieve no judged document."""
     queries = [f"q{i}" for i in range(draw(st.integers(1, 5)))]
     qrels = [(q, d, draw(st.integers(-1, 3))) for q in queries
@@ -73,7 +75,7 @@ def inputs(draw):
         for q in draw(st.lists(st.sampled_from(queries + ["q9"]), min_size=1, max_size=4, unique=True)):
             docs = draw(st.lists(st.sampled_from(DOCS + ["x1", "x2"]), min_size=1, max_size=9, unique=True))
             ranks = draw(st.permutations(range(1, len(docs) + 1)))
-            run += [(system, q, d, draw(st.integers(0, 8)) / 8, r) for d, r in zip(docs, ranks)]
+            run += [(system, q, d, draw(st.integers(-2, 8)) / 8, r) for d, r in zip(docs, ranks)]
     return (pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]),
             pd.DataFrame(run, columns=["system", "query_id", "doc_id", "score", "rank"]))
 

@@ -15,6 +15,9 @@ import pandas as pd
 import pytest
 
 import rankkit
+from rankkit.plan import plan
+from rankkit.spark_dialect import SPARK
+from rankkit.specs import measure_specs
 
 K = 5
 
@@ -152,34 +155,82 @@ def test_hit_rate_names_the_same_value_as_success(table):
 # else: the qrels are the judgments of the items recommended (relevant ones held out but not recommended
 # are unknown to it), and a user with no relevant item among them scores 0 (its classes' default
 # empty_target_action="neg"). Its ideal DCG is over the items given (ideal=run), its AP divided by the
-# relevant items in the top k (denom=retrieved), its precision by k even when fewer were recommended.
-# conventions="torchmetrics" asks for both by the plain names.
+# relevant items in the top k (denom=retrieved), its precision by k even when fewer were recommended, and
+# its precision, recall, AP and reciprocal rank count no item scored 0 or below (scored=positive).
+# conventions="torchmetrics" asks for all of them by the plain names.
 TORCHMETRICS = {f"nDCG@{K}": "retrieval_normalized_dcg", f"AP@{K}": "retrieval_average_precision",
                 f"P@{K}": "retrieval_precision", f"R@{K}": "retrieval_recall", f"RR@{K}": "retrieval_reciprocal_rank",
                 f"HitRate@{K}": "retrieval_hit_rate"}
-PACKED = {f"nDCG(ideal=run)@{K}": f"nDCG@{K}", f"AP(denom=retrieved)@{K}": f"AP@{K}"}
+PACKED = {f"nDCG(ideal=run)@{K}", f"AP(denom=retrieved, scored=positive)@{K}", f"P(scored=positive)@{K}",
+          f"R(scored=positive)@{K}", f"RR(scored=positive)@{K}", f"HitRate@{K}"}
 
 
-def test_torchmetrics_numbers(table):
+def scored_table(seed: int = 35):
+    """Recommended items with their judgments, as torchmetrics sees them: scores below 0 and exactly 0,
+    relevant items among them, users without a relevant item. Ties only among items not relevant (their
+    order changes no value, where torchmetrics' topk and argsort order ties each its own way): a relevant
+    item's score is a half, distinct within its user, a non-relevant one's an integer."""
+    rng = random.Random(seed)
+    rows = []
+    for u in range(30):
+        zero_relevant = rng.random() < 0.3  # 0.0 is then a relevant item's score, no other item's
+        halves = [x + 0.5 for x in range(-4, 6)] + [0.0] * zero_relevant
+        integers = [-3.0, -1.0, 1.0, 2.0, 4.0] + [0.0] * (not zero_relevant)
+        n_rel = rng.choice([0, 1, 2, 3])
+        scores = rng.sample(halves, n_rel) + [rng.choice(integers) for _ in range(rng.randint(1, 7))]
+        rows += [(f"u{u}", f"i{j}", score, int(j < n_rel)) for j, score in enumerate(scores)]
+    return pd.DataFrame(rows, columns=["query_id", "doc_id", "score", "relevance"])
+
+
+@pytest.mark.parametrize("scores", ["above 0, distinct", "0 and below, tied"])
+def test_torchmetrics_numbers(table, scores):
     torch = pytest.importorskip("torch")
     functional = pytest.importorskip("torchmetrics.functional.retrieval")
-    _, run, users = table
-    relevant = {(user, item) for user, (hits, _) in users.items()
-                for item, hit in zip(ranked_items(run, user), hits) if hit}
-    qrels = run.assign(relevance=[int((u, i) in relevant) for u, i in zip(run["query_id"], run["doc_id"])])
+    qrels = judged_recommendations(table[1], table[2]) if scores == "above 0, distinct" else scored_table()
+    run = qrels[["query_id", "doc_id", "score"]]
     frame = rankkit.evaluate(qrels[["query_id", "doc_id", "relevance"]], run, list(TORCHMETRICS), per_query=True,
                              conventions="torchmetrics")
-    assert set(frame["measure"]) == {name for name in TORCHMETRICS if name not in PACKED.values()} | set(PACKED)
-    assert len(frame) == len(TORCHMETRICS) * len(users)
+    assert set(frame["measure"]) == PACKED
+    assert len(frame) == len(TORCHMETRICS) * qrels["query_id"].nunique()
     for measure, user, value in zip(frame["measure"], frame["query_id"], frame["value"]):
         mine = qrels[qrels["query_id"] == user]
         preds = torch.tensor(mine["score"].tolist(), dtype=torch.float64)
         target = torch.tensor(mine["relevance"].tolist())
-        theirs = getattr(functional, TORCHMETRICS[PACKED.get(measure, measure)])(preds, target, top_k=K).item()
+        function = TORCHMETRICS[re.sub(r"\(.*\)", "", measure)]
+        theirs = getattr(functional, function)(preds, target, top_k=K).item()
         # torchmetrics computes in float32 (utilities/checks.py, _check_retrieval_functional_inputs casts
         # scores and graded targets to it): it agrees to float32's resolution, and the formulas restated
         # in float64 above (AP's denominators) to 1e-9
         assert value == pytest.approx(theirs, abs=1e-6), (measure, user)
+
+
+def test_scored_positive_is_torchmetrics_rule_alone():
+    """scored=positive asked for alone, without the pack: an item scored 0 or below is not relevant but keeps
+    its rank, for precision, recall, AP and reciprocal rank; the seeded users it decides differ from trec_eval's."""
+    qrels = scored_table()
+    run = qrels[["query_id", "doc_id", "score"]]
+    names = [f"P@{K}", f"R@{K}", f"AP@{K}", f"RR@{K}"]
+    plain = rankkit.evaluate(qrels, run, names, per_query=True)
+    alone = rankkit.evaluate(qrels, run, [re.sub("@", "(scored=positive)@", name) for name in names], per_query=True)
+    found = qrels[qrels["score"] > 0]  # relevant only if scored above 0, each at its rank among all the items
+    ranked = qrels.sort_values(["query_id", "score", "doc_id"], ascending=[True, False, False])
+    ranked = ranked.assign(rank=ranked.groupby("query_id").cumcount() + 1, hit=ranked.index.isin(found.index)
+                           & (ranked["relevance"] > 0))
+    for user, rows in ranked.groupby("query_id"):
+        hits, n_rel = rows["hit"].tolist()[:K], rows["relevance"].sum()
+        expected = [sum(hits) / K, sum(hits) / n_rel if n_rel else 0.0, trec_eval_ap(hits, n_rel, K),
+                    next((1 / r for r, hit in enumerate(hits, 1) if hit), 0.0)]
+        got = alone[alone["query_id"] == user]["value"].tolist()
+        assert got == pytest.approx(expected, abs=1e-12), user
+    assert (plain["value"].to_numpy() != alone["value"].to_numpy()).sum() >= 10
+    # the trace says it rank by rank: such an item is not relevant there, and adds nothing to precision
+    trace = rankkit.trace(qrels, run, sorted(set(qrels["query_id"])), K, scored="positive")
+    ranked = trace[trace["rank"].notna()]
+    assert (ranked["relevant"] == ((ranked["grade"] > 0) & (ranked["score"] > 0))).all()
+    assert ((ranked["grade"] > 0) & (ranked["score"] <= 0)).sum() >= 3
+    # Spark's ranks do not say which scores are above 0 (yet): refused by name, not computed as scored=any
+    with pytest.raises(rankkit.RankkitError, match="scored=positive .* not spark's: P\\(scored=positive\\)@5"):
+        plan(measure_specs(rankkit.connect(), [f"P(scored=positive)@{K}", f"AP@{K}"]), dialect=SPARK)
 
 
 TORCHMETRICS_CLASSES = {"HitRate": "RetrievalHitRate", "AP": "RetrievalMAP", "P": "RetrievalPrecision",
@@ -286,3 +337,5 @@ def test_rankkit_measures_says_what_each_pack_changes(capsys):
     assert said == ["--conventions spark: empty=zero (Spark MLlib 3.5 RankingMetrics)",
                     "--conventions torchmetrics: empty=zero, queries=run (torchmetrics 1.9)",
                     "--conventions lenskit: empty=zero, queries=run (LensKit 2026.4)"]
+    assert main(["measures", "RR"]) == 0
+    assert "--conventions torchmetrics: empty=zero, scored=positive, queries=run (torchmetrics 1.9)" in capsys.readouterr().out

@@ -130,7 +130,7 @@ def test_record_says_how_the_numbers_were_made(inputs, made):
     assert (ndcg["name"], ndcg["label"], ndcg["measure"]) == ("ndcg_cut_10", "nDCG@10", "nDCG")
     assert ndcg["params"] == {"k": "10", "gain": "linear", "gains": None, "ideal": "qrels", "discount": "log2",
                               "empty": "zero"}
-    assert record["measures"][3]["params"] == {"k": "5", "rel": "2", "short": "k", "empty": "zero"}  # P(rel=2)@5 says its own relevance level
+    assert record["measures"][3]["params"] == {"k": "5", "rel": "2", "short": "k", "empty": "zero", "scored": "any"}  # P(rel=2)@5 says its own relevance level
     assert record["statistics"] == {"test": "t", "correction": "holm", "alpha": 0.05, "ci": 0.95, "interval": "bootstrap",
                                     "difference_interval": "t", "seed": 0, "resamples": 10000, "baseline": "bm25"}
     import hashlib

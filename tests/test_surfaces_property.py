@@ -34,6 +34,7 @@ VALUES = {
     "gains": [None, "1=9,2=1,3=1", "1=3,2=9", "1=x"], "docs": [0, 100, -1], "T": [1.0, 2.0, 0.0],
     "binary_rel": [None, 2.0, float("inf")], "bottom": [0.0, 1.0, float("inf")],
     "denom": ["all", "min", "retrieved", "listed", "half"], "discount": ["log2", "original", "ln"], "short": ["k", "retrieved", "none"],
+    "scored": ["any", "positive", "negative"],
 }
 # The scalar list macros (sql/lists): their measure and the options they take
 LISTS = {fields["measure"]: (fields["list"], fields["options"].replace(",", " ").split())
@@ -44,7 +45,8 @@ LISTS = {fields["measure"]: (fields["list"], fields["options"].replace(",", " ")
 def cases(draw):
     """A measure with a value for each of its parameters (at most one of them bad), and one system's
     run over three queries retrieving every judged document (so that a list of grades in rank order
-    is the query: the list macros' case) and a few unjudged ones, scores apart."""
+    is the query: the list macros' case) and a few unjudged ones, scores apart, some at 0 or below
+    (scored=positive's case)."""
     measure = registry()[draw(st.sampled_from(METRICS))]
     bad = draw(st.sampled_from([None, None, *measure.params]))
     values = {name: draw(st.sampled_from(VALUES[name][:-1])) for name in measure.params}
@@ -55,8 +57,9 @@ def cases(draw):
         grades = draw(st.lists(st.integers(-1, 3), min_size=1, max_size=6))
         docs = [f"{q}d{i}" for i in range(len(grades))] + [f"{q}u{i}" for i in range(draw(st.integers(0, 2)))]
         order = draw(st.permutations(docs))
+        below = draw(st.integers(0, 3))  # the scores of the last ranks at 0 or below
         qrels += [(q, doc, grade) for doc, grade in zip(docs, grades)]
-        run += [("s", q, doc, float(len(order) - n)) for n, doc in enumerate(order)]
+        run += [("s", q, doc, float(len(order) - n - below)) for n, doc in enumerate(order)]
     return (measure, values, pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]),
             pd.DataFrame(run, columns=["system", "query_id", "doc_id", "score"]))
 

@@ -1,5 +1,5 @@
 """rankkit.window_ranks (every row ranked by a window, what evaluate takes for a small run) gives
-rankkit.ranks' rows (counting ranks, for a large run): the same judged documents, ranks, grades and
+rankkit.ranks' rows (counting ranks, for a large run): the same judged documents, ranks, grades, positive scores and
 num_ret, under every tie, depth, judged_only and score rule, with several systems or none named; and
 evaluate's values are the same, bit for bit, whichever ranks the run (issue 21)."""
 
@@ -27,7 +27,7 @@ def con():
 
 def ranks_rows(con, macro: str, arguments: list) -> tuple[list, list]:
     """A ranks macro's judged rows, and each query's num_ret (a query without judged rows included)."""
-    judged = con.execute(f"SELECT system, query_id, num_ret, rank, grade, tie_first, tie_size "
+    judged = con.execute(f"SELECT system, query_id, num_ret, rank, grade, tie_first, tie_size, positive "
                          f"FROM rankkit.{macro}('q', 'r', {ARGUMENTS}) WHERE rank IS NOT NULL ORDER BY ALL",
                          arguments).fetchall()
     queries = con.execute(f"SELECT DISTINCT system, query_id, num_ret FROM rankkit.{macro}('q', 'r', {ARGUMENTS}) "

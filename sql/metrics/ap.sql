@@ -1,6 +1,6 @@
 -- name:      AP
 -- aliases:   map, map_cut_{k}, MAP
--- params:    k, rel, denom, empty
+-- params:    k, rel, denom, empty, scored
 -- aggregate: mean
 -- summary:   average precision: the precision at each relevant document retrieved within k, summed, over the number of relevant documents; its mean is MAP
 -- cite:      Harman, Overview of the First TREC Conference, TREC 1992

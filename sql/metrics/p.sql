@@ -1,6 +1,6 @@
 -- name:      P
 -- aliases:   P_{k}, precision, set_P, SetP
--- params:    k, rel, short, empty
+-- params:    k, rel, short, empty, scored
 -- aggregate: mean
 -- summary:   precision: relevant documents in the top k over k (k even when fewer were retrieved, as trec_eval; short=retrieved: over those retrieved, as LensKit); no cutoff (SetP, P(rel=2)): over the number retrieved, but the name P alone is trec_eval's family, P@5 ... P@1000
 -- cite:      trec_eval (P_k, set_P)

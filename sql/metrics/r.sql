@@ -1,6 +1,6 @@
 -- name:      R
 -- aliases:   recall_{k}, recall, set_recall, SetR
--- params:    k, rel, denom, empty
+-- params:    k, rel, denom, empty, scored
 -- aggregate: mean
 -- summary:   recall: relevant documents in the top k over the relevant documents in the qrels (0 when none; denom=min: over min(k, relevant documents), LensKit's); no cutoff (R, SetR): over every document retrieved, but the name recall alone is trec_eval's family, recall@5 ... recall@1000
 -- cite:      trec_eval (recall_k, set_recall)

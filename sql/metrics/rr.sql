@@ -1,6 +1,6 @@
 -- name:      RR
 -- aliases:   recip_rank, MRR
--- params:    k, rel, empty
+-- params:    k, rel, empty, scored
 -- aggregate: mean
 -- summary:   reciprocal rank of the first relevant document within k (0 if none); its mean is MRR
 -- cite:      Voorhees, The TREC-8 Question Answering Track Report, TREC 1999
