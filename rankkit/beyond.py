@@ -1,5 +1,6 @@
 """The beyond-accuracy measures (Coverage@k, Entropy@k, Gini@k, Novelty@k, ARP@k, TailShare@k, ILD@k):
-their names read from their declarations (sql/metrics/beyond/*.sql, by the registry), the side tables (``items``, the
+their names read by the name parser every name goes through (rankkit.specs.measure_specs, beyond=True: specs whose
+``level`` is set, from their declarations, sql/metrics/beyond/*.sql), the side tables (``items``, the
 catalog; ``interactions``, the training log) read and checked, and the statement that calls the file's
 table macros. They read the run's top k and those tables, never the qrels, so they are evaluated beside
 the measures the composer writes (rankkit.compose), not by it; evaluate() joins the two."""
@@ -12,12 +13,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rankkit import _engine as duckdb
+from rankkit.dialect import DUCKDB
 from rankkit.errors import InputError, MeasureError, warn
 from rankkit.io.catalog import first_message, is_table, path_literal, table_ident, temp_name
 from rankkit.io.columns import describe
 from rankkit.io.files import csv_reader
 from rankkit.io.sources import is_frame
-from rankkit.dialect import DUCKDB
 from rankkit.measures import Measure, beyond_measures as declared, label as label_of, measure_of, spec_params
 from rankkit.names import ALIASES
 
