@@ -1,5 +1,6 @@
 """The beyond-accuracy measures (Coverage@k, Entropy@k, Gini@k, Novelty@k, ARP@k, TailShare@k, ILD@k):
-their names read from their declarations (sql/metrics/beyond/*.sql, by the registry), the side tables (``items``, the
+their names read by the name parser every name goes through (rankkit.specs.measure_specs, beyond=True: specs whose
+``level`` is set, from their declarations, sql/metrics/beyond/*.sql), the side tables (``items``, the
 catalog; ``interactions``, the training log) read and checked, and the statement that calls the file's
 table macros. They read the run's top k and those tables, never the qrels, so they are evaluated beside
 the measures the composer writes (rankkit.compose), not by it; evaluate() joins the two."""
@@ -12,16 +13,16 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rankkit import _engine as duckdb
+from rankkit.dialect import DUCKDB
 from rankkit.errors import InputError, MeasureError, warn
 from rankkit.io.catalog import first_message, is_table, path_literal, table_ident, temp_name
 from rankkit.io.columns import describe
 from rankkit.io.files import csv_reader
 from rankkit.io.sources import is_frame
-from rankkit.measures import Measure, beyond_measures as declared, beyond_params
+from rankkit.measures import Measure, beyond_measures as declared, label as label_of, measure_of, spec_params
 from rankkit.names import ALIASES
-from rankkit.parameters import NUMBER
 
-__all__ = ["declared", "parse", "split", "refuse_missing", "SideTables", "rows", "top_tables",
+__all__ = ["declared", "split", "spec", "label", "refuse_missing", "SideTables", "rows", "top_tables",
            "system_intervals"]
 
 EVERY = 2147483647  # no cutoff: the whole list
@@ -30,52 +31,71 @@ SIDES = {"items": "the catalog: an item id, optionally features or a category",
          "interactions": "the training log: user and item"}
 
 
-def parse(text: str) -> tuple[Measure, dict, int | None] | None:
-    """``TailShare(tail=0.2)@10`` as its measure, parameters (their text, as their declarations take it:
-    sql/metrics/beyond/*.sql) and cutoff; None for anything else."""
-    if not isinstance(text, str):  # an ir_measures measure object: the name parser's
-        return None
-    match = re.fullmatch(r"\s*(\w+)\s*(?:\((.*)\))?\s*(?:@\s*(\w+))?\s*", text)
-    if not match or match.group(1).lower() not in declared():
-        return None
-    measure = declared()[match.group(1).lower()]
-    own = {name: beyond_params()[name] for name in measure.params if name != "k"}  # k: the cutoff after @
-    given = {}
-    for pair in filter(None, (p.strip() for p in (match.group(2) or "").split(","))):
-        name, _, value = pair.partition("=")
-        name, value = name.strip(), value.strip()
-        if name not in own:
-            raise MeasureError(f"measure {text}: {measure.name} takes {', '.join(own) or 'no parameters'}, not {name}")
-        if own[name].values and value not in own[name].values:
-            raise MeasureError(f"measure {text}: {own[name].must}, got {value}")
-        if not own[name].values and not re.fullmatch(NUMBER, value):
-            raise MeasureError(f"measure {text}: {name} must be a number, got {value}")
-        given[name] = value
-    cutoff = match.group(3)
-    if cutoff is not None and not (cutoff.isdigit() and int(cutoff) >= 1):
-        raise MeasureError(f"measure {text}: the cutoff after @ must be a whole number >= 1, got {cutoff}")
-    params = {name: given.get(name, param.default.strip("'")) for name, param in own.items()}
-    return measure, params, int(cutoff) if cutoff is not None else None
-
-
-def label(text: str) -> str:
-    """One name for a measure however it was written: ``novelty@10`` is ``Novelty@10``; a parameter at its
-    default is not written (``Entropy(formula=recommenders)@10`` is ``Entropy@10``)."""
-    measure, params, k = parse(text)
-    given = [f"{name}={value}" for name, value in params.items()
-             if value != beyond_params()[name].default.strip("'")]
-    written = f"({', '.join(given)})" if given else ""
-    return f"{measure.name}{written}{f'@{k}' if k is not None else ''}"
-
-
-def split(measures) -> tuple[list[str], list[str]]:
-    """The names asked for, as (the composer's, these); the order of each kept. Anything but a name or a
-    list or tuple of them is left to the name parser to refuse (and a generator unread)."""
-    from rankkit.trec import _split as names_in  # one string may hold several names ("nDCG@10 Novelty@10")
+def split(measures, *, rel: float = 1, docs: int = 0, text: bool = False) -> tuple[list, list[str]]:
+    """The names asked for, as (the composer's, these); the order of each kept. They are read by the name parser
+    (rankkit.specs.measure_specs) at once, with the options the composer reads the others with (``rel``, ``docs``,
+    ``text``), so that it finds them parsed; these are named as the parser names them (Novelty(cutoff=10), in
+    ir_measures' spelling, is Novelty@10). Anything but a name or a list or tuple of them is left to the name
+    parser to refuse (and a generator unread)."""
+    from rankkit.specs import measure_specs
+    from rankkit.trec import _split as names_in, given as written  # one string may hold several names ("nDCG@10 Novelty@10")
 
     given = [measures] if isinstance(measures, str) else list(measures) if isinstance(measures, (list, tuple)) else []
     names = [name for each in given for name in names_in(each)]
-    return [n for n in names if parse(n) is None], [n for n in names if parse(n) is not None]
+    strings = [name for name in written(names) if isinstance(name, str)]  # an ir_measures object as its name
+    if not strings:
+        return names, []
+    found = {s["measure"]: s for s in measure_specs(None, strings, rel=rel, docs=docs, text=text, beyond=True)
+             if s["level"] is not None}
+    these = {name: found[name] for name in names if isinstance(name, str) and name in found}
+    if len({id(s) for s in these.values()}) < len(found):  # a name the parser wrote otherwise: each read alone
+        these.update({name: s for name in names if isinstance(name, str) and name not in these
+                      for s in _alone(name, rel, docs, text) if s["level"] is not None})
+    _known.update({s["measure"]: s for s in these.values()})
+    return [n for n in names if not isinstance(n, str) or n not in these], [these[n]["measure"] for n in names
+                                                                            if isinstance(n, str) and n in these]
+
+
+# The spec of each of these measures split() or label() has named, by that name: the parser's answer to the list
+# they were asked in, where parsing each name alone would be a statement each
+_known: dict[str, dict] = {}
+
+
+def spec(name: str) -> dict:
+    """The name parser's spec of one of these measures (split's names, label's); MeasureError for another."""
+    if name not in _known:
+        from rankkit.specs import measure_specs
+
+        found = measure_specs(None, [name], text=True, beyond=True)
+        if len(found) != 1 or found[0]["level"] is None:
+            raise MeasureError(f"measure {name}: not a beyond-accuracy measure (Coverage@10, Novelty@10 ...)")
+        _known[name] = found[0]
+    return _known[name]
+
+
+def _alone(name: str, rel: float, docs: int, text: bool) -> list[dict]:
+    """One name's specs, of a list the parser read whole: none for a trec_eval form of none (P.), which the list
+    may hold beside others."""
+    from rankkit.specs import measure_specs
+
+    try:
+        return measure_specs(None, [name], rel=rel, docs=docs, text=text, beyond=True)
+    except MeasureError:
+        return []
+
+
+def _measure(name: str) -> Measure:
+    return measure_of(spec(name)["metric"])
+
+
+def label(name: str) -> str:
+    """One name for a measure however it was written: ``novelty@10`` is ``Novelty@10``; a parameter at its
+    default is not written (``Entropy(formula=recommenders)@10`` is ``Entropy@10``): the registry's label of
+    its spec (rankkit.measures.label), which the parser reads back to the same spec."""
+    found = spec(name)
+    named = label_of(found)
+    _known.setdefault(named, found)
+    return named
 
 
 class SideTables:
@@ -151,8 +171,7 @@ def refuse_missing(names: list[str], given: set[str]) -> None:
     """A measure none of whose side tables is among those ``given`` (items, interactions): refused before
     anything is read, naming the measure and the option."""
     for text in names:
-        measure = parse(text)[0]
-        _table_for(measure, text, given)
+        _table_for(_measure(text), text, given)
 
 
 def _table_for(measure: Measure, text: str, given) -> str | None:
@@ -166,19 +185,19 @@ def _table_for(measure: Measure, text: str, given) -> str | None:
     return None
 
 
-def _call(measure: Measure, text: str, params: dict, k: int | None, sides: SideTables, run: str,
-          ties: str) -> tuple[str, str | None]:
-    """The table macro call of one measure, and the side table it reads."""
+def _call(text: str, sides: SideTables, run: str, ties: str) -> tuple[str, str | None]:
+    """The table macro call of one measure, from its spec, and the side table it reads."""
+    found, measure = spec(text), _measure(text)
     side = _table_for(measure, text, sides.names)
     macro = measure.metric  # its file's stem: rankkit.tail_share
-    if "similarity" in params:  # ILD's picks the table macro (rankkit.ild_features ...); not an option of one
-        macro += "_" + _similarity(text, params["similarity"], side, sides)
+    if "similarity" in measure.params:  # ILD's picks the table macro (rankkit.ild_features ...); not an option of one
+        macro += "_" + _similarity(text, found["similarity"], side, sides)
         side = "interactions" if macro == "ild_cooccurrence" else "items"
     args = [f"'{run}'"] + ([f"'{sides.names[side]}'"] if side else [])
-    options = {"k": str(k or EVERY), "ties": f"'{ties}'"}
-    # checked by parse: a word of the parameter's declaration (a string), or a number
-    options.update({name: f"'{value}'" if beyond_params()[name].values else value
-                    for name, value in params.items() if name != "similarity"})
+    options = {"k": str(found["k"] or EVERY), "ties": f"'{ties}'"}
+    # checked by the parser: a word of the parameter's declaration, or a number
+    options.update({name: DUCKDB.literal(found[name], spec_params()[name].type)
+                    for name in measure.params if name not in ("k", "similarity")})
     return f"rankkit.{macro}({', '.join(args + [f'{n} := {v}' for n, v in options.items()])})", side
 
 
@@ -211,7 +230,7 @@ def rows(con, names: list[str], sides: SideTables, run: str, ties: str, per_quer
             return rows(con, names, sides, run, ties, per_query, tops)
     found, on_items = [], {}
     for text in names:
-        found += _measure_rows(con, text, sides, tops.get(parse(text)[2], run), ties, per_query, on_items)
+        found += _measure_rows(con, text, sides, tops.get(spec(text)["k"], run), ties, per_query, on_items)
     if on_items:
         k = max(on_items.values())
         _warn_absent(con, on_items, sides, tops.get(k, run), ties)
@@ -228,7 +247,7 @@ def top_tables(con, names: list[str], run: str, ties: str, cutoff: int | None = 
         raise MeasureError(f"ties={ties} does not apply to {names[0]}: its top k is one ordering (ties trec or rank)")
     tops = {}
     try:
-        cutoffs = {parse(text)[2] for text in names} - {None}
+        cutoffs = {spec(text)["k"] for text in names} - {None}
         for k in sorted(cutoffs | ({cutoff} if cutoff and not any(k >= cutoff for k in cutoffs) else set())):
             tops[k] = temp_name(f"beyond_top{k}")
             con.execute(f"CREATE TEMP TABLE {tops[k]} AS {_top_select(run, ties, k)}")
@@ -249,13 +268,12 @@ def _top_select(run: str, ties: str, k: int) -> str:
 
 def _measure_rows(con, text: str, sides: SideTables, run: str, ties: str, per_query: bool, on_items: dict) -> list:
     """One measure's rows (see rows), its cutoff noted in ``on_items`` when it reads the catalog."""
-    found = []
-    measure, params, k = parse(text)
-    call, side = _call(measure, text, params, k, sides, run, ties)
+    found, k = [], spec(text)["k"]
+    call, side = _call(text, sides, run, ties)
     if side == "items":
         on_items[text] = k or EVERY
     try:
-        if measure.level == "system":
+        if spec(text)["level"] == "system":
             if not per_query:
                 found += [(text, s, v, n, "system") for s, v, n in con.execute(f"FROM {call} ORDER BY system").fetchall()]
         elif per_query:
@@ -300,8 +318,7 @@ def system_intervals(con, text: str, sides: SideTables, run: str, ties: str, lev
 
     from rankkit.stats import recentred_bootstrap_ci
 
-    measure, params, k = parse(text)
-    found = {}
+    k, found = spec(text)["k"], {}
     for (system,) in con.execute(f"SELECT DISTINCT system FROM {run} ORDER BY system").fetchall():
         users = [q for (q,) in con.execute(f"SELECT DISTINCT query_id FROM {run} WHERE system IS NOT DISTINCT FROM ? "
                                            f"ORDER BY query_id", [system]).fetchall()]
@@ -327,7 +344,7 @@ def system_intervals(con, text: str, sides: SideTables, run: str, ties: str, lev
             con.execute(f"CREATE TEMP VIEW {resampled} AS SELECT r.* REPLACE (d.draw::VARCHAR AS system, "
                         f"r.query_id || '#' || d.copy AS query_id) FROM {lists} r JOIN {name} d USING (query_id)")
             try:
-                call, _ = _call(measure, text, params, k, sides, resampled, ties)
+                call, _ = _call(text, sides, resampled, ties)
                 values = dict(con.execute(f"SELECT system::INTEGER, value FROM {call}").fetchall())
             finally:
                 con.execute(f"DROP VIEW {resampled}")

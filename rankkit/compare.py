@@ -19,7 +19,7 @@ import pandas as pd
 
 from rankkit import stats
 from rankkit._sql import connect
-from rankkit.beyond import parse, split
+from rankkit.beyond import spec, split
 from rankkit.conventions import Conventions, asked_conventions, resolve_conventions
 from rankkit.errors import InputError, RankkitError, warn
 from rankkit.input_checks import compare_inputs
@@ -133,7 +133,7 @@ def compare(qrels=None, runs=None, measures: str | Iterable[str] | None = None, 
         raise InputError(f"by: the attribute column cannot be called {by!r}; rename it in the query table")
     conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries)
     con = connect(con) if con is not None else default_connection()
-    measures, beyond = split(measures)
+    measures, beyond = split(measures, rel=conventions.rel)  # parsed once, for the composer too
     if beyond:
         return _with_beyond(qrels, runs, measures, beyond, baseline, con=con, items=items, interactions=interactions,
                             conventions=conventions, columns=columns, split_by_tag=split_by_tag, by=by,
@@ -159,7 +159,7 @@ def _with_beyond(qrels, runs, others: list[str], beyond: list[str], baseline, *,
     computes both kinds on one reading of the runs), compared as any."""
     from rankkit.evaluate import evaluate
 
-    system_level = [name for name in beyond if parse(name)[0].level == "system"]
+    system_level = [name for name in beyond if spec(name)["level"] == "system"]
     if system_level:
         raise RankkitError(f"{system_level[0]} is one value per system: there are no per-user pairs to compare "
                            f"(the per-user ones are Novelty, ARP, TailShare and ILD)")

@@ -12,7 +12,7 @@ from rankkit import _engine as duckdb
 
 from rankkit._files import named_inputs, refuse_inputs
 from rankkit._sql import connect
-from rankkit.beyond import SideTables, parse, refuse_missing, rows, split, system_intervals, top_tables
+from rankkit.beyond import SideTables, refuse_missing, rows, spec, split, system_intervals, top_tables
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.copying import copy_options, copy_result
 from rankkit.errors import InputError, RankkitError
@@ -137,24 +137,22 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     """
     if per_query and ci is not None:
         raise RankkitError("ci is an interval over queries: it applies to the aggregate, not to per_query")
-    others, beyond = split(measures)
+    conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries,
+                                      duplicates=duplicates, judged_only=judged_only, docs=docs)
+    # the names parsed once: the composer below finds them parsed
+    others, beyond = split(measures, rel=conventions.rel, docs=conventions.docs)
     if beyond:
         if output is not None or relation or by is not None or query_table is not None:
             raise RankkitError(f"{beyond[0]}: the beyond-accuracy measures do not go with output=, relation=, by= "
                                f"or query_table= yet")
         return _with_beyond(qrels, run, others, beyond, per_query, con=con, items=items, interactions=interactions,
                             ci=ci, seed=seed, resamples=resamples, columns=columns, split_by_tag=split_by_tag,
-                            progress=progress, subtopics=subtopics,
-                            conventions=resolve_conventions(conventions, rel=rel, ties=ties, scores=scores,
-                                                            depth=depth, queries=queries, duplicates=duplicates,
-                                                            judged_only=judged_only, docs=docs))
+                            progress=progress, subtopics=subtopics, conventions=conventions)
     if ci is not None and (output is not None or relation):
         raise RankkitError("ci is computed in Python over a frame: it does not go with output= or relation=True")
     if output is not None:  # never written over what it reads
         refuse_inputs([("output", output)], named_inputs(qrels=qrels, run=run, subtopics=subtopics,
                                                          query_table=query_table))
-    conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries,
-                                      duplicates=duplicates, judged_only=judged_only, docs=docs)
     con = connect(con) if con is not None else default_connection()
     specs = packed(measure_specs(con, measures, rel=conventions.rel, docs=conventions.docs), conventions.pack)
     with subtopic_judgments(con, qrels, subtopics, specs, conventions, columns) as (qrels, subtopics_table), \
@@ -310,8 +308,8 @@ def _beyond_intervals(con, found: pd.DataFrame, beyond: list[str], sides: SideTa
     values = pd.DataFrame([row[:4] for row in rows(con, beyond, sides, run, ties, True, tops) if row[4] == "user"],
                           columns=["measure", "system", "query_id", "value"])
     found = with_ci(con, found, values.assign(agg="mean"), ci, seed, resamples, None)
-    for name in (name for name in beyond if parse(name)[0].level == "system"):
-        top = tops.get(parse(name)[2], run)  # the same users and lists, fewer rows to rank
+    for name in (name for name in beyond if spec(name)["level"] == "system"):
+        top = tops.get(spec(name)["k"], run)  # the same users and lists, fewer rows to rank
         for system, (low, high) in system_intervals(con, name, sides, top, ties, ci, seed, resamples).items():
             at = (found.measure == name) & (found.system.isna() if system is None else found.system == system)
             found.loc[at, ["ci_low", "ci_high"]] = [low, high]

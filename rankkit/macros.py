@@ -22,8 +22,8 @@ from rankkit.macro_plans import Arguments, Generic, PerRank
 from rankkit.plan import QUERY_SETS
 from rankkit.trace_fields import CONTRIBUTION, trace_columns, trace_option, trace_params, traced
 from rankkit.errors import RankkitError
-from rankkit.measures import (AGGREGATIONS, REFERENCE, Feature, Measure, SpecField, beyond_params, header,
-                              needs_subtopics, params, registry, spec_fields)
+from rankkit.measures import (AGGREGATIONS, REFERENCE, Feature, Measure, SpecField, beyond_measures, beyond_params,
+                              header, needs_subtopics, params, registry, spec_fields, spec_params)
 from rankkit.names import fill as fill_names
 
 __all__ = ["script", "sql_files", "fill", "catalog_sql", "aggregation_sql", "param_pattern_sql", "spec_sql",
@@ -107,7 +107,7 @@ def fill(sql: str) -> str:
         if name.startswith("trace_"):
             return _trace_marker(name, match.group(2).split())
         kinds = {"number_params": ("DOUBLE", "INTEGER", "BIGINT"), "list_params": ("DOUBLE[]",)}
-        return "(" + ", ".join(f"'{p.name}'" for p in params().values() if p.type in kinds[name] and p.name != "k") + ")"
+        return "(" + ", ".join(f"'{p.name}'" for p in spec_params().values() if p.type in kinds[name] and p.name != "k") + ")"
 
     return re.sub(r"\{\{(spec_values|spec_arguments|number_params|list_params|defaults|checked|trace_\w+)((?: \w+)*)\}\}",
                   marker, sql)
@@ -160,16 +160,21 @@ def _spec_argument(f: SpecField, of: str = "") -> str:
 
 def catalog_sql() -> str:
     """SQL that declares the registry to the SQL side: the catalog, trec_eval's names and the presets."""
+    # a beyond-accuracy measure (sql/metrics/beyond/) has its level and the side tables it reads, and why a parse
+    # not asked for them (beyond := false: SQL's rankkit.evaluate, which takes qrels and a run) refuses it
     rows = [{"metric": m.metric, "name": m.name, "aliases": list(m.aliases), "params": list(m.params),
-             "agg": m.aggregate} for m in registry().values()]
+             "agg": m.aggregate, "level": m.level, "needs": list(m.needs),
+             "refused": neighbours.beyond_refused(m) if m.level else None}
+            for m in [*registry().values(), *dict.fromkeys(beyond_measures().values())]]
     return trec_names_sql() + neighbour_sql() + f"""-- Generated from the headers of sql/metrics/*.sql by rankkit.macros.catalog_sql().
 -- A constant list, so that the name parser (rankkit.parse_measures) is one scalar expression; as JSON text,
 -- which binds in a quarter of the time of as many struct literals (the parser reads it several times).
 CREATE OR REPLACE MACRO rankkit.catalog_list() AS
     from_json({_lit(json.dumps(rows))},
-              '[{{"metric": "VARCHAR", "name": "VARCHAR", "aliases": ["VARCHAR"], "params": ["VARCHAR"], "agg": "VARCHAR"}}]');
+              '[{{"metric": "VARCHAR", "name": "VARCHAR", "aliases": ["VARCHAR"], "params": ["VARCHAR"], "agg": "VARCHAR", '
+              '"level": "VARCHAR", "needs": ["VARCHAR"], "refused": "VARCHAR"}}]');
 CREATE OR REPLACE MACRO rankkit.catalog() AS TABLE
-    SELECT c.metric, c.name, c.aliases, c.params, c.agg FROM (SELECT unnest(rankkit.catalog_list()) AS c);
+    SELECT c.metric, c.name, c.aliases, c.params, c.agg, c.level, c.needs FROM (SELECT unnest(rankkit.catalog_list()) AS c);
 """ + preset_sql() + param_pattern_sql()
 
 
@@ -372,13 +377,13 @@ def spec_sql() -> str:
             continue
         macros.append(
             f"CREATE OR REPLACE MACRO rankkit.checked_{f.name}({f.name}, measure) AS\n    "
-            f"{checked_value(f.name, f.type, f.check, f.must, params()[f.name].default == 'NULL', _SAID)};")
+            f"{checked_value(f.name, f.type, f.check, f.must, spec_params()[f.name].default == 'NULL', _SAID)};")
     arguments = "".join(f"{f.name} := {default_literal(f.name, f.type)}, " for f in spec_fields().values())
     fields = "".join(f"    '{f.name}': {f.make or f'rankkit.checked_{f.name}({f.name}, measure)'},\n"
                      for f in spec_fields().values())
-    macros.append(f"CREATE OR REPLACE MACRO rankkit.spec(metric, measure, agg, {arguments}i := 1) AS {{\n"
+    macros.append(f"CREATE OR REPLACE MACRO rankkit.spec(metric, measure, agg, {arguments}i := 1, level := NULL) AS {{\n"
                   f"    'i': i::INTEGER,\n    'measure': measure::VARCHAR,\n    'metric': metric::VARCHAR,\n"
-                  f"{fields}    'agg': agg::VARCHAR\n}};")
+                  f"{fields}    'agg': agg::VARCHAR,\n    'level': level::VARCHAR\n}};")
     return "\n".join(macros) + "\n"
 
 

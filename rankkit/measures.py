@@ -27,13 +27,14 @@ from typing import Mapping
 from rankkit import _paths
 from rankkit.definitions import (CONVENTIONS, REFERENCE, Feature, check_measure, declarations, inputs, shared_features,
                                  subtopic_inputs)
-from rankkit.parameters import (Param, SpecField, beyond_params, default, default_text, is_default, params, spec_fields, spec_type,
-                                spec_types, spec_value, split_commas, written)
+from rankkit.parameters import (Param, SpecField, beyond_params, default, default_text, is_default, params, spec_fields,
+                                spec_params, spec_type, spec_types, spec_value, split_commas, written)
 
 __all__ = ["Measure", "Param", "Feature", "SpecField", "registry", "read_measure", "header", "params", "get", "preset",
            "label", "spec_value", "default", "written", "shared_features", "inputs", "subtopic_inputs", "needs_subtopics",
            "aggregate_of", "spec_fields", "spec_types", "spec_type", "Aggregation", "AGGREGATIONS",
-           "CONVENTIONS", "REFERENCE", "TIE_RULES", "reads", "top_k_read", "beyond_measures", "beyond_params"]
+           "CONVENTIONS", "REFERENCE", "TIE_RULES", "reads", "top_k_read", "beyond_measures", "beyond_params",
+           "spec_params", "measure_of"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
 TIE_RULES = ("trec", "rank", "average")
@@ -306,10 +307,10 @@ def label(spec: Mapping) -> str:
     >>> label({"metric": "iprec_at_recall", "levels": [0.5], "rel": 1.0})
     'IPrec@0.5'
     """
-    measure = registry()[spec["metric"]]
+    measure = measure_of(spec["metric"])
     # a parameter a spec does not hold (one written by hand, before the parameter was declared) is its default
     shown = [f"{name}={written(spec_value(spec, name))}" for name in measure.params
-             if name not in ("k", "recall") and (params()[name].held or name) in spec
+             if name not in ("k", "recall") and (spec_params()[name].held or name) in spec
              and not is_default(spec_value(spec, name), default_text(name))]
     cutoff = ""
     if "k" in measure.params and spec.get("k") is not None:
@@ -336,6 +337,12 @@ def beyond_measures() -> dict[str, Measure]:
         for each in (measure.name, *measure.aliases):
             found[each.lower()] = measure
     return found
+
+
+def measure_of(metric: str) -> Measure:
+    """The measure of a spec's metric (the SQL file's stem): the registry's, or a beyond-accuracy one's."""
+    found = registry().get(metric)
+    return found if found is not None else {m.metric: m for m in beyond_measures().values()}[metric]
 
 
 def _beyond_fields(path: Path, fields: dict[str, str]) -> dict[str, str]:

@@ -20,9 +20,9 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from rankkit.measures import get, preset, beyond_measures
+from rankkit.measures import get, preset
 
-__all__ = ["Rule", "RULES", "NEEDED", "RANX", "from_ir_measures", "refusals"]
+__all__ = ["Rule", "RULES", "NEEDED", "RANX", "from_ir_measures", "refusals", "BEYOND_REFUSED", "beyond_refused"]
 
 IR_MEASURES_RBP_P = 0.8  # ir_measures' RBP(p=...) default, for its strings (an object carries its own)
 
@@ -128,18 +128,24 @@ def refusals() -> tuple[tuple[str, str], ...]:
                           RANX_LEVEL_REFUSED.format(level="{}", name=measure.name)))
     for name, why in NOT_OFFERED.items():
         found.append((rf"(?s)\s*{name}\s*(?:\(.*\))?\s*(?:@\s*\S+)?\s*", not_offered(name)))
-    # the beyond-accuracy measures read the side tables, not the qrels: where only qrels and a run are
-    # given (SQL's rankkit.evaluate, a report, the trace, Spark) they are refused by name, not unknown
-    beyond = "|".join(sorted(re.escape(name) for name in beyond_measures()))
-    found.append((rf"(?is)\s*(?:{beyond})\s*(?:\(.*\))?\s*(?:@\s*\S+)?\s*", BEYOND_REFUSED))
     return tuple(found)
 
 
+# Where only qrels and a run are given (SQL's rankkit.evaluate, a report, the trace, Spark), the name parser reads a
+# beyond-accuracy measure's name and refuses it in these words ({call}: its table macro's call), not as unknown
 BEYOND_REFUSED = ("a beyond-accuracy measure: it reads the run with the items catalog or the interactions log, "
                   "not the qrels, so an evaluation of qrels and a run alone does not take it; give the side tables "
                   "to evaluate (items=, interactions=; --items, --interactions) or, in SQL, call its table macro "
-                  "(FROM rankkit.coverage('run', 'items', k := 10) and the others of docs/beyond-accuracy.md); "
-                  "not on Spark yet")
+                  "({call}; the others are in docs/beyond-accuracy.md; rankkit.measure_specs(..., beyond := true) "
+                  "gives its spec); not on Spark yet")
+
+
+def beyond_refused(measure) -> str:
+    """BEYOND_REFUSED for one beyond-accuracy measure (rankkit.measures.Measure): its table macro called on the
+    first side table it reads (ILD's: of its first similarity, the items' features)."""
+    macro = measure.metric + ("_features" if "similarity" in measure.params else "")
+    side = "".join(f", '{side}'" for side in measure.needs[:1])
+    return BEYOND_REFUSED.format(call=f"FROM rankkit.{macro}('run'{side}, k := 10)")
 
 
 # ir_measures' measures rankkit does not offer (yet), and why: refused by name, not guessed at

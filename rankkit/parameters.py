@@ -15,7 +15,7 @@ from typing import Mapping
 
 from rankkit import _paths
 
-__all__ = ["Param", "SpecField", "NUMBER", "NUMBERS", "params", "beyond_params", "split_commas", "default", "spec_value", "written",
+__all__ = ["Param", "SpecField", "NUMBER", "NUMBERS", "params", "beyond_params", "spec_params", "split_commas", "default", "spec_value", "written",
            "is_default", "default_text", "spec_fields", "spec_types", "spec_type"]
 
 _PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+(?:\[\])?)\s*:=\s*(\S+)\s+(.*?)\s*$")
@@ -82,10 +82,18 @@ def params() -> dict[str, Param]:
 @cache
 def beyond_params() -> dict[str, Param]:
     """The beyond-accuracy measures' own parameters (``sql/metrics/beyond/*.sql``), declared as every
-    parameter is; apart from params(): the measure spec, which these measures do not read, holds none."""
+    parameter is; apart from params(), which the measures of the qrels take (the table and list macros, the
+    trace, the explorer read those); the measure spec holds both (spec_params)."""
     found: dict[str, Param] = dict(params())
     _add_declared(found, [(path, path.stem) for path in sorted((_paths.sql_dir() / "metrics" / "beyond").glob("*.sql"))])
     return {name: param for name, param in found.items() if name not in params()}
+
+
+def spec_params() -> dict[str, Param]:
+    """Every parameter a measure spec holds: params(), then the beyond-accuracy measures' own, so that the name
+    parser reads and checks a beyond-accuracy measure's name as any other's. Not cached: params() is, and a
+    test that declares a parameter clears it."""
+    return {**params(), **beyond_params()}
 
 
 def _add_declared(found: dict[str, Param], files: list) -> None:
@@ -164,13 +172,13 @@ def is_default(value, default: str) -> bool:
 
 
 def default_text(name: str) -> str:
-    return params()[name].default.strip("'")
+    return spec_params()[name].default.strip("'")
 
 
 def default(name: str):
     """A parameter's declared default (the SQL prelude's) as the parser gives it in a spec: None,
     a word, or a float (a cutoff: an int)."""
-    declared = params()[name]
+    declared = spec_params()[name]
     if declared.default == "NULL":
         return None
     if declared.type == "VARCHAR":
@@ -183,7 +191,7 @@ def default(name: str):
 def spec_value(spec: Mapping, name: str):
     """A parameter's value in a parsed spec; one held by another (``held:``) is the one element of that
     one's list (IPrec's recall level, of ``levels``, the list 11pt_avg averages over)."""
-    held = params()[name].held
+    held = spec_params()[name].held
     return spec[held][0] if held else spec[name]
 
 
@@ -214,17 +222,17 @@ class SpecField:
 
 @cache
 def spec_fields() -> dict[str, SpecField]:
-    """The spec's parameters, in the order of params(); one held by another (recall) has no field."""
+    """The spec's parameters, in the order of spec_params(); one held by another (recall) has no field."""
     return {p.name: SpecField(p.name, p.spec_type, p.made[1] if p.made else None, p.check, p.must)
-            for p in params().values() if p.held is None}
+            for p in spec_params().values() if p.held is None}
 
 
 @cache
 def spec_types() -> dict[str, str]:
-    """Each field of a measure spec and its SQL type: the prelude's parameters, between the measure's
-    place and names and its aggregation."""
+    """Each field of a measure spec and its SQL type: the parameters, between the measure's place and names
+    and its aggregation, then a beyond-accuracy measure's level (system or user; NULL for the others)."""
     return {"i": "INTEGER", "measure": "VARCHAR", "metric": "VARCHAR",
-            **{f.name: f.type for f in spec_fields().values()}, "agg": "VARCHAR"}
+            **{f.name: f.type for f in spec_fields().values()}, "agg": "VARCHAR", "level": "VARCHAR"}
 
 
 def spec_type() -> str:

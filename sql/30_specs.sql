@@ -165,6 +165,7 @@ CREATE OR REPLACE MACRO rankkit.resolved_measure(g, p, t, catalog) AS
 -- What @ sets: the cutoff k, or the recall level of IPrec@0.5; template values join the pairs.
 CREATE OR REPLACE MACRO rankkit.located_measure(r, c) AS
     {'i': (r).i, 'measure': (r).measure, 'refused': (r).refused, 'metric': (r).metric, 'base': (r).base, 'name': (c).name, 'params': (c).params, 'agg': (c).agg,
+     'level': (c).level, 'beyond_refused': (c).refused,
      'pairs': CASE WHEN (r).template_param IS NOT NULL AND (r).template_param <> 'k' THEN [[(r).template_param, (r).template_value]]
                    WHEN (r).at IS NOT NULL AND NOT list_contains((c).params, 'k') AND list_contains((c).params, 'recall') THEN [['recall', (r).at]]
                    ELSE [] END || (r).given_pairs,
@@ -193,8 +194,9 @@ CREATE OR REPLACE MACRO rankkit.pair_problems(r) AS struct_insert(r,
     not_numbers := [p FOR p IN (r).pairs IF p[1] IN {{list_params}} AND list_contains(rankkit.param_list(p[2]), NULL)][1]);
 
 -- A located name (r), its pair problems found, as its parameters' values (rankkit.spec checks them), or an error saying what is wrong
--- with the name.
-CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs, text) AS
+-- with the name. A beyond-accuracy measure (its level set: sql/metrics/beyond/) is refused in its catalog row's words
+-- unless the caller evaluates it (beyond: Python's evaluate, with the side tables).
+CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs, text, beyond) AS
         CASE
             WHEN (r).refused IS NOT NULL THEN error((r).refused)
             WHEN (r).metric IS NULL THEN error('rankkit: unknown measure ''' || (r).measure || ''''
@@ -202,6 +204,7 @@ CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs, text) AS
                     -- a trec_eval template by the measure's name
                     [CASE WHEN (s).closest = (s).name OR contains((s).closest, '{') THEN (s).name ELSE (s).closest || ' (' || (s).name || ')' END
                      FOR s IN rankkit.nearest_measures(coalesce(nullif((r).base, ''), (r).measure), catalog)], ', ') || '?', ''))
+            WHEN (r).level IS NOT NULL AND NOT beyond THEN error('rankkit: measure ''' || trim((r).measure) || ''': ' || (r).beyond_refused)
             WHEN (r).agg = 'text' AND NOT text THEN error('rankkit: measure ''' || (r).measure || ''' is text, not a number: '
                 || 'FROM rankkit.' || (r).metric || '(qrels_table, run_table) gives it')
             -- 'P@' is a cutoff left out, not P over the documents retrieved
@@ -232,7 +235,7 @@ CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs, text) AS
             WHEN (r).not_numbers IS NOT NULL
                 THEN error('rankkit: measure ''' || (r).measure || ''': '
                     || (r).not_numbers[1] || ' must be numbers separated by commas, got ''' || (r).not_numbers[2] || '''')
-            ELSE {'i': (r).i, 'measure': (r).measure, 'metric': (r).metric, 'agg': (r).agg,
+            ELSE {'i': (r).i, 'measure': (r).measure, 'metric': (r).metric, 'agg': (r).agg, 'level': (r).level,
                   {{spec_values r}}}
         END;
 
@@ -240,7 +243,9 @@ CREATE OR REPLACE MACRO rankkit.checked_measure(r, catalog, rel, docs, text) AS
 -- for each binding of the outer one, so nesting the steps made binding slow.
 -- text := true: the measures whose value is text (runid, relstring) too, as specs whose agg is 'text' (what
 -- rankkit eval prints apart); else a nickname's are left out (official: no runid) and one named is refused.
-CREATE OR REPLACE MACRO rankkit.parse_measures(names, rel := 1, docs := 0, text := false) AS
+-- beyond := true: the beyond-accuracy measures too (Coverage@10, TailShare(tail=0.2)@10), as specs whose level is
+-- set, for a caller that evaluates them with their side tables; else one named is refused, saying its table macro.
+CREATE OR REPLACE MACRO rankkit.parse_measures(names, rel := 1, docs := 0, text := false, beyond := false) AS
     list_transform(list_transform(list_transform(list_transform(list_transform(list_transform(list_transform(
         list_filter(rankkit.given_measures(names), lambda g: text OR NOT (g).quiet),
         lambda g: {'i': (g).i, 'measure': (g).measure, 'refused': (g).refused,
@@ -252,11 +257,11 @@ CREATE OR REPLACE MACRO rankkit.parse_measures(names, rel := 1, docs := 0, text 
         lambda r: struct_insert(r, c := [c FOR c IN rankkit.catalog_list() IF (c).metric = (r).metric][1])),
         lambda r: rankkit.located_measure(r, (r).c)),
         lambda r: rankkit.pair_problems(r)),
-        lambda r: rankkit.checked_measure(r, rankkit.catalog_list(), rel, docs, text)),
-        lambda v: rankkit.spec((v).metric, (v).measure, (v).agg, {{spec_arguments v}}));
+        lambda r: rankkit.checked_measure(r, rankkit.catalog_list(), rel, docs, text, beyond)),
+        lambda v: rankkit.spec((v).metric, (v).measure, (v).agg, {{spec_arguments v}}, level := (v).level));
 
-CREATE OR REPLACE MACRO rankkit.measure_specs(names, rel := 1, docs := 0, text := false) AS TABLE
-    SELECT unnest(rankkit.parse_measures(names, rel := rel, docs := docs, text := text)) AS spec;
+CREATE OR REPLACE MACRO rankkit.measure_specs(names, rel := 1, docs := 0, text := false, beyond := false) AS TABLE
+    SELECT unnest(rankkit.parse_measures(names, rel := rel, docs := docs, text := text, beyond := beyond)) AS spec;
 
 -- rankkit.evaluate: measures by name, one row per measure and system (the mean over queries, the
 -- sum for counts) with the number of queries it covers.

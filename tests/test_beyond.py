@@ -227,10 +227,14 @@ CREATE TABLE log AS SELECT * FROM (VALUES ('x','a'),('y','a'),('y','b')) t(user_
 SELECT round(value, 4) AS coverage FROM rankkit.coverage('run', 'items', k := 2);
 SELECT query_id, round(value, 4) AS ild FROM rankkit.ild_features('run', 'items', k := 2) ORDER BY query_id;
 SELECT query_id, value AS arp FROM rankkit.arp('run', 'log', k := 2) ORDER BY query_id;
+SELECT s.measure AS m, s.metric, s.level, s.k, s.tail FROM (SELECT spec AS s FROM rankkit.measure_specs(['TailShare(tail=0.2)@10', 'gini@5'], beyond := true));
 """
     out = in_duckdb_shell(tmp_path, commands)
     assert out.split() == ["coverage", "0.75", "query_id,ild", "u1,1.0", "u2,0.2929",
-                           "query_id,arp", "u1,1.5", "u2,1.0"]
+                           "query_id,arp", "u1,1.5", "u2,1.0",
+                           # the name parser reads their names as any measure's
+                           "m,metric,level,k,tail", "TailShare(tail=0.2)@10,tail_share,user,10,0.2",
+                           "gini@5,gini,system,5,0.1"]
 
 
 # ---- evaluate(items=, interactions=) -----------------------------------------------------------------
@@ -366,19 +370,21 @@ def test_rankkit_measures_lists_and_describes_them(capsys):
 def test_they_are_declared_as_every_measure_is_and_their_names_read_from_the_declarations():
     """One file each under sql/metrics/beyond/, in the registry's header scheme: the parameters declared as
     every parameter is (type, default, words or check), which the names are read against, the measures
-    reference lists them; before, a '-- beyond:' line of sql/80_beyond.sql and a parser of their own."""
-    from rankkit.beyond import parse
+    reference lists them; before, a '-- beyond:' line of sql/80_beyond.sql and a parser of their own (and
+    after, a regex parser in rankkit.beyond: now the SQL name parser reads them, into the measure spec)."""
+    from rankkit.beyond import spec, split
     from rankkit.docs import measure_table
-    from rankkit.measures import beyond_measures, beyond_params, params
+    from rankkit.measures import beyond_measures, beyond_params, params, spec_fields
 
     entropy = beyond_measures()["shannonentropy"]
     assert (entropy.metric, entropy.level, entropy.needs, entropy.params) == ("entropy", "system", (), ("k", "formula"))
-    assert beyond_params()["tail"].owner == "tail_share" and "tail" not in params()  # the measure spec holds none
+    # the spec holds it; the macros of the qrels' measures take none
+    assert beyond_params()["tail"].owner == "tail_share" and "tail" not in params() and "tail" in spec_fields()
     with pytest.raises(rankkit.RankkitError, match=r"^measure Entropy\(formula=shannon\)@10: formula must be "
                                                     r"recommenders or recbole, got shannon$"):
-        parse("Entropy(formula=shannon)@10")
-    assert parse("TailShare(tail=0.2)@5")[1:] == ({"tail": "0.2"}, 5)
-    assert parse("ILD@5")[1] == {"similarity": "auto"}
+        split("Entropy(formula=shannon)@10")
+    assert [spec(name)["tail"] for name in split("TailShare(tail=0.2)@5")[1]] == [0.2]
+    assert spec(split("ILD@5")[1][0])["similarity"] == "auto" and spec("ILD@5")["k"] == 5
     assert "| `TailShare@10` | `TailPercentage` | `k`, `tail=0.1` | share of long-tail items" in measure_table()
     assert "- `similarity` (VARCHAR, default 'auto'; one of `auto`, `features`" in measure_table()
 
@@ -614,7 +620,9 @@ def test_where_only_qrels_and_a_run_are_read_they_are_refused_by_name(tmp_path):
     with their side tables: without one, it asks for it."""
     import duckdb
 
-    from rankkit.neighbours import BEYOND_REFUSED
+    from rankkit.measures import beyond_measures
+    from rankkit.neighbours import beyond_refused
+    from rankkit.specs import measure_specs
 
     (tmp_path / "q.txt").write_text("u1 0 i1 1\n")
     (tmp_path / "r.run").write_text("u1 Q0 i1 1 2.0 s\n")
@@ -625,9 +633,34 @@ def test_where_only_qrels_and_a_run_are_read_they_are_refused_by_name(tmp_path):
             continue
         with pytest.raises(duckdb.Error, match="a beyond-accuracy measure") as said:
             con.execute("SELECT rankkit.parse_measures([?])", [name]).fetchall()
-        assert BEYOND_REFUSED in str(said.value)
+        why = beyond_refused(beyond_measures()[name.split("(")[0].split("@")[0].lower()])
+        assert f"measure '{name}': {why}" in str(said.value)
+        assert f"FROM rankkit.{'coverage' if name == 'Coverage@10' else 'ild_features'}('run', 'items', k := 10)" in why
+        with pytest.raises(rankkit.RankkitError) as python:  # the same words where Python reads it
+            measure_specs(None, [name])
+        assert str(python.value) == f"measure '{name}': {why}"
         with pytest.raises(rankkit.RankkitError, match=r"needs items= \(--items: the catalog"):
             rankkit.report(str(tmp_path / "q.txt"), str(tmp_path / "r.run"), [name])
+
+
+def test_their_names_are_read_by_the_one_name_parser():
+    """rankkit.beyond read these names with a regex parser of its own, which checked their parameters itself: a
+    name in ir_measures' spelling (Novelty(cutoff=4)) was refused there though the SQL parser reads it, and a bad
+    tail reached the table macro, whose refusal did not name the measure. Now the SQL parser reads them."""
+    from rankkit.specs import measure_specs
+
+    _, train, run = _tables()
+    asked = rankkit.evaluate(None, run, ["Novelty(cutoff=4)", "tailshare(tail = 4)@4"], interactions=train)
+    named = rankkit.evaluate(None, run, ["Novelty@4", "TailShare(tail=4)@4"], interactions=train)
+    assert list(asked.measure.unique()) == ["Novelty@4", "tailshare(tail = 4)@4"]
+    assert asked.value.tolist() == named.value.tolist()
+    sql = rankkit.connect().execute("SELECT rankkit.parse_measures(['Novelty(cutoff=4)'], beyond := true)").fetchone()[0]
+    assert sql == measure_specs(None, ["Novelty@4"], beyond=True)
+    said = r"measure TailShare\(tail=0\)@4: tail must be a share in \(0, 1\] or a popularity above 1, got 0.0"
+    with pytest.raises(rankkit.RankkitError, match=f"^{said}$"):
+        rankkit.evaluate(None, run, ["TailShare(tail=0)@4"], interactions=train)
+    with pytest.raises(Exception, match=said):
+        rankkit.connect().execute("SELECT rankkit.parse_measures(['TailShare(tail=0)@4'], beyond := true)").fetchall()
 
 
 def test_a_coverage_interval_holds_its_value():

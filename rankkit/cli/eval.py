@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format in TABLES and (args.per_query or not args.summary):
         raise UsageError(f"--format {args.format} prints the summary of each system (a table of systems x measures): "
                          f"-q and -n print per-query values, in --format trec, csv, json or markdown")
-    names, beyond = split(args.measures or ["official"])
+    names, beyond = split(args.measures or ["official"], text=True)
     # the parser's specs of the names (trec_eval's forms and nicknames among them; the beyond measures are none
     # of them): the measures whose value is text (runid, relstring) are printed apart
     specs = measure_specs(None, names, text=True) if names or not beyond else []

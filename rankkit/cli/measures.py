@@ -55,18 +55,18 @@ def _list_beyond() -> None:
 
 def _describe_beyond(name: str) -> bool:
     """``rankkit measures Coverage@10``: a beyond-accuracy measure in full; False for another name."""
-    from rankkit.beyond import parse
+    from rankkit.beyond import spec, split
     from rankkit.errors import MeasureError
-    from rankkit.measures import beyond_params
+    from rankkit.measures import beyond_params, measure_of
     from rankkit.safe.terminal import visible
 
     try:
-        found = parse(name)
-    except MeasureError as error:
-        raise UsageError(str(error)) from None
-    if found is None:
+        beyond = split([name], text=True)[1]
+    except MeasureError:  # the name parser's refusal, said by _meant
         return False
-    measure = found[0]
+    if not beyond:
+        return False
+    measure = measure_of(spec(beyond[0])["metric"])
     print(visible(f"{measure.name}: {measure.summary}"))
     print(visible(f"  aliases:   {', '.join(measure.aliases) or '-'}"))
     print(f"  level:     {'one value per system' if measure.level == 'system' else 'per user, the mean over users'}")

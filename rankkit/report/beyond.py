@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rankkit.beyond import SideTables, label, parse, refuse_missing, split
+from rankkit.beyond import SideTables, label, refuse_missing, spec, split
 from rankkit.errors import RankkitError
 from rankkit.specs import numbers
 
-__all__ = ["SIDES", "asked", "named", "refuse", "side_rows", "values", "measure_record", "is_beyond", "is_system_level"]
+__all__ = ["SIDES", "asked", "named", "refuse", "side_rows", "values", "measure_record", "is_system_level"]
 
 SIDES = ("items", "interactions")  # the record's roles of the side tables, in its order
 
@@ -21,7 +21,7 @@ def asked(measures) -> list[str]:
     """A report's measures as its command line gives them: trec_eval's forms and nicknames read, the text
     ones (runid, relstring: no mean to report) left out, the beyond-accuracy ones as written; official
     when none is given."""
-    others, beyond = split(measures or ["official"])
+    others, beyond = split(measures or ["official"], text=True)
     return (numbers(others) if others else []) + beyond
 
 
@@ -32,13 +32,9 @@ def named(names: list[str]) -> tuple[list[str], list[str]]:
     return others, list(dict.fromkeys(label(text) for text in beyond))
 
 
-def is_beyond(name: str) -> bool:
-    return parse(name) is not None
-
-
 def is_system_level(name: str) -> bool:
-    found = parse(name)
-    return found is not None and found[0].level == "system"
+    """Whether one of these measures (a name split or named gave) has one value per system."""
+    return spec(name)["level"] == "system"
 
 
 def refuse(beyond: list[str], sides: dict, *, by=None, given=None) -> None:
@@ -91,9 +87,10 @@ def values(con, run_tables, beyond: list[str], *, conventions, sides: dict, ci, 
 def measure_record(name: str) -> dict:
     """The record's entry of one of these measures, as build writes the others' (``aggregate`` ``system``
     for a system-level one: one value per system)."""
-    from rankkit.measures import LEVELS
+    from rankkit.measures import LEVELS, measure_of, written
 
-    measure, params, k = parse(name)
+    found = spec(name)
+    measure = measure_of(found["metric"])
     return {"name": name, "label": name, "measure": measure.name, "metric": measure.metric,
-            "params": {"k": None if k is None else str(k), **params}, "aggregate": LEVELS[measure.level],
-            "summary": measure.summary, "cite": measure.cite}
+            "params": {param: None if found[param] is None else written(found[param]) for param in measure.params},
+            "aggregate": LEVELS[measure.level], "summary": measure.summary, "cite": measure.cite}

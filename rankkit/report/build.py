@@ -17,6 +17,7 @@ import pandas as pd
 import rankkit
 
 from rankkit._sql import connect
+from rankkit.beyond import split
 from rankkit.compare import check_options, compare_values
 from rankkit.conventions import Conventions, asked_conventions, resolve_conventions
 from rankkit.errors import InputError, RankkitError
@@ -254,8 +255,7 @@ def _compute(con, inputs: list[dict], qrels_table, run_tables, names: list[str],
     aggregate, its intervals and the comparison all come from these per-query values; slices are a
     second evaluation, grouped in SQL. The beyond-accuracy measures among ``names`` come from evaluate
     with the ``sides`` tables: per user, or (system-level) as an aggregate with its interval."""
-    beyond = [name for name in names if side.is_beyond(name)]
-    others = [name for name in names if name not in beyond]
+    others, beyond = split(names)
     specs = measure_specs(con, others, rel=conventions.rel) if others else []
     judged = _judged_names(specs)
     every = measure_specs(con, others + judged, rel=conventions.rel) if others else []
