@@ -109,10 +109,11 @@ PACKS = {
         "judgments of those items as the qrels); its precision, recall, AP and reciprocal rank count no item "
         "scored 0 or below as relevant, though it keeps its place (scored=positive: torch.where(preds > 0, target, "
         "0) in precision.py, recall.py, average_precision.py and reciprocal_rank.py; not in hit_rate.py or "
-        "ndcg.py); its nDCG averages tied scores (ties='average'); it computes in float32",
+        "ndcg.py); its nDCG averages tied scores (ties='average'); it reads scores in float32 (utilities/checks.py: "
+        "scores='float32')",
         empty="zero", empty_source=("src/torchmetrics/retrieval/base.py: RetrievalMetric(empty_target_action='neg'), a query without a "
                        "positive target scoring 0 ('skip', 'pos', 'error': empty=skip, one, error)"),
-        conventions={"queries": "run"}),
+        conventions={"queries": "run", "scores": "float32"}),
     "lenskit": Pack(
         "LensKit 2026.4", "src/lenskit/metrics/ranking",
         {"ndcg": {"discount": "original"}, "dcg": {"discount": "original"}, "p": {"short": "retrieved"},

@@ -233,6 +233,20 @@ def test_scored_positive_is_torchmetrics_rule_alone():
         plan(measure_specs(rankkit.connect(), [f"P(scored=positive)@{K}", f"AP@{K}"]), dialect=SPARK)
 
 
+def test_the_torchmetrics_pack_reads_scores_in_float32_as_torchmetrics_does():
+    """torchmetrics casts scores to float32 before it asks whether they are above 0 (utilities/checks.py): a
+    score of 1e-46 is 0 there, so the relevant item it ranks first is not counted; so under the pack."""
+    torch = pytest.importorskip("torch")
+    functional = pytest.importorskip("torchmetrics.functional.retrieval")
+    qrels = pd.DataFrame({"query_id": ["u"] * 2, "doc_id": ["a", "b"], "relevance": [1, 0]})
+    run = qrels[["query_id", "doc_id"]].assign(score=[1e-46, -1.0])
+    theirs = functional.retrieval_precision(torch.tensor([1e-46, -1.0], dtype=torch.float64), torch.tensor([1, 0]),
+                                            top_k=1).item()
+    mine = rankkit.evaluate(qrels, run, "P@1", conventions="torchmetrics")["value"].item()
+    assert mine == theirs == 0.0
+    assert rankkit.evaluate(qrels, run, "P(scored=positive)@1")["value"].item() == 1.0  # double: above 0
+
+
 TORCHMETRICS_CLASSES = {"HitRate": "RetrievalHitRate", "AP": "RetrievalMAP", "P": "RetrievalPrecision",
                         "R": "RetrievalRecall", "RR": "RetrievalMRR", "nDCG": "RetrievalNormalizedDCG"}
 
@@ -335,7 +349,7 @@ def test_rankkit_measures_says_what_each_pack_changes(capsys):
     assert main(["measures", "HitRate"]) == 0
     said = [line.strip() for line in capsys.readouterr().out.splitlines() if line.strip().startswith("--conventions")]
     assert said == ["--conventions spark: empty=zero (Spark MLlib 3.5 RankingMetrics)",
-                    "--conventions torchmetrics: empty=zero, queries=run (torchmetrics 1.9)",
+                    "--conventions torchmetrics: empty=zero, queries=run, scores=float32 (torchmetrics 1.9)",
                     "--conventions lenskit: empty=zero, queries=run (LensKit 2026.4)"]
     assert main(["measures", "RR"]) == 0
-    assert "--conventions torchmetrics: empty=zero, scored=positive, queries=run (torchmetrics 1.9)" in capsys.readouterr().out
+    assert "--conventions torchmetrics: empty=zero, scored=positive, queries=run, scores=float32 (torchmetrics 1.9)" in capsys.readouterr().out
