@@ -96,4 +96,4 @@ def measure_record(name: str) -> dict:
     measure, params, k = parse(name)
     return {"name": name, "label": name, "measure": measure.name, "metric": measure.metric,
             "params": {"k": None if k is None else str(k), **params}, "aggregate": LEVELS[measure.level],
-            "summary": measure.summary, "cite": measure.cite}
+            "better": measure.better, "summary": measure.summary, "cite": measure.cite}
