@@ -283,8 +283,9 @@ def leaderboard_agreement(qrels_a, qrels_b, runs, measure: str, *, top: int | No
                           conventions=None, columns=None) -> LeaderboardAgreement:
     """Do two judgment tables rank the systems alike? Every run is evaluated under ``qrels_a`` and
     under ``qrels_b`` by :func:`rankkit.evaluate`, then the two leaderboards are compared in SQL
-    (``rankkit.rank_correlation``, ``rankkit.system_swaps``). Higher values rank first; ``qrels_a``
-    is the reference (tau_AP, the top k and the significance of the swaps read it).
+    (``rankkit.rank_correlation``, ``rankkit.system_swaps``). Higher values rank first (a measure where
+    higher is not better, its file's ``better:``, is refused by name); ``qrels_a`` is the reference
+    (tau_AP, the top k and the significance of the swaps read it).
 
     Parameters
     ----------
