@@ -283,8 +283,9 @@ def leaderboard_agreement(qrels_a, qrels_b, runs, measure: str, *, top: int | No
                           conventions=None, columns=None) -> LeaderboardAgreement:
     """Do two judgment tables rank the systems alike? Every run is evaluated under ``qrels_a`` and
     under ``qrels_b`` by :func:`rankkit.evaluate`, then the two leaderboards are compared in SQL
-    (``rankkit.rank_correlation``, ``rankkit.system_swaps``). Higher values rank first; ``qrels_a``
-    is the reference (tau_AP, the top k and the significance of the swaps read it).
+    (``rankkit.rank_correlation``, ``rankkit.system_swaps``). Higher values rank first (a measure where
+    higher is not better, its file's ``better:``, is refused by name); ``qrels_a`` is the reference
+    (tau_AP, the top k and the significance of the swaps read it).
 
     Parameters
     ----------
@@ -327,7 +328,7 @@ def leaderboard_agreement(qrels_a, qrels_b, runs, measure: str, *, top: int | No
         _check_level(ci)
     check_options(test, correction, alpha)
     con = connect(con) if con is not None else default_connection()
-    refuse_subtopic_measures(con, measure)
+    refuse_board_measure(con, measure)
     boards = None
     for side, qrels in (("a", qrels_a), ("b", qrels_b)):
         found = evaluate(qrels, runs, measure, con=con, conventions=conventions, columns=columns)
@@ -377,16 +378,25 @@ def _correlations(con, boards: str, leaderboards: pd.DataFrame, swaps: pd.DataFr
     return frame
 
 
-def refuse_subtopic_measures(con, measure: str) -> None:
-    """A diversity measure reads subtopic judgments, neither of the tables compared: both leaderboards
-    would be the same one (tau 1 said of nothing), so it is refused, naming why. An unknown name is
-    refused here as evaluate refuses it."""
+def refuse_board_measure(con, measure: str) -> None:
+    """A measure the leaderboards cannot be compared under, refused naming why: a diversity measure reads
+    subtopic judgments, neither of the tables compared (both leaderboards would be the same one: tau 1
+    said of nothing), and one where higher is not better (FallOut, unj: its file's better:) would stand
+    the leaderboards on their heads. An unknown name is refused here as evaluate refuses it."""
     from rankkit.specs import measure_specs
-    from rankkit.measures import needs_subtopics
+    from rankkit.measures import needs_subtopics, registry
 
-    if any(needs_subtopics(spec["metric"]) for spec in measure_specs(con, [measure])):
+    specs = measure_specs(con, [measure])
+    if any(needs_subtopics(spec["metric"]) for spec in specs):
         raise RankkitError(f"measure: {measure} reads subtopic judgments, not the two judgment tables compared; "
                            f"compare the leaderboards under a measure over qrels (nDCG@10, AP, ...)")
+    # the leaderboards rank the highest first (sql/62_leaderboards.sql): tau_AP and the top k read that order
+    ways = {registry()[spec["metric"]].better for spec in specs} - {"higher"}
+    if ways:
+        why = "lower is better" if "lower" in ways else "neither higher nor lower is better"
+        raise RankkitError(f"measure: the leaderboards rank the highest value first, and under {measure} {why}; "
+                           f"compare them under a measure where higher is better (nDCG@10, AP, ...; rankkit report "
+                           f"--second-qrels: the first -m)")
 
 
 def _combined(agg: str, value: str) -> str:

@@ -11,7 +11,7 @@ import itertools
 import json
 import math
 from dataclasses import asdict, fields
-from typing import IO, Iterable
+from typing import IO, Iterable, Mapping
 
 import duckdb
 import numpy as np
@@ -30,6 +30,7 @@ from rankkit.safe import csv as safe_csv
 from rankkit.safe.terminal import visible
 from rankkit.slices import slice_source
 from rankkit.spark_values import per_query_values
+from rankkit.measures import directions
 from rankkit.specs import measure_specs, packed
 from rankkit.statement import evaluation_query
 
@@ -102,7 +103,9 @@ def compare(qrels=None, runs=None, measures: str | Iterable[str] | None = None, 
         baseline_mean, diff`` (mean of system minus baseline per query), ``ci_low, ci_high``
         (interval of ``diff``: Student's t for the t-test, percentile bootstrap otherwise),
         ``effect`` (Cohen's d_z), ``p_value, p_adjusted, significant`` (``p_adjusted < alpha``),
-        ``wins, ties, losses`` (queries where system is above, equal to, below the baseline) and
+        ``wins, ties, losses`` (queries where system is better than, equal to, worse than the baseline:
+        above it, or below where lower is better, FallOut's or Gini's ``better: lower``; above it where
+        neither way is, ``better: none``; ``attrs["better"]`` names both kinds) and
         ``queries`` (paired queries). ``frame.attrs`` names the test, correction, alpha, seed and
         ``interval`` (``"t"`` or ``"bootstrap"``: the difference's, unlike evaluate's ``ci``, which is
         always the percentile bootstrap of the aggregate) and the ``conventions``
@@ -148,7 +151,7 @@ def compare(qrels=None, runs=None, measures: str | Iterable[str] | None = None, 
         values = run_query(con, query, inputs)
     systems = [system for system in run_source.systems if system is not None]
     frame = compare_values(values, systems, baseline, test=test, correction=correction, alpha=alpha, seed=seed,
-                           resamples=resamples, by=by if slices else None)
+                           resamples=resamples, by=by if slices else None, better=directions(specs))
     frame.attrs["conventions"] = conventions.as_dict()
     return frame
 
@@ -169,7 +172,8 @@ def _with_beyond(qrels, runs, others: list[str], beyond: list[str], baseline, *,
                       columns=columns, split_by_tag=split_by_tag, items=items, interactions=interactions)
     values["i"] = values.groupby("measure", sort=False).ngroup()
     systems = [system for system in dict.fromkeys(values["system"]) if system is not None and system == system]
-    frame = compare_values(values, systems, baseline, **options)
+    frame = compare_values(values, systems, baseline, better=directions(
+        measure_specs(con, others, rel=conventions.rel) if others else [], beyond), **options)
     frame.attrs["conventions"] = conventions.as_dict()
     return frame
 
@@ -181,7 +185,8 @@ def _compare_given(values, measures, baseline: str | None, conventions: Conventi
         found = picked(found, [spec["measure"] for spec in measure_specs(default_connection(), measures,
                                                                          rel=conventions.rel)])
     systems = list(dict.fromkeys(found["system"].dropna()))
-    frame = compare_values(found, systems, baseline, **options)
+    frame = compare_values(found, systems, baseline, better=directions([], list(dict.fromkeys(found["measure"]))),
+                           **options)
     frame.attrs["conventions"] = conventions.as_dict()
     return frame
 
@@ -204,17 +209,23 @@ def check_options(test: str, correction: str, alpha: float) -> None:
 
 
 def compare_values(values: pd.DataFrame, systems: list[str], baseline: str | None, *, test: str, correction: str,
-                   alpha: float, seed: int | None, resamples: int, by: str | None = None) -> pd.DataFrame:
+                   alpha: float, seed: int | None, resamples: int, by: str | None = None,
+                   better: Mapping[str, str] | None = None) -> pd.DataFrame:
     """compare() on per-query values already computed (``i, measure, system, query_id, value`` and
-    ``slice`` with ``by``), as ``rankkit.per_query`` returns them."""
-    slices = by is not None
+    ``slice`` with ``by``), as ``rankkit.per_query`` returns them; ``better``: which way each measure is
+    better (rankkit.measures.directions; higher when not given): where lower is, a query the system
+    is below the baseline is a win."""
+    slices, better = by is not None, better or {}
     pairs = _pairs(systems, baseline)
     rows = []
     group_keys = ["i", "measure"] + (["slice"] if slices else [])
     for key, group in values.groupby(group_keys, sort=True, dropna=False):
         table = group.pivot(index="query_id", columns="system", values="value")
         for base, other in pairs:
-            rows.append(_compare_pair(dict(zip(group_keys, key)), table, other, base, test, alpha, seed, resamples))
+            row = _compare_pair(dict(zip(group_keys, key)), table, other, base, test, alpha, seed, resamples)
+            if better.get(row["measure"]) == "lower":
+                row["wins"], row["losses"] = row["losses"], row["wins"]
+            rows.append(row)
     frame = pd.DataFrame(rows)
     frame["p_adjusted"] = np.nan
     for _, index in frame.groupby("i").groups.items():
@@ -226,7 +237,8 @@ def compare_values(values: pd.DataFrame, systems: list[str], baseline: str | Non
     frame = frame[COLUMNS[:1] + ([by] if slices else []) + COLUMNS[1:]].reset_index(drop=True)
     # ci_low, ci_high are the difference's interval, which follows the test: attrs names it
     frame.attrs.update(test=test, correction=correction, alpha=alpha, seed=seed, resamples=resamples,
-                       interval=stats.difference_interval(test))
+                       interval=stats.difference_interval(test),
+                       better={name: way for name, way in better.items() if name in set(frame["measure"])})
     return frame
 
 
@@ -292,8 +304,17 @@ def format_comparison(frame: pd.DataFrame, digits: int = 4) -> str:
     method = stats.INTERVALS[frame.attrs.get("interval") or stats.difference_interval(frame.attrs.get("test"))]
     text.append(f"diff {level:g}% CI: the {method} of the mean difference (it follows the test)")
     text.append(f"* p adj < {alpha:g} (significant after correction); † p < {alpha:g} before correction only; "
-                f"W/T/L: queries where system beats/ties/loses to baseline")
+                f"W/T/L: queries where system beats/ties/loses to baseline{wins_note(frame.attrs.get('better') or {})}")
     return "\n".join(text) + "\n"
+
+
+def wins_note(better: Mapping[str, str]) -> str:
+    """What a win is where higher is not better (the compare frame's ``attrs["better"]``), after the W/T/L
+    legend: empty where it is better everywhere."""
+    lower = [name for name, way in better.items() if way == "lower"]
+    neither = [name for name, way in better.items() if way == "none"]
+    return ((f" (lower beats higher for {', '.join(lower)})" if lower else "")
+            + (f"; for {', '.join(neither)}, where neither way is better: above/equal/below" if neither else ""))
 
 
 def _num(value: float, digits: int) -> str:

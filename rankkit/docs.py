@@ -21,8 +21,10 @@ BEYOND_PAGE = Path("docs") / "beyond-accuracy.md"
 
 def measure_table() -> str:
     """One row per measure: name, aliases (trec_eval's, ranx's) and presets, parameters, definition,
-    citation and its SQL file (a path in the repository: the site holds no SQL files to link to)."""
-    rows = ["| measure | aliases | parameters | definition | aggregate | citation | SQL |", "|---|---|---|---|---|---|---|"]
+    aggregate, which way is better (its header's better:), citation and its SQL file (a path in the
+    repository: the site holds no SQL files to link to)."""
+    rows = ["| measure | aliases | parameters | definition | aggregate | better | citation | SQL |",
+            "|---|---|---|---|---|---|---|---|"]
     for m in registry().values():
         presets = [f"`{name}` = `{m.name}({fixed})`" for name, fixed in m.presets]
         aliases = ", ".join([*(f"`{a.replace('{k}', 'k')}`" for a in m.aliases), *presets]) or "—"
@@ -30,7 +32,7 @@ def measure_table() -> str:
         example = (f"`{m.name}@10`" if "k" in m.params else f"`{m.name}@0.5`" if "recall" in m.params
                    else f"`{m.name}`")
         summary, cite = (text.replace("|", "\\|") for text in (m.summary, m.cite))
-        rows.append(f"| {example} | {aliases} | {taken or '—'} | {summary} | {m.aggregate} | {cite} | "
+        rows.append(f"| {example} | {aliases} | {taken or '—'} | {summary} | {m.aggregate} | {m.better} | {cite} | "
                     f"`sql/metrics/{m.metric}.sql` |")
     return "\n".join(rows + [""] + beyond_table()) + "\n\nParameters:\n\n" + _legend(
         [*params().values(), *beyond_params().values()])
@@ -53,12 +55,14 @@ def beyond_table() -> list[str]:
 
 
 def _beyond_rows() -> list[str]:
-    rows = ["| measure | aliases | parameters | definition | level | reads | citation | SQL |", "|---|---|---|---|---|---|---|---|"]
+    rows = ["| measure | aliases | parameters | definition | level | better | reads | citation | SQL |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for m in dict.fromkeys(beyond_measures().values()):
         taken = ", ".join(f"`{p}`" if p == "k" else f"`{p}={beyond_params()[p].default.strip(chr(39))}`" for p in m.params)
         summary, cite = (text.replace("|", "\\|") for text in (m.summary, m.cite))
         level = "per system" if m.level == "system" else "mean over users"
         rows.append(f"| `{m.name}@10` | {', '.join(f'`{a}`' for a in m.aliases) or '—'} | {taken} | {summary} | {level} | "
+                    f"{m.better} | "
                     f"{' or '.join(f'`{side}`' for side in m.needs) or 'the run'} | {cite} | "
                     f"`sql/metrics/beyond/{m.metric}.sql` |")
     return rows

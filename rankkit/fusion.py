@@ -303,8 +303,9 @@ def point_label(point: dict, method: str) -> str:
 
 
 def judged_by_mean(con, measure) -> None:
-    """A sweep judges one measure by its mean over queries (the paired tests' and the intervals'): two
-    measures, or one that sums (counts) or takes the geometric mean (gm_map), are refused by name."""
+    """A sweep judges one measure by its mean over queries (the paired tests' and the intervals'), its
+    best point the highest: two measures, one that sums (counts) or takes the geometric mean (gm_map),
+    and one where higher is not better (FallOut, unj: its file's ``better:``) are refused by name."""
     from rankkit.measures import registry
     from rankkit.specs import measure_specs
 
@@ -316,6 +317,11 @@ def judged_by_mean(con, measure) -> None:
         raise RankkitError(f"fusion_sweep judges the grid by a measure's mean over queries; {specs[0]['measure']} "
                            f"combines queries by its {'sum' if aggregate == 'sum' else 'geometric mean'}: "
                            "take one averaged (AP for gm_map)")
+    better = registry()[specs[0]["metric"]].better
+    if better != "higher":
+        why = "lower is better" if better == "lower" else "neither higher nor lower is better (it describes the runs)"
+        raise RankkitError(f"fusion_sweep picks the point of the highest mean, and under {specs[0]['measure']} {why}: "
+                           "judge the grid by a measure where higher is better (nDCG@10, AP ...)")
 
 
 def split_queries(values, holdout: float, seed: int | None) -> tuple:

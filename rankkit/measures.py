@@ -4,7 +4,9 @@ Each metric file starts with a ``--`` header (name, aliases, params, aggregate, 
 optionally ties: the tie rules it supports, presets: names that stand for it with parameters
 set, such as ranx's ``ndcg_burges(gain=exp)``, and trace: the column rankkit.trace gives its value in
 at each rank and the columns that explain it, ``ndcg; gain, discount, dcg, ideal_gain, idcg``, and top_k:
-whether its value at cutoff k reads only the run's top k ranks, ``yes`` or ``ideal=qrels``). Each parameter
+whether its value at cutoff k reads only the run's top k ranks, ``yes`` or ``ideal=qrels``, and better:
+which way a system is better, ``higher`` when the field is left out, ``lower`` (FallOut, Gini) or ``none``
+(a description, unj or IDCG: no system is best, none beats another)). Each parameter
 is declared once and completely (rankkit.parameters). Everything that needs to know about measures (the SQL
 name parser's catalog, the CLI help, report labels, the measure table of docs/measures.md) reads this
 registry, so a measure is declared in exactly one place: its SQL file. After the header, the file
@@ -33,11 +35,12 @@ from rankkit.parameters import (Param, SpecField, beyond_params, default, defaul
 __all__ = ["Measure", "Param", "Feature", "SpecField", "registry", "read_measure", "header", "params", "get", "preset",
            "label", "spec_value", "default", "written", "shared_features", "inputs", "subtopic_inputs", "needs_subtopics",
            "aggregate_of", "spec_fields", "spec_types", "spec_type", "Aggregation", "AGGREGATIONS",
-           "CONVENTIONS", "REFERENCE", "TIE_RULES", "reads", "top_k_read", "beyond_measures", "beyond_params",
-           "spec_params", "measure_of"]
+           "CONVENTIONS", "REFERENCE", "TIE_RULES", "BETTER", "better_of", "directions", "reads", "top_k_read",
+           "beyond_measures", "beyond_params", "spec_params", "measure_of"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
 TIE_RULES = ("trec", "rank", "average")
+BETTER = ("higher", "lower", "none")  # the better: field's values, the first when it is left out
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,9 @@ class Measure:
     # user), and the side tables it reads, the first given of them (items: the catalog; interactions: the log)
     level: str | None = None
     needs: tuple[str, ...] = ()
+    # which way a system is better, from the optional ``better:`` field: higher, lower or none (a
+    # description: the tables mark no best and no significant win, a sweep refuses to tune for it)
+    better: str = "higher"
 
     @property
     def macro(self) -> str:
@@ -165,6 +171,7 @@ def _read_header(path: Path, beyond: bool = False) -> Measure:
         top_k=_top_k(path, fields["top_k"]) if "top_k" in fields else None,
         level=fields.get("level"),
         needs=split_commas(fields.get("needs", "")),
+        better=fields.get("better", BETTER[0]),
     )
     known = {**params(), **beyond_params()} if beyond else params()
     unknown = set(measure.params) - known.keys()
@@ -180,6 +187,8 @@ def _read_header(path: Path, beyond: bool = False) -> Measure:
         if name not in measure.params or params()[name].values and value not in params()[name].values:
             raise ValueError(f"{path}: top_k: {name}={value} is not a value of one of its parameters "
                              f"({', '.join(measure.params)})")
+    if measure.better not in BETTER:
+        raise ValueError(f"{path}: better: expected {', '.join(BETTER)}, got {measure.better}")
     if set(measure.ties) - set(TIE_RULES):
         raise ValueError(f"{path}: ties: expected some of {', '.join(TIE_RULES)}, got {fields['ties']}")
     return measure
@@ -283,6 +292,30 @@ def aggregate_of(name: str) -> str:
         return get(name.split("(")[0].split("@")[0]).aggregate
     except KeyError:
         return "mean"
+
+
+def better_of(name: str) -> str:
+    """Which way a system is better under the measure a printed name (FallOut@10, Gini@10, unj_10: an
+    alias's pattern) names: higher, lower or none (the measure's ``better:`` field); a name of no measure
+    is higher."""
+    base = name.split("(")[0].split("@")[0]
+    try:
+        return get(base).better
+    except KeyError:
+        found = beyond_measures().get(base.lower()) or next(
+            (m for m in registry().values() for alias in m.aliases if "{" in alias
+             and re.fullmatch(re.sub(r"\\\{\w+\\\}", ".+", re.escape(alias)), base, re.I)), None)
+        return found.better if found is not None else BETTER[0]
+
+
+def directions(specs: list[Mapping], names: list[str] = ()) -> dict[str, str]:
+    """Which way each measure is better (higher, lower or none: its file's ``better:``), by its name as
+    evaluated: parsed ``specs`` by their metric, and ``names`` (the beyond-accuracy ones) by better_of."""
+    found = {name: better_of(name) for name in names}
+    for spec in specs:
+        measure = registry().get(spec["metric"])
+        found[spec["measure"]] = measure.better if measure is not None else better_of(spec["measure"])
+    return found
 
 
 def get(name: str) -> Measure:

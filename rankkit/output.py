@@ -64,10 +64,12 @@ def _format_value(name: str, value: float | str | None, digits: int, aggregates:
 
 
 def write_eval(out: IO[str], frames, fmt: str, digits: int | None = None, summary: bool = True,
-               where: str = "the per-query values", aggregates: Mapping[str, str] | None = None) -> None:
+               where: str = "the per-query values", aggregates: Mapping[str, str] | None = None,
+               better: Mapping[str, str] | None = None) -> None:
     """``frames``: (run name, aggregate rows, per-query rows or None) per run; ``aggregates``: how each
     measure combines over queries, by the label its rows print (the specs' agg: a count, summed, is
-    printed as an integer; none given: a mean). ``summary=False``
+    printed as an integer; none given: a mean); ``better``: which way each is better, for the tables'
+    bold (higher, lower or none, its file's ``better:``; none given: higher). ``summary=False``
     leaves the aggregate out (trec_eval -n). ``digits=None``: four decimals in trec and markdown,
     full precision in csv and json (the values ``-o`` writes). Every id is written safely for the
     format (rankkit.safe); a query named ``all`` among per-query rows is refused (``where`` names
@@ -80,7 +82,7 @@ def write_eval(out: IO[str], frames, fmt: str, digits: int | None = None, summar
         _write_trec(out, frames, len(frames) > 1, HUMAN_DIGITS if digits is None else digits, aggregates)
         return
     if fmt in TABLES:
-        out.write(_table(frames, TABLES[fmt], HUMAN_DIGITS if digits is None else digits, aggregates))
+        out.write(_table(frames, TABLES[fmt], HUMAN_DIGITS if digits is None else digits, aggregates, better))
         return
     table = _long(frames)
     if fmt == "csv":
@@ -138,9 +140,10 @@ def _machine_value(value, digits: int | None, missing, full):
     return full(float(value) if digits is None else round(float(value), digits))
 
 
-def _table(frames, fmt: str, digits: int, aggregates: Mapping[str, str]) -> str:
-    """Systems down, measures across: each system's aggregate, the best per mean in bold; text
-    measures (runid) have no value to show."""
+def _table(frames, fmt: str, digits: int, aggregates: Mapping[str, str],
+           better: Mapping[str, str] | None = None) -> str:
+    """Systems down, measures across: each system's aggregate, the best per mean in bold (the lowest
+    where lower is better); text measures (runid) have no value to show."""
     from rankkit import table
 
     systems = [run for run, _, _ in frames]
@@ -150,8 +153,10 @@ def _table(frames, fmt: str, digits: int, aggregates: Mapping[str, str]) -> str:
     combined = {name: aggregates.get(name, "mean") for name in measures}
     notes = [table.means_note([name for name in measures if combined[name] == "sum"],
                               [name for name in measures if combined[name] == "gmean"])]
-    notes += [table.BEST_NOTE, NO_TEST_NOTE] if len(systems) > 1 else []  # one system: nothing to compare
-    made = table.make_table(measures, measures, systems, values, combined, {}, notes, digits=digits)
+    better = better or {}
+    best = table.best_note({name: better.get(name, "higher") for name in measures}, combined)
+    notes += [best, NO_TEST_NOTE] if len(systems) > 1 else []  # one system: nothing to compare
+    made = table.make_table(measures, measures, systems, values, combined, {}, notes, digits=digits, better=better)
     if fmt == "markdown":
         return table.markdown(made)
     return table.latex(made, caption=EVAL_CAPTION, label="tab:results")

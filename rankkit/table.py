@@ -1,7 +1,8 @@
 """The systems x measures table a paper prints: each system's mean (the sum for counts) per measure,
-optionally its interval, the best per measure in bold and a superscript letter for each system it
-beats significantly. One model and one renderer per format (Markdown, LaTeX with booktabs): the
-Report's tables and ``rankkit eval --format latex|markdown-table`` all print through here.
+optionally its interval, the best per measure in bold (the lowest where lower is better, none where
+neither way is) and a superscript letter for each system it beats significantly. One model and one
+renderer per format (Markdown, LaTeX with booktabs): the Report's tables and ``rankkit eval --format
+latex|markdown-table`` all print through here.
 
 No pandas and no scipy: the command line prints this table without importing them."""
 
@@ -17,7 +18,7 @@ from rankkit.safe.markdown import text as markdown_escape  # (one escape for eve
 from rankkit.safe.latex import cell as latex_cell, comment as latex_comment, escape as latex_escape, with_definitions
 
 __all__ = ["Cell", "Table", "make_table", "letters", "number", "markdown", "latex", "latex_long", "markdown_escape",
-           "latex_escape", "means_note", "BEST_NOTE", "FORMATS", "DIGITS"]
+           "latex_escape", "means_note", "best_note", "FORMATS", "DIGITS"]
 
 DIGITS = 4
 FORMATS = ("latex", "markdown")
@@ -81,7 +82,16 @@ class Table:
         return any(cell.interval() for row in self.systems for cell in row["cells"])
 
 
-BEST_NOTE = "Bold: the best system for the measure."
+def best_note(better: Mapping[str, str] | None = None, aggregates: Mapping[str, str] | None = None) -> str:
+    """What the bold says, naming the measures (as the table heads them) where lower is better and those
+    where neither way is: ``better`` each one's way (its file's ``better:``), ``aggregates`` its
+    aggregation (a count, summed, has no best to name)."""
+    bolded = {name: way for name, way in (better or {}).items() if (aggregates or {}).get(name) != "sum"}
+    lower = [name for name, way in bolded.items() if way == "lower"]
+    neither = [name for name, way in bolded.items() if way == "none"]
+    ways = [f"the lowest for {', '.join(lower)}, where lower is better"] * bool(lower) + \
+        [f"none for {', '.join(neither)}, where neither higher nor lower is better"] * bool(neither)
+    return "Bold: the best system for the measure" + (f" ({'; '.join(ways)})." if ways else ".")
 
 
 def means_note(sums: list[str], gmeans: list[str] = ()) -> str:
@@ -100,15 +110,16 @@ def letters(systems: list[str]) -> dict[str, str]:
 
 def make_table(measures: list[str], labels: list[str], systems: list[str], values: Mapping[tuple[str, str], dict],
                aggregates: Mapping[str, str], beats: Mapping[tuple[str, str], list[str]], notes: list[str],
-               interval_note: str = "", digits: int = DIGITS) -> Table:
+               interval_note: str = "", digits: int = DIGITS, better: Mapping[str, str] | None = None) -> Table:
     """The table from each (measure, system)'s ``{"value", "queries"[, "low", "high"]}``; ``aggregates``
     how each measure combines over queries, its spec's ``agg`` (mean, gmean: a best is marked; sum, a count:
     printed as an integer, and no best, as a sum over more queries is no better); ``beats`` the letters of
-    the systems each (measure, system) is significantly better than."""
-    letter = letters(systems)
-    top = {name: max((values[(name, s)]["value"] for s in systems
-                      if (name, s) in values and not _missing(values[(name, s)]["value"])), default=math.nan)
-           for name in measures}
+    the systems each (measure, system) is significantly better than; ``better`` which way each measure is
+    better, its file's ``better:`` (higher when not given; lower: the lowest is best; none: no best and no
+    letters)."""
+    letter, better = letters(systems), better or {}
+    top = {name: _best_value([values[(name, s)]["value"] for s in systems if (name, s) in values],
+                             better.get(name, "higher")) for name in measures}
     rows = []
     for system in systems:
         cells, counts = [], set()
@@ -119,15 +130,25 @@ def make_table(measures: list[str], labels: list[str], systems: list[str], value
                 continue
             value = found["value"]
             best = aggregates.get(name, "sum") != "sum" and len(systems) > 1 and not _missing(value) \
-                and value >= top[name] - BEST_TOLERANCE
+                and abs(value - top[name]) <= BEST_TOLERANCE
+            marked = better.get(name) != "none"
             cells.append(Cell(value, found.get("low"), found.get("high"), found.get("queries"), best=best,
-                              beats=sorted(beats.get((name, system), [])), digits=digits,
+                              beats=sorted(beats.get((name, system), [])) if marked else [], digits=digits,
                               count=aggregates.get(name) == "sum"))
             if found.get("queries") is not None:
                 counts.add(int(found["queries"]))
         rows.append({"letter": letter[system], "name": system, "cells": cells,
                      "queries": " / ".join(str(c) for c in sorted(counts))})
     return Table(measures, labels, rows, notes, interval_note)
+
+
+def _best_value(found: list, better: str) -> float:
+    """The best of a measure's values: the largest, the smallest where lower is better, none (nan) where
+    neither way is better."""
+    shown = [value for value in found if not _missing(value)]
+    if better == "none" or not shown:
+        return math.nan
+    return min(shown) if better == "lower" else max(shown)
 
 
 # ---- Markdown -------------------------------------------------------------------------------------

@@ -128,7 +128,10 @@ def test_measures_lists_the_registry(capsys):
     for name in ("infAP", "IPrec", "RBP", "gm_map", "relstring", "utility", "nDCG"):
         assert f"\n{name} " in out
     assert main(["measures", "rbp_resid"]) == 0
-    assert "rbp_resid_p={p}" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "rbp_resid_p={p}" in out and "  better:    neither way (it describes; no best is marked)" in out
+    assert main(["measures", "Gini@10"]) == 0
+    assert "  better:    lower (the lowest is best)" in capsys.readouterr().out
 
 
 def test_a_family_keeps_one_parameter_list():

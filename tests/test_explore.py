@@ -259,6 +259,14 @@ def test_query_table_sorts_searches_pages_and_finds_worst_best_and_moved(ex):
     assert "of 30" in ex._pager["label"].value
 
 
+def test_the_best_query_where_lower_is_better_is_the_lowest(ex):
+    """FallOut's better: lower: 'best' opened the query of the highest FallOut, the worst."""
+    ex.measure = "FallOut@10"
+    ex.show("best")
+    dense = ex.per_query[ex.per_query["system"] == "dense"]
+    assert ex.table["dense"].iloc[0] == dense["value"].min() < dense["value"].max()
+
+
 def test_choosing_a_query_opens_the_drilldown_and_highlights_it(ex, sample):
     table_button = ex._views["table"].children[0].children[ex.table.shape[1]]  # first row's query button
     table_button.click()

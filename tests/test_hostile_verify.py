@@ -390,6 +390,10 @@ CRAFTED = [
     ("a measure named by a number", _record("measures", 0, "name", value=5), "record.measures[0].name: expected a "
                                                                              "string"),
     ("an unknown measure", _record("measures", 0, "name", value="bogus@3"), "recomputing it from its record"),
+    ("a measure better sideways", _record("measures", 0, "better", value="sideways"),
+     "record.measures[0].better: 'sideways' is not one of higher, lower, none"),
+    ("a measure better as a list", _record("measures", 0, "better", value=["lower"]),
+     "record.measures[0].better: expected a string, found a list"),
     ("inputs as an object", _record("inputs", value={}), "record.inputs: expected a list"),
     ("1001 inputs", _many_inputs, "record.inputs: 1001 inputs"),
     ("the query table as a run", _record("inputs", 4, "role", value="run"), "record.inputs: several runs, one "

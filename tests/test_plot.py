@@ -154,6 +154,16 @@ def test_differences_are_sorted_and_counted_as_compare_counts():
     assert ax.get_ylabel() == "difference in nDCG@10"
 
 
+def test_differences_where_lower_is_better_fill_a_lower_value_as_a_win():
+    """FallOut's better: lower: a query where the system's FallOut is below the baseline's is its win (before:
+    counted and filled green as a loss)."""
+    frame = _frame({"base": [0.5, 0.5, 0.5], "other": [0.25, 0.5, 1.0]}, "FallOut@10")
+    ax = plot.differences(frame, "base", better="lower").axes[0]
+    assert ax.get_title().startswith("other - base: 1 win, 1 tie, 1 loss of 3 queries")
+    won, lost = (fill.get_paths()[0].vertices[:, 1] for fill in ax.collections[:2])
+    assert won.min() == -0.25 and lost.max() == 0.5
+
+
 def test_differences_treat_float_noise_as_a_tie():
     frame = _frame({"base": [0.3, 0.5], "other": [0.1 + 0.2, 0.75]})  # 0.1 + 0.2 != 0.3 in floats
     ax = plot.differences(frame, "base").axes[0]

@@ -38,9 +38,9 @@ def check_options(args: argparse.Namespace, con, measures: Sequence[str] = (), r
     if getattr(args, "digits", None) is not None and args.digits < 0:
         raise UsageError(f"--digits {args.digits}: expected a number of decimals, 0 or more")
     if args.command == "agree" and measures:  # its own words: the leaderboards read neither judgment table
-        from rankkit.agreement import refuse_subtopic_measures
+        from rankkit.agreement import refuse_board_measure
 
-        refuse_subtopic_measures(con, measures[0])
+        refuse_board_measure(con, measures[0])
     elif measures:
         specs = measure_specs(con, list(measures), rel=getattr(args, "rel", 1), docs=getattr(args, "docs", 0))
         if getattr(args, "subtopics", None) is None:

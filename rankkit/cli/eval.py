@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
                None if per_query is None else [row for row in per_query if row["system"] == system])
               for system in systems]
     write_eval(sys.stdout, frames, args.format, args.digits, summary=args.summary, where=args.qrels,
-               aggregates=_aggregates(con, measures, args))
+               aggregates=_aggregates(con, measures, args), better=_directions(con, measures, aggregate, args))
     return 0
 
 
@@ -98,6 +98,16 @@ def _aggregates(con, measures: list[str], args: argparse.Namespace) -> dict[str,
     if not measures:
         return {}
     return {spec["measure"]: spec["agg"] for spec in measure_specs(con, measures, rel=args.rel, docs=args.docs)}
+
+
+def _directions(con, measures: list[str], aggregate, args: argparse.Namespace) -> dict[str, str]:
+    """Which way each measure printed is better (its file's better:), by its label: the specs' measures by
+    their metric, the others (beyond-accuracy, text) by their rows' names."""
+    from rankkit.measures import directions
+    from rankkit.specs import measure_specs
+
+    specs = measure_specs(con, measures, rel=args.rel, docs=args.docs) if measures else []
+    return directions(specs, list(dict.fromkeys(row["measure"] for row in aggregate)))
 
 
 def _refuse_aggregate_query(con, qrels: str, label: str) -> None:

@@ -7,6 +7,11 @@ import argparse
 from rankkit.arguments import UsageError
 
 
+# a measure file's better: in words: what the tables bold
+WAYS = {"higher": "higher (the highest is best)", "lower": "lower (the lowest is best)",
+        "none": "neither way (it describes; no best is marked)"}
+
+
 def run(args: argparse.Namespace) -> int:
     from rankkit.measures import registry
     from rankkit.trec import NICKNAMES
@@ -71,6 +76,7 @@ def _describe_beyond(name: str) -> bool:
     print(visible(f"  aliases:   {', '.join(measure.aliases) or '-'}"))
     print(f"  level:     {'one value per system' if measure.level == 'system' else 'per user, the mean over users'}")
     print(f"  reads:     {' or '.join(f'--{side}' for side in measure.needs) or 'the run alone'}")
+    print(f"  better:    {WAYS[measure.better]}")
     for name in measure.params:
         if name != "k":
             param = beyond_params()[name]
@@ -136,6 +142,7 @@ def _describe_measure(measure) -> None:
     print(f"{measure.name}: {measure.summary}")
     print(f"  aliases:   {', '.join(measure.aliases) or '-'}")
     print(f"  aggregate: {measure.aggregate}")
+    print(f"  better:    {WAYS[measure.better]}")
     print(f"  cite:      {measure.cite}")
     for name in measure.params:
         param = params()[name]

@@ -326,14 +326,15 @@ class ExplorerModel(traitlets.HasTraits):
 
     def show(self, what: str) -> None:
         """One click: ``"worst"`` or ``"best"`` sorts by the focus system's value and opens the first
-        query; ``"moved"`` sorts the queries whose difference to the baseline is largest first."""
+        query (the best the highest value, the lowest where lower is better: FallOut's ``better:``);
+        ``"moved"`` sorts the queries whose difference to the baseline is largest first."""
         focus = self.compared[0] if self.compared else self.systems[0]
         if what == "moved":
             if not self.compared:
                 return
             self.sort("moved most", False)
         else:
-            self.sort(f"value: {focus}", what == "worst")
+            self.sort(f"value: {focus}", (what == "worst") != (self.setting.measure.better == "lower"))
             if len(self.table):
                 self.query = str(self.table["query_id"].iloc[0])
 

@@ -118,8 +118,10 @@ class Explorer(ExplorerModel, widgets.VBox):
         self._order_control = widgets.ToggleButton(value=True, description="ascending", layout=widgets.Layout(width="100px"))
         self._order_control.observe(self._unless_syncing(lambda change: self.sort(self._sort, change["new"])),
                                     names="value")
-        buttons = {"worst": widgets.Button(description="worst", tooltip="open the query with the lowest value"),
-                   "best": widgets.Button(description="best", tooltip="open the query with the highest value"),
+        buttons = {"worst": widgets.Button(description="worst", tooltip="open the query with the lowest value "
+                                                                        "(the highest where lower is better)"),
+                   "best": widgets.Button(description="best", tooltip="open the query with the highest value "
+                                                                      "(the lowest where lower is better)"),
                    "moved": widgets.Button(description="moved most", tooltip="queries whose value changed most first")}
         for name, button in buttons.items():
             button.layout = widgets.Layout(width="110px" if name == "moved" else "70px")
@@ -226,7 +228,8 @@ class Explorer(ExplorerModel, widgets.VBox):
             self.figures.pop(name, None)
         if self.compared and self.baseline in self.systems:
             self._rendered["differences"] = self._render(
-                "differences", plot.differences(frame, self.baseline, systems=self.compared, reuse=before["differences"]))
+                "differences", plot.differences(frame, self.baseline, systems=self.compared,
+                                                reuse=before["differences"], better=self.setting.measure.better))
             self._rendered["scatter"] = self._render(
                 "scatter", plot.scatter(frame, self.baseline, self.compared[0], reuse=before["scatter"]))
         for name in ("differences", "scatter"):

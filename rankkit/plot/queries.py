@@ -94,7 +94,8 @@ def distribution(per_query: pd.DataFrame, *, measure: str | None = None, highlig
 
 def differences(per_query: pd.DataFrame, baseline: str, *, measure: str | None = None,
                 highlight: str | None = None, systems: Iterable[str] | None = None,
-                figsize: tuple[float, float] | None = None, reuse: Figure | None = None) -> Figure:
+                figsize: tuple[float, float] | None = None, reuse: Figure | None = None,
+                better: str = "higher") -> Figure:
     """Per-query differences of each system against a baseline, sorted, wins and losses counted.
 
     Parameters
@@ -114,6 +115,9 @@ def differences(per_query: pd.DataFrame, baseline: str, *, measure: str | None =
         Inches; default 7 wide and 2.3 per compared system.
     reuse : matplotlib.figure.Figure, optional
         A figure this function drew before, to draw into again, as in :func:`distribution`.
+    better : str, optional
+        Which way the measure is better, its file's ``better:`` (rankkit.measures.better_of): ``"lower"``
+        (FallOut, Gini) makes a query below the baseline a win; ``"higher"`` (default) or ``"none"`` one above it.
 
     Returns
     -------
@@ -150,7 +154,7 @@ def differences(per_query: pd.DataFrame, baseline: str, *, measure: str | None =
     fig, axes = _panels("differences", (width, height), len(others), 1, reuse)
     axes = axes[:, 0]
     for ax, name in zip(axes, others):
-        _difference_panel(ax, values[name], values[baseline], f"{name} - {baseline}", colors[name])
+        _difference_panel(ax, values[name], values[baseline], f"{name} - {baseline}", colors[name], better == "lower")
         ax.set_ylabel(_fit(["difference in", label], fig.get_size_inches()[1] / len(others) - 0.3, 10))
     axes[-1].set_xlabel("queries, sorted by difference")
     # a long name's title takes lines: the figure grows by them, so the panels keep their height
@@ -279,30 +283,31 @@ def _histogram(ax, rows: pd.DataFrame, edges: np.ndarray, color: str, title: str
     ax.set_title(title, fontsize=size, y=TITLE_Y)
 
 
-def _difference_panel(ax, values: pd.Series, base: pd.Series, title: str, color: str) -> None:
+def _difference_panel(ax, values: pd.Series, base: pd.Series, title: str, color: str, lower: bool = False) -> None:
     pairs = _pair(values, base)
     d = paired_differences(pairs["value"], pairs["base"])
     order = np.argsort(d, kind="stable")
     d, ids = d[order], pairs.index.to_numpy()[order]
     positions = np.arange(len(d))
+    won, lost = (d < 0, d > 0) if lower else (d > 0, d < 0)  # where lower is better, a win is below
     if _drawn_as(ax, ("differences",)):
         line = _gid(ax.lines, "values")[0]
         line.set_data(positions, d)
         line.set_color(color)
-        for fill, where in zip(ax.collections, (d > 0, d < 0)):
+        for fill, where in zip(ax.collections, (won, lost)):
             fill.set_data(positions, 0, d, where=where)
         ax.relim()  # the line and the zero line span what the fills span
         ax.autoscale_view()
     else:
         ax.plot(positions, d, color=color, linewidth=1, drawstyle="steps-mid", gid="values")
-        ax.fill_between(positions, 0, d, where=d > 0, step="mid", color=WIN, alpha=0.6)
-        ax.fill_between(positions, 0, d, where=d < 0, step="mid", color=LOSS, alpha=0.6)
+        ax.fill_between(positions, 0, d, where=won, step="mid", color=WIN, alpha=0.6)
+        ax.fill_between(positions, 0, d, where=lost, step="mid", color=LOSS, alpha=0.6)
         ax.axhline(0, color="#555555", linewidth=0.8)
     # room beyond the first and last query for a marked query's circle (2% of the width a side)
     pad = 0.02 * max(len(d), 1)
     ax.set_xlim(-0.5 - pad, max(len(d) - 0.5, 0.5) + pad)
     _remember(ax, "point", pd.Series(list(zip(positions, d)), index=ids, dtype=object))
-    wins, ties, losses = int(np.sum(d > 0)), int(np.sum(d == 0)), int(np.sum(d < 0))
+    wins, ties, losses = int(np.sum(won)), int(np.sum(d == 0)), int(np.sum(lost))
     mean = f", mean {float(np.mean(d)):+.4g}" if len(d) else ""
     counts = f"{_count(wins, 'win')}, {_count(ties, 'tie')}, {_count(losses, 'loss')} of {len(d)} queries{mean}"
     ax.set_title(_fit([f"{title}:", counts], _panel_width(ax), 9), fontsize=9, y=TITLE_Y)

@@ -93,4 +93,5 @@ def measure_record(name: str) -> dict:
     measure = measure_of(found["metric"])
     return {"name": name, "label": name, "measure": measure.name, "metric": measure.metric,
             "params": {param: None if found[param] is None else written(found[param]) for param in measure.params},
-            "aggregate": LEVELS[measure.level], "summary": measure.summary, "cite": measure.cite}
+            "aggregate": LEVELS[measure.level], "better": measure.better, "summary": measure.summary,
+            "cite": measure.cite}

@@ -26,6 +26,7 @@ from rankkit.evaluate import evaluate, prepared
 from rankkit.inputs import listed_run_name, run_files, unique_name
 from rankkit.intervals import with_ci
 from rankkit.io import default_connection, forget, is_frame, read_qrels, read_run
+from rankkit.measures import directions
 from rankkit.report import beyond as side
 from rankkit.report.model import Report, in_system_order
 from rankkit.report.sweep import swept, sweep_options
@@ -285,7 +286,8 @@ def _compute(con, inputs: list[dict], qrels_table, run_tables, names: list[str],
     aggregate, values = in_system_order(aggregate, systems), in_system_order(values, systems)
     asked = values[values["measure"].isin(names)]  # none when every measure is system-level (Coverage@k ...)
     comparison = (compare_values(asked, systems, baseline, test=test, correction=correction, alpha=alpha, seed=seed,
-                                 resamples=resamples) if len(systems) > 1 and len(asked) else pd.DataFrame())
+                                 resamples=resamples, better=directions(specs, beyond))
+                  if len(systems) > 1 and len(asked) else pd.DataFrame())
     slices = pd.DataFrame()
     if by is not None:
         slices = in_system_order(_with_system(evaluate(qrels_table, run_tables, names, by=by,
@@ -513,7 +515,7 @@ def _measure_record(spec: dict) -> dict:
     values = {name: registry.spec_value(spec, name) for name in measure.params}
     return {"name": spec["measure"], "label": registry.label(spec), "measure": measure.name, "metric": spec["metric"],
             "params": {name: None if value is None else registry.written(value) for name, value in values.items()},
-            "aggregate": spec["agg"], "summary": measure.summary, "cite": measure.cite}
+            "aggregate": spec["agg"], "better": measure.better, "summary": measure.summary, "cite": measure.cite}
 
 
 def _raise_again(caught) -> list[str]:

@@ -80,8 +80,10 @@ class Report:
         """The systems x measures table, to paste into a paper as is.
 
         Rows are the systems (lettered a, b, c ...), columns the measures: each system's mean (the
-        sum for counts) and its query count, the best per measure in bold, and a superscript letter
-        for each system it beats significantly after correction; a note under the table says so.
+        sum for counts) and its query count, the best per measure in bold (the lowest where lower is
+        better, FallOut's; none where neither way is, unj's: the measure file's ``better:``), and a
+        superscript letter for each system it beats significantly after correction; a note under the
+        table says so.
 
         Parameters
         ----------

@@ -20,7 +20,7 @@ from rankkit.safe.terminal import visible
 from rankkit.stats import AGGREGATE_INTERVAL, CORRECTIONS, INTERVALS, TESTS, difference_interval
 from rankkit.safe.html import visible as html_visible
 from rankkit.safe.latex import DEFINITIONS as LATEX_DEFINITIONS, breakable as latex_breakable, cell as latex_cell
-from rankkit.table import (BEST_NOTE, DIGITS, FORMATS, Table, latex as latex_table, latex_escape, latex_long, letters,
+from rankkit.table import (DIGITS, FORMATS, Table, best_note, latex as latex_table, latex_escape, latex_long, letters,
                            make_table, markdown as markdown_table, markdown_escape, means_note, number)
 
 __all__ = ["html", "markdown", "table", "latex_document", "summary"]
@@ -35,21 +35,30 @@ def summary(report, digits: int = DIGITS) -> Table:
     record = report.record
     measures = [m["name"] for m in record["measures"]]
     systems = record["systems"]
-    letter = letters(systems)
+    letter, better = letters(systems), directions(record)
     beats: dict[tuple[str, str], list[str]] = {}
     for row in report.comparison.itertuples(index=False) if not report.comparison.empty else ():
-        if row.significant and row.diff != 0:
-            winner, loser = (row.system, row.baseline) if row.diff > 0 else (row.baseline, row.system)
+        if row.significant and row.diff != 0 and better[row.measure] != "none":
+            # a win where lower is better is a significantly lower value
+            ahead = row.diff > 0 if better[row.measure] == "higher" else row.diff < 0
+            winner, loser = (row.system, row.baseline) if ahead else (row.baseline, row.system)
             beats.setdefault((row.measure, winner), []).append(letter[loser])
     values = {(row["measure"], row["system"]): {"value": float(row["value"]), "queries": int(row["queries"]),
                                                 "low": _get(row, "ci_low"), "high": _get(row, "ci_high")}
               for row in report.aggregate.to_dict("records")}
     notes = _notes(record, bool(beats))
-    interval = _interval_note(record)
+    # a system-level measure's interval is said by its own note: none is a mean over queries
+    interval = _interval_note(record) if len(system_level(record)) < len(record["measures"]) else ""
     notes = notes[:1] + [interval] * bool(interval) + [_system_level_note(record)] * bool(system_level(record)) \
         + notes[1:]
     return make_table(measures, [labels(record)[name] for name in measures], systems, values,
-                      {m["name"]: m["aggregate"] for m in record["measures"]}, beats, notes, interval, digits)
+                      {m["name"]: m["aggregate"] for m in record["measures"]}, beats, notes, interval, digits, better)
+
+
+def directions(record: dict) -> dict[str, str]:
+    """Which way each measure (by its name as given) is better: higher, lower or none, as the record keeps
+    it from the measure's file (a report made before the record kept it: higher, as it was read then)."""
+    return {m["name"]: m.get("better", "higher") for m in record["measures"]}
 
 
 def labels(record: dict) -> dict[str, str]:
@@ -92,15 +101,25 @@ def _notes(record: dict, marked: bool) -> list[str]:
     # a report of system-level measures alone has no mean over queries to announce
     notes = [means_note(counts, gmeans)] if len(system_level(record)) < len(record["measures"]) else []
     if len(record["systems"]) > 1:
-        notes.append(BEST_NOTE)
-        against = (f"against the baseline {stats['baseline']}" if stats.get("baseline") is not None
-                   else "between every pair of systems")
-        notes.append(f"A superscript letter: significantly better than the system of that letter "
-                     f"({TESTS.get(stats['test'], stats['test'])}, two-sided, {against}, "
-                     f"{CORRECTIONS.get(stats['correction'], stats['correction'])} correction over each "
-                     f"measure's comparisons, adjusted p < {stats['alpha']:g})."
-                     + ("" if marked else " No difference is significant."))
+        better = directions(record)
+        notes.append(best_note({m.get("label", m["name"]): better[m["name"]] for m in record["measures"]},
+                               {m.get("label", m["name"]): m["aggregate"] for m in record["measures"]}))
+        if _tested(record):
+            against = (f"against the baseline {stats['baseline']}" if stats.get("baseline") is not None
+                       else "between every pair of systems")
+            notes.append(f"A superscript letter: significantly better than the system of that letter "
+                         f"({TESTS.get(stats['test'], stats['test'])}, two-sided, {against}, "
+                         f"{CORRECTIONS.get(stats['correction'], stats['correction'])} correction over each "
+                         f"measure's comparisons, adjusted p < {stats['alpha']:g})."
+                         + ("" if marked else " No difference is significant."))
     return notes
+
+
+def _tested(record: dict) -> bool:
+    """Whether a measure of the report can carry a superscript: one with per-query values (a paired test
+    was run) where a way is better."""
+    better = directions(record)
+    return any(m["aggregate"] != "system" and better[m["name"]] != "none" for m in record["measures"])
 
 
 def system_level(record: dict) -> list[str]:
@@ -294,7 +313,19 @@ def _context(report) -> dict:
             "judged": judged, "coverage": coverage, "by": by, "slice_measures": slice_measures, "slices": slices,
             "record": record_items(report.record), "per_query": per_query_wide(report),
             "alpha": report.record["statistics"]["alpha"], "sweep": sweep_section(report),
-            "difference_interval": _difference_interval(report.record["statistics"])}
+            "difference_interval": _difference_interval(report.record["statistics"]),
+            "wins_note": _wins_note(report.record)}
+
+
+def _wins_note(record: dict) -> str:
+    """What a win is in the comparison where higher is not better (the measures' better:); empty otherwise."""
+    better = directions(record)
+    named = [(m.get("label", m["name"]), better[m["name"]]) for m in record["measures"] if m["aggregate"] != "system"]
+    lower = [name for name, way in named if way == "lower"]
+    neither = [name for name, way in named if way == "none"]
+    return " ".join([f"A win under {', '.join(lower)} is a lower value: lower is better."] * bool(lower)
+                    + [f"Under {', '.join(neither)}, where neither way is better, a win is a higher value."]
+                    * bool(neither))
 
 
 def html(report, fragment: bool = False) -> str:
@@ -459,16 +490,18 @@ def figures(report) -> list[dict]:
     # the plots name the measure as the registry does, as the tables do
     per_query = in_system_order(report.per_query, systems)  # the colours follow the order: _system_colors
     per_query = per_query.assign(measure=per_query["measure"].map(labels(report.record)))
+    better = {labels(report.record)[name]: way for name, way in directions(report.record).items()}
     drawn = []
     for measure in (m.get("label", m["name"]) for m in report.record["measures"] if m["aggregate"] != "system"):
         drawn.append({"src": _png(plot.distribution(per_query, measure=measure, systems=systems)),
                       "alt": f"distribution of {measure} over queries, one panel per system",
                       "caption": f"{measure}: per-query values of each system, mean and median marked."})
         if len(systems) > 1:
-            drawn.append({"src": _png(plot.differences(per_query, baseline, measure=measure)),
+            drawn.append({"src": _png(plot.differences(per_query, baseline, measure=measure, better=better[measure])),
                           "alt": f"per-query differences in {measure} against {baseline}",
                           "caption": f"{measure}: each system minus {baseline} per query, sorted; "
-                                     f"wins green, losses red."})
+                                     f"wins{' (lower values)' if better[measure] == 'lower' else ''} green, "
+                                     f"losses red."})
     if not report.agreement_per_query.empty:
         drawn += _kappa_figure(report.agreement_per_query)
     return drawn

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from rankkit.conventions import Conventions
 from rankkit.errors import InputError, RankkitError
+from rankkit.measures import BETTER
 
 __all__ = ["verify", "Verification", "LIMITS", "export"]
 
@@ -277,6 +278,9 @@ def _checked_record(path, record: dict) -> dict:
                 str)
         for key, value in _expect(path, f"record.measures[{i}].params", measure.get("params"), dict).items():
             _expect(path, f"record.measures[{i}].params.{_said(key)}", value, str, none=True)
+        # which way it is better (the tables' bold reads it); a report made before the record kept it has none
+        if "better" in measure and _expect(path, f"record.measures[{i}].better", measure["better"], str) not in BETTER:
+            _refuse(path, f"record.measures[{i}].better: {_shown(measure['better'])} is not one of {', '.join(BETTER)}")
     _checked_inputs(path, _expect(path, "record.inputs", record["inputs"], list))
     if "sweep" in record:
         _checked_sweep(path, _expect(path, "record.sweep", record["sweep"], dict))

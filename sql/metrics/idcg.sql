@@ -6,6 +6,7 @@
 -- cite:      Järvelin and Kekäläinen, ACM TOIS 20(4), 2002
 -- trace:     idcg; ideal_grade, ideal_gain
 -- ties:      trec, rank, average
+-- better:    none
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
 -- value: {idcg}

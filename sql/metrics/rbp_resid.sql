@@ -4,6 +4,7 @@
 -- aggregate: mean
 -- summary:   RBP residual: what rbp could still gain if every unjudged document retrieved (and everything past the ranking) were fully relevant; 0 when every document retrieved is judged
 -- cite:      Moffat and Zobel, ACM TOIS 27(1), 2008; trec_eval (rbp_resid)
+-- better:    none
 
 -- The definition rankkit.compose writes the statement from (shared features: sql/features.sql):
 -- value: CASE WHEN {num_ret} > {pooled_ret} THEN 1.0E0 - (1.0E0 - {s.p}) * {rbp_pooled} ELSE 0.0E0 END

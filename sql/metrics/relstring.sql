@@ -4,6 +4,7 @@
 -- aggregate: text
 -- summary:   the grades of the top k documents (trec_eval's 10 by default) as text, one character each: the grade (> above 9), - unjudged, . judged below 0; per query only
 -- cite:      trec_eval (relstring)
+-- better:    none
 
 -- Text, not a number: rankkit.evaluate refuses it, and its value here is NULL. The table macro
 -- gives the text; rankkit eval prints it where trec_eval does.

@@ -4,6 +4,7 @@
 -- aggregate: text
 -- summary:   the run's name: its system (rankkit eval prints, as trec_eval, the tag of a TREC file's last line); in the aggregate only
 -- cite:      trec_eval (runid)
+-- better:    none
 
 -- Text, not a number: rankkit.evaluate refuses it, and its value here is NULL.
 
