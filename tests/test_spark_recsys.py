@@ -87,13 +87,19 @@ def test_compare_on_spark_under_the_torchmetrics_pack_prints_what_duckdb_prints(
     assert capsys.readouterr() == expected and "nDCG(ideal=run)@5" in expected.out and ",torchmetrics" in expected.out
 
 
-@pytest.mark.parametrize("command", ["eval", "compare", "report"])
-@pytest.mark.parametrize("measure, side, said", [
-    ("Novelty@10", "--interactions", "Spark: Novelty@10 is computed by its table macro rankkit.novelty over the run's "
-                                     "top k and the interactions table"),
-    ("Gini@10", "--items", "Spark: Gini@10 is computed by its table macro rankkit.gini"),
-    ("nDCG@10", "--items", "--items is read by the beyond-accuracy measures (Coverage@10, Novelty@10 ...), which run "
-                           "on DuckDB only: leave out --engine spark"),
+NOT_ON_SPARK = "which run on DuckDB only: leave out --engine spark"
+
+
+@pytest.mark.parametrize("command, measure, side, said", [
+    ("eval", "Novelty@10", "--interactions", "Spark: Novelty@10 is computed by its table macro rankkit.novelty over "
+                                             "the run's top k and the interactions table"),
+    ("compare", "Gini@10", "--items", "Spark: Gini@10 is computed by its table macro rankkit.gini"),
+    ("report", "ILD@10", "--items", "Spark: ILD@10 is computed by its table macro rankkit.ild_features, "
+                                    "rankkit.ild_category or rankkit.ild_cooccurrence"),
+    ("eval", "nDCG@10", "--items", f"--items is read by the beyond-accuracy measures (Coverage@10, Novelty@10 ...), "
+                                   f"{NOT_ON_SPARK}"),
+    ("compare", "nDCG@10", "--interactions", f"--interactions is read by the beyond-accuracy measures "
+                                             f"(Coverage@10, Novelty@10 ...), {NOT_ON_SPARK}"),
 ])
 def test_beyond_accuracy_measures_are_refused_by_name_before_spark_starts(lists, tmp_path, capsys, monkeypatch,
                                                                           command, measure, side, said):
