@@ -12,6 +12,7 @@ no table macros (the inputs are CTEs over the tables named).
 
 from __future__ import annotations
 
+import re
 from typing import Iterable, Mapping
 
 from rankkit.dialect import DUCKDB
@@ -251,11 +252,11 @@ def refuse_beyond(measures) -> None:
     before Spark is asked anything. Each is a table macro of sql/80_beyond.sql over the run's top k
     (rankkit.top_items) and a side table read by name (rankkit.catalog_rows, rankkit.item_popularity);
     the Spark dialect translates expressions and scalar macros, not table macros."""
-    from rankkit.beyond import parse, split
+    from rankkit.beyond import declared, split
     from rankkit.measures import beyond_params
 
     for name in split(measures)[1]:
-        measure = parse(name)[0]
+        measure = declared()[re.match(r"\w+", name).group(0).lower()]  # split named it: Word(...)@k
         macro = f"rankkit.{measure.metric}"
         if "similarity" in measure.params:  # ILD's similarity picks its table macro (as rankkit.beyond calls it)
             picked = [value for value in beyond_params()["similarity"].values if value != "auto"]
