@@ -258,6 +258,7 @@ def _add_compare(sub: argparse.ArgumentParser) -> None:
                      help="write to FILE (.txt, .csv, .tsv or .json: the suffix says the format) instead of printing")
     sub.add_argument("--digits", type=int, default=None,
                      help="decimals (default: 4 in text, full precision in csv and json)")
+    _add_engine(sub)  # spark: the per-query values computed by Spark, compared as on DuckDB
     _add_inputs(sub)
     _add_side_tables(sub)
 

@@ -270,8 +270,6 @@ def plan(specs: Iterable[Mapping], *, ties: str = "trec", queries: str = "both",
         raise RankkitError(f"ties must be {', '.join(TIE_RULES[:-1])} or {TIE_RULES[-1]}, got {ties!r}")
     if queries not in QUERY_SETS:
         raise RankkitError(f"queries must be both, qrels or run, got {queries!r}")
-    if queries == "run" and dialect.name != DUCKDB.name:
-        raise RankkitError(f"queries='run' (a pack's: torchmetrics, lenskit) is DuckDB's alone so far, not {dialect.name}'s")
     refused = [spec["measure"] for spec in specs if ties not in registry()[spec["metric"]].ties]
     if refused:
         takes = ", ".join(m.name for m in registry().values() if ties in m.ties)

@@ -12,12 +12,13 @@ from __future__ import annotations
 import logging
 import uuid
 import warnings
+from contextlib import contextmanager
 from typing import Iterable, Mapping
 
 from rankkit.conventions import Conventions, resolve_conventions
 from rankkit.errors import RankkitError
-from rankkit.spark_dialect import refuse_diversity
-from rankkit.spark_values import INSTALL, METADATA, engine_name, per_query_values, require_pyspark, with_order
+from rankkit.spark_dialect import refuse_beyond, refuse_diversity
+from rankkit.spark_values import INSTALL, METADATA, engine_name, per_query_values, require_pyspark
 
 __all__ = ["evaluate", "session", "compare", "per_query_values", "engine_name", "INSTALL"]
 
@@ -92,6 +93,7 @@ def evaluate(spark, qrels, run, measures: str | Iterable[str], per_query: bool =
     from rankkit.io import default_connection
     from rankkit.spark_dialect import statement
 
+    refuse_beyond(measures)
     conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries,
                                       duplicates=duplicates, judged_only=judged_only, docs=docs)
     if conventions.duplicates != "error":
@@ -160,6 +162,7 @@ def evaluate_rows(spark, qrels, run, measures: str | Iterable[str], per_query: b
     from rankkit.specs import measure_specs
     from rankkit.io import default_connection
 
+    refuse_beyond(measures)
     refuse_diversity(measure_specs(default_connection(), measures, rel=rel, docs=docs))  # subtopics too
     conventions = resolve_conventions(pack, rel=rel, ties=ties, depth=depth, queries=queries, duplicates=duplicates,
                                       judged_only=judged_only, docs=docs)
@@ -177,12 +180,19 @@ def evaluate_rows(spark, qrels, run, measures: str | Iterable[str], per_query: b
 def collected(frame) -> list:
     """The frame's rows; a row the statement's checks refused (raise_error) is an InputError saying what
     rankkit's message says, not Spark's exception and trace."""
+    with said_by_rankkit():
+        return frame.collect()
+
+
+@contextmanager
+def said_by_rankkit():
+    """A Spark job's failure from the statement's checks (raise_error) as an InputError in rankkit's words."""
     import re
 
     from rankkit.errors import InputError
 
     try:
-        return frame.collect()
+        yield
     except Exception as error:
         # (up to Spark's SQLSTATE, newlines included: an id's control characters are escaped by InputError)
         said = (re.search(r"rankkit: (.*?) SQLSTATE: \w+", str(error), re.DOTALL)
@@ -215,11 +225,35 @@ def compare(spark, qrels, runs, measures: str | Iterable[str], baseline: str | N
     """rankkit.compare of systems evaluated on Spark: the per-query values computed by Spark (one table
     whose ``system`` column holds the systems), brought home, and compared by the same code as
     rankkit.compare (the same tests, intervals and corrections). ``given``: evaluate's conventions."""
-    from rankkit.compare import check_options, compare_values
+    from rankkit.compare import check_options
 
     check_options(test, correction, alpha)
     names = [measures] if isinstance(measures, str) else list(measures)
-    values = evaluate(spark, qrels, runs, names, per_query=True, columns=columns, conventions=conventions,
-                      **given).toPandas()
-    return compare_values(with_order(values), sorted(values["system"].dropna().unique()), baseline, test=test,
-                          correction=correction, alpha=alpha, seed=seed, resamples=resamples)
+    values = evaluate(spark, qrels, runs, names, per_query=True, columns=columns, conventions=conventions, **given)
+    return _compared(values, None, baseline, test=test, correction=correction, alpha=alpha, seed=seed,
+                     resamples=resamples)
+
+
+def compare_files(spark, qrels, runs, measures: list[str], baseline: str | None, conventions: Conventions, *,
+                  columns=None, split_by_tag: bool = False, **options):
+    """rankkit compare --engine spark: the files read by Spark as evaluate_rows reads them, the systems in
+    the order given (the earlier one of a pair is its baseline, as on DuckDB), compared as rankkit.compare."""
+    refuse_beyond(measures)
+    systems, frames, labels = read(spark, qrels, runs, measures, conventions, columns=columns,
+                                   split_by_tag=split_by_tag)
+    values = evaluate(spark, *frames, measures, per_query=True, conventions=conventions, labels=labels)
+    return _compared(values, [system for system in systems if system is not None], baseline, **options)
+
+
+def _compared(values, systems: list | None, baseline: str | None, **options):
+    """Spark's per-query values brought home and compared (``systems``: their order; default by name),
+    the conventions that computed them recorded as rankkit.compare records them."""
+    from rankkit.compare import compare_values
+
+    with said_by_rankkit(), warnings.catch_warnings():
+        # pyspark's word (with Spark's trace) that Arrow met an error: the statement's check, said once below
+        warnings.filterwarnings("ignore", message="toPandas attempted Arrow optimization", category=UserWarning)
+        found, conventions = per_query_values(values)
+    frame = compare_values(found, systems or sorted(found["system"].dropna().unique()), baseline, **options)
+    frame.attrs["conventions"] = conventions.as_dict()
+    return frame

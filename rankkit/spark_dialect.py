@@ -12,6 +12,7 @@ no table macros (the inputs are CTEs over the tables named).
 
 from __future__ import annotations
 
+import re
 from typing import Iterable, Mapping
 
 from rankkit.dialect import DUCKDB
@@ -22,7 +23,7 @@ from rankkit.measures import AGGREGATIONS
 from rankkit.safe import spark_sql as safe_spark_sql
 from rankkit.spark_sql import _string, to_spark
 
-__all__ = ["Spark", "SPARK", "statement", "duckdb_statement", "quoted"]
+__all__ = ["Spark", "SPARK", "statement", "duckdb_statement", "quoted", "refuse_beyond"]
 
 RUN_COLUMNS = ("system", "query_id", "doc_id", "score", "rank")
 QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
@@ -244,6 +245,26 @@ def refuse_diversity(specs) -> None:
         raise RankkitError(f"Spark: {', '.join(diverse)} read subtopic judgments, which the Spark engine does not "
                            "take (their ideal ordering is ndeval's greedy one, a fold over structs that the Spark "
                            "dialect does not translate); evaluate them with rankkit.evaluate(..., subtopics=) on DuckDB")
+
+
+def refuse_beyond(measures) -> None:
+    """The beyond-accuracy measures (Novelty@10, Gini@10 ...) are DuckDB's only: refused by name, saying why,
+    before Spark is asked anything. Each is a table macro of sql/80_beyond.sql over the run's top k
+    (rankkit.top_items) and a side table read by name (rankkit.catalog_rows, rankkit.item_popularity);
+    the Spark dialect translates expressions and scalar macros, not table macros."""
+    from rankkit.beyond import declared, split
+    from rankkit.measures import beyond_params
+
+    for name in split(measures)[1]:
+        measure = declared()[re.match(r"\w+", name).group(0).lower()]  # split named it: Word(...)@k
+        macro = f"rankkit.{measure.metric}"
+        if "similarity" in measure.params:  # ILD's similarity picks its table macro (as rankkit.beyond calls it)
+            picked = [value for value in beyond_params()["similarity"].values if value != "auto"]
+            macro = ", ".join(f"{macro}_{value}" for value in picked[:-1]) + f" or {macro}_{picked[-1]}"
+        over = "the run's top k" + (f" and the {' or the '.join(measure.needs)} table" if measure.needs else "")
+        raise RankkitError(f"Spark: {name} is computed by its table macro {macro} over {over} (sql/80_beyond.sql), "
+                           "and the Spark dialect translates expressions and scalar macros, not table macros; evaluate "
+                           "it on DuckDB (without --engine spark; in SQL, its table macro in the duckdb shell)")
 
 
 def statement(specs: Iterable[Mapping], *, qrels: str, run: str, qrels_columns: Mapping[str, str] | None = None,

@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import rankkit
+from rankkit.conventions import PACKS
 from rankkit.specs import measure_specs
 from rankkit.trec import family_of
 from support import SHARED, shared_path
@@ -231,3 +232,41 @@ def test_other_tie_rules_agree_between_the_engines(spark, ties):
     measures = ["nDCG@2", "nDCG@4", "DCG@3", "CG@2", "IDCG@2"] + (["AP", "RR"] if ties == "rank" else [])
     want = rankkit.evaluate(qrels, run, measures, per_query=True, ties=ties)
     _assert_engines_agree(_spark_rows(spark, qrels, run, measures, True, ties=ties), want)
+
+
+PACK_MEASURES = ["nDCG@5", "AP@5", "P@5", "R@5", "HitRate@5"]
+
+
+@cache
+def _users() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Seeded interactions and two recommenders' top 6: u5 is in the run alone (queries='run' scores it by the
+    pack's empty rule), u4 holds no relevant item, tied and non-positive scores in both systems."""
+    import numpy as np
+
+    draw = np.random.default_rng(35)
+    qrels = pd.DataFrame([(f"u{u}", f"i{i}", 0.0 if u == 4 else float(draw.integers(1, 4)))
+                          for u in range(5) for i in draw.choice(12, 4, replace=False)],
+                         columns=["query_id", "doc_id", "relevance"])
+    run = pd.DataFrame([(system, f"u{u}", f"i{i}", float(draw.choice([-1.0, 0.0, 0.5, 1.0, 2.0])))
+                        for system in ("a", "b") for u in range(6) for i in draw.choice(12, 6, replace=False)],
+                       columns=["system", "query_id", "doc_id", "score"])
+    return qrels, run
+
+
+# the packs of trec_eval's conventions differ from one another by their measures' parameters alone: one statement
+# computes their labels (AP(denom=min)@5 ...); the packs of queries='run' each take a statement
+SAME_CONVENTIONS = tuple(sorted(name for name, pack in PACKS.items() if not pack.conventions))
+
+
+@pytest.mark.parametrize("packs", [SAME_CONVENTIONS, *[(name,) for name in PACKS if PACKS[name].conventions]],
+                         ids="+".join)
+def test_every_pack_agrees_between_the_engines(spark, packs):
+    """Issue 35: each pack on Spark, queries='run' (torchmetrics, lenskit) included, to 1e-9."""
+    qrels, run = _users()
+    wanted = {pack: rankkit.evaluate(qrels, run, PACK_MEASURES, per_query=True, conventions=pack) for pack in packs}
+    conventions = {"conventions": packs[0]} if len(packs) == 1 else {}
+    labels = sorted({label for want in wanted.values() for label in want["measure"]}) if not conventions else None
+    got = _spark_rows(spark, qrels, run, labels or PACK_MEASURES, True, **conventions)
+    for pack, want in wanted.items():
+        assert ("u5" in set(want["query_id"])) == (PACKS[pack].conventions == {"queries": "run"})
+        _assert_engines_agree(got[got["measure"].isin(set(want["measure"]))].reset_index(drop=True), want)

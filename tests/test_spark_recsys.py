@@ -18,7 +18,7 @@ if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
 
 import rankkit
 from rankkit.cli import main
-from rankkit.errors import InputError
+from rankkit.errors import InputError, RankkitError
 
 pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::DeprecationWarning",
                                         "ignore::rankkit.errors.RankkitWarning")
@@ -70,3 +70,49 @@ def test_bad_item_lists_are_refused_in_the_duckdb_readers_words_on_spark(spark, 
     with pytest.raises(InputError, match=f"^run DataFrame: .*{re.escape(said)}"):
         collected(evaluate(spark, spark.read.parquet(lists["inter"]), spark.read.parquet(str(tmp_path / "bad.parquet")),
                            ["AP"]))
+
+
+def test_compare_on_spark_under_the_torchmetrics_pack_prints_what_duckdb_prints(spark, lists, tmp_path, capsys):
+    """Issue 35: rankkit compare --engine spark, with a pack of queries='run' (user 6 is in the runs alone)."""
+    ranked = pd.read_parquet(lists["lists"])
+    extra = pd.DataFrame({"user_id": [6], "items": [[1, 2, 3]]})
+    pd.concat([ranked, extra], ignore_index=True).to_parquet(tmp_path / "a.parquet")
+    pd.concat([ranked.assign(items=ranked["items"].map(lambda items: items[::-1])), extra],
+              ignore_index=True).to_parquet(tmp_path / "b.parquet")
+    given = ["compare", "--conventions", "torchmetrics", "-m", "nDCG@5", "--format", "csv", lists["inter"],
+             str(tmp_path / "a.parquet"), str(tmp_path / "b.parquet")]
+    assert main(given) == 0
+    expected = capsys.readouterr()
+    assert main([given[0], "--engine", "spark", *given[1:]]) == 0
+    assert capsys.readouterr() == expected
+    # the pack's nDCG, over the 6 users of the runs (W/T/L and queries), its conventions recorded
+    assert re.search(r"^nDCG\(ideal=run\)@5,b,a,.*,5,1,0,6,t,.*,torchmetrics$", expected.out, re.MULTILINE)
+
+
+NOT_ON_SPARK = "which run on DuckDB only: leave out --engine spark"
+
+
+@pytest.mark.parametrize("command, measure, side, said", [
+    ("eval", "Novelty@10", "--interactions", "Spark: Novelty@10 is computed by its table macro rankkit.novelty over "
+                                             "the run's top k and the interactions table"),
+    ("compare", "Gini@10", "--items", "Spark: Gini@10 is computed by its table macro rankkit.gini"),
+    ("report", "ILD@10", "--items", "Spark: ILD@10 is computed by its table macro rankkit.ild_features, "
+                                    "rankkit.ild_category or rankkit.ild_cooccurrence"),
+    ("eval", "nDCG@10", "--items", f"--items is read by the beyond-accuracy measures (Coverage@10, Novelty@10 ...), "
+                                   f"{NOT_ON_SPARK}"),
+    ("compare", "nDCG@10", "--interactions", f"--interactions is read by the beyond-accuracy measures "
+                                             f"(Coverage@10, Novelty@10 ...), {NOT_ON_SPARK}"),
+])
+def test_beyond_accuracy_measures_are_refused_by_name_before_spark_starts(lists, tmp_path, capsys, monkeypatch,
+                                                                          command, measure, side, said):
+    from rankkit import spark
+
+    monkeypatch.setattr(spark, "session", lambda *args, **kwargs: pytest.fail("Spark started"))
+    output = ["-o", str(tmp_path / "report.html")] if command == "report" else []
+    runs = [lists["lists"]] * (1 if command == "eval" else 2)
+    assert main([command, "--engine", "spark", "-m", measure, side, lists["inter"], *output, lists["inter"],
+                 *runs]) == 2
+    assert said in capsys.readouterr().err
+    if measure != "nDCG@10":  # Python's Spark engine, in the same words
+        with pytest.raises(RankkitError, match=re.escape(said)):
+            spark.evaluate(None, "qrels", "run", ["AP", measure])

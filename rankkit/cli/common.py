@@ -59,6 +59,20 @@ def check_options(args: argparse.Namespace, con, measures: Sequence[str] = (), r
         raise UsageError(f"baseline '{args.baseline}' is not one of the systems: {', '.join(runs)}")
 
 
+def refuse_beyond_on_spark(args: argparse.Namespace, measures: Sequence[str]) -> None:
+    """--engine spark: a beyond-accuracy measure refused by name, and --items or --interactions (read by those
+    measures alone) refused, not ignored; before Spark starts."""
+    if getattr(args, "engine", "duckdb") != "spark":
+        return
+    from rankkit.spark_dialect import refuse_beyond
+
+    refuse_beyond(measures)
+    for side in ("items", "interactions"):
+        if getattr(args, side, None):
+            raise UsageError(f"--{side} is read by the beyond-accuracy measures (Coverage@10, Novelty@10 ...), which "
+                             "run on DuckDB only: leave out --engine spark")
+
+
 def refuse_outputs(args: argparse.Namespace, outputs: list[str], **inputs) -> None:
     """An output that is one of the command's inputs (however spelled: a link, a hard link, a glob's
     file), refused before anything is read or written: -o would replace what it reads."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rankkit.arguments import UsageError, baseline_name, column_mapping, query_set, run_arguments
 from rankkit.beyond import refuse_missing, split
-from rankkit.cli.common import check_options, connect, refuse_outputs, stdin_runs
+from rankkit.cli.common import check_options, connect, refuse_beyond_on_spark, refuse_outputs, stdin_runs
 
 
 def run(args: argparse.Namespace) -> int:
@@ -26,7 +26,8 @@ def run(args: argparse.Namespace) -> int:
     # the parser's specs of the names (trec_eval's forms and nicknames among them; the beyond measures are none
     # of them): the measures whose value is text (runid, relstring) are printed apart
     specs = measure_specs(None, names, text=True) if names or not beyond else []
-    if beyond and (args.engine == "spark" or args.output or args.baseline is not None or args.format in TABLES):
+    refuse_beyond_on_spark(args, beyond)
+    if beyond and (args.output or args.baseline is not None or args.format in TABLES):
         raise UsageError(f"{beyond[0]}: the beyond-accuracy measures print on DuckDB in --format trec, csv, json or "
                          f"markdown, without -o or --baseline, for now")
     refuse_missing(beyond, {side for side in ("items", "interactions") if getattr(args, side)})

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from rankkit.arguments import UsageError, baseline_name, column_mapping, conventions_of, run_arguments, sweep_of
-from rankkit.cli.common import check_options, connect, refuse_outputs
+from rankkit.cli.common import check_options, connect, refuse_beyond_on_spark, refuse_outputs
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,9 +37,7 @@ def run(args: argparse.Namespace) -> int:
     if args.engine == "spark":
         if args.by is not None:
             raise UsageError("--engine spark computes the report's values; --by slices run on DuckDB")
-        if split(measures)[1]:
-            raise UsageError(f"--engine spark: {split(measures)[1][0]} is a beyond-accuracy measure, which a report "
-                             f"computes with DuckDB (leave --engine out)")
+        refuse_beyond_on_spark(args, measures)
         given = _spark_report_values(args, con, runs, measures, conventions)
     result = build(args.qrels, runs, measures, baseline=baseline, test=args.test,
                    correction=args.correction, alpha=args.alpha, ci=args.ci or None, seed=args.seed,

@@ -12,8 +12,10 @@ def run(args: argparse.Namespace) -> int:
     from rankkit.specs import measure_specs
     from rankkit.io import default_connection
     from rankkit.spark import ANALYSER_PASSES
-    from rankkit.spark_dialect import QRELS_COLUMNS, RUN_COLUMNS, duckdb_statement, statement
+    from rankkit.spark_dialect import QRELS_COLUMNS, RUN_COLUMNS, duckdb_statement, refuse_beyond, statement
 
+    if args.dialect == "spark":  # the DuckDB dialect's refusal names the table macros that compute them
+        refuse_beyond(args.measures)
     specs = measure_specs(default_connection(), args.measures, rel=args.rel, docs=args.docs)
     options = dict(per_query=args.per_query, ties=args.ties, depth=args.depth, judged_only=args.judged_only,
                    queries=query_set(args))
