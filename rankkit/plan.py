@@ -277,8 +277,4 @@ def plan(specs: Iterable[Mapping], *, ties: str = "trec", queries: str = "both",
     planned = Plan(ties=ties, queries=queries, dialect=dialect)
     for spec in specs:
         planned.add(spec)
-    if "positives" in planned.inputs and dialect.name != DUCKDB.name:
-        refused = [spec["measure"] for spec in specs if spec.get("scored") == "positive"]
-        raise RankkitError(f"scored=positive (the torchmetrics pack's) is DuckDB's alone so far, not {dialect.name}'s: "
-                           f"{', '.join(refused)}")
     return planned

@@ -45,12 +45,16 @@ class Spark:
     def qrels_rows(self, qrels: str) -> str:
         return qrels  # the statement's own CTE, in rankkit's columns (see statement)
 
-    def judged(self, ranks: str, ties: bool) -> str:
-        """Per system and query: its judged documents' ranks and grades in rank order, sorted once as one
-        array of structs by rank (collect_list keeps no order; it skips the NULL of a query without any)."""
+    def judged(self, ranks: str, ties: bool, positive: bool = False) -> str:
+        """Per system and query: its judged documents' ranks and grades in rank order (with ``positive``,
+        whether each was scored above 0), sorted once as one array of structs by rank (collect_list keeps
+        no order; it skips the NULL of a query without any)."""
         tie_fields = ", 'tie_first', tie_first, 'tie_size', tie_size" if ties else ""
         tie_lists = (", transform(docs, d -> d.tie_first) AS tie_firsts, "
                      "transform(docs, d -> d.tie_size) AS tie_sizes") if ties else ""
+        if positive:
+            tie_fields += ", 'positive', positive"
+            tie_lists += ", transform(docs, d -> d.positive) AS positives"
         return ("SELECT system, query_id, num_ret, transform(docs, d -> d.rank) AS ranks, "
                 f"transform(docs, d -> d.grade) AS grades{tie_lists} "
                 "FROM (SELECT system, query_id, max(num_ret) AS num_ret, "
@@ -144,19 +148,19 @@ def ranks(ties: str, depth: int | None, judged_only: bool) -> list[tuple[str, st
               f"score_key DESC NULLS LAST, doc_id DESC NULLS LAST) AS rank, count(*) OVER ({window}) AS num_rows "
               "FROM rankkit_run)")
     depth_sql = "NULL" if depth is None else str(int(depth))
-    cut = ("SELECT r.system, r.query_id, r.rank, r.tie_first, r.tie_size, "
+    cut = ("SELECT r.system, r.query_id, r.rank, r.tie_first, r.tie_size, r.score_key > 0 AS positive, "
            f"least(r.num_rows, coalesce({depth_sql}, r.num_rows)) AS num_rows, q.grade "
            "FROM rankkit_ranked r LEFT JOIN rankkit_qrels q ON q.query_id = r.query_id AND q.doc_id = r.doc_id "
            f"WHERE {'true' if depth is None else f'r.rank <= {int(depth)}'} AND (q.grade IS NOT NULL OR r.rank = 1)")
     if not judged_only:
         kept = ("SELECT system, query_id, num_rows AS num_ret, CASE WHEN grade IS NOT NULL THEN rank END AS rank, "
-                "grade, tie_first, tie_size FROM rankkit_cut")
+                "grade, tie_first, tie_size, positive FROM rankkit_cut")
     else:  # trec_eval -J: the documents judged >= 0 ranked among themselves (no FILTER on windows: Spark 3.5)
         judged = "CASE WHEN grade >= 0 THEN 1 ELSE 0 END"
         kept = ("SELECT * FROM (SELECT system, query_id, "
                 f"sum({judged}) OVER ({window}) AS num_ret, "
                 f"CASE WHEN grade >= 0 THEN sum({judged}) OVER ({window} ORDER BY rank ASC NULLS LAST) END AS rank, "
-                "CASE WHEN grade >= 0 THEN grade END AS grade, tie_first, tie_size FROM rankkit_cut) "
+                "CASE WHEN grade >= 0 THEN grade END AS grade, tie_first, tie_size, positive FROM rankkit_cut) "
                 "WHERE rank IS NOT NULL OR grade IS NULL")
     return [("rankkit_ranked", ranked), ("rankkit_cut", cut), ("rankkit_ranks", kept)]
 

@@ -15,9 +15,6 @@ import pandas as pd
 import pytest
 
 import rankkit
-from rankkit.plan import plan
-from rankkit.spark_dialect import SPARK
-from rankkit.specs import measure_specs
 
 K = 5
 
@@ -228,9 +225,7 @@ def test_scored_positive_is_torchmetrics_rule_alone():
     ranked = trace[trace["rank"].notna()]
     assert (ranked["relevant"] == ((ranked["grade"] > 0) & (ranked["score"] > 0))).all()
     assert ((ranked["grade"] > 0) & (ranked["score"] <= 0)).sum() >= 3
-    # Spark's ranks do not say which scores are above 0 (yet): refused by name, not computed as scored=any
-    with pytest.raises(rankkit.RankkitError, match="scored=positive .* not spark's: P\\(scored=positive\\)@5"):
-        plan(measure_specs(rankkit.connect(), [f"P(scored=positive)@{K}", f"AP@{K}"]), dialect=SPARK)
+    # on Spark: tests/test_spark_differential.py (the torchmetrics pack, scores at and below 0)
 
 
 def test_the_torchmetrics_pack_reads_scores_in_float32_as_torchmetrics_does():
