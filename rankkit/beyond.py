@@ -167,15 +167,16 @@ def _table_for(measure: Measure, text: str, given) -> str | None:
 
 
 def _call(measure: Measure, text: str, params: dict, k: int | None, sides: SideTables, run: str,
-          ties: str) -> tuple[str, str | None]:
-    """The table macro call of one measure, and the side table it reads."""
+          ties: str, ranked: bool = False) -> tuple[str, str | None]:
+    """The table macro call of one measure, and the side table it reads. ``ranked``: ``run`` is a top
+    table already (its rank column by ``ties``, k rows a list at most), read without ranking it again."""
     side = _table_for(measure, text, sides.names)
     macro = measure.metric  # its file's stem: rankkit.tail_share
     if "similarity" in params:  # ILD's picks the table macro (rankkit.ild_features ...); not an option of one
         macro += "_" + _similarity(text, params["similarity"], side, sides)
         side = "interactions" if macro == "ild_cooccurrence" else "items"
     args = [f"'{run}'"] + ([f"'{sides.names[side]}'"] if side else [])
-    options = {"k": str(k or EVERY), "ties": f"'{ties}'"}
+    options = {"k": str(k or EVERY), "ties": f"'{ties}'"} | ({"ranked": "true"} if ranked else {})
     # checked by parse: a word of the parameter's declaration (a string), or a number
     options.update({name: f"'{value}'" if beyond_params()[name].values else value
                     for name, value in params.items() if name != "similarity"})
@@ -211,10 +212,11 @@ def rows(con, names: list[str], sides: SideTables, run: str, ties: str, per_quer
             return rows(con, names, sides, run, ties, per_query, tops)
     found, on_items = [], {}
     for text in names:
-        found += _measure_rows(con, text, sides, tops.get(parse(text)[2], run), ties, per_query, on_items)
+        k = parse(text)[2]
+        found += _measure_rows(con, text, sides, tops.get(k) or run, ties, per_query, on_items, ranked=k in tops)
     if on_items:
         k = max(on_items.values())
-        _warn_absent(con, on_items, sides, tops.get(k, run), ties)
+        _warn_absent(con, on_items, sides, tops.get(k) or run, ties, ranked=k in tops)
     return found
 
 
@@ -247,11 +249,13 @@ def _top_select(run: str, ties: str, k: int) -> str:
     return f"FROM rankkit.top_loaded('{run}', {k})"
 
 
-def _measure_rows(con, text: str, sides: SideTables, run: str, ties: str, per_query: bool, on_items: dict) -> list:
-    """One measure's rows (see rows), its cutoff noted in ``on_items`` when it reads the catalog."""
+def _measure_rows(con, text: str, sides: SideTables, run: str, ties: str, per_query: bool, on_items: dict,
+                  ranked: bool = False) -> list:
+    """One measure's rows (see rows), its cutoff noted in ``on_items`` when it reads the catalog; ``ranked``:
+    ``run`` is its top table (see _call)."""
     found = []
     measure, params, k = parse(text)
-    call, side = _call(measure, text, params, k, sides, run, ties)
+    call, side = _call(measure, text, params, k, sides, run, ties, ranked)
     if side == "items":
         on_items[text] = k or EVERY
     try:
@@ -268,11 +272,11 @@ def _measure_rows(con, text: str, sides: SideTables, run: str, ties: str, per_qu
     return found
 
 
-def _warn_absent(con, on_items: dict, sides: SideTables, run: str, ties: str) -> None:
+def _warn_absent(con, on_items: dict, sides: SideTables, run: str, ties: str, ranked: bool = False) -> None:
     """Items recommended (in the largest top k of the measures that read the catalog) that it lacks."""
     k = max(on_items.values())
     absent = con.execute(f"SELECT sum(absent) FROM rankkit.absent_items('{run}', '{sides.names['items']}', "
-                         f"k := {k}, ties := '{ties}')").fetchone()[0]
+                         f"k := {k}, ties := '{ties}', ranked := {str(ranked).lower()})").fetchone()[0]
     if absent:
         warn(f"{', '.join(on_items)}: {absent} item{'s' if absent > 1 else ''} recommended "
              f"{f'in the top {k} ' if k < EVERY else ''}{'are' if absent > 1 else 'is'} not in "
@@ -311,7 +315,7 @@ def system_intervals(con, text: str, sides: SideTables, run: str, ties: str, lev
             found[system] = (float("nan"), float("nan"))
             continue
         lists = temp_name("beyond_lists")
-        # the system's top k only: each resample ranks these rows again, to the same order
+        # the system's top k only, ranked: each resample reads these rows as they are
         con.execute(f"CREATE TEMP TABLE {lists} AS SELECT system, query_id, doc_id, score, rank FROM "
                     f"rankkit.ranked('{run}', ties := '{ties}') WHERE system IS NOT DISTINCT FROM ? "
                     f"AND rank <= {k or EVERY}", [system])
@@ -327,7 +331,7 @@ def system_intervals(con, text: str, sides: SideTables, run: str, ties: str, lev
             con.execute(f"CREATE TEMP VIEW {resampled} AS SELECT r.* REPLACE (d.draw::VARCHAR AS system, "
                         f"r.query_id || '#' || d.copy AS query_id) FROM {lists} r JOIN {name} d USING (query_id)")
             try:
-                call, _ = _call(measure, text, params, k, sides, resampled, ties)
+                call, _ = _call(measure, text, params, k, sides, resampled, ties, ranked=True)
                 values = dict(con.execute(f"SELECT system::INTEGER, value FROM {call}").fetchall())
             finally:
                 con.execute(f"DROP VIEW {resampled}")
