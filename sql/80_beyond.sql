@@ -105,11 +105,14 @@ CREATE OR REPLACE MACRO rankkit.absent_items(run_table, items_table, k := 10, ti
 -- distinct items of the training log instead: give the interactions table as the catalog for that.
 CREATE OR REPLACE MACRO rankkit.coverage(run_table, items_table, k := 10, ties := 'trec', scores := 'double',
         ranked := false) AS TABLE
+    WITH rankkit_catalog AS (  -- read once (its count and the join), a third of Coverage@10 at 100,000 users
+        SELECT DISTINCT item_id FROM rankkit.catalog_rows(items_table)
+    )
     SELECT t.system,
-           count(DISTINCT c.item_id) / (SELECT count(DISTINCT item_id) FROM rankkit.catalog_rows(items_table)) AS value,
+           count(DISTINCT t.item_id) FILTER (WHERE c.item_id IS NOT NULL) / (SELECT count(*) FROM rankkit_catalog) AS value,
            count(DISTINCT t.query_id) AS users
     FROM rankkit.top_items(run_table, k := k, ties := ties, scores := scores, ranked := ranked) t
-    LEFT JOIN (SELECT DISTINCT item_id FROM rankkit.catalog_rows(items_table)) c ON c.item_id = t.item_id
+    LEFT JOIN rankkit_catalog c ON c.item_id = t.item_id
     GROUP BY t.system;
 
 -- Entropy@k: the distributional coverage, the entropy of how often each item is recommended over all
