@@ -185,8 +185,9 @@ def _table_for(measure: Measure, text: str, given) -> str | None:
     return None
 
 
-def _call(text: str, sides: SideTables, run: str, ties: str) -> tuple[str, str | None]:
-    """The table macro call of one measure, from its spec, and the side table it reads."""
+def _call(text: str, sides: SideTables, run: str, ties: str, ranked: bool = False) -> tuple[str, str | None]:
+    """The table macro call of one measure, from its spec, and the side table it reads. ``ranked``: ``run`` is
+    a top table already (its rank column by ``ties``, k rows a list at most), read without ranking it again."""
     found, measure = spec(text), _measure(text)
     side = _table_for(measure, text, sides.names)
     macro = measure.metric  # its file's stem: rankkit.tail_share
@@ -194,7 +195,7 @@ def _call(text: str, sides: SideTables, run: str, ties: str) -> tuple[str, str |
         macro += "_" + _similarity(text, found["similarity"], side, sides)
         side = "interactions" if macro == "ild_cooccurrence" else "items"
     args = [f"'{run}'"] + ([f"'{sides.names[side]}'"] if side else [])
-    options = {"k": str(found["k"] or EVERY), "ties": f"'{ties}'"}
+    options = {"k": str(found["k"] or EVERY), "ties": f"'{ties}'"} | ({"ranked": "true"} if ranked else {})
     # checked by the parser: a word of the parameter's declaration, or a number
     options.update({name: DUCKDB.literal(found[name], spec_params()[name].type)
                     for name in measure.params if name not in ("k", "similarity")})
@@ -230,10 +231,11 @@ def rows(con, names: list[str], sides: SideTables, run: str, ties: str, per_quer
             return rows(con, names, sides, run, ties, per_query, tops)
     found, on_items = [], {}
     for text in names:
-        found += _measure_rows(con, text, sides, tops.get(spec(text)["k"], run), ties, per_query, on_items)
+        k = spec(text)["k"]
+        found += _measure_rows(con, text, sides, tops.get(k) or run, ties, per_query, on_items, ranked=k in tops)
     if on_items:
         k = max(on_items.values())
-        _warn_absent(con, on_items, sides, tops.get(k, run), ties)
+        _warn_absent(con, on_items, sides, tops.get(k) or run, ties, ranked=k in tops)
     return found
 
 
@@ -266,10 +268,12 @@ def _top_select(run: str, ties: str, k: int) -> str:
     return f"FROM rankkit.top_loaded('{run}', {k})"
 
 
-def _measure_rows(con, text: str, sides: SideTables, run: str, ties: str, per_query: bool, on_items: dict) -> list:
-    """One measure's rows (see rows), its cutoff noted in ``on_items`` when it reads the catalog."""
+def _measure_rows(con, text: str, sides: SideTables, run: str, ties: str, per_query: bool, on_items: dict,
+                  ranked: bool = False) -> list:
+    """One measure's rows (see rows), its cutoff noted in ``on_items`` when it reads the catalog; ``ranked``:
+    ``run`` is its top table (see _call)."""
     found, k = [], spec(text)["k"]
-    call, side = _call(text, sides, run, ties)
+    call, side = _call(text, sides, run, ties, ranked)
     if side == "items":
         on_items[text] = k or EVERY
     try:
@@ -286,11 +290,11 @@ def _measure_rows(con, text: str, sides: SideTables, run: str, ties: str, per_qu
     return found
 
 
-def _warn_absent(con, on_items: dict, sides: SideTables, run: str, ties: str) -> None:
+def _warn_absent(con, on_items: dict, sides: SideTables, run: str, ties: str, ranked: bool = False) -> None:
     """Items recommended (in the largest top k of the measures that read the catalog) that it lacks."""
     k = max(on_items.values())
     absent = con.execute(f"SELECT sum(absent) FROM rankkit.absent_items('{run}', '{sides.names['items']}', "
-                         f"k := {k}, ties := '{ties}')").fetchone()[0]
+                         f"k := {k}, ties := '{ties}', ranked := {str(ranked).lower()})").fetchone()[0]
     if absent:
         warn(f"{', '.join(on_items)}: {absent} item{'s' if absent > 1 else ''} recommended "
              f"{f'in the top {k} ' if k < EVERY else ''}{'are' if absent > 1 else 'is'} not in "
@@ -328,7 +332,7 @@ def system_intervals(con, text: str, sides: SideTables, run: str, ties: str, lev
             found[system] = (float("nan"), float("nan"))
             continue
         lists = temp_name("beyond_lists")
-        # the system's top k only: each resample ranks these rows again, to the same order
+        # the system's top k only, ranked: each resample reads these rows as they are
         con.execute(f"CREATE TEMP TABLE {lists} AS SELECT system, query_id, doc_id, score, rank FROM "
                     f"rankkit.ranked('{run}', ties := '{ties}') WHERE system IS NOT DISTINCT FROM ? "
                     f"AND rank <= {k or EVERY}", [system])
@@ -344,7 +348,7 @@ def system_intervals(con, text: str, sides: SideTables, run: str, ties: str, lev
             con.execute(f"CREATE TEMP VIEW {resampled} AS SELECT r.* REPLACE (d.draw::VARCHAR AS system, "
                         f"r.query_id || '#' || d.copy AS query_id) FROM {lists} r JOIN {name} d USING (query_id)")
             try:
-                call, _ = _call(text, sides, resampled, ties)
+                call, _ = _call(text, sides, resampled, ties, ranked=True)
                 values = dict(con.execute(f"SELECT system::INTEGER, value FROM {call}").fetchall())
             finally:
                 con.execute(f"DROP VIEW {resampled}")

@@ -503,6 +503,37 @@ def test_the_top_k_table_is_rankkit_ranked_top_k(tables):
                                 f"ties := '{ties}') WHERE rank <= {k} {ordered}").fetchall()
 
 
+
+def test_the_measures_read_their_top_table_as_ranked_with_the_run_s_values(tables):
+    """The measures read their top table with ranked := true (its ranks as they are, not ranked again by
+    each macro): every macro gives it the values it gives the run, ties and absent items included."""
+    from rankkit.beyond import SideTables, rows, top_tables
+
+    con = tables[0]
+    calls = ["coverage({}, 'items'", "gini({}, 'items'", "absent_items({}, 'items'", "entropy({}",
+             "novelty({}, 'interactions'", "arp({}, 'interactions'", "tail_share({}, 'interactions'",
+             "ild_features({}, 'items'", "ild_category({}, 'items'", "ild_cooccurrence({}, 'interactions'"]
+
+    def values(call: str, table: str, ties: str, ranked: str) -> list:
+        found = con.execute(f"FROM rankkit.{call.format(repr(table))}, k := 3, ties := '{ties}', "
+                            f"ranked := {ranked}) ORDER BY ALL").fetchall()
+        return [tuple(round(x, 12) if isinstance(x, float) else x for x in row) for row in found]
+
+    for ties in ("trec", "rank"):
+        with top_tables(con, ["Novelty@3"], "run", ties) as tops:
+            for call in calls:
+                assert values(call, tops[3], ties, "true") == values(call, "run", ties, "false"), call
+    recording = _Recording(con)
+    sides = SideTables(con, items="items", interactions="interactions")
+    try:
+        with pytest.warns(rankkit.RankkitWarning, match="not in items table items"):
+            rows(recording, ["Coverage@3", "Novelty@3"], sides, "run", "trec", False)
+    finally:
+        sides.close()
+    calls = [sql for sql in recording.statements if "rankkit.coverage(" in sql or "rankkit.novelty(" in sql]
+    assert len(calls) == 2 and all("ranked := true" in sql for sql in calls)
+
+
 def test_eval_reads_the_run_once_and_makes_no_accuracy_pass_for_them_alone(capsys, tmp_path, monkeypatch):
     from importlib import import_module
 

@@ -186,3 +186,34 @@ def test_a_bad_rank_in_a_run_by_rank_alone_is_said_to_be_its_rank(recsys, tmp_pa
     run.write_text("user_id,item_id,rank,timestamp\n1,5,1,0\n1,6,x,0\n")
     with pytest.raises(InputError, match=rf"^{run}:3: the rank 'x' is not a number$"):
         rankkit.evaluate(recsys["inter"], str(run), ["AP"])
+
+
+@pytest.mark.parametrize("kind, one", [("one system", True), ("a system column", False), ("tags", False),
+                                       ("TREC files", False)])
+def test_the_checking_pass_counts_a_run_of_one_system_by_user_alone(recsys, tmp_path, kind, one):
+    """A run whose system is one name is counted per user alone (cheaper at 10M rows); a system column's,
+    a TREC run's tags' and TREC files' per system and user: the same counts as grouping by both."""
+    from rankkit.inputs import load_runs
+    from rankkit.io.checks import _one_system
+    from rankkit.io.sources import release
+
+    trec = "u1 Q0 a 1 2.0 x\nu1 Q0 b 2 1.0 y\nu2 Q0 a 1 1.0 x\n"
+    if kind == "a system column":
+        run = pd.DataFrame({"system": ["x", "y", "x"], "user_id": [1, 1, 2], "item_id": [3, 3, 4], "score": [1.0, 2, 3]})
+    elif kind == "one system":
+        run = recsys["recs"]
+    else:
+        for name in ("a", "b"):
+            (tmp_path / f"run.{name}").write_text(trec)
+        run = str(tmp_path / ("run.a" if kind == "tags" else "run.*"))
+    con = rankkit.connect()
+    source = load_runs(con, run, split_by_tag=kind == "tags")
+    try:
+        assert _one_system(source) is one
+        by_both = (f"SELECT system, query_id, count(*), count(*) FILTER (WHERE rank IS NULL) FROM {source.table} "
+                   f"GROUP BY ALL ORDER BY ALL")
+        counted = f"SELECT system, query_id, n, no_rank FROM {source.queries} ORDER BY ALL"
+        assert con.execute(counted).fetchall() == con.execute(by_both).fetchall()
+        assert len(con.execute(by_both).fetchall()) == {"one system": 8, "TREC files": 4}.get(kind, 3)
+    finally:
+        release(con, source)
