@@ -137,7 +137,7 @@ BEYOND_REFUSED = ("a beyond-accuracy measure: it reads the run with the items ca
                   "not the qrels, so an evaluation of qrels and a run alone does not take it; give the side tables "
                   "to evaluate (items=, interactions=; --items, --interactions) or, in SQL, call its table macro "
                   "({call}; the others are in docs/beyond-accuracy.md; rankkit.measure_specs(..., beyond := true) "
-                  "gives its spec); not on Spark yet")
+                  "gives its spec); Spark refuses it (the dialect translates no table macro)")
 
 
 def beyond_refused(measure) -> str:
