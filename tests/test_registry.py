@@ -148,11 +148,14 @@ def test_the_aggregation_rule_is_declared_once(agg, con):
     assert f"WHEN max(agg) = '{agg}'" in over_values("v") or agg == next(iter(AGGREGATIONS))
 
 
-def test_a_header_with_an_unknown_aggregate_is_refused(tmp_path):
+@pytest.mark.parametrize("file, field, value, message", [
+    ("ap.sql", "aggregate", "median", r"ap.sql: aggregate: expected one of mean, sum, gmean or text, got median"),
+    ("fallout.sql", "better", "smaller", r"fallout.sql: better: expected higher, lower, none, got smaller")])
+def test_a_header_field_of_an_unknown_value_is_refused(tmp_path, file, field, value, message):
     from rankkit.measures import read_measure
 
-    text = (sql_dir() / "metrics" / "ap.sql").read_text(encoding="utf-8")
-    path = tmp_path / "ap.sql"
-    path.write_text(re.sub(r"(?m)^-- aggregate: .*$", "-- aggregate: median", text), encoding="utf-8")
-    with pytest.raises(ValueError, match=r"ap.sql: aggregate: expected one of mean, sum, gmean or text, got median"):
+    text = (sql_dir() / "metrics" / file).read_text(encoding="utf-8")
+    path = tmp_path / file
+    path.write_text(re.sub(rf"(?m)^-- {field}: .*$", f"-- {field}: {value}", text), encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
         read_measure(path)

@@ -13,7 +13,6 @@ import pytest
 
 import rankkit
 from rankkit import table
-from rankkit._paths import sql_dir
 from rankkit.cli import main
 from rankkit.compare import format_comparison
 from rankkit.demo import write_recsys_sample
@@ -53,16 +52,6 @@ def test_each_measure_file_says_which_way_is_better():
     # a printed name, a trec_eval name by its alias's pattern, a beyond-accuracy one with parameters
     assert [better_of(name) for name in ("FallOut(rel=2)@5", "unj_10", "Gini@10", "TailShare(tail=0.2)@10")] == [
         "lower", "none", "lower", "higher"]
-
-
-def test_a_header_with_another_way_is_refused(tmp_path):
-    from rankkit.measures import read_measure
-
-    text = (sql_dir() / "metrics" / "fallout.sql").read_text(encoding="utf-8")
-    path = tmp_path / "fallout.sql"
-    path.write_text(re.sub(r"(?m)^-- better: .*$", "-- better:    smaller", text), encoding="utf-8")
-    with pytest.raises(ValueError, match=r"fallout.sql: better: expected higher, lower, none, got smaller"):
-        read_measure(path)
 
 
 def test_the_table_bolds_the_lowest_where_lower_is_better_and_nothing_where_neither_is():
