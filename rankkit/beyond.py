@@ -31,13 +31,14 @@ SIDES = {"items": "the catalog: an item id, optionally features or a category",
          "interactions": "the training log: user and item"}
 
 
-def split(measures, *, rel: float = 1, docs: int = 0, text: bool = False) -> tuple[list, list[str]]:
+def split(measures, *, rel: float = 1, docs: int = 0, text: bool = False, pack: str | None = None) -> tuple[list, list[str]]:
     """The names asked for, as (the composer's, these); the order of each kept. They are read by the name parser
     (rankkit.specs.measure_specs) at once, with the options the composer reads the others with (``rel``, ``docs``,
     ``text``), so that it finds them parsed; these are named as the parser names them (Novelty(cutoff=10), in
-    ir_measures' spelling, is Novelty@10). Anything but a name or a list or tuple of them is left to the name
-    parser to refuse (and a generator unread)."""
-    from rankkit.specs import measure_specs
+    ir_measures' spelling, is Novelty@10), and under a ``pack`` for what they compute where it sets one of
+    their parameters (ShannonEntropy@10 under recbole is Entropy(formula=recbole)@10). Anything but a name or
+    a list or tuple of them is left to the name parser to refuse (and a generator unread)."""
+    from rankkit.specs import measure_specs, packed
     from rankkit.trec import _split as names_in, given as written  # one string may hold several names ("nDCG@10 Novelty@10")
 
     given = [measures] if isinstance(measures, str) else list(measures) if isinstance(measures, (list, tuple)) else []
@@ -51,6 +52,7 @@ def split(measures, *, rel: float = 1, docs: int = 0, text: bool = False) -> tup
     if len({id(s) for s in these.values()}) < len(found):  # a name the parser wrote otherwise: each read alone
         these.update({name: s for name in names if isinstance(name, str) and name not in these
                       for s in _alone(name, rel, docs, text) if s["level"] is not None})
+    these = dict(zip(these, packed(list(these.values()), pack)))
     _known.update({s["measure"]: s for s in these.values()})
     return [n for n in names if not isinstance(n, str) or n not in these], [these[n]["measure"] for n in names
                                                                             if isinstance(n, str) and n in these]

@@ -136,7 +136,7 @@ def compare(qrels=None, runs=None, measures: str | Iterable[str] | None = None, 
         raise InputError(f"by: the attribute column cannot be called {by!r}; rename it in the query table")
     conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries)
     con = connect(con) if con is not None else default_connection()
-    measures, beyond = split(measures, rel=conventions.rel)  # parsed once, for the composer too
+    measures, beyond = split(measures, rel=conventions.rel, pack=conventions.pack)  # parsed once, for the composer too
     if beyond:
         return _with_beyond(qrels, runs, measures, beyond, baseline, con=con, items=items, interactions=interactions,
                             conventions=conventions, columns=columns, split_by_tag=split_by_tag, by=by,

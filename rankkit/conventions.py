@@ -81,14 +81,18 @@ class Pack:
 # split holds) do; a user among them with no relevant item is scored by the pack's empty rule (Pack.empty).
 PACKS = {
     "recbole": Pack(
-        "RecBole 1.2", "recbole/evaluator/metrics.py", {"ap": {"denom": "min"}},
-        "MAP@k divides by min(k, the user's relevant items); Hit, MRR, nDCG (binary gains), Precision (over k) "
+        "RecBole 1.2", "recbole/evaluator/metrics.py", {"ap": {"denom": "min"}, "entropy": {"formula": "recbole"}},
+        "MAP@k divides by min(k, the user's relevant items); ShannonEntropy is its own (formula=recbole: -sum p ln p "
+        "over the items recommended, divided by their number); Hit, MRR, nDCG (binary gains), Precision (over k) "
         "and Recall are rankkit's",
         empty_source=("recbole/data/dataloader/general_dataloader.py (FullSortEvalDataLoader: its users are those with "
                        "a positive test item; one without never reaches metrics.py)")),
     "recommenders": Pack(
-        "Microsoft Recommenders 1.2.1", "recommenders/evaluation/python_evaluation.py", {"ap": {"denom": "min"}},
+        "Microsoft Recommenders 1.2.1", "recommenders/evaluation/python_evaluation.py",
+        {"ap": {"denom": "min"}, "ild": {"similarity": "cooccurrence"}},
         "map_at_k divides by min(k, the user's relevant items) (map, without k, by every relevant item: AP); "
+        "diversity's item similarity is co-occurrence in the training log unless asked otherwise "
+        "(item_sim_measure='item_cooccurrence_count', utils/constants.py: similarity=cooccurrence); "
         "precision_at_k, recall_at_k and ndcg_at_k (binary; its natural-log discount gives the same ratio) are "
         "rankkit's",
         empty_source=("python_evaluation.py merge_ranking_true_pred: the users common to both tables, each with a test "

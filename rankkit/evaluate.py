@@ -140,7 +140,7 @@ def evaluate(qrels, run, measures: str | Iterable[str], per_query: bool = False,
     conventions = resolve_conventions(conventions, rel=rel, ties=ties, scores=scores, depth=depth, queries=queries,
                                       duplicates=duplicates, judged_only=judged_only, docs=docs)
     # the names parsed once: the composer below finds them parsed
-    others, beyond = split(measures, rel=conventions.rel, docs=conventions.docs)
+    others, beyond = split(measures, rel=conventions.rel, docs=conventions.docs, pack=conventions.pack)
     if beyond:
         if output is not None or relation or by is not None or query_table is not None:
             raise RankkitError(f"{beyond[0]}: the beyond-accuracy measures do not go with output=, relation=, by= "

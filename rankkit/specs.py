@@ -83,7 +83,7 @@ def packed(specs: list[dict], pack: str | None) -> list[dict]:
     found = []
     for spec in specs:
         said = spec["measure"].replace(" ", "").lower()
-        wanted = {name: value for name, value in PACKS[pack].measure_params(spec["metric"], registry()[spec["metric"]].params).items()
+        wanted = {name: value for name, value in PACKS[pack].measure_params(spec["metric"], measure_of(spec["metric"]).params).items()
                   if spec.get(name) == default(name) and f"{name}=" not in said}
         found.append({**spec, **wanted, "measure": label({**spec, **wanted})} if wanted else spec)
     return found

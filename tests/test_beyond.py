@@ -13,6 +13,7 @@ import math
 import random
 from collections import Counter
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -236,6 +237,57 @@ SELECT s.measure AS m, s.metric, s.level, s.k, s.tail FROM (SELECT spec AS s FRO
                            "m,metric,level,k,tail", "TailShare(tail=0.2)@10,tail_share,user,10,0.2",
                            "gini@5,gini,system,5,0.1"]
 
+
+
+def test_the_recbole_pack_takes_its_shannon_entropy(tables):
+    """Entropy's default formula is Recommenders' distributional coverage; RecBole's ShannonEntropy, under its
+    pack, is RecBole's own (named for what it computes)."""
+    _, _, _, top = tables
+    run = _tables()[2]
+    got = rankkit.evaluate(None, run, [f"ShannonEntropy@{K}", f"Entropy(formula=recommenders)@{K}"],
+                           conventions="recbole")
+    assert list(got["measure"]) == [f"Entropy(formula=recbole)@{K}"] * 2 + [f"Entropy(formula=recommenders)@{K}"] * 2
+    _close(dict(zip(got["system"][:2], got["value"][:2])), _per_system(top, entropy_recbole))
+    _close(dict(zip(got["system"][2:], got["value"][2:])), _per_system(top, entropy_recommenders))
+
+# ---- against Microsoft Recommenders itself, where it is installed ------------------------------------
+
+def test_the_recommenders_pack_gives_recommenders_own_numbers():
+    """Recommenders 1.2.1's python_evaluation (installed by .ci/run without its dependencies, which pull
+    in cornac, lightgbm ...; skipped where it is absent) on lists it assumes: every user k items, none of
+    them in the user's log, every one in the training log. Its novelty, diversity and
+    distributional_coverage end by reading a Series by position (agg(...)[0]), which pandas 2 and later
+    refuse: their per-item and per-user parts are compared (historical_item_novelty, user_diversity)."""
+    evaluation = pytest.importorskip("recommenders.evaluation.python_evaluation")
+    rng = random.Random(35)
+    catalog = [f"i{n:02d}" for n in range(10)]
+    # "w" holds every item, so every pair co-occurs: Recommenders' fillna(0, inplace=True) of the pairs that do
+    # not is a chained assignment, which pandas 3 ignores (their mean then skips them; rankkit counts them 0)
+    train = pd.DataFrame(sorted({(f"u{rng.randint(0, 9)}", item) for item in catalog for _ in range(3)}
+                                | {("w", item) for item in catalog}), columns=["userID", "itemID"])
+    seen = set(zip(train["userID"], train["itemID"]))
+    recs = pd.DataFrame([(f"u{user}", item, float(K - rank)) for user in range(7)
+                         for rank, item in enumerate(rng.sample([i for i in catalog if (f"u{user}", i) not in seen], K))],
+                        columns=["userID", "itemID", "score"])
+    items = pd.DataFrame({"itemID": catalog, "features": [[rng.uniform(0, 1) for _ in range(3)] for _ in catalog]})
+    ours = rankkit.evaluate(recs.assign(rating=1)[["userID", "itemID", "rating"]], recs,
+                            [f"novelty@{K}", f"diversity@{K}", f"ILD(similarity=features)@{K}"],
+                            per_query=True, conventions="recommenders", interactions=train, items=items)
+    per_user = {name: dict(zip(rows["query_id"], rows["value"])) for name, rows in ours.groupby("measure")}
+    # diversity is its co-occurrence ILD under the pack, though the items have features (ILD's own default
+    # would take them), and is named for what it computes
+    assert sorted(per_user) == [f"ILD(similarity=cooccurrence)@{K}", f"ILD(similarity=features)@{K}", f"novelty@{K}"]
+    coverage = rankkit.evaluate(recs.assign(rating=1)[["userID", "itemID", "rating"]], recs, f"catalog_coverage@{K}",
+                                conventions="recommenders", interactions=train)["value"].item()
+    assert coverage == pytest.approx(evaluation.catalog_coverage(train, recs), abs=1e-12)
+    novelty = dict(evaluation.historical_item_novelty(train, recs).values)
+    for user, mine in recs.groupby("userID"):
+        assert per_user[f"novelty@{K}"][user] == pytest.approx(mine["itemID"].map(novelty).mean(), abs=1e-12)
+    for name, named in ((f"ILD(similarity=cooccurrence)@{K}", {}), (f"ILD(similarity=features)@{K}",
+                                           {"item_feature_df": items.assign(features=items["features"].map(np.array)),
+                                            "item_sim_measure": "item_feature_vector"})):
+        theirs = evaluation.user_diversity(train, recs, **named)
+        assert per_user[name] == pytest.approx(dict(theirs.values), abs=1e-12), name
 
 # ---- evaluate(items=, interactions=) -----------------------------------------------------------------
 

@@ -348,3 +348,6 @@ def test_rankkit_measures_says_what_each_pack_changes(capsys):
                     "--conventions lenskit: empty=zero, queries=run (LensKit 2026.4)"]
     assert main(["measures", "RR"]) == 0
     assert "--conventions torchmetrics: empty=zero, scored=positive, queries=run, scores=float32 (torchmetrics 1.9)" in capsys.readouterr().out
+    # the beyond-accuracy measures' too
+    assert main(["measures", "diversity"]) == 0
+    assert "--conventions recommenders: similarity=cooccurrence (Microsoft Recommenders 1.2.1)" in capsys.readouterr().out

@@ -81,6 +81,7 @@ def _describe_beyond(name: str) -> bool:
         if name != "k":
             param = beyond_params()[name]
             print(visible(f"  {name} ({param.type}, default {_default(name)}; {param.must}): {param.description}"))
+    _packs(measure)
     print(f"  SQL:       metrics/beyond/{measure.path.name} (its table macro: 80_beyond.sql)")
     return True
 
@@ -136,7 +137,6 @@ def _meant(name: str) -> list[tuple]:
 
 
 def _describe_measure(measure) -> None:
-    from rankkit.conventions import PACKS
     from rankkit.measures import params
 
     print(f"{measure.name}: {measure.summary}")
@@ -147,7 +147,14 @@ def _describe_measure(measure) -> None:
     for name in measure.params:
         param = params()[name]
         print(f"  {name} ({param.type}, default {param.default}): {param.description}")
-    for pack, library in PACKS.items():  # what a library's conventions change (the others: nothing)
+    _packs(measure)
+    print(f"  SQL:       {measure.path.name}")
+
+
+def _packs(measure) -> None:
+    """What each library's conventions change of a measure (the others: nothing)."""
+    from rankkit.conventions import PACKS
+
+    for pack, library in PACKS.items():
         if library.changes(measure.metric, measure.params):
             print(f"  --conventions {pack}: {library.changes(measure.metric, measure.params)} ({library.library})")
-    print(f"  SQL:       {measure.path.name}")

@@ -25,10 +25,11 @@ def asked(measures) -> list[str]:
     return (numbers(others) if others else []) + beyond
 
 
-def named(names: list[str]) -> tuple[list[str], list[str]]:
+def named(names: list[str], pack: str | None = None) -> tuple[list[str], list[str]]:
     """The names asked for as (the others, these under one name each): ``novelty@10`` and
-    ``Novelty@10`` are both ``Novelty@10``; a parameter at its default is not written."""
-    others, beyond = split(names)
+    ``Novelty@10`` are both ``Novelty@10``; a parameter at its default is not written; under a ``pack``,
+    the parameters it sets are (``diversity@10`` under recommenders is ``ILD(similarity=cooccurrence)@10``)."""
+    others, beyond = split(names, pack=pack)
     return others, list(dict.fromkeys(label(text) for text in beyond))
 
 

@@ -157,7 +157,7 @@ def build(qrels, runs, measures, *, baseline, test, correction, alpha, ci, seed,
           engine: str | None = None, sweep=None, items=None, interactions=None) -> Report:
     """report() with its call already written down (the command line gives its own). ``values``: the
     per-query values (pandas, as rankkit.spark.per_query_values brings them) computed by ``engine``."""
-    names, beyond = side.named([measures] if isinstance(measures, str) else list(measures))
+    names, beyond = side.named([measures] if isinstance(measures, str) else list(measures), conventions.pack)
     sides = {"items": items, "interactions": interactions}
     side.refuse(beyond, sides, by=by, given=values)
     sweep = sweep_options(sweep, names)

@@ -32,7 +32,7 @@ def call_disagreements(record: dict, title: str, con) -> list[tuple[str, object,
         said["sweep"] = sweep_options(said["sweep"], said["measures"])
         # the call's measures under the names evaluate gives them (ndcg_cut_10 is nDCG@10), the
         # beyond-accuracy ones under the report's (novelty@10 is Novelty@10)
-        others, beyond = named(said["measures"])
+        others, beyond = named(said["measures"], record["conventions"].get("pack"))
         said["measures"] = ([spec["measure"] for spec in packed(measure_specs(con, others,
                                                                                  rel=record["conventions"]["rel"]),
                                                                     record["conventions"].get("pack"))]
