@@ -14,6 +14,7 @@ Spark and said by the same code (rankkit.input_checks.checked_counts).
 
 from __future__ import annotations
 
+import glob
 import os
 import re
 from dataclasses import dataclass, field
@@ -96,6 +97,8 @@ def _read(spark, path, kind: str, columns, system: str | None, split_by_tag: boo
         raise InputError(f"{kind}: the Spark engine reads files and Spark DataFrames; got {type(path).__name__}")
     label = str(path)
     fmt, found = file_format(default_connection(), path, None, kind)
+    if is_glob(label) and not os.path.lexists(label) and not glob.glob(label, recursive=True):
+        raise InputError(f"{label}: no file matches the glob")  # Spark's reader said so in a Java trace
     named = system if system is not None else (
         None if is_glob(str(path)) or Path(str(path)).is_dir() else run_name(path))
     if fmt == "trec":

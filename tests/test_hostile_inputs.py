@@ -361,3 +361,14 @@ def test_spark_reads_csv_quoting_as_duckdb_does(spark, tmp_path, capsys):
         duck = capsys.readouterr().err
         assert main([*given[:1], "--engine", "spark", *given[1:]]) == 2
         assert capsys.readouterr().err == duck and said in duck
+
+
+def test_spark_refuses_a_glob_of_no_file_before_spark_reads_it(tmp_path):
+    """A run path with a glob character that matches no file (x[1.parquet, an escape sequence's '[') is
+    refused naming it, as on DuckDB, before Spark is asked: its reader threw a Java trace (rankkit compare
+    --engine spark printed it with the escape sequence raw)."""
+    from rankkit.spark_read import read_runs
+
+    for name in ("x[1.parquet", "x\x1b[31m.parquet", "none*.csv"):
+        with pytest.raises(InputError, match="no file matches the glob"):
+            read_runs(None, str(tmp_path / name))  # None: no Spark session is reached
