@@ -372,3 +372,15 @@ def test_spark_refuses_a_glob_of_no_file_before_spark_reads_it(tmp_path):
     for name in ("x[1.parquet", "x\x1b[31m.parquet", "none*.csv"):
         with pytest.raises(InputError, match="no file matches the glob"):
             read_runs(None, str(tmp_path / name))  # None: no Spark session is reached
+
+
+@pytest.mark.parametrize("name, said", [("Gini(\n)@10", "unknown or empty parameter"),
+                                        ("P(a=\n1)@10", "P takes rel")])
+def test_a_measure_name_with_a_newline_is_refused_in_full(name, said):
+    """The SQL name parser's refusal of a name holding a newline was cut at it (measure 'Gini(' and no
+    more: the beyond refusal and the parameter check alike), so it said nothing of what is wrong."""
+    from rankkit.errors import MeasureError
+    from rankkit.specs import measure_specs
+
+    with pytest.raises(MeasureError, match=said):
+        measure_specs(None, [name])
