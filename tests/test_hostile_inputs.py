@@ -384,3 +384,13 @@ def test_a_measure_name_with_a_newline_is_refused_in_full(name, said):
 
     with pytest.raises(MeasureError, match=said):
         measure_specs(None, [name])
+
+
+def test_spark_refuses_a_file_named_parquet_that_is_not_before_spark_reads_it(tmp_path):
+    """A run named .parquet holding text is refused naming it, as on DuckDB, before Spark is asked: Spark's
+    reader threw a Java trace of 200 lines (rankkit compare --engine spark printed it)."""
+    from rankkit.spark_read import read_runs
+
+    (tmp_path / "bad.parquet").write_text("hello\n")
+    with pytest.raises(InputError, match="bad.parquet: cannot be read: not a Parquet file"):
+        read_runs(None, str(tmp_path / "bad.parquet"))  # None: no Spark session is reached
