@@ -339,11 +339,12 @@ def write_comparison(out: IO[str], frame: pd.DataFrame, fmt: str = "text", digit
     """A compare() result as ``rankkit compare`` writes it: ``text`` (:func:`format_comparison`, four
     decimals unless ``digits``), or every number at full precision (rounded when ``digits`` is given):
 
-    - ``csv``, ``tsv``: one row per comparison, the frame's columns, then :data:`SETTINGS` and the
+    - ``csv``, ``tsv``: one row per comparison, the frame's columns and ``better`` (higher, lower or none:
+      which way its W/T/L count), then :data:`SETTINGS` and the
       conventions as ``conventions.rel`` ...; text cells quoted against spreadsheet formulas
       (rankkit.safe.csv), NaN empty;
     - ``json``: an object of the settings, ``conventions`` (an object) and ``comparisons`` (one
-      object per row, the frame's columns); numbers are numbers, NaN is null.
+      object per row, the frame's columns and ``better``); numbers are numbers, NaN is null.
     """
     if fmt == "text":
         out.write(format_comparison(frame, 4 if digits is None else digits))
@@ -353,13 +354,16 @@ def write_comparison(out: IO[str], frame: pd.DataFrame, fmt: str = "text", digit
     settings = {name: _plain(frame.attrs.get(name), None) for name in SETTINGS}
     conventions = frame.attrs.get("conventions") or {}
     conventions = {name.partition(".")[2]: _plain(conventions.get(name.partition(".")[2]), None) for name in CONVENTIONS}
-    rows = [{str(key): _plain(value, digits) for key, value in row.items()} for row in frame.to_dict("records")]
+    # which way each row's W/T/L count (a win under FallOut is a lower value), as the text's note says
+    better = frame.attrs.get("better") or {}
+    rows = [{**{str(key): _plain(value, digits) for key, value in row.items()},
+             "better": better.get(row["measure"], "higher")} for row in frame.to_dict("records")]
     if fmt == "json":
         json.dump({**settings, "conventions": conventions, "comparisons": rows}, out, indent=1, allow_nan=False)
         out.write("\n")
         return
     writer = csv.writer(out, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n")
-    writer.writerow(safe_csv.row([*map(str, frame.columns), *SETTINGS, *CONVENTIONS]))
+    writer.writerow(safe_csv.row([*map(str, frame.columns), "better", *SETTINGS, *CONVENTIONS]))
     for row in rows:
         writer.writerow(safe_csv.row([*row.values(), *settings.values(), *conventions.values()]))
 

@@ -49,7 +49,8 @@ def _errors() -> Iterator[None]:
 
 def sql_message(error: Exception) -> str:
     text = str(error)
-    found = re.search(r"rankkit: (.*)", text)
+    # to the end, newlines of an id or name included (else cut at one), short of a statement's LINE context
+    found = re.search(r"rankkit: (.*?)(?:\n\nLINE \d+:|$)", text, re.DOTALL)
     if not found:
         return text.strip().splitlines()[0]
     # the macros' hints name arguments as SQL does (judges := [a, b]); a Python caller writes judges=[a, b]

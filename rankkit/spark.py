@@ -249,11 +249,13 @@ def _compared(values, systems: list | None, baseline: str | None, **options):
     """Spark's per-query values brought home and compared (``systems``: their order; default by name),
     the conventions that computed them recorded as rankkit.compare records them."""
     from rankkit.compare import compare_values
+    from rankkit.measures import directions
 
     with said_by_rankkit(), warnings.catch_warnings():
         # pyspark's word (with Spark's trace) that Arrow met an error: the statement's check, said once below
         warnings.filterwarnings("ignore", message="toPandas attempted Arrow optimization", category=UserWarning)
         found, conventions = per_query_values(values)
-    frame = compare_values(found, systems or sorted(found["system"].dropna().unique()), baseline, **options)
+    frame = compare_values(found, systems or sorted(found["system"].dropna().unique()), baseline,
+                           better=directions([], list(dict.fromkeys(found["measure"]))), **options)
     frame.attrs["conventions"] = conventions.as_dict()
     return frame

@@ -14,6 +14,7 @@ Spark and said by the same code (rankkit.input_checks.checked_counts).
 
 from __future__ import annotations
 
+import glob
 import os
 import re
 from dataclasses import dataclass, field
@@ -86,7 +87,7 @@ def _read(spark, path, kind: str, columns, system: str | None, split_by_tag: boo
     """The frame of one file (or DataFrame) in rankkit's columns, its label (the path as given), and
     whether its system is ``system`` on every row (a run without a system column or tags read)."""
     from rankkit.io import default_connection
-    from rankkit.io.files import file_format, is_glob, run_name
+    from rankkit.io.files import file_format, is_glob, magic, run_name
 
     if hasattr(path, "createOrReplaceTempView") and hasattr(path, "schema"):  # a Spark DataFrame
         label = f"{kind} DataFrame" if system is None else f"{kind} DataFrame {system}"
@@ -96,6 +97,10 @@ def _read(spark, path, kind: str, columns, system: str | None, split_by_tag: boo
         raise InputError(f"{kind}: the Spark engine reads files and Spark DataFrames; got {type(path).__name__}")
     label = str(path)
     fmt, found = file_format(default_connection(), path, None, kind)
+    if is_glob(label) and not os.path.lexists(label) and not glob.glob(label, recursive=True):
+        raise InputError(f"{label}: no file matches the glob")  # Spark's reader said so in a Java trace
+    if fmt == "parquet" and os.path.isfile(label) and magic(Path(label), 4) != b"PAR1":
+        raise InputError(f"{label}: cannot be read: not a Parquet file (it does not begin with PAR1)")  # as above
     named = system if system is not None else (
         None if is_glob(str(path)) or Path(str(path)).is_dir() else run_name(path))
     if fmt == "trec":

@@ -131,8 +131,11 @@ CREATE OR REPLACE MACRO rankkit.columns_ok(table_name, kind) AS TABLE
 -- The sort keys of the tie rule, before doc_id DESC: the given rank (ascending) for ties := 'rank', else
 -- none; then the score (descending), at 32-bit precision for scores := 'float32'.
 CREATE OR REPLACE MACRO rankkit.rank_key(ties, given_rank) AS CASE WHEN ties = 'rank' THEN given_rank END;
+-- A score beyond float32's range rounds to +-inf, as IEEE's cast does in torch and trec_eval 9 (DuckDB's cast refuses it).
 CREATE OR REPLACE MACRO rankkit.score_key(scores, score) AS
-    CASE WHEN scores = 'float32' THEN score::FLOAT::DOUBLE ELSE score END;
+    CASE WHEN scores <> 'float32' THEN score
+         WHEN abs(score) >= 3.4028235677973366e38 THEN CASE WHEN score > 0 THEN 'inf'::DOUBLE ELSE '-inf'::DOUBLE END
+         ELSE score::FLOAT::DOUBLE END;
 
 -- rankkit.checked_ranking: true, or an error naming the ranking argument that is wrong (the tie rule,
 -- the score precision, the depth), for every macro that ranks a run.

@@ -89,7 +89,12 @@ CREATE OR REPLACE MACRO rankkit.top_items(run_table, k := 10, ties := 'trec', sc
     UNION ALL
     SELECT system, query_id, doc_id AS item_id, given_rank AS rank
     FROM rankkit.run_rows(run_table)
-    WHERE ranked AND given_rank <= rankkit.whole_k(k);
+    -- a row without a rank (a run with no rank column) refused: dropped, it left the measure no row at all
+    WHERE CASE WHEN ranked IS NULL THEN error('rankkit: ranked must be true or false, got NULL')
+               WHEN NOT ranked THEN false
+               WHEN given_rank IS NULL THEN error('rankkit: ranked := true reads the run''s rank column (a top table''s), '
+                   || 'and user ''' || query_id || ''' has an item that has no rank: leave ranked out to rank the run')
+               ELSE given_rank <= rankkit.whole_k(k) END;
 
 -- rankkit.absent_items: per system, the distinct items recommended in some top k that the catalog lacks.
 CREATE OR REPLACE MACRO rankkit.absent_items(run_table, items_table, k := 10, ties := 'trec', scores := 'double',

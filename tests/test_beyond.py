@@ -13,6 +13,7 @@ import math
 import random
 from collections import Counter
 
+import duckdb
 import numpy as np
 import pandas as pd
 import pytest
@@ -584,6 +585,16 @@ def test_the_measures_read_their_top_table_as_ranked_with_the_run_s_values(table
         sides.close()
     calls = [sql for sql in recording.statements if "rankkit.coverage(" in sql or "rankkit.novelty(" in sql]
     assert len(calls) == 2 and all("ranked := true" in sql for sql in calls)
+
+
+@pytest.mark.parametrize("ranked, said", [("true", "has no rank"), ("NULL", "ranked must be true or false")])
+def test_ranked_true_over_a_table_without_ranks_is_refused_not_empty(tables, ranked, said):
+    """ranked := true reads the run's rank column as the top table's: over a run without one (or ranked :=
+    NULL) every row was dropped, and Coverage and Novelty gave no row at all, not an error."""
+    con = tables[0]
+    for call in ("coverage('run', 'items'", "novelty('run', 'interactions'"):
+        with pytest.raises(duckdb.Error, match=said):
+            con.execute(f"FROM rankkit.{call}, k := 3, ranked := {ranked})").fetchall()
 
 
 def test_eval_reads_the_run_once_and_makes_no_accuracy_pass_for_them_alone(capsys, tmp_path, monkeypatch):

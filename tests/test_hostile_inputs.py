@@ -361,3 +361,36 @@ def test_spark_reads_csv_quoting_as_duckdb_does(spark, tmp_path, capsys):
         duck = capsys.readouterr().err
         assert main([*given[:1], "--engine", "spark", *given[1:]]) == 2
         assert capsys.readouterr().err == duck and said in duck
+
+
+def test_spark_refuses_a_glob_of_no_file_before_spark_reads_it(tmp_path):
+    """A run path with a glob character that matches no file (x[1.parquet, an escape sequence's '[') is
+    refused naming it, as on DuckDB, before Spark is asked: its reader threw a Java trace (rankkit compare
+    --engine spark printed it with the escape sequence raw)."""
+    from rankkit.spark_read import read_runs
+
+    for name in ("x[1.parquet", "x\x1b[31m.parquet", "none*.csv"):
+        with pytest.raises(InputError, match="no file matches the glob"):
+            read_runs(None, str(tmp_path / name))  # None: no Spark session is reached
+
+
+@pytest.mark.parametrize("name, said", [("Gini(\n)@10", "unknown or empty parameter"),
+                                        ("P(a=\n1)@10", "P takes rel")])
+def test_a_measure_name_with_a_newline_is_refused_in_full(name, said):
+    """The SQL name parser's refusal of a name holding a newline was cut at it (measure 'Gini(' and no
+    more: the beyond refusal and the parameter check alike), so it said nothing of what is wrong."""
+    from rankkit.errors import MeasureError
+    from rankkit.specs import measure_specs
+
+    with pytest.raises(MeasureError, match=said):
+        measure_specs(None, [name])
+
+
+def test_spark_refuses_a_file_named_parquet_that_is_not_before_spark_reads_it(tmp_path):
+    """A run named .parquet holding text is refused naming it, as on DuckDB, before Spark is asked: Spark's
+    reader threw a Java trace of 200 lines (rankkit compare --engine spark printed it)."""
+    from rankkit.spark_read import read_runs
+
+    (tmp_path / "bad.parquet").write_text("hello\n")
+    with pytest.raises(InputError, match="bad.parquet: cannot be read: not a Parquet file"):
+        read_runs(None, str(tmp_path / "bad.parquet"))  # None: no Spark session is reached

@@ -351,3 +351,15 @@ def test_rankkit_measures_says_what_each_pack_changes(capsys):
     # the beyond-accuracy measures' too
     assert main(["measures", "diversity"]) == 0
     assert "--conventions recommenders: similarity=cooccurrence (Microsoft Recommenders 1.2.1)" in capsys.readouterr().out
+
+
+def test_a_score_beyond_float32s_range_is_infinite_at_float32_precision():
+    """A score beyond float32's largest (1e39, 3.5e38) is +-inf once cast, in torchmetrics (torch's float())
+    and trec_eval 9 alike: so at scores='float32' (the torchmetrics pack's), not a cast error. The two
+    largest tie at inf, so doc_id breaks the tie (trec): b before a; at double precision a leads."""
+    qrels = pd.DataFrame({"query_id": ["u", "u"], "doc_id": ["a", "c"], "relevance": [1, 1]})
+    run = pd.DataFrame({"query_id": ["u"] * 3, "doc_id": ["a", "b", "c"], "score": [1e39, 3.5e38, -1e39]})
+    assert rankkit.evaluate(qrels, run, "P@1")["value"].item() == 1.0
+    assert rankkit.evaluate(qrels, run, "P@1", scores="float32")["value"].item() == 0.0
+    frame = rankkit.evaluate(qrels, run, ["P@1", "RR"], conventions="torchmetrics")  # -inf: not above 0
+    assert frame["value"].tolist() == [0.0, 0.5]

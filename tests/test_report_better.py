@@ -111,6 +111,25 @@ def test_compare_counts_a_lower_fallout_as_a_win_and_says_so(inputs):
             "unj@3, where neither way is better: above/equal/below") in format_comparison(result)
 
 
+
+def test_compare_s_csv_and_json_say_which_way_each_win_is(inputs):
+    """compare's text says that a win under FallOut is a lower value; its CSV and JSON rows carried the
+    swapped W/T/L without a word of it: each row says its measure's better."""
+    import csv
+    import io
+
+    from rankkit.compare import write_comparison
+
+    result = rankkit.compare(str(inputs["qrels"]), {"a": str(inputs["a"]), "b": str(inputs["b"])},
+                             ["FallOut@3", "unj@3", "P@3"], baseline="a")
+    ways = {"FallOut@3": "lower", "unj@3": "none", "P@3": "higher"}
+    out = io.StringIO()
+    write_comparison(out, result, "json")
+    assert {row["measure"]: row["better"] for row in json.loads(out.getvalue())["comparisons"]} == ways
+    out = io.StringIO()
+    write_comparison(out, result, "csv")
+    assert {row["measure"]: row["better"] for row in csv.DictReader(io.StringIO(out.getvalue()))} == ways
+
 def test_eval_bolds_the_lowest_fallout(inputs, capsys):
     assert main(["eval", "-m", "FallOut@3", "-m", "unj_3", "--format", "markdown-table", str(inputs["qrels"]),
                  str(inputs["a"]), str(inputs["b"])]) == 0

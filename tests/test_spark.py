@@ -437,3 +437,19 @@ def test_spark_reads_a_file_named_like_a_glob_as_itself(spark, tmp_path, suffix)
             path.write_text("".join(f"q1 0 {d} 1\n" for d in docs))
     read = spark_read.read_qrels(spark, str(tmp_path / f"q[1]{{a,b}}{suffix}"))
     assert sorted(row.doc_id for row in read.frame.select("doc_id").collect()) == ["d1", "d2"]
+
+
+def test_spark_s_comparison_counts_a_lower_value_a_win_where_lower_is_better(monkeypatch):
+    """rankkit compare --engine spark (and rankkit.spark.compare) count W/T/L as on DuckDB: under FallOut,
+    where lower is better, a query the system is below the baseline is a win. Spark's values are stood in
+    for (no session): they came home and were compared with every win counted as a higher value."""
+    import rankkit.spark as spark
+    from rankkit.conventions import Conventions
+
+    values = pd.DataFrame({"i": [0] * 4 + [1] * 4, "measure": ["FallOut@10"] * 4 + ["P@10"] * 4,
+                           "system": ["A", "A", "B", "B"] * 2, "query_id": ["q1", "q2"] * 4,
+                           "value": [0.5, 0.5, 0.1, 0.2] * 2})
+    monkeypatch.setattr(spark, "per_query_values", lambda frames: (values, Conventions()))
+    frame = spark._compared(None, ["A", "B"], None, test="t", correction="holm", alpha=0.05, seed=0, resamples=100)
+    wins = {row.measure: (row.wins, row.losses) for row in frame.itertuples()}
+    assert wins == {"FallOut@10": (2, 0), "P@10": (0, 2)}  # B against A: lower FallOut, lower P

@@ -86,7 +86,7 @@ def test_compare_on_spark_under_the_torchmetrics_pack_prints_what_duckdb_prints(
     assert main([given[0], "--engine", "spark", *given[1:]]) == 0
     assert capsys.readouterr() == expected
     # the pack's nDCG, over the 6 users of the runs (W/T/L and queries), its conventions recorded
-    assert re.search(r"^nDCG\(ideal=run\)@5,b,a,.*,5,1,0,6,t,.*,torchmetrics$", expected.out, re.MULTILINE)
+    assert re.search(r"^nDCG\(ideal=run\)@5,b,a,.*,5,1,0,6,higher,t,.*,torchmetrics$", expected.out, re.MULTILINE)
 
 
 NOT_ON_SPARK = "which run on DuckDB only: leave out --engine spark"

@@ -138,6 +138,21 @@ def test_rankkit_sql_for_the_duckdb_shell_runs_after_the_macros(tmp_path, capsys
     assert [r[2] for r in rows] == list(want["value"])
 
 
+
+def test_rankkit_sql_computes_under_the_pack_asked(tmp_path, capsys, monkeypatch):
+    """rankkit sql --conventions torchmetrics: the pack's parameters (scored=positive), float32 scores and
+    its query set (the run's users), as rankkit.evaluate under it; the option was read and ignored."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["sql", "--conventions", "torchmetrics", "-m", "P@1", "--qrels", "qrels", "--run", "run"]) == 0
+    text = capsys.readouterr().out
+    con = rankkit.connect()
+    con.execute("CREATE TABLE qrels AS SELECT * FROM (VALUES ('q1', 'a', 1)) t(query_id, doc_id, relevance)")
+    con.execute("CREATE TABLE run AS SELECT * FROM (VALUES ('q1', 'a', 1e-46), ('q1', 'b', -1.0), ('q2', 'c', 1.0)) "
+                "t(query_id, doc_id, score)")
+    want = rankkit.evaluate(con.table("qrels").df(), con.table("run").df(), "P@1", conventions="torchmetrics")
+    assert [(r[0], r[2], r[3]) for r in con.sql(text).fetchall()] == [
+        (want["measure"].item(), want["value"].item(), want["queries"].item())] == [("P(scored=positive)@1", 0.0, 2)]
+
 def test_rankkit_sql_spark_names_the_columns(capsys):
     assert main(["sql", "--dialect", "spark", "-m", "AP", "--qrels", "lake.qrels", "--run", "runs",
                  "--column", "clicks=relevance", "--no-system"]) == 0

@@ -4,21 +4,24 @@ from __future__ import annotations
 
 import argparse
 
-from rankkit.arguments import UsageError, column_mapping, query_set
+from rankkit.arguments import UsageError, column_mapping, conventions_of
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the one statement computing the measures over the two tables."""
-    from rankkit.specs import measure_specs
+    from rankkit.specs import measure_specs, packed
     from rankkit.io import default_connection
     from rankkit.spark import ANALYSER_PASSES
     from rankkit.spark_dialect import QRELS_COLUMNS, RUN_COLUMNS, duckdb_statement, refuse_beyond, statement
 
     if args.dialect == "spark":  # the DuckDB dialect's refusal names the table macros that compute them
         refuse_beyond(args.measures)
-    specs = measure_specs(default_connection(), args.measures, rel=args.rel, docs=args.docs)
-    options = dict(per_query=args.per_query, ties=args.ties, depth=args.depth, judged_only=args.judged_only,
-                   queries=query_set(args))
+    # --conventions: the pack's measure parameters and conventions, as rankkit eval computes under it
+    conventions = conventions_of(args)
+    specs = packed(measure_specs(default_connection(), args.measures, rel=conventions.rel, docs=args.docs),
+                   conventions.pack)
+    options = dict(per_query=args.per_query, ties=conventions.ties, depth=conventions.depth,
+                   judged_only=args.judged_only, queries=conventions.queries, scores=conventions.scores)
     columns, known = column_mapping(args), list(dict.fromkeys(RUN_COLUMNS + QRELS_COLUMNS))
     for theirs, ours in columns.items():  # the statement reads rankkit's columns only: none is ignored
         if ours not in known:
