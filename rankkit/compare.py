@@ -30,8 +30,7 @@ from rankkit.safe import csv as safe_csv
 from rankkit.safe.terminal import visible
 from rankkit.slices import slice_source
 from rankkit.spark_values import per_query_values
-from rankkit.measures import directions
-from rankkit.specs import measure_specs, packed
+from rankkit.specs import directions, measure_specs, packed
 from rankkit.statement import evaluation_query
 
 __all__ = ["compare", "compare_values", "format_comparison", "format_p", "write_comparison", "OUTPUTS"]

@@ -35,7 +35,7 @@ from rankkit.parameters import (Param, SpecField, beyond_params, default, defaul
 __all__ = ["Measure", "Param", "Feature", "SpecField", "registry", "read_measure", "header", "params", "get", "preset",
            "label", "spec_value", "default", "written", "shared_features", "inputs", "subtopic_inputs", "needs_subtopics",
            "aggregate_of", "spec_fields", "spec_types", "spec_type", "Aggregation", "AGGREGATIONS",
-           "CONVENTIONS", "REFERENCE", "TIE_RULES", "BETTER", "better_of", "directions", "reads", "top_k_read",
+           "CONVENTIONS", "REFERENCE", "TIE_RULES", "BETTER", "reads", "top_k_read",
            "beyond_measures", "beyond_params", "spec_params", "measure_of"]
 
 _HEADER = re.compile(r"^--\s*(\w+):\s*(.*?)\s*$")
@@ -292,30 +292,6 @@ def aggregate_of(name: str) -> str:
         return get(name.split("(")[0].split("@")[0]).aggregate
     except KeyError:
         return "mean"
-
-
-def better_of(name: str) -> str:
-    """Which way a system is better under the measure a printed name (FallOut@10, Gini@10, unj_10: an
-    alias's pattern) names: higher, lower or none (the measure's ``better:`` field); a name of no measure
-    is higher."""
-    base = name.split("(")[0].split("@")[0]
-    try:
-        return get(base).better
-    except KeyError:
-        found = beyond_measures().get(base.lower()) or next(
-            (m for m in registry().values() for alias in m.aliases if "{" in alias
-             and re.fullmatch(re.sub(r"\\\{\w+\\\}", ".+", re.escape(alias)), base, re.I)), None)
-        return found.better if found is not None else BETTER[0]
-
-
-def directions(specs: list[Mapping], names: list[str] = ()) -> dict[str, str]:
-    """Which way each measure is better (higher, lower or none: its file's ``better:``), by its name as
-    evaluated: parsed ``specs`` by their metric, and ``names`` (the beyond-accuracy ones) by better_of."""
-    found = {name: better_of(name) for name in names}
-    for spec in specs:
-        measure = registry().get(spec["metric"])
-        found[spec["measure"]] = measure.better if measure is not None else better_of(spec["measure"])
-    return found
 
 
 def get(name: str) -> Measure:

@@ -249,7 +249,7 @@ def _compared(values, systems: list | None, baseline: str | None, **options):
     """Spark's per-query values brought home and compared (``systems``: their order; default by name),
     the conventions that computed them recorded as rankkit.compare records them."""
     from rankkit.compare import compare_values
-    from rankkit.measures import directions
+    from rankkit.specs import directions
 
     with said_by_rankkit(), warnings.catch_warnings():
         # pyspark's word (with Spark's trace) that Arrow met an error: the statement's check, said once below

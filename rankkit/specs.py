@@ -119,3 +119,21 @@ def _spec_key(key: tuple) -> str:
     import json
 
     return json.dumps([list(key[0]), *key[1:]])
+
+
+def directions(specs: list[Mapping], names: Iterable[str] = ()) -> dict[str, str]:
+    """Which way each measure is better (higher, lower or none: its file's ``better:``), by its name as
+    evaluated: parsed ``specs`` by their metric, and the other ``names`` (printed ones: beyond-accuracy
+    measures, values given) by better_of."""
+    found = {spec["measure"]: measure_of(spec["metric"]).better for spec in specs}
+    return {**{name: better_of(name) for name in names if name not in found}, **found}
+
+
+def better_of(name: str) -> str:
+    """Which way a system is better under the measure a printed name (FallOut@10, Gini@10, unj_10) names, read
+    by the name parser: higher, lower or none; a name of no measure (a column of values given) is higher."""
+    try:
+        found = measure_specs(None, [name], text=True, beyond=True)
+    except MeasureError:
+        return "higher"
+    return measure_of(found[0]["metric"]).better if len(found) == 1 else "higher"

@@ -43,7 +43,8 @@ def made(inputs):
 
 
 def test_each_measure_file_says_which_way_is_better():
-    from rankkit.measures import beyond_measures, better_of, get
+    from rankkit.measures import beyond_measures, get
+    from rankkit.specs import better_of
 
     assert [get(name).better for name in ("nDCG", "FallOut", "unj", "Judged", "IDCG", "rbp_resid")] == [
         "higher", "lower", "none", "none", "none", "none"]

@@ -104,8 +104,7 @@ def _aggregates(con, measures: list[str], args: argparse.Namespace) -> dict[str,
 def _directions(con, measures: list[str], aggregate, args: argparse.Namespace) -> dict[str, str]:
     """Which way each measure printed is better (its file's better:), by its label: the specs' measures by
     their metric, the others (beyond-accuracy, text) by their rows' names."""
-    from rankkit.measures import directions
-    from rankkit.specs import measure_specs
+    from rankkit.specs import directions, measure_specs
 
     specs = measure_specs(con, measures, rel=args.rel, docs=args.docs) if measures else []
     return directions(specs, list(dict.fromkeys(row["measure"] for row in aggregate)))

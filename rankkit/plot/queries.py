@@ -116,7 +116,7 @@ def differences(per_query: pd.DataFrame, baseline: str, *, measure: str | None =
     reuse : matplotlib.figure.Figure, optional
         A figure this function drew before, to draw into again, as in :func:`distribution`.
     better : str, optional
-        Which way the measure is better, its file's ``better:`` (rankkit.measures.better_of): ``"lower"``
+        Which way the measure is better, its file's ``better:`` (rankkit.specs.better_of): ``"lower"``
         (FallOut, Gini) makes a query below the baseline a win; ``"higher"`` (default) or ``"none"`` one above it.
 
     Returns

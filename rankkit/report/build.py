@@ -26,12 +26,11 @@ from rankkit.evaluate import evaluate, prepared
 from rankkit.inputs import listed_run_name, run_files, unique_name
 from rankkit.intervals import with_ci
 from rankkit.io import default_connection, forget, is_frame, read_qrels, read_run
-from rankkit.measures import directions
 from rankkit.report import beyond as side
 from rankkit.report.model import Report, in_system_order
 from rankkit.report.sweep import swept, sweep_options
 from rankkit.slices import slice_source
-from rankkit.specs import measure_specs, packed
+from rankkit.specs import directions, measure_specs, packed
 from rankkit.stats import AGGREGATE_INTERVAL, difference_interval
 
 __all__ = ["report", "build", "fingerprint", "run_names", "shown_measures", "named_runs"]
